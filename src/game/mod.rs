@@ -1,0 +1,1 @@
+//! Bevy game layer.

@@ -1,0 +1,183 @@
+//! Terrain: what each cell of a map costs to enter and how it treats sight.
+
+use crate::rules::grid::{Cell, CellMap, Grid};
+use serde::{Deserialize, Serialize};
+
+/// How a cell treats lines of sight (see [`crate::rules::sight`] for the exact geometry).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub enum Sight {
+    /// Sight passes freely (floor, water, rubble).
+    #[default]
+    Clear,
+    /// A window or arrow slit: the cell is solid except a small central aperture (the middle
+    /// third of the cell); a sight line crossing the cell must pass through the aperture.
+    /// Defenders right behind a slit get *full* cover from distant attackers.
+    Slit,
+    /// Solid: walls, pillars, thick foliage. Blocks every line that enters its interior.
+    Opaque,
+}
+
+/// One kind of terrain, as a level's legend defines it.
+///
+/// In RON every field but `name` may be left out: `(name: "floor")` is passable at cost 1,
+/// clear to sight and not difficult.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Terrain {
+    /// A name a designer and a tooltip can show ("floor", "wall", "arrow slit").
+    pub name: String,
+    /// Movement points to enter the cell; `None` means impassable.
+    #[serde(default = "default_cost")]
+    pub cost: Option<u32>,
+    #[serde(default)]
+    pub sight: Sight,
+    /// Difficult terrain: forbids the `phases` 1-hex step and the `alternating` Step.
+    #[serde(default)]
+    pub difficult: bool,
+}
+
+fn default_cost() -> Option<u32> {
+    Some(1)
+}
+
+impl Terrain {
+    pub fn passable(&self) -> bool {
+        self.cost.is_some()
+    }
+}
+
+/// A map's terrain: the grid, the terrain kinds, and one kind index per cell.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TerrainMap {
+    grid: Grid,
+    kinds: Vec<Terrain>,
+    cells: CellMap<u16>,
+    /// Cached per-cell sight, for the hot loops of [`crate::rules::sight`].
+    sight: CellMap<Sight>,
+    /// Cached per-cell entry cost; 0 means impassable.
+    cost: CellMap<u32>,
+}
+
+impl TerrainMap {
+    /// Builds a map from its kinds and a kind index per cell (row-major).
+    ///
+    /// Returns `None` if `cells` is not `grid.len()` long or names a kind that does not exist.
+    pub fn new(grid: Grid, kinds: Vec<Terrain>, cells: Vec<u16>) -> Option<Self> {
+        if cells.len() != grid.len() || cells.iter().any(|&k| k as usize >= kinds.len()) {
+            return None;
+        }
+        let mut it = cells.iter();
+        let cells = CellMap::from_fn(grid.width, grid.height, |_| *it.next().unwrap_or(&0));
+        let sight = CellMap::from_fn(grid.width, grid.height, |c| {
+            kinds[cells[c] as usize].sight
+        });
+        let cost = CellMap::from_fn(grid.width, grid.height, |c| {
+            kinds[cells[c] as usize].cost.unwrap_or(0)
+        });
+        Some(Self {
+            grid,
+            kinds,
+            cells,
+            sight,
+            cost,
+        })
+    }
+
+    /// A map where every cell is of one kind.
+    pub fn filled(grid: Grid, terrain: Terrain) -> Self {
+        let cells = vec![0; grid.len()];
+        Self::new(grid, vec![terrain], cells).expect("one kind, every index 0")
+    }
+
+    pub fn grid(&self) -> &Grid {
+        &self.grid
+    }
+
+    pub fn kinds(&self) -> &[Terrain] {
+        &self.kinds
+    }
+
+    /// The terrain of an in-bounds cell.
+    pub fn terrain(&self, c: Cell) -> Option<&Terrain> {
+        self.cells.get(c).map(|&k| &self.kinds[k as usize])
+    }
+
+    pub fn kind_index(&self, c: Cell) -> Option<u16> {
+        self.cells.get(c).copied()
+    }
+
+    /// Changes a cell's kind (the editor and tests use this). Returns `false` and changes
+    /// nothing if the cell is out of bounds or the kind does not exist.
+    pub fn set_kind(&mut self, c: Cell, kind: u16) -> bool {
+        let Some(t) = self.kinds.get(kind as usize) else {
+            return false;
+        };
+        let (sight, cost) = (t.sight, t.cost.unwrap_or(0));
+        if !self.cells.set(c, kind) {
+            return false;
+        }
+        self.sight.set(c, sight);
+        self.cost.set(c, cost);
+        true
+    }
+
+    /// Sight of a cell; out of bounds is [`Sight::Opaque`] (the map's edge is a wall).
+    #[inline]
+    pub fn sight(&self, c: Cell) -> Sight {
+        self.sight.get(c).copied().unwrap_or(Sight::Opaque)
+    }
+
+    /// The whole sight layer.
+    pub fn sight_map(&self) -> &CellMap<Sight> {
+        &self.sight
+    }
+
+    /// Cost to enter a cell; `None` if impassable or out of bounds.
+    #[inline]
+    pub fn cost(&self, c: Cell) -> Option<u32> {
+        match self.cost.get(c) {
+            Some(&0) | None => None,
+            Some(&n) => Some(n),
+        }
+    }
+
+    /// The whole cost layer (0 = impassable).
+    pub fn cost_map(&self) -> &CellMap<u32> {
+        &self.cost
+    }
+
+    pub fn passable(&self, c: Cell) -> bool {
+        self.cost(c).is_some()
+    }
+
+    pub fn difficult(&self, c: Cell) -> bool {
+        self.terrain(c).is_some_and(|t| t.difficult)
+    }
+}
+
+/// The standard terrain kinds, used by the default legend of levels and by tests.
+pub mod kinds {
+    use super::{Sight, Terrain};
+
+    fn t(name: &str, cost: Option<u32>, sight: Sight, difficult: bool) -> Terrain {
+        Terrain {
+            name: name.to_string(),
+            cost,
+            sight,
+            difficult,
+        }
+    }
+
+    pub fn floor() -> Terrain {
+        t("floor", Some(1), Sight::Clear, false)
+    }
+    pub fn rough() -> Terrain {
+        t("rough ground", Some(2), Sight::Clear, true)
+    }
+    pub fn wall() -> Terrain {
+        t("wall", None, Sight::Opaque, false)
+    }
+    pub fn slit() -> Terrain {
+        t("arrow slit", None, Sight::Slit, false)
+    }
+}

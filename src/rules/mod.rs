@@ -1,0 +1,7 @@
+//! The rules engine: pure Rust, deterministic, never imports Bevy.
+
+pub mod grid;
+pub mod level;
+pub mod map;
+pub mod path;
+pub mod sight;

@@ -1,0 +1,1 @@
+//! Movement range and paths (being built).

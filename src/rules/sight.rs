@@ -1,0 +1,1 @@
+//! Line of sight and cover (being built).
