@@ -1,1 +1,0 @@
-//! Movement range and paths (being built).

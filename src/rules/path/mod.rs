@@ -1,0 +1,333 @@
+//! Movement: the cells a unit can reach with a movement budget, and the path to each.
+//!
+//! # Rules of movement
+//! - Entering a cell costs its terrain's `cost` ([`TerrainMap::cost`]); impassable cells and
+//!   cells off the map cannot be entered.
+//! - Square grids with [`Diagonals::OneTwo`]: a diagonal step is 1 long, the next diagonal of the
+//!   same move 2, then 1, ... ("every second diagonal counts double"); a step costs its terrain
+//!   cost times its length. With [`Diagonals::One`] every step is 1 long; with
+//!   [`Diagonals::Forbidden`] there are no diagonal steps.
+//! - A diagonal step may not squeeze between two impassable cells that touch only at a corner
+//!   (both orthogonal cells it passes between are impassable). Cutting past a single wall corner
+//!   is allowed. Units never block a diagonal squeeze, only terrain.
+//! - Cells holding an **enemy** cannot be entered. Cells holding an **ally** may be passed
+//!   through but not ended on.
+//! - Among paths of equal cost, the one that leaves the fewest threatened cells is chosen (so
+//!   a preview never provokes an attack of opportunity it could have avoided for free); further
+//!   ties are broken by the fixed neighbour order of [`Grid::steps`], so results are
+//!   deterministic.
+//!
+//! # Algorithm
+//! Dijkstra with a circular bucket queue (Dial's algorithm: step costs are small integers),
+//! over dense arrays restricted to the window of cells the budget can possibly reach (every
+//! step costs at least 1), with one state per cell, or two (diagonal parity) under
+//! [`Diagonals::OneTwo`]. No hashing anywhere.
+
+use crate::rules::grid::{Cell, CellMap, Diagonals, Grid, StepKind, Topology};
+use crate::rules::map::TerrainMap;
+use serde::{Deserialize, Serialize};
+
+/// Who stands on a cell, from the moving unit's point of view.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Occupant {
+    #[default]
+    Empty,
+    /// A unit of the mover's side (or the mover itself: its own cell is always fine).
+    Ally,
+    /// A unit of another side: blocks movement.
+    Enemy,
+}
+
+/// One movement query.
+#[derive(Clone, Copy, Debug)]
+pub struct MoveQuery<'a> {
+    pub terrain: &'a TerrainMap,
+    /// Occupants of the map's cells, as the mover sees them.
+    pub occupants: &'a CellMap<Occupant>,
+    /// Cells threatened by an enemy of the mover (attacks of opportunity); `None` if unknown.
+    pub threatened: Option<&'a CellMap<bool>>,
+    pub start: Cell,
+    /// Movement points available.
+    pub budget: u32,
+}
+
+/// One step of a [`Path`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Step {
+    pub from: Cell,
+    pub to: Cell,
+    pub kind: StepKind,
+    /// Movement points spent from the start of the path up to and including this step.
+    pub cost_so_far: u32,
+    /// This step leaves a cell threatened by an enemy: it may provoke an attack of opportunity.
+    pub leaves_threat: bool,
+}
+
+/// A path from the query's start to a cell.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Path {
+    pub steps: Vec<Step>,
+}
+
+impl Path {
+    /// Total movement points.
+    pub fn cost(&self) -> u32 {
+        self.steps.last().map_or(0, |s| s.cost_so_far)
+    }
+
+    /// Number of steps that leave a threatened cell.
+    pub fn provocations(&self) -> usize {
+        self.steps.iter().filter(|s| s.leaves_threat).count()
+    }
+
+    /// The cells visited, start first.
+    pub fn cells(&self) -> Vec<Cell> {
+        let mut out: Vec<Cell> = self.steps.first().map(|s| s.from).into_iter().collect();
+        out.extend(self.steps.iter().map(|s| s.to));
+        out
+    }
+}
+
+const UNREACHED: u32 = u32::MAX;
+const NO_PARENT: u32 = u32::MAX;
+
+/// The result of [`reach`]: every cell reachable within the budget, with its cost and path.
+#[derive(Clone, Debug)]
+pub struct Reach {
+    grid: Grid,
+    start: Cell,
+    budget: u32,
+    /// Window origin and size (map cells outside the window are unreachable).
+    x0: i32,
+    y0: i32,
+    w: i32,
+    h: i32,
+    /// Number of states per cell (1, or 2 for diagonal parity).
+    layers: usize,
+    cost: Vec<u32>,
+    provocations: Vec<u32>,
+    parent: Vec<u32>,
+    /// Whether the cell may be ended on (not an ally), per window cell.
+    endable: Vec<bool>,
+    threatened: Vec<bool>,
+}
+
+/// Computes movement range and paths (see the module docs for the rules).
+pub fn reach(q: &MoveQuery<'_>) -> Reach {
+    let grid = *q.terrain.grid();
+    let layers = match grid.topology {
+        Topology::Square {
+            diagonals: Diagonals::OneTwo,
+        } => 2,
+        _ => 1,
+    };
+    // Every step costs at least 1, so nothing beyond `budget` steps is reachable. On hex maps
+    // the offset layout can shift a column by one more, hence the padding.
+    let r = q.budget.min(grid.width.max(grid.height)) as i64 + 1;
+    let x0 = (q.start.x as i64 - r).max(0) as i32;
+    let y0 = (q.start.y as i64 - r).max(0) as i32;
+    let x1 = (q.start.x as i64 + r).min(grid.width as i64 - 1) as i32;
+    let y1 = (q.start.y as i64 + r).min(grid.height as i64 - 1) as i32;
+    let (w, h) = ((x1 - x0 + 1).max(0), (y1 - y0 + 1).max(0));
+    let n = w as usize * h as usize;
+    let mut out = Reach {
+        grid,
+        start: q.start,
+        budget: q.budget,
+        x0,
+        y0,
+        w,
+        h,
+        layers,
+        cost: vec![UNREACHED; n * layers],
+        provocations: vec![0; n * layers],
+        parent: vec![NO_PARENT; n * layers],
+        endable: vec![false; n],
+        threatened: vec![false; n],
+    };
+    if !grid.contains(q.start) || n == 0 {
+        return out;
+    }
+    for y in y0..=y1 {
+        for x in x0..=x1 {
+            let c = Cell::new(x, y);
+            let i = out.local(c).unwrap_or(0);
+            out.endable[i] = q.occupants.get(c).copied().unwrap_or_default() != Occupant::Ally;
+            out.threatened[i] = q.threatened.and_then(|t| t.get(c)).copied().unwrap_or(false);
+        }
+    }
+    if let Some(i) = out.local(q.start) {
+        out.endable[i] = true;
+    }
+    out.search(q);
+    out
+}
+
+impl Reach {
+    fn local(&self, c: Cell) -> Option<usize> {
+        let (lx, ly) = (c.x - self.x0, c.y - self.y0);
+        (lx >= 0 && ly >= 0 && lx < self.w && ly < self.h)
+            .then(|| ly as usize * self.w as usize + lx as usize)
+    }
+
+    fn cell_of(&self, local: usize) -> Cell {
+        let w = self.w as usize;
+        Cell::new(self.x0 + (local % w) as i32, self.y0 + (local / w) as i32)
+    }
+
+    fn search(&mut self, q: &MoveQuery<'_>) {
+        let terrain = q.terrain;
+        let one_two = self.layers == 2;
+        let max_terrain = terrain
+            .kinds()
+            .iter()
+            .filter_map(|t| t.cost)
+            .max()
+            .unwrap_or(1)
+            .max(1);
+        let max_step = max_terrain as usize * if one_two { 2 } else { 1 };
+        // Circular buckets: a state of cost c lives in bucket c % lap. Every push is at most
+        // `max_step` ahead of the bucket being drained, so one lap never aliases two costs.
+        let mut buckets: Vec<Vec<u32>> = vec![Vec::new(); max_step + 1];
+        let lap = buckets.len();
+        let Some(start_local) = self.local(q.start) else {
+            return;
+        };
+        let n = self.w as usize * self.h as usize;
+        self.cost[start_local] = 0;
+        buckets[0].push(start_local as u32);
+        let mut pending = 1usize;
+        let mut current = 0u32;
+        let mut settled = vec![false; n * self.layers];
+        while pending > 0 {
+            let Some(state) = buckets[current as usize % lap].pop() else {
+                current += 1;
+                continue;
+            };
+            pending -= 1;
+            let state = state as usize;
+            if settled[state] || self.cost[state] != current {
+                continue; // a stale entry: the state was improved or settled since
+            }
+            settled[state] = true;
+            let (local, parity) = (state % n, state / n);
+            let cell = self.cell_of(local);
+            let here_threatened = self.threatened[local];
+            for (next, kind) in self.grid.steps(cell) {
+                let Some(enter) = terrain.cost(next) else {
+                    continue;
+                };
+                if q.occupants.get(next).copied().unwrap_or_default() == Occupant::Enemy {
+                    continue;
+                }
+                if kind == StepKind::Diagonal
+                    && !terrain.passable(Cell::new(next.x, cell.y))
+                    && !terrain.passable(Cell::new(cell.x, next.y))
+                {
+                    continue;
+                }
+                let Some(next_local) = self.local(next) else {
+                    continue;
+                };
+                let (length, next_parity) = match (kind, one_two) {
+                    (StepKind::Diagonal, true) => (1 + parity as u32, 1 - parity),
+                    _ => (1, parity),
+                };
+                let new_cost = current + enter * length;
+                if new_cost > self.budget {
+                    continue;
+                }
+                let new_prov = self.provocations[state] + u32::from(here_threatened);
+                let ns = next_parity * n + next_local;
+                let better = (new_cost, new_prov) < (self.cost[ns], self.provocations[ns]);
+                if better && !settled[ns] {
+                    if new_cost != self.cost[ns] {
+                        buckets[new_cost as usize % lap].push(ns as u32);
+                        pending += 1;
+                    }
+                    self.cost[ns] = new_cost;
+                    self.provocations[ns] = new_prov;
+                    self.parent[ns] = state as u32;
+                }
+            }
+        }
+    }
+
+    /// The best state of a cell: least cost, then fewest provocations, then lower parity.
+    fn best_state(&self, c: Cell) -> Option<usize> {
+        let local = self.local(c)?;
+        let n = self.w as usize * self.h as usize;
+        (0..self.layers)
+            .map(|p| p * n + local)
+            .filter(|&s| self.cost[s] != UNREACHED)
+            .min_by_key(|&s| (self.cost[s], self.provocations[s]))
+    }
+
+    pub fn start(&self) -> Cell {
+        self.start
+    }
+
+    pub fn budget(&self) -> u32 {
+        self.budget
+    }
+
+    /// Least movement points to reach a cell (passing through is enough), if within budget.
+    pub fn cost(&self, c: Cell) -> Option<u32> {
+        self.best_state(c).map(|s| self.cost[s])
+    }
+
+    /// Fewest threatened cells left on a least-cost path to the cell.
+    pub fn provocations(&self, c: Cell) -> Option<u32> {
+        self.best_state(c).map(|s| self.provocations[s])
+    }
+
+    /// Whether the mover can end its move on the cell (reachable and not held by an ally).
+    pub fn can_end(&self, c: Cell) -> bool {
+        self.cost(c).is_some() && self.local(c).is_some_and(|i| self.endable[i])
+    }
+
+    /// Every cell the mover can end on, with its cost, row-major (the start included, at 0).
+    pub fn destinations(&self) -> Vec<(Cell, u32)> {
+        let mut out = Vec::new();
+        for y in self.y0..self.y0 + self.h {
+            for x in self.x0..self.x0 + self.w {
+                let c = Cell::new(x, y);
+                if let (true, Some(cost)) = (self.can_end(c), self.cost(c)) {
+                    out.push((c, cost));
+                }
+            }
+        }
+        out
+    }
+
+    /// The chosen path to a cell, or `None` if it cannot be reached. A path to a cell held by an
+    /// ally is returned (it is a valid route through) but [`Reach::can_end`] says it is no end.
+    pub fn path_to(&self, c: Cell) -> Option<Path> {
+        let mut state = self.best_state(c)?;
+        let n = self.w as usize * self.h as usize;
+        let mut rev = Vec::new();
+        while self.parent[state] != NO_PARENT {
+            let parent = self.parent[state] as usize;
+            let from = self.cell_of(parent % n);
+            let to = self.cell_of(state % n);
+            let kind = if self.grid.topology.is_hex() || from.x == to.x || from.y == to.y {
+                StepKind::Straight
+            } else {
+                StepKind::Diagonal
+            };
+            rev.push(Step {
+                from,
+                to,
+                kind,
+                cost_so_far: self.cost[state],
+                leaves_threat: self.threatened[parent % n],
+            });
+            state = parent;
+        }
+        rev.reverse();
+        Some(Path { steps: rev })
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,234 @@
+//! Movement checked against brute force over every simple path on small random maps.
+
+use super::*;
+use crate::rules::grid::HexOrientation;
+use crate::rules::map::{Sight, Terrain};
+use proptest::prelude::*;
+
+const TOPOLOGIES: [Topology; 5] = [
+    Topology::Square {
+        diagonals: Diagonals::One,
+    },
+    Topology::Square {
+        diagonals: Diagonals::OneTwo,
+    },
+    Topology::Square {
+        diagonals: Diagonals::Forbidden,
+    },
+    Topology::Hex {
+        orientation: HexOrientation::Pointy,
+    },
+    Topology::Hex {
+        orientation: HexOrientation::Flat,
+    },
+];
+
+fn kinds() -> Vec<Terrain> {
+    let k = |name: &str, cost| Terrain {
+        name: name.into(),
+        cost,
+        sight: Sight::Clear,
+        difficult: cost == Some(2),
+    };
+    vec![k("floor", Some(1)), k("rough", Some(2)), k("wall", None), k("swamp", Some(3))]
+}
+
+#[derive(Debug, Clone)]
+struct Case {
+    terrain: TerrainMap,
+    occupants: CellMap<Occupant>,
+    threatened: CellMap<bool>,
+    start: Cell,
+    budget: u32,
+}
+
+fn arb_case() -> impl Strategy<Value = Case> {
+    (0..TOPOLOGIES.len(), 2u32..5, 2u32..5).prop_flat_map(|(t, w, h)| {
+        let n = (w * h) as usize;
+        (
+            Just(Grid::new(TOPOLOGIES[t], w, h)),
+            proptest::collection::vec(prop_oneof![4 => Just(0u16), 1 => Just(1u16), 1 => Just(2u16), 1 => Just(3u16)], n),
+            proptest::collection::vec(prop_oneof![5 => Just(Occupant::Empty), 1 => Just(Occupant::Ally), 1 => Just(Occupant::Enemy)], n),
+            proptest::collection::vec(any::<bool>(), n),
+            0..n,
+            0u32..9,
+        )
+            .prop_map(|(grid, cells, occ, thr, start, budget)| {
+                let terrain = TerrainMap::new(grid, kinds(), cells).expect("valid kinds");
+                let mut it = occ.into_iter();
+                let mut occupants =
+                    CellMap::from_fn(grid.width, grid.height, |_| it.next().unwrap_or_default());
+                let start = grid.cell_at(start);
+                occupants.set(start, Occupant::Ally);
+                let mut it = thr.into_iter();
+                let threatened = CellMap::from_fn(grid.width, grid.height, |_| it.next().unwrap_or(false));
+                Case { terrain, occupants, threatened, start, budget }
+            })
+    })
+}
+
+/// Exhaustive search over every simple path: the least (cost, provocations) per cell.
+fn brute(case: &Case) -> CellMap<Option<(u32, u32)>> {
+    let grid = *case.terrain.grid();
+    let mut best = CellMap::new(&grid, None);
+    let mut visited = CellMap::new(&grid, false);
+    fn dfs(
+        case: &Case,
+        grid: &Grid,
+        cell: Cell,
+        cost: u32,
+        prov: u32,
+        diagonals: u32,
+        visited: &mut CellMap<bool>,
+        best: &mut CellMap<Option<(u32, u32)>>,
+    ) {
+        if best[cell].is_none_or(|b| (cost, prov) < b) {
+            best[cell] = Some((cost, prov));
+        }
+        visited[cell] = true;
+        for (next, kind) in grid.steps(cell) {
+            if visited[next] || case.occupants[next] == Occupant::Enemy {
+                continue;
+            }
+            let Some(enter) = case.terrain.cost(next) else { continue };
+            let mut length = 1;
+            let mut d = diagonals;
+            if kind == StepKind::Diagonal {
+                let a = Cell::new(next.x, cell.y);
+                let b = Cell::new(cell.x, next.y);
+                if !case.terrain.passable(a) && !case.terrain.passable(b) {
+                    continue;
+                }
+                if matches!(grid.topology, Topology::Square { diagonals: Diagonals::OneTwo }) {
+                    length = 1 + (d % 2);
+                }
+                d += 1;
+            }
+            let c = cost + enter * length;
+            if c <= case.budget {
+                let p = prov + u32::from(case.threatened[cell]);
+                dfs(case, grid, next, c, p, d, visited, best);
+            }
+        }
+        visited[cell] = false;
+    }
+    dfs(case, &grid, case.start, 0, 0, 0, &mut visited, &mut best);
+    best
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+
+    #[test]
+    fn reach_is_optimal(case in arb_case()) {
+        let q = MoveQuery {
+            terrain: &case.terrain,
+            occupants: &case.occupants,
+            threatened: Some(&case.threatened),
+            start: case.start,
+            budget: case.budget,
+        };
+        let reach = reach(&q);
+        let best = brute(&case);
+        for (cell, want) in best.iter() {
+            let got = reach.best_state(cell).map(|s| (reach.cost[s], reach.provocations[s]));
+            prop_assert_eq!(got, *want, "cell {}", cell);
+            prop_assert_eq!(reach.can_end(cell), want.is_some() && case.occupants[cell] != Occupant::Ally || cell == case.start && want.is_some());
+            if let Some((cost, prov)) = want {
+                let path = reach.path_to(cell).expect("reachable cell has a path");
+                prop_assert_eq!(path.cost(), *cost);
+                prop_assert_eq!(path.provocations() as u32, *prov);
+                // The path is legal step by step.
+                let cells = path.cells();
+                prop_assert_eq!(cells.first().copied().unwrap_or(case.start), case.start);
+                prop_assert_eq!(cells.last().copied().unwrap_or(case.start), cell);
+                for s in &path.steps {
+                    prop_assert!(case.terrain.grid().is_adjacent(s.from, s.to));
+                    prop_assert!(case.occupants[s.to] != Occupant::Enemy);
+                    prop_assert!(case.terrain.passable(s.to));
+                    prop_assert_eq!(s.leaves_threat, case.threatened[s.from]);
+                }
+            }
+        }
+    }
+}
+
+fn floor_map(grid: Grid, walls: &[(i32, i32)]) -> TerrainMap {
+    let mut t = TerrainMap::new(grid, kinds(), vec![0; grid.len()]).expect("valid");
+    for &(x, y) in walls {
+        t.set_kind(Cell::new(x, y), 2);
+    }
+    t
+}
+
+#[test]
+fn allies_are_passed_but_not_ended_on_and_enemies_block() {
+    let grid = Grid::new(Topology::Square { diagonals: Diagonals::Forbidden }, 5, 1);
+    let terrain = floor_map(grid, &[]);
+    let mut occ = CellMap::new(&grid, Occupant::Empty);
+    occ.set(Cell::new(1, 0), Occupant::Ally);
+    occ.set(Cell::new(3, 0), Occupant::Enemy);
+    let r = reach(&MoveQuery { terrain: &terrain, occupants: &occ, threatened: None, start: Cell::new(0, 0), budget: 10 });
+    assert_eq!(r.cost(Cell::new(1, 0)), Some(1));
+    assert!(!r.can_end(Cell::new(1, 0)));
+    assert!(r.can_end(Cell::new(2, 0)));
+    assert_eq!(r.cost(Cell::new(3, 0)), None);
+    assert_eq!(r.cost(Cell::new(4, 0)), None);
+    assert_eq!(r.destinations(), vec![(Cell::new(0, 0), 0), (Cell::new(2, 0), 2)]);
+}
+
+#[test]
+fn diagonal_cannot_squeeze_between_walls_touching_at_a_corner() {
+    let grid = Grid::new(Topology::Square { diagonals: Diagonals::One }, 2, 2);
+    let terrain = floor_map(grid, &[(1, 0), (0, 1)]);
+    let occ = CellMap::new(&grid, Occupant::Empty);
+    let r = reach(&MoveQuery { terrain: &terrain, occupants: &occ, threatened: None, start: Cell::new(0, 0), budget: 5 });
+    assert_eq!(r.cost(Cell::new(1, 1)), None);
+    // One wall corner alone can be cut past.
+    let terrain = floor_map(grid, &[(1, 0)]);
+    let r = reach(&MoveQuery { terrain: &terrain, occupants: &occ, threatened: None, start: Cell::new(0, 0), budget: 5 });
+    assert_eq!(r.cost(Cell::new(1, 1)), Some(1));
+}
+
+#[test]
+fn equal_cost_paths_prefer_fewer_provocations() {
+    // Two equally short routes from (0,1) to (2,1) over a 3x3 room without diagonals... with
+    // diagonals `One`, (0,1)->(1,0)->(2,1) and (0,1)->(1,2)->(2,1) cost 2 each, and so does the
+    // straight (0,1)->(1,1)->(2,1). Threat on (1,1) and (1,0) leaves only the (1,2) route free.
+    let grid = Grid::new(Topology::Square { diagonals: Diagonals::One }, 3, 3);
+    let terrain = floor_map(grid, &[]);
+    let occ = CellMap::new(&grid, Occupant::Empty);
+    let mut thr = CellMap::new(&grid, false);
+    thr.set(Cell::new(1, 1), true);
+    thr.set(Cell::new(1, 0), true);
+    let r = reach(&MoveQuery { terrain: &terrain, occupants: &occ, threatened: Some(&thr), start: Cell::new(0, 1), budget: 2 });
+    let p = r.path_to(Cell::new(2, 1)).expect("reachable");
+    assert_eq!(p.cost(), 2);
+    assert_eq!(p.provocations(), 0);
+    assert_eq!(p.cells(), vec![Cell::new(0, 1), Cell::new(1, 2), Cell::new(2, 1)]);
+}
+
+#[test]
+fn one_two_diagonals_alternate_within_a_move() {
+    let grid = Grid::new(Topology::Square { diagonals: Diagonals::OneTwo }, 6, 6);
+    let terrain = floor_map(grid, &[]);
+    let occ = CellMap::new(&grid, Occupant::Empty);
+    let r = reach(&MoveQuery { terrain: &terrain, occupants: &occ, threatened: None, start: Cell::new(0, 0), budget: 100 });
+    assert_eq!(r.cost(Cell::new(1, 1)), Some(1));
+    assert_eq!(r.cost(Cell::new(2, 2)), Some(3));
+    assert_eq!(r.cost(Cell::new(3, 3)), Some(4));
+    assert_eq!(r.cost(Cell::new(5, 2)), Some(6));
+    for c in grid.cells() {
+        assert_eq!(r.cost(c), Some(grid.distance(Cell::new(0, 0), c)), "open floor cost = distance at {c}");
+    }
+}
+
+#[test]
+fn start_off_the_map_reaches_nothing() {
+    let grid = Grid::new(Topology::Hex { orientation: HexOrientation::Pointy }, 3, 3);
+    let terrain = floor_map(grid, &[]);
+    let occ = CellMap::new(&grid, Occupant::Empty);
+    let r = reach(&MoveQuery { terrain: &terrain, occupants: &occ, threatened: None, start: Cell::new(7, 7), budget: 5 });
+    assert!(r.destinations().is_empty());
+    assert_eq!(r.path_to(Cell::new(0, 0)), None);
+}
