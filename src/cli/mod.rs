@@ -1,1 +1,138 @@
-pub fn main() -> std::process::ExitCode { std::process::ExitCode::SUCCESS }
+//! The `fray` command line: play, validate levels, take screenshots.
+//!
+//! Headless subcommands live here and never touch Bevy; the game ones call into
+//! `crate::game` and exist only with the `game` feature.
+
+pub mod validate;
+
+use clap::{Parser, Subcommand};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// Fray: tabletop-RPG combat on hex and square grids.
+#[derive(Debug, Parser)]
+#[command(name = "fray", version, about, long_about = None)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Open the game (the default when no subcommand is given).
+    Play {
+        /// Level file to open (default: the first level in `levels/`).
+        level: Option<PathBuf>,
+    },
+    /// Check level files; prints `file:line:col: error: message`, exits 1 on any error.
+    Validate {
+        /// Level files, or directories whose `*.ron` files are all checked.
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+    },
+    /// Render a level in a window, save a PNG screenshot once the board is drawn, and exit.
+    Shot {
+        /// Level file to render.
+        level: PathBuf,
+        /// Where to write the PNG.
+        #[arg(long)]
+        out: PathBuf,
+    },
+}
+
+/// Parses the process arguments and runs the command.
+pub fn main() -> ExitCode {
+    run(Cli::parse())
+}
+
+pub fn run(cli: Cli) -> ExitCode {
+    match cli.command {
+        None => play(None),
+        Some(Command::Play { level }) => play(level),
+        Some(Command::Validate { paths }) => validate::run(&paths),
+        Some(Command::Shot { level, out }) => shot(level, out),
+    }
+}
+
+/// The folder holding the designer levels: `./levels` when run from the repository (as
+/// `cargo run` does), else the one next to the package manifest this binary was built from.
+pub fn levels_dir() -> PathBuf {
+    let here = Path::new("levels");
+    if here.is_dir() {
+        return here.to_path_buf();
+    }
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("levels")
+}
+
+/// The level `fray` opens when none is named: the first `*.ron` in [`levels_dir`], by name.
+pub fn default_level() -> Option<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(levels_dir())
+        .ok()?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "ron"))
+        .collect();
+    files.sort();
+    files.into_iter().next()
+}
+
+#[cfg(feature = "game")]
+fn play(level: Option<PathBuf>) -> ExitCode {
+    crate::game::run(level.or_else(default_level))
+}
+
+#[cfg(feature = "game")]
+fn shot(level: PathBuf, out: PathBuf) -> ExitCode {
+    crate::game::shot(level, out)
+}
+
+#[cfg(not(feature = "game"))]
+fn play(_level: Option<PathBuf>) -> ExitCode {
+    no_game()
+}
+
+#[cfg(not(feature = "game"))]
+fn shot(_level: PathBuf, _out: PathBuf) -> ExitCode {
+    no_game()
+}
+
+#[cfg(not(feature = "game"))]
+fn no_game() -> ExitCode {
+    eprintln!(
+        "fray: this binary was built without the `game` feature; rebuild with default features \
+         to play (`cargo run --release`)"
+    );
+    ExitCode::from(2)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn cli_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn no_subcommand_means_play() {
+        let cli = Cli::try_parse_from(["fray"]).expect("parses");
+        assert!(cli.command.is_none());
+    }
+
+    #[test]
+    fn validate_needs_a_path() {
+        assert!(Cli::try_parse_from(["fray", "validate"]).is_err());
+        let cli = Cli::try_parse_from(["fray", "validate", "a.ron", "b.ron"]).expect("parses");
+        match cli.command {
+            Some(Command::Validate { paths }) => assert_eq!(paths.len(), 2),
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+
+    #[test]
+    fn shot_needs_out() {
+        assert!(Cli::try_parse_from(["fray", "shot", "x.ron"]).is_err());
+        assert!(Cli::try_parse_from(["fray", "shot", "x.ron", "--out", "x.png"]).is_ok());
+    }
+}
