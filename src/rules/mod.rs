@@ -4,4 +4,5 @@ pub mod grid;
 pub mod level;
 pub mod map;
 pub mod path;
+pub mod ruleset_data;
 pub mod sight;

@@ -1,0 +1,351 @@
+//! Ruleset data: the numbers of each ruleset, read from `assets/rulesets/<id>.ron`.
+//!
+//! Logic lives in code, numbers live in these files (see `ARCHITECTURE.md`). A file names the
+//! grids its ruleset plays on and the unit templates levels may use; a level's unit picks a
+//! template by its key and may override single stats.
+//!
+//! The five built-in files are compiled into the binary with `include_str!` and parsed once, on
+//! first use, by [`builtin`]. Nothing here touches the file system.
+//!
+//! # Stat conventions
+//! `stats` keys are ruleset-specific (each file documents its own in its header comment), but a
+//! few keys mean the same thing everywhere so that the AI and the view can read them without
+//! knowing the ruleset:
+//! - `range`: the normal range of the unit's ranged attack, in cells; absent or 0 means the
+//!   unit has no ranged attack. `long_range`, where present, is the maximum range.
+//! - `damage_dice`, `damage_die`, `damage_bonus`: the melee damage roll `NdS+B`;
+//!   `ranged_damage_dice`, `ranged_damage_die`, `ranged_damage_bonus`: the ranged one.
+//!
+//! Where a seed is silent the file says what it assumed in `house_rules`.
+
+use crate::rules::grid::{Diagonals, Topology};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::sync::OnceLock;
+
+/// The ids of the built-in rulesets, in seed order.
+pub const IDS: [&str; 5] = [
+    "phases",
+    "sides",
+    "segments",
+    "alternating",
+    "action-points",
+];
+
+/// The silhouettes the game has sprites for. A template's `silhouette` is one of these.
+pub const SILHOUETTES: [&str; 6] = [
+    "soldier",
+    "archer",
+    "brute",
+    "caster",
+    "skirmisher",
+    "beast",
+];
+
+/// A family of grids, without the details a level picks (diagonal rule, hex orientation).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub enum TopologyKind {
+    Square,
+    Hex,
+}
+
+impl TopologyKind {
+    /// The kind of a concrete topology.
+    pub fn of(topology: Topology) -> Self {
+        match topology {
+            Topology::Square { .. } => TopologyKind::Square,
+            Topology::Hex { .. } => TopologyKind::Hex,
+        }
+    }
+
+    /// "square" or "hex".
+    pub fn describe(self) -> &'static str {
+        match self {
+            TopologyKind::Square => "square",
+            TopologyKind::Hex => "hex",
+        }
+    }
+}
+
+/// One ruleset's data file.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RulesetData {
+    /// The id levels name in `ruleset: "..."`; equals the file name.
+    pub id: String,
+    /// A display name.
+    pub name: String,
+    /// One or two sentences for the setup screen.
+    #[serde(default)]
+    pub description: String,
+    /// The grid families this ruleset plays on; a level on any other grid is rejected.
+    pub topologies: Vec<TopologyKind>,
+    /// On square grids, the diagonal rules the ruleset allows. Empty means any.
+    /// (`alternating` requires `OneTwo`: "treat every second diagonal space moved as 2m".)
+    #[serde(default)]
+    pub square_diagonals: Vec<Diagonals>,
+    /// What the file assumes where the seed says nothing, each marked as a house rule.
+    #[serde(default)]
+    pub house_rules: Vec<String>,
+    /// Unit templates by key (the key is what a level's `template:` names).
+    pub templates: BTreeMap<String, Template>,
+}
+
+impl RulesetData {
+    /// Whether a level may use this topology with this ruleset.
+    pub fn allows(&self, topology: Topology) -> bool {
+        if !self.topologies.contains(&TopologyKind::of(topology)) {
+            return false;
+        }
+        match topology {
+            Topology::Square { diagonals } => {
+                self.square_diagonals.is_empty() || self.square_diagonals.contains(&diagonals)
+            }
+            Topology::Hex { .. } => true,
+        }
+    }
+
+    pub fn template(&self, key: &str) -> Option<&Template> {
+        self.templates.get(key)
+    }
+}
+
+/// A kind of unit a level can place.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Template {
+    /// A display name ("Sword-and-board warrior").
+    pub name: String,
+    /// Which sprite the game draws: one of [`SILHOUETTES`].
+    pub silhouette: String,
+    /// Cells per turn (or per phase / per move action) as the ruleset measures movement.
+    pub movement: u32,
+    /// Melee reach in steps ([`crate::rules::grid::Grid::distance_steps`]); 1 is adjacent.
+    #[serde(default = "default_reach")]
+    pub reach: u32,
+    /// Ruleset-specific numbers (see the file's header comment and the module docs).
+    #[serde(default)]
+    pub stats: BTreeMap<String, i64>,
+}
+
+fn default_reach() -> u32 {
+    1
+}
+
+impl Template {
+    /// A stat, or `None` if the template does not have it.
+    pub fn stat(&self, key: &str) -> Option<i64> {
+        self.stats.get(key).copied()
+    }
+}
+
+/// Parses a ruleset file.
+pub fn parse(source: &str) -> Result<RulesetData, ron::error::SpannedError> {
+    ron::from_str(source)
+}
+
+const SOURCES: [(&str, &str); 5] = [
+    ("phases", include_str!("../../assets/rulesets/phases.ron")),
+    ("sides", include_str!("../../assets/rulesets/sides.ron")),
+    (
+        "segments",
+        include_str!("../../assets/rulesets/segments.ron"),
+    ),
+    (
+        "alternating",
+        include_str!("../../assets/rulesets/alternating.ron"),
+    ),
+    (
+        "action-points",
+        include_str!("../../assets/rulesets/action-points.ron"),
+    ),
+];
+
+type Parsed = Vec<(&'static str, Result<RulesetData, String>)>;
+
+fn parsed() -> &'static Parsed {
+    static DATA: OnceLock<Parsed> = OnceLock::new();
+    DATA.get_or_init(|| {
+        SOURCES
+            .iter()
+            .map(|&(id, src)| (id, parse(src).map_err(|e| format!("{id}.ron:{e}"))))
+            .collect()
+    })
+}
+
+/// The built-in ruleset with this id, parsed once. `None` for an unknown id (and, should a
+/// built-in file ever fail to parse, for that id too; [`builtin_errors`] says why).
+pub fn builtin(id: &str) -> Option<&'static RulesetData> {
+    parsed()
+        .iter()
+        .find(|(key, _)| *key == id)
+        .and_then(|(_, data)| data.as_ref().ok())
+}
+
+/// Every built-in ruleset that parsed, in [`IDS`] order.
+pub fn all() -> impl Iterator<Item = &'static RulesetData> {
+    parsed().iter().filter_map(|(_, data)| data.as_ref().ok())
+}
+
+/// Parse errors of the built-in files (empty when all is well; a test checks that).
+pub fn builtin_errors() -> Vec<String> {
+    parsed()
+        .iter()
+        .filter_map(|(_, data)| data.as_ref().err().cloned())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::grid::HexOrientation;
+
+    /// Stats every template of a ruleset must have, so the engine can rely on them.
+    fn required(id: &str) -> &'static [&'static str] {
+        match id {
+            "phases" => &[
+                "cv",
+                "ocv",
+                "dcv",
+                "con",
+                "body",
+                "stun",
+                "pd",
+                "rpd",
+                "rec",
+                "damage_dice",
+                "damage_bonus",
+            ],
+            "sides" => &[
+                "ac",
+                "hp",
+                "attack_bonus",
+                "dex",
+                "damage_dice",
+                "damage_die",
+                "damage_bonus",
+                "shock",
+                "shock_ac",
+            ],
+            "segments" => &[
+                "ac",
+                "hp",
+                "thac0",
+                "mv",
+                "surprise_bonus",
+                "missile_bonus",
+                "damage_dice",
+                "damage_die",
+                "damage_bonus",
+            ],
+            "alternating" => &[
+                "evasion",
+                "endurance",
+                "health",
+                "constitution",
+                "stamina",
+                "focus",
+                "strength",
+                "dexterity",
+                "combat",
+                "size",
+                "deflection",
+                "weapon_damage",
+                "crit_damage",
+                "crit_threshold",
+            ],
+            "action-points" => &[
+                "initiative_rating",
+                "luck",
+                "ap",
+                "hp",
+                "attack",
+                "defense",
+                "armor",
+                "damage_dice",
+                "damage_die",
+                "damage_bonus",
+            ],
+            _ => &[],
+        }
+    }
+
+    #[test]
+    fn all_five_parse() {
+        assert_eq!(builtin_errors(), Vec::<String>::new());
+        for id in IDS {
+            let data = builtin(id).unwrap_or_else(|| panic!("{id} did not load"));
+            assert_eq!(data.id, id, "the id inside {id}.ron");
+        }
+        assert_eq!(all().count(), 5);
+        assert!(builtin("gurps").is_none());
+    }
+
+    #[test]
+    fn templates_are_sound() {
+        for data in all() {
+            assert!(
+                !data.name.is_empty() && !data.description.is_empty(),
+                "{}",
+                data.id
+            );
+            assert!(!data.topologies.is_empty(), "{}", data.id);
+            let n = data.templates.len();
+            assert!((4..=6).contains(&n), "{} has {n} templates", data.id);
+            for (key, t) in &data.templates {
+                let here = format!("{}/{key}", data.id);
+                assert!(
+                    SILHOUETTES.contains(&t.silhouette.as_str()),
+                    "{here}: silhouette"
+                );
+                assert!(t.movement >= 1, "{here}: movement");
+                assert!(t.reach >= 1, "{here}: reach");
+                for stat in required(&data.id) {
+                    assert!(t.stats.contains_key(*stat), "{here} lacks {stat}");
+                }
+                if let Some(range) = t.stat("range") {
+                    assert!(range > 0, "{here}: range");
+                    if let Some(long) = t.stat("long_range") {
+                        assert!(long >= range, "{here}: long_range");
+                    }
+                }
+            }
+            // A roster of one shape would make a dull battle and a confusing board.
+            let kinds: std::collections::BTreeSet<_> =
+                data.templates.values().map(|t| &t.silhouette).collect();
+            assert!(kinds.len() >= 4, "{} silhouettes: {kinds:?}", data.id);
+        }
+    }
+
+    #[test]
+    fn grids_follow_the_seeds() {
+        let hex = Topology::Hex {
+            orientation: HexOrientation::Pointy,
+        };
+        let flat = Topology::Hex {
+            orientation: HexOrientation::Flat,
+        };
+        let sq = |diagonals| Topology::Square { diagonals };
+        let get = |id| builtin(id).unwrap_or_else(|| panic!("{id}"));
+        assert!(get("phases").allows(hex) && get("phases").allows(flat));
+        assert!(!get("phases").allows(sq(Diagonals::One)));
+        for id in ["sides", "segments", "action-points"] {
+            assert!(get(id).allows(sq(Diagonals::One)), "{id}");
+            assert!(!get(id).allows(hex), "{id}");
+        }
+        assert!(get("alternating").allows(sq(Diagonals::OneTwo)));
+        assert!(!get("alternating").allows(sq(Diagonals::One)));
+        assert!(!get("alternating").allows(hex));
+    }
+
+    #[test]
+    fn seeds_silent_on_damage_say_so() {
+        for id in ["phases", "segments", "action-points"] {
+            let data = builtin(id).unwrap_or_else(|| panic!("{id}"));
+            assert!(
+                data.house_rules.iter().any(|r| r.starts_with("House rule")),
+                "{id} must document its house rules"
+            );
+        }
+    }
+}
