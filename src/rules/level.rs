@@ -1,11 +1,29 @@
-//! Levels: the RON schema designers write in `levels/*.ron`, and its validation.
+//! Levels: the RON schema designers write in `levels/*.ron`, loading and validation.
 //!
-//! (Schema types fixed here; loading and `validate()` are being built.)
+//! - [`validate`] reports every problem of a level text at once, each as a [`Diagnostic`]
+//!   with the 1-based line and column of the offending text (`file:line:col: error: ...`).
+//! - [`load`], [`load_bytes`] and [`load_path`] give a ready [`Level`] (grid, terrain, ruleset)
+//!   or those diagnostics.
+//! - [`check`] runs the same semantic checks on an in-memory [`LevelFile`] (the editor), with
+//!   each [`Problem`] located by a [`ValuePath`] instead of a line and column.
+//!
+//! None of these ever panics, whatever the input: syntax errors come from `ron` with its span,
+//! semantic errors are placed by a small span indexer (`spans`) that records where each value
+//! of the already-parsed text starts.
 
-use crate::rules::grid::Topology;
-use crate::rules::map::Terrain;
+mod spans;
+#[cfg(test)]
+mod tests;
+
+pub use spans::Seg;
+
+use crate::rules::grid::{Cell, Grid, Topology};
+use crate::rules::map::{Terrain, TerrainMap, kinds};
+use crate::rules::ruleset_data::{self, RulesetData, Template};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
+use std::fmt;
+use std::path::Path;
 
 /// A level file exactly as written in RON. See `levels/README.md` for every field.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -72,4 +90,874 @@ pub enum Victory {
     SurviveRounds { side: String, rounds: u32 },
     /// `side` wins as soon as one of its units stands on `cell`.
     ReachCell { side: String, cell: (i32, i32) },
+}
+
+// ---------------------------------------------------------------------------------------------
+// The standard legend
+
+/// The standard legend every level starts from (a level's own `legend` adds glyphs or replaces
+/// these). Documented in `levels/README.md`; a test keeps the two in step.
+pub fn standard_legend() -> Vec<(char, Terrain)> {
+    vec![
+        ('.', kinds::floor()),
+        (',', kinds::rough()),
+        ('#', kinds::wall()),
+        ('O', kinds::pillar()),
+        ('+', kinds::slit()),
+        ('~', kinds::water()),
+        ('T', kinds::trees()),
+        (':', kinds::rubble()),
+    ]
+}
+
+/// The standard legend with the level's entries merged over it: standard glyphs first (in
+/// [`standard_legend`] order, replaced where the level redefines them), then the level's new
+/// glyphs in char order. A terrain kind's index in a [`Level`]'s map is its place here.
+pub fn merged_legend(level_legend: &BTreeMap<char, Terrain>) -> Vec<(char, Terrain)> {
+    let mut out = standard_legend();
+    for (&glyph, terrain) in level_legend {
+        match out.iter_mut().find(|(g, _)| *g == glyph) {
+            Some(slot) => slot.1 = terrain.clone(),
+            None => out.push((glyph, terrain.clone())),
+        }
+    }
+    out
+}
+
+// ---------------------------------------------------------------------------------------------
+// Diagnostics and problems
+
+/// One problem of a level file, at a 1-based line and column (columns count characters).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Diagnostic {
+    pub file: String,
+    pub line: usize,
+    pub col: usize,
+    pub message: String,
+}
+
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}:{}:{}: error: {}",
+            self.file, self.line, self.col, self.message
+        )
+    }
+}
+
+/// Where in a level a [`Problem`] is: a path of fields, indices and keys (`units[2].cell`),
+/// and for map rows optionally the index of a glyph in the row.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ValuePath {
+    pub segs: Vec<Seg>,
+    /// The glyph's index (in characters) inside the string the path names.
+    pub glyph: Option<usize>,
+}
+
+impl ValuePath {
+    fn new(segs: Vec<Seg>) -> Self {
+        Self { segs, glyph: None }
+    }
+}
+
+impl fmt::Display for ValuePath {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, seg) in self.segs.iter().enumerate() {
+            match seg {
+                Seg::Field(name) if i == 0 => write!(f, "{name}")?,
+                Seg::Field(name) => write!(f, ".{name}")?,
+                Seg::Index(n) => write!(f, "[{n}]")?,
+                Seg::Char(c) => write!(f, "[{c:?}]")?,
+                Seg::Str(s) => write!(f, "[{s:?}]")?,
+            }
+        }
+        if let Some(g) = self.glyph {
+            write!(f, "[{g}]")?;
+        }
+        Ok(())
+    }
+}
+
+/// A semantic problem of a parsed level, located by value path.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Problem {
+    pub path: ValuePath,
+    pub message: String,
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.path, self.message)
+    }
+}
+
+/// At most this many problems are reported one by one; the rest are counted in a last one.
+pub const MAX_PROBLEMS: usize = 200;
+
+/// How deeply `ron` may nest while parsing a level (a valid level needs about 5).
+const RON_RECURSION_LIMIT: usize = 32;
+
+/// Level files larger than this are refused unread (a real level is a few kilobytes).
+pub const MAX_LEVEL_BYTES: usize = 16 * 1024 * 1024;
+
+// ---------------------------------------------------------------------------------------------
+// The loaded level
+
+/// A valid level, ready to play: the file as written, its grid, its terrain and its ruleset.
+#[derive(Clone, Debug)]
+pub struct Level {
+    pub file: LevelFile,
+    pub grid: Grid,
+    pub terrain: TerrainMap,
+    pub ruleset: &'static RulesetData,
+}
+
+impl Level {
+    /// Checks a parsed level ([`check`]) and builds it.
+    pub fn from_file(file: LevelFile) -> Result<Level, Vec<Problem>> {
+        let problems = check(&file);
+        if !problems.is_empty() {
+            return Err(problems);
+        }
+        build(file).ok_or_else(|| {
+            vec![Problem {
+                path: ValuePath::default(),
+                message: "the level could not be built".to_string(),
+            }]
+        })
+    }
+
+    pub fn name(&self) -> &str {
+        &self.file.name
+    }
+
+    /// The cell unit `unit` starts on.
+    pub fn unit_cell(&self, unit: usize) -> Option<Cell> {
+        self.file
+            .units
+            .get(unit)
+            .map(|u| Cell::new(u.cell.0, u.cell.1))
+    }
+
+    /// Every unit's starting cell, in unit order.
+    pub fn unit_cells(&self) -> Vec<Cell> {
+        self.file
+            .units
+            .iter()
+            .map(|u| Cell::new(u.cell.0, u.cell.1))
+            .collect()
+    }
+
+    /// The index in `file.sides` of a side name.
+    pub fn side_index(&self, name: &str) -> Option<usize> {
+        self.file.sides.iter().position(|s| s.name == name)
+    }
+
+    /// The side index of unit `unit`.
+    pub fn unit_side(&self, unit: usize) -> Option<usize> {
+        self.file
+            .units
+            .get(unit)
+            .and_then(|u| self.side_index(&u.side))
+    }
+
+    /// The side index of every unit, in unit order (always valid in a loaded level).
+    pub fn unit_sides(&self) -> Vec<usize> {
+        (0..self.file.units.len())
+            .map(|u| self.unit_side(u).unwrap_or(0))
+            .collect()
+    }
+
+    /// The units of a side, in unit order.
+    pub fn units_of_side(&self, side: usize) -> Vec<usize> {
+        (0..self.file.units.len())
+            .filter(|&u| self.unit_side(u) == Some(side))
+            .collect()
+    }
+
+    /// The template unit `unit` is made from.
+    pub fn template(&self, unit: usize) -> Option<&'static Template> {
+        let u = self.file.units.get(unit)?;
+        self.ruleset.templates.get(&u.template)
+    }
+
+    /// A unit's stats: its template's with the unit's overrides applied.
+    pub fn unit_stats(&self, unit: usize) -> Option<BTreeMap<String, i64>> {
+        let mut stats = self.template(unit)?.stats.clone();
+        let u = self.file.units.get(unit)?;
+        stats.extend(u.overrides.iter().map(|(k, v)| (k.clone(), *v)));
+        Some(stats)
+    }
+
+    /// The victory conditions, with the empty list meaning `[LastSideStanding]`.
+    pub fn victory(&self) -> Vec<Victory> {
+        if self.file.victory.is_empty() {
+            vec![Victory::LastSideStanding]
+        } else {
+            self.file.victory.clone()
+        }
+    }
+}
+
+/// Builds a checked level. `None` only if the checks missed something (never panics).
+fn build(file: LevelFile) -> Option<Level> {
+    let ruleset = ruleset_data::builtin(&file.ruleset)?;
+    let (width, height) = file.size;
+    let grid = Grid::new(file.topology, width, height);
+    let legend = merged_legend(&file.legend);
+    let index: BTreeMap<char, u16> = legend
+        .iter()
+        .enumerate()
+        .map(|(i, (g, _))| Some((*g, u16::try_from(i).ok()?)))
+        .collect::<Option<_>>()?;
+    let mut cells = Vec::with_capacity(grid.len());
+    for row in &file.map {
+        for glyph in row.chars() {
+            cells.push(*index.get(&glyph)?);
+        }
+    }
+    let kinds = legend.into_iter().map(|(_, t)| t).collect();
+    let terrain = TerrainMap::new(grid, kinds, cells)?;
+    Some(Level {
+        file,
+        grid,
+        terrain,
+        ruleset,
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Loading
+
+/// Checks a level text and returns every problem, in file order. Empty means valid.
+pub fn validate(file_name: &str, source: &str) -> Vec<Diagnostic> {
+    match load(file_name, source) {
+        Ok(_) => vec![],
+        Err(diagnostics) => diagnostics,
+    }
+}
+
+/// Parses, checks and builds a level from its text.
+pub fn load(file_name: &str, source: &str) -> Result<Level, Vec<Diagnostic>> {
+    let diag = |line, col, message: String| Diagnostic {
+        file: file_name.to_string(),
+        line,
+        col,
+        message,
+    };
+    if source.len() > MAX_LEVEL_BYTES {
+        return Err(vec![diag(1, 1, too_big(source.len()))]);
+    }
+    // A byte-order mark is invisible in editors; columns are counted after it.
+    let source = source.strip_prefix('\u{feff}').unwrap_or(source);
+    if source.trim().is_empty() {
+        return Err(vec![diag(
+            1,
+            1,
+            "the file is empty; a level is a RON struct `( name: ..., ruleset: ..., ... )`"
+                .to_string(),
+        )]);
+    }
+    // A level nests a handful of levels deep; a low limit keeps the parser's stack small.
+    let options = ron::Options::default().with_recursion_limit(RON_RECURSION_LIMIT);
+    let file: LevelFile = match options.from_str(source) {
+        Ok(file) => file,
+        Err(e) => {
+            // ron's start may sit on the whitespace before the offending token.
+            let at = spans::offset_of(source, e.span.start.line, e.span.start.col);
+            let at = spans::next_token(source, at);
+            let (line, col) = spans::line_cols(source, &[at])[0];
+            return Err(vec![diag(line, col, ron_message(&e.code))]);
+        }
+    };
+    let problems = check(&file);
+    if problems.is_empty() {
+        return build(file).ok_or_else(|| vec![diag(1, 1, "the level could not be built".into())]);
+    }
+    let index = spans::Spans::index(source);
+    let offsets: Vec<usize> = problems
+        .iter()
+        .map(|p| {
+            let at = index.locate(&p.path.segs);
+            match (p.path.glyph, index.find(&p.path.segs)) {
+                (Some(g), Some(string)) => spans::char_in_string(source, string, g).unwrap_or(at),
+                _ => at,
+            }
+        })
+        .collect();
+    let positions = spans::line_cols(source, &offsets);
+    let mut out: Vec<Diagnostic> = problems
+        .into_iter()
+        .zip(positions)
+        .map(|(p, (line, col))| diag(line, col, p.message))
+        .collect();
+    out.sort_by_key(|d| (d.line, d.col));
+    Err(out)
+}
+
+/// Like [`load`], from raw bytes: invalid UTF-8 is a diagnostic at the first bad byte.
+pub fn load_bytes(file_name: &str, bytes: &[u8]) -> Result<Level, Vec<Diagnostic>> {
+    if bytes.len() > MAX_LEVEL_BYTES {
+        return Err(vec![Diagnostic {
+            file: file_name.to_string(),
+            line: 1,
+            col: 1,
+            message: too_big(bytes.len()),
+        }]);
+    }
+    match std::str::from_utf8(bytes) {
+        Ok(text) => load(file_name, text),
+        Err(e) => {
+            let good = &bytes[..e.valid_up_to()];
+            // The prefix is valid UTF-8 by construction.
+            let prefix = std::str::from_utf8(good).unwrap_or("");
+            let (line, col) = spans::line_cols(prefix, &[prefix.len()])[0];
+            let bad = bytes.get(e.valid_up_to()).copied().unwrap_or(0);
+            Err(vec![Diagnostic {
+                file: file_name.to_string(),
+                line,
+                col,
+                message: format!(
+                    "the file is not UTF-8 text (byte 0x{bad:02X} here); save it as UTF-8"
+                ),
+            }])
+        }
+    }
+}
+
+/// Reads and loads a level file. An unreadable file is a diagnostic at 1:1.
+pub fn load_path(path: &Path) -> Result<Level, Vec<Diagnostic>> {
+    let name = path.display().to_string();
+    let at_start = |message: String| {
+        vec![Diagnostic {
+            file: name.clone(),
+            line: 1,
+            col: 1,
+            message,
+        }]
+    };
+    match std::fs::metadata(path) {
+        Ok(meta) if meta.is_dir() => {
+            return Err(at_start("this is a directory, not a level file".into()));
+        }
+        Ok(meta) if meta.len() > MAX_LEVEL_BYTES as u64 => {
+            return Err(at_start(too_big(
+                usize::try_from(meta.len()).unwrap_or(usize::MAX),
+            )));
+        }
+        _ => {}
+    }
+    match std::fs::read(path) {
+        Ok(bytes) => load_bytes(&name, &bytes),
+        Err(e) => Err(at_start(format!("cannot read the file: {e}"))),
+    }
+}
+
+fn too_big(len: usize) -> String {
+    format!("the file is {len} bytes; a level file may be at most {MAX_LEVEL_BYTES} bytes")
+}
+
+/// A designer-facing message for a RON parse error.
+fn ron_message(code: &ron::Error) -> String {
+    use ron::Error as E;
+    let list = |names: &[&str]| {
+        names
+            .iter()
+            .map(|n| format!("`{n}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    match code {
+        E::NoSuchStructField {
+            expected,
+            found,
+            outer,
+        } => format!(
+            "unknown field `{found}` in {}; the fields are: {}",
+            describe_outer(outer.as_deref()),
+            list(expected)
+        ),
+        E::MissingStructField { field, outer } => format!(
+            "{} is missing the field `{field}`",
+            capitalize(&describe_outer(outer.as_deref()))
+        ),
+        E::DuplicateStructField { field, outer } => format!(
+            "the field `{field}` appears twice in {}",
+            describe_outer(outer.as_deref())
+        ),
+        E::NoSuchEnumVariant {
+            expected,
+            found,
+            outer,
+        } => format!(
+            "unknown {} `{found}`; expected one of: {}",
+            describe_enum(outer.as_deref()),
+            list(expected)
+        ),
+        E::InvalidValueForType { expected, found } => {
+            format!("expected {expected} but found {found}")
+        }
+        E::Eof => {
+            "the file ends too early: a bracket, parenthesis or quote is not closed".to_string()
+        }
+        E::ExpectedComma => "expected a comma `,` between two entries".to_string(),
+        E::TrailingCharacters => {
+            "unexpected text after the end of the level's closing `)`".to_string()
+        }
+        E::IntegerOutOfBounds => {
+            "this number is out of range here (negative, or too large)".to_string()
+        }
+        E::ExceededRecursionLimit => "brackets are nested too deeply".to_string(),
+        other => {
+            let text = other.to_string();
+            let mut chars = text.chars();
+            match chars.next() {
+                Some(first) => first.to_lowercase().chain(chars).collect(),
+                None => "syntax error".to_string(),
+            }
+        }
+    }
+}
+
+/// Plain words for the Rust type names `ron` reports.
+fn describe_outer(outer: Option<&str>) -> String {
+    match outer {
+        Some("LevelFile") | None => "the level".to_string(),
+        Some("SideDef") => "a side".to_string(),
+        Some("UnitDef") => "a unit".to_string(),
+        Some("Terrain") => "a legend entry".to_string(),
+        Some("Square" | "Hex") => "the topology".to_string(),
+        Some(other) => format!("`{other}`"),
+    }
+}
+
+fn describe_enum(outer: Option<&str>) -> &'static str {
+    match outer {
+        Some("Topology") => "topology",
+        Some("Diagonals") => "diagonal rule",
+        Some("HexOrientation") => "hex orientation",
+        Some("Controller") => "controller",
+        Some("Victory") => "victory condition",
+        Some("Sight") => "sight",
+        _ => "name",
+    }
+}
+
+fn capitalize(s: &str) -> String {
+    let mut chars = s.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Semantic checks
+
+/// Collects problems, keeping at most [`MAX_PROBLEMS`].
+#[derive(Default)]
+struct Problems {
+    list: Vec<Problem>,
+    dropped: usize,
+}
+
+impl Problems {
+    fn push(&mut self, segs: Vec<Seg>, message: String) {
+        self.push_at(ValuePath::new(segs), message);
+    }
+
+    fn push_at(&mut self, path: ValuePath, message: String) {
+        if self.list.len() < MAX_PROBLEMS {
+            self.list.push(Problem { path, message });
+        } else {
+            self.dropped += 1;
+        }
+    }
+
+    /// Like [`Problems::push_at`], but formats the message only if it will be kept.
+    fn push_lazy(&mut self, path: ValuePath, message: impl FnOnce() -> String) {
+        if self.list.len() < MAX_PROBLEMS {
+            self.push_at(path, message());
+        } else {
+            self.dropped += 1;
+        }
+    }
+
+    fn finish(mut self) -> Vec<Problem> {
+        if self.dropped > 0 {
+            self.list.push(Problem {
+                path: ValuePath::default(),
+                message: format!(
+                    "{} more problems are not shown; fix these first",
+                    self.dropped
+                ),
+            });
+        }
+        self.list
+    }
+}
+
+fn article(name: &str) -> &'static str {
+    match name.chars().next().map(|c| c.to_ascii_lowercase()) {
+        Some('a' | 'e' | 'i' | 'o' | 'u') => "an",
+        _ => "a",
+    }
+}
+
+fn quoted_list<'a>(items: impl IntoIterator<Item = &'a str>) -> String {
+    items
+        .into_iter()
+        .map(|s| format!("'{s}'"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Checks a parsed level: every semantic problem, each at the value it concerns.
+pub fn check(file: &LevelFile) -> Vec<Problem> {
+    use Seg::{Char as C, Field as F, Index as I};
+    let mut out = Problems::default();
+
+    if file.name.trim().is_empty() {
+        out.push(vec![F("name")], "the level has no name".into());
+    }
+
+    // Ruleset and topology.
+    let ruleset = ruleset_data::builtin(&file.ruleset);
+    match ruleset {
+        None => out.push(
+            vec![F("ruleset")],
+            format!(
+                "unknown ruleset '{}'; the rulesets are: {}",
+                file.ruleset,
+                quoted_list(ruleset_data::IDS)
+            ),
+        ),
+        Some(r) if !r.allows(file.topology) => {
+            let kinds: Vec<&str> = r.topologies.iter().map(|k| k.describe()).collect();
+            let message = if r
+                .topologies
+                .contains(&ruleset_data::TopologyKind::of(file.topology))
+            {
+                let allowed: Vec<String> = r
+                    .square_diagonals
+                    .iter()
+                    .map(|d| format!("Square(diagonals: {d:?})"))
+                    .collect();
+                format!(
+                    "the '{}' ruleset does not play on a {} grid; use {}",
+                    r.id,
+                    file.topology.describe(),
+                    allowed.join(" or ")
+                )
+            } else {
+                format!(
+                    "the '{}' ruleset plays on {} grids, not on a {} grid",
+                    r.id,
+                    kinds.join(" or "),
+                    file.topology.describe()
+                )
+            };
+            out.push(vec![F("topology")], message);
+        }
+        Some(_) => {}
+    }
+
+    // Legend.
+    let legend = merged_legend(&file.legend);
+    if legend.len() > usize::from(u16::MAX) {
+        out.push(
+            vec![F("legend")],
+            format!(
+                "the legend has {} glyphs; at most {} are allowed",
+                legend.len(),
+                u16::MAX
+            ),
+        );
+    }
+    for (&glyph, terrain) in &file.legend {
+        if terrain.cost == Some(0) {
+            out.push(
+                vec![F("legend"), C(glyph)],
+                format!(
+                    "legend glyph {glyph:?} ({}) has cost 0; a passable cell costs at least 1 \
+                     (write `cost: None` for impassable terrain)",
+                    terrain.name
+                ),
+            );
+        }
+    }
+    let terrain_of: BTreeMap<char, &Terrain> = legend.iter().map(|(g, t)| (*g, t)).collect();
+    let known_glyphs = || {
+        legend
+            .iter()
+            .map(|(g, t)| format!("{g:?} {}", t.name))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+
+    // Size and map.
+    let (width, height) = file.size;
+    let sized = width > 0 && height > 0;
+    if !sized {
+        out.push(
+            vec![F("size")],
+            format!("the map size is {width} × {height}; width and height must be at least 1"),
+        );
+    }
+    let row_widths: Vec<usize> = file.map.iter().map(|r| r.chars().count()).collect();
+    if file.map.is_empty() {
+        out.push(vec![F("map")], "the map has no rows".into());
+    } else if sized {
+        if file.map.len() != height as usize {
+            out.push(
+                vec![F("size")],
+                format!(
+                    "size says the map is {height} rows high, but `map` has {} rows",
+                    file.map.len()
+                ),
+            );
+        }
+        let first = row_widths[0];
+        if first != width as usize && row_widths.iter().all(|&w| w == first) {
+            out.push(
+                vec![F("size")],
+                format!(
+                    "size says the map is {width} glyphs wide, but every map row is {first} \
+                     glyphs wide"
+                ),
+            );
+        } else {
+            for (y, &w) in row_widths.iter().enumerate() {
+                if w != width as usize {
+                    out.push(
+                        vec![F("map"), I(y)],
+                        format!(
+                            "map row {y} is {w} glyphs wide, but size says {width} (rows must \
+                             all be as wide as the map)"
+                        ),
+                    );
+                }
+            }
+        }
+    }
+    for (y, row) in file.map.iter().enumerate() {
+        for (x, glyph) in row.chars().enumerate() {
+            if !terrain_of.contains_key(&glyph) {
+                let path = ValuePath {
+                    segs: vec![F("map"), I(y)],
+                    glyph: Some(x),
+                };
+                out.push_lazy(path, || {
+                    format!(
+                        "unknown glyph {glyph:?} at ({x}, {y}); the known glyphs are {} \
+                         (add others to `legend`)",
+                        known_glyphs()
+                    )
+                });
+            }
+        }
+    }
+    let in_bounds = |(x, y): (i32, i32)| {
+        sized && Grid::new(file.topology, width, height).contains(Cell::new(x, y))
+    };
+    // The terrain of an in-bounds cell, if its row and glyph exist and are known.
+    let terrain_at = |(x, y): (i32, i32)| -> Option<&Terrain> {
+        let row = file.map.get(usize::try_from(y).ok()?)?;
+        let glyph = row.chars().nth(usize::try_from(x).ok()?)?;
+        terrain_of.get(&glyph).copied()
+    };
+    let outside = |what: String, (x, y): (i32, i32)| {
+        format!(
+            "{what} ({x}, {y}), outside the {width} × {height} map (x runs 0 to {}, y 0 to {})",
+            width.saturating_sub(1),
+            height.saturating_sub(1)
+        )
+    };
+
+    // Sides.
+    let mut side_index: BTreeMap<&str, usize> = BTreeMap::new();
+    for (i, side) in file.sides.iter().enumerate() {
+        if side.name.trim().is_empty() {
+            out.push(
+                vec![F("sides"), I(i), F("name")],
+                format!("side {i} has no name"),
+            );
+        }
+        if let Some(&first) = side_index.get(side.name.as_str()) {
+            out.push(
+                vec![F("sides"), I(i), F("name")],
+                format!(
+                    "two sides are named '{}' (sides {first} and {i}); side names must differ",
+                    side.name
+                ),
+            );
+        } else {
+            side_index.insert(&side.name, i);
+        }
+    }
+    if file.sides.len() < 2 {
+        out.push(
+            vec![F("sides")],
+            format!(
+                "a battle needs at least two sides; this level has {}",
+                file.sides.len()
+            ),
+        );
+    }
+    let side_names = || quoted_list(file.sides.iter().map(|s| s.name.as_str()));
+    let unknown_side = |who: String, side: &str| {
+        if file.sides.is_empty() {
+            format!("{who} side '{side}', but the level defines no sides")
+        } else {
+            format!(
+                "{who} side '{side}', which the level does not define; its sides are {}",
+                side_names()
+            )
+        }
+    };
+
+    // Units.
+    let mut unit_names: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut occupied: BTreeMap<(i32, i32), usize> = BTreeMap::new();
+    let mut side_units = vec![0usize; file.sides.len()];
+    for (i, unit) in file.units.iter().enumerate() {
+        let at = |field: &'static str| vec![F("units"), I(i), F(field)];
+        let who = if unit.name.trim().is_empty() {
+            out.push(at("name"), format!("unit {i} has no name"));
+            format!("unit {i}")
+        } else {
+            format!("unit '{}'", unit.name)
+        };
+        if let Some(&first) = unit_names.get(unit.name.as_str()) {
+            if !unit.name.trim().is_empty() {
+                out.push(
+                    at("name"),
+                    format!(
+                        "two units are named '{}' (units {first} and {i}); unit names must differ",
+                        unit.name
+                    ),
+                );
+            }
+        } else {
+            unit_names.insert(&unit.name, i);
+        }
+        match side_index.get(unit.side.as_str()) {
+            Some(&s) => side_units[s] += 1,
+            None => out.push(at("side"), unknown_side(format!("{who} is on"), &unit.side)),
+        }
+        if let Some(r) = ruleset {
+            match r.templates.get(&unit.template) {
+                None => out.push(
+                    at("template"),
+                    format!(
+                        "{who} uses template '{}', which the '{}' ruleset does not have; its \
+                         templates are {}",
+                        unit.template,
+                        r.id,
+                        quoted_list(r.templates.keys().map(String::as_str))
+                    ),
+                ),
+                Some(t) => {
+                    for stat in unit.overrides.keys() {
+                        if !t.stats.contains_key(stat) {
+                            out.push(
+                                vec![F("units"), I(i), F("overrides"), Seg::Str(stat.clone())],
+                                format!(
+                                    "{who} overrides '{stat}', which template '{}' does not \
+                                     have; its stats are {}",
+                                    unit.template,
+                                    quoted_list(t.stats.keys().map(String::as_str))
+                                ),
+                            );
+                        }
+                    }
+                }
+            }
+        }
+        if sized && !in_bounds(unit.cell) {
+            out.push(at("cell"), outside(format!("{who} stands at"), unit.cell));
+        } else if sized {
+            let (x, y) = unit.cell;
+            if let Some(t) = terrain_at(unit.cell).filter(|t| !t.passable()) {
+                out.push(
+                    at("cell"),
+                    format!(
+                        "{who} stands on {} {} at ({x}, {y})",
+                        article(&t.name),
+                        t.name
+                    ),
+                );
+            }
+            if let Some(&other) = occupied.get(&unit.cell) {
+                out.push(
+                    at("cell"),
+                    format!(
+                        "units '{}' and '{}' both stand on ({x}, {y}); one unit per cell",
+                        file.units[other].name, unit.name
+                    ),
+                );
+            } else {
+                occupied.insert(unit.cell, i);
+            }
+        }
+    }
+    for (s, side) in file.sides.iter().enumerate() {
+        let first = side_index.get(side.name.as_str()) == Some(&s);
+        if first && side_units[s] == 0 {
+            out.push(
+                vec![F("sides"), I(s), F("name")],
+                format!("side '{}' has no units", side.name),
+            );
+        }
+    }
+
+    // Victory conditions.
+    for (i, victory) in file.victory.iter().enumerate() {
+        let at = |field: &'static str| vec![F("victory"), I(i), F(field)];
+        match victory {
+            Victory::LastSideStanding => {}
+            Victory::SurviveRounds { side, rounds } => {
+                if !side_index.contains_key(side.as_str()) {
+                    out.push(
+                        at("side"),
+                        unknown_side(format!("victory condition {i} names"), side),
+                    );
+                }
+                if *rounds == 0 {
+                    out.push(
+                        at("rounds"),
+                        format!("victory condition {i} asks to survive 0 rounds; use 1 or more"),
+                    );
+                }
+            }
+            Victory::ReachCell { side, cell } => {
+                if !side_index.contains_key(side.as_str()) {
+                    out.push(
+                        at("side"),
+                        unknown_side(format!("victory condition {i} names"), side),
+                    );
+                }
+                if sized && !in_bounds(*cell) {
+                    out.push(
+                        at("cell"),
+                        outside(format!("victory condition {i} asks to reach"), *cell),
+                    );
+                } else if let Some(t) = terrain_at(*cell).filter(|t| !t.passable()) {
+                    out.push(
+                        at("cell"),
+                        format!(
+                            "victory condition {i} asks to reach ({}, {}), which is {} {}; no \
+                             unit can stand there",
+                            cell.0,
+                            cell.1,
+                            article(&t.name),
+                            t.name
+                        ),
+                    );
+                }
+            }
+        }
+    }
+    out.finish()
 }

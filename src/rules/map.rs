@@ -180,4 +180,16 @@ pub mod kinds {
     pub fn slit() -> Terrain {
         t("arrow slit", None, Sight::Slit, false)
     }
+    pub fn pillar() -> Terrain {
+        t("pillar", None, Sight::Opaque, false)
+    }
+    pub fn water() -> Terrain {
+        t("shallow water", Some(2), Sight::Clear, true)
+    }
+    pub fn trees() -> Terrain {
+        t("trees", Some(2), Sight::Opaque, true)
+    }
+    pub fn rubble() -> Terrain {
+        t("rubble", Some(2), Sight::Clear, true)
+    }
 }
