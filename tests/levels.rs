@@ -1,0 +1,875 @@
+//! Level files: every shipped level validates, and every kind of mistake is reported at the
+//! exact line and column of the offending text, without ever panicking. Pure: uses only
+//! `fray::rules`, so it runs with and without the `game` feature.
+
+use fray::rules::grid::Cell;
+use fray::rules::level::{self, Diagnostic, Victory};
+use proptest::prelude::*;
+use std::path::{Path, PathBuf};
+
+fn level_files() -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("levels");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("reading {}: {e}", dir.display()))
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "ron"))
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn every_shipped_level_is_valid() {
+    let files = level_files();
+    assert!(
+        files.len() >= 6,
+        "expected at least six levels, found {files:?}"
+    );
+    let mut problems: Vec<String> = vec![];
+    for file in &files {
+        if let Err(diagnostics) = level::load_path(file) {
+            problems.extend(diagnostics.iter().map(Diagnostic::to_string));
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "level errors:\n{}",
+        problems.join("\n")
+    );
+}
+
+#[test]
+fn shipped_levels_cover_every_ruleset_and_grid() {
+    use fray::rules::grid::{Diagonals, HexOrientation, Topology};
+    let levels: Vec<level::Level> = level_files()
+        .iter()
+        .filter_map(|f| level::load_path(f).ok())
+        .collect();
+    for id in fray::rules::ruleset_data::IDS {
+        assert!(
+            levels.iter().any(|l| l.ruleset.id == id),
+            "no level for {id}"
+        );
+    }
+    let has = |t: Topology| levels.iter().any(|l| l.grid.topology == t);
+    assert!(has(Topology::Hex {
+        orientation: HexOrientation::Pointy
+    }));
+    assert!(has(Topology::Hex {
+        orientation: HexOrientation::Flat
+    }));
+    assert!(has(Topology::Square {
+        diagonals: Diagonals::OneTwo
+    }));
+    assert!(levels.iter().any(|l| l.ruleset.id == "sides"
+        && l.grid.topology
+            == Topology::Square {
+                diagonals: Diagonals::One
+            }));
+    // One level exercises cover: arrow slits, walls and pillars together.
+    use fray::rules::map::Sight;
+    assert!(levels.iter().any(|l| {
+        let kinds = |name: &str| {
+            l.grid
+                .cells()
+                .any(|c| l.terrain.terrain(c).is_some_and(|t| t.name == name))
+        };
+        kinds("arrow slit") && kinds("wall") && kinds("pillar")
+    }));
+    for l in &levels {
+        let (w, h) = l.file.size;
+        assert!(
+            (12..=24).contains(&w) && (12..=18).contains(&h),
+            "{}",
+            l.name()
+        );
+        assert!((8..=16).contains(&l.file.units.len()), "{}", l.name());
+        assert!(!l.file.description.is_empty(), "{}", l.name());
+        let controllers: Vec<_> = l.file.sides.iter().map(|s| s.controller).collect();
+        assert!(
+            controllers.contains(&level::Controller::Human),
+            "{}",
+            l.name()
+        );
+        assert!(controllers.contains(&level::Controller::Ai), "{}", l.name());
+        // Every unit starts on a passable cell of the terrain the game will use.
+        for c in l.unit_cells() {
+            assert!(l.terrain.passable(c), "{} at {c}", l.name());
+            assert_ne!(l.terrain.sight(c), Sight::Opaque);
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Every kind of error, at its exact line and column.
+
+/// A small valid level. Line numbers below refer to this text (line 1 is the comment).
+const BASE: &str = r#"// Test level.
+(
+    name: "Test",
+    ruleset: "sides",
+    topology: Square(diagonals: One),
+    size: (6, 4),
+    map: [
+        "......",
+        ".#..+.",
+        "..O...",
+        "......",
+    ],
+    sides: [
+        (name: "Red", controller: Human),
+        (name: "Blue", controller: Ai),
+    ],
+    units: [
+        (name: "Roland", side: "Red", cell: (0, 0), template: "warrior"),
+        (name: "Bea", side: "Blue", cell: (5, 3), template: "archer"),
+    ],
+    victory: [
+        ReachCell(side: "Red", cell: (5, 0)),
+        SurviveRounds(side: "Blue", rounds: 5),
+    ],
+)
+"#;
+
+/// BASE with each `(from, to)` replaced exactly once.
+fn with(edits: &[(&str, &str)]) -> String {
+    let mut s = BASE.to_string();
+    for (from, to) in edits {
+        assert_eq!(s.matches(from).count(), 1, "edit {from:?} must match once");
+        s = s.replacen(from, to, 1);
+    }
+    s
+}
+
+/// `(line, col, message)` of each diagnostic.
+fn errors(source: &str) -> Vec<(usize, usize, String)> {
+    level::validate("test.ron", source)
+        .into_iter()
+        .map(|d| {
+            assert_eq!(d.file, "test.ron");
+            (d.line, d.col, d.message)
+        })
+        .collect()
+}
+
+/// Asserts exactly one diagnostic, at `line:col`, whose message contains every `words`.
+fn one_error(source: &str, line: usize, col: usize, words: &[&str]) {
+    let errs = errors(source);
+    assert_eq!(errs.len(), 1, "{errs:#?}");
+    let (l, c, message) = &errs[0];
+    assert_eq!((*l, *c), (line, col), "{message}");
+    for w in words {
+        assert!(message.contains(w), "{message:?} lacks {w:?}");
+    }
+}
+
+#[test]
+fn base_level_is_valid_and_loads() {
+    assert_eq!(errors(BASE), vec![]);
+    let level = level::load("test.ron", BASE).expect("valid");
+    assert_eq!(level.ruleset.id, "sides");
+    assert_eq!(level.unit_cells(), vec![Cell::new(0, 0), Cell::new(5, 3)]);
+    assert_eq!(level.unit_side(1), Some(1));
+    assert_eq!(level.unit_sides(), vec![0, 1]);
+    assert_eq!(level.units_of_side(0), vec![0]);
+    assert_eq!(
+        level.template(0).map(|t| t.silhouette.as_str()),
+        Some("soldier")
+    );
+    assert_eq!(
+        level.unit_stats(0).and_then(|s| s.get("hp").copied()),
+        Some(12)
+    );
+    assert!(!level.terrain.passable(Cell::new(1, 1)));
+    assert_eq!(
+        level
+            .terrain
+            .terrain(Cell::new(4, 1))
+            .map(|t| t.name.as_str()),
+        Some("arrow slit")
+    );
+    assert_eq!(level.victory().len(), 2);
+    assert!(matches!(
+        level.victory()[1],
+        Victory::SurviveRounds { rounds: 5, .. }
+    ));
+}
+
+#[test]
+fn display_is_file_line_col_error_message() {
+    let d = Diagnostic {
+        file: "levels/a.ron".into(),
+        line: 3,
+        col: 14,
+        message: "unknown ruleset 'x'".into(),
+    };
+    assert_eq!(
+        d.to_string(),
+        "levels/a.ron:3:14: error: unknown ruleset 'x'"
+    );
+}
+
+#[test]
+fn syntax_error_missing_comma() {
+    one_error(&with(&[("\"Test\",", "\"Test\"")]), 4, 5, &["comma"]);
+}
+
+#[test]
+fn syntax_error_unknown_field() {
+    one_error(
+        &with(&[("\"Test\",", "\"Test\", colour: \"red\",")]),
+        3,
+        19,
+        &["unknown field `colour` in the level", "`ruleset`"],
+    );
+}
+
+#[test]
+fn type_error_string_for_number() {
+    one_error(&with(&[("(6, 4)", "(6, \"4\")")]), 6, 15, &["expected"]);
+}
+
+#[test]
+fn type_error_unknown_variant() {
+    one_error(
+        &with(&[("Square(diag", "Squar(diag")]),
+        5,
+        15,
+        &["unknown topology `Squar`", "`Square`", "`Hex`"],
+    );
+}
+
+#[test]
+fn type_error_missing_field() {
+    let errs = errors(&with(&[("    ruleset: \"sides\",\n", "")]));
+    assert_eq!(errs.len(), 1, "{errs:?}");
+    assert!(
+        errs[0].2.contains("missing the field `ruleset`"),
+        "{errs:?}"
+    );
+    // ron reports it where the struct closes: the last line.
+    assert_eq!((errs[0].0, errs[0].1), (24, 1));
+}
+
+#[test]
+fn unclosed_bracket_points_at_the_end() {
+    let src = with(&[("    ],\n)", "\n)")]);
+    let errs = errors(&src);
+    assert_eq!(errs.len(), 1, "{errs:?}");
+}
+
+#[test]
+fn unknown_glyph_at_its_own_column() {
+    one_error(
+        &with(&[(".#..+.", ".#..+x")]),
+        9,
+        15,
+        &[
+            "unknown glyph 'x' at (5, 1)",
+            "'#' wall",
+            "'+' arrow slit",
+            "legend",
+        ],
+    );
+}
+
+#[test]
+fn unknown_glyph_after_an_escape_and_a_wide_char() {
+    // `\u{23}` is '#': six source characters, one glyph.
+    one_error(
+        &with(&[("\".#..+.\"", "\".\\u{23}..+x\"")]),
+        9,
+        20,
+        &["'x' at (5, 1)"],
+    );
+    // Raw strings: the glyph counts from after `r#"`.
+    one_error(
+        &with(&[("\".#..+.\"", "r#\".#..+x\"#")]),
+        9,
+        17,
+        &["'x' at (5, 1)"],
+    );
+    // Columns count characters, not bytes.
+    let errs = errors(&with(&[(".#..+.", "é#..+x")]));
+    let at: Vec<_> = errs.iter().map(|e| (e.0, e.1)).collect();
+    assert_eq!(at, vec![(9, 10), (9, 15)], "{errs:?}");
+    assert!(errs[0].2.contains("'é' at (0, 1)"));
+}
+
+#[test]
+fn ragged_row() {
+    one_error(
+        &with(&[("\"..O...\"", "\"..O..\"")]),
+        10,
+        9,
+        &["map row 2 is 5 glyphs wide", "size says 6"],
+    );
+}
+
+#[test]
+fn rows_and_size_disagree() {
+    one_error(
+        &with(&[("(6, 4)", "(6, 5)")]),
+        6,
+        11,
+        &["5 rows high", "`map` has 4 rows"],
+    );
+    one_error(
+        &with(&[("(6, 4)", "(7, 4)")]),
+        6,
+        11,
+        &["7 glyphs wide", "every map row is 6"],
+    );
+}
+
+#[test]
+fn zero_size() {
+    one_error(
+        &with(&[("(6, 4)", "(0, 4)")]),
+        6,
+        11,
+        &["0 × 4", "at least 1"],
+    );
+}
+
+#[test]
+fn empty_map() {
+    let src = with(&[(
+        "[\n        \"......\",\n        \".#..+.\",\n        \"..O...\",\n        \"......\",\n    ]",
+        "[]",
+    )]);
+    let errs = errors(&src);
+    assert!(
+        errs.iter()
+            .any(|e| e.2 == "the map has no rows" && (e.0, e.1) == (7, 10)),
+        "{errs:?}"
+    );
+}
+
+#[test]
+fn unit_out_of_bounds() {
+    one_error(
+        &with(&[("(5, 3)", "(6, 3)")]),
+        19,
+        43,
+        &["unit 'Bea' stands at (6, 3), outside the 6 × 4 map"],
+    );
+    one_error(
+        &with(&[("(5, 3)", "(-1, 3)")]),
+        19,
+        43,
+        &["(-1, 3), outside"],
+    );
+}
+
+#[test]
+fn unit_on_impassable_terrain() {
+    one_error(
+        &with(&[("(0, 0)", "(1, 1)")]),
+        18,
+        45,
+        &["unit 'Roland' stands on a wall at (1, 1)"],
+    );
+    one_error(
+        &with(&[("(0, 0)", "(4, 1)")]),
+        18,
+        45,
+        &["on an arrow slit at (4, 1)"],
+    );
+    one_error(
+        &with(&[("(0, 0)", "(2, 2)")]),
+        18,
+        45,
+        &["on a pillar at (2, 2)"],
+    );
+}
+
+#[test]
+fn two_units_on_one_cell() {
+    one_error(
+        &with(&[("(5, 3)", "(0, 0)")]),
+        19,
+        43,
+        &["units 'Roland' and 'Bea' both stand on (0, 0)"],
+    );
+}
+
+#[test]
+fn unknown_template_lists_the_known_ones() {
+    one_error(
+        &with(&[("\"warrior\"", "\"knight\"")]),
+        18,
+        63,
+        &[
+            "unit 'Roland' uses template 'knight'",
+            "'sides' ruleset",
+            "'archer', 'cutthroat', 'reaver', 'sergeant', 'warrior', 'wolf'",
+        ],
+    );
+}
+
+#[test]
+fn unknown_ruleset_lists_the_five() {
+    one_error(
+        &with(&[("\"sides\"", "\"gurps\"")]),
+        4,
+        14,
+        &[
+            "unknown ruleset 'gurps'",
+            "'phases', 'sides', 'segments', 'alternating', 'action-points'",
+        ],
+    );
+}
+
+#[test]
+fn topology_the_ruleset_does_not_allow() {
+    one_error(
+        &with(&[("Square(diagonals: One)", "Hex(orientation: Flat)")]),
+        5,
+        15,
+        &["'sides' ruleset plays on square grids, not on a hex (flat-top) grid"],
+    );
+    // `alternating` needs its 1-2 diagonal rule (its templates differ too).
+    let errs = errors(&with(&[("\"sides\"", "\"alternating\"")]));
+    assert_eq!((errs[0].0, errs[0].1), (5, 15), "{errs:?}");
+    assert!(
+        errs[0].2.contains("use Square(diagonals: OneTwo)"),
+        "{errs:?}"
+    );
+    assert_eq!(errs.len(), 3, "and two unknown templates: {errs:?}");
+}
+
+#[test]
+fn unit_on_a_missing_side_and_a_side_without_units() {
+    let errs = errors(&with(&[("side: \"Blue\", cell", "side: \"Green\", cell")]));
+    let at: Vec<_> = errs.iter().map(|e| (e.0, e.1)).collect();
+    assert_eq!(at, vec![(15, 16), (19, 29)], "{errs:?}");
+    assert_eq!(errs[0].2, "side 'Blue' has no units");
+    assert!(
+        errs[1]
+            .2
+            .contains("unit 'Bea' is on side 'Green', which the level does not define")
+    );
+    assert!(errs[1].2.contains("'Red', 'Blue'"));
+}
+
+#[test]
+fn duplicate_names() {
+    let errs = errors(&with(&[(
+        "(name: \"Blue\", controller",
+        "(name: \"Red\", controller",
+    )]));
+    let at: Vec<_> = errs.iter().map(|e| (e.0, e.1)).collect();
+    // The renamed side, and the unit and the victory condition that named it.
+    assert_eq!(at, vec![(15, 16), (19, 29), (23, 29)], "{errs:?}");
+    assert!(
+        errs[0]
+            .2
+            .contains("two sides are named 'Red' (sides 0 and 1)")
+    );
+    assert!(errs[2].2.contains("victory condition 1 names side 'Blue'"));
+    one_error(
+        &with(&[("\"Bea\"", "\"Roland\"")]),
+        19,
+        16,
+        &["two units are named 'Roland' (units 0 and 1)"],
+    );
+}
+
+#[test]
+fn fewer_than_two_sides() {
+    let src = with(&[
+        ("        (name: \"Blue\", controller: Ai),\n", ""),
+        ("side: \"Blue\", cell", "side: \"Red\", cell"),
+        ("side: \"Blue\", rounds", "side: \"Red\", rounds"),
+    ]);
+    one_error(&src, 13, 12, &["at least two sides; this level has 1"]);
+}
+
+#[test]
+fn victory_conditions() {
+    one_error(
+        &with(&[(
+            "(side: \"Red\", cell: (5, 0))",
+            "(side: \"Green\", cell: (5, 0))",
+        )]),
+        22,
+        25,
+        &["victory condition 0 names side 'Green'"],
+    );
+    one_error(
+        &with(&[("cell: (5, 0)", "cell: (9, 0)")]),
+        22,
+        38,
+        &["victory condition 0 asks to reach (9, 0), outside the 6 × 4 map"],
+    );
+    one_error(
+        &with(&[("cell: (5, 0)", "cell: (1, 1)")]),
+        22,
+        38,
+        &["asks to reach (1, 1), which is a wall"],
+    );
+    one_error(
+        &with(&[("rounds: 5", "rounds: 0")]),
+        23,
+        45,
+        &["survive 0 rounds"],
+    );
+}
+
+#[test]
+fn legend_cost_zero_points_at_the_glyph() {
+    one_error(
+        &with(&[(
+            "(6, 4),",
+            "(6, 4), legend: {'x': (name: \"pit\", cost: Some(0))},",
+        )]),
+        6,
+        28,
+        &["legend glyph 'x' (pit) has cost 0"],
+    );
+}
+
+#[test]
+fn legend_glyphs_join_the_map() {
+    let src = with(&[
+        (
+            "(6, 4),",
+            "(6, 4), legend: {'x': (name: \"crate\", cost: None, sight: Opaque)},",
+        ),
+        (".#..+.", ".#..+x"),
+    ]);
+    assert_eq!(errors(&src), vec![]);
+    let level = level::load("t", &src).expect("valid");
+    assert!(!level.terrain.passable(Cell::new(5, 1)));
+    // A level may redefine a standard glyph, too.
+    let src = with(&[(
+        "(6, 4),",
+        "(6, 4), legend: {'#': (name: \"hedge\", cost: Some(3))},",
+    )]);
+    let level = level::load("t", &src).expect("valid");
+    assert_eq!(level.terrain.cost(Cell::new(1, 1)), Some(3));
+}
+
+#[test]
+fn override_of_an_unknown_stat() {
+    one_error(
+        &with(&[("\"warrior\")", "\"warrior\", overrides: {\"hpp\": 3})")]),
+        18,
+        86,
+        &[
+            "unit 'Roland' overrides 'hpp', which template 'warrior' does not have",
+            "'hp'",
+        ],
+    );
+    let ok = with(&[("\"warrior\")", "\"warrior\", overrides: {\"hp\": 30})")]);
+    let level = level::load("t", &ok).expect("valid");
+    assert_eq!(
+        level.unit_stats(0).and_then(|s| s.get("hp").copied()),
+        Some(30)
+    );
+}
+
+#[test]
+fn comments_strings_and_chars_do_not_confuse_positions() {
+    let src = with(&[
+        (
+            "// Test level.",
+            "// Test level ( [ { \" ' /* not closed here",
+        ),
+        (
+            "\"Test\"",
+            "\"Te\\\"st ( [ {\" /* a /* nested */ comment ) ] } */",
+        ),
+        (
+            "(6, 4),",
+            "(6, 4), legend: {'\\'': (name: \"hole\", cost: None)}, // ' \"\n   ",
+        ),
+        (".#..+.", ".#..+'"),
+        ("(0, 0)", "(5, 1)"),
+    ]);
+    let errs = errors(&src);
+    let at: Vec<_> = errs.iter().map(|e| (e.0, e.1)).collect();
+    // The map row and the unit moved down one line (the legend line break).
+    assert_eq!(at, vec![(19, 45)], "{errs:?}");
+    assert!(errs[0].2.contains("stands on a hole at (5, 1)"), "{errs:?}");
+}
+
+#[test]
+fn all_problems_at_once_in_file_order() {
+    let src = with(&[
+        ("\"sides\"", "\"sides\""),
+        (".#..+.", ".#..+?"),
+        ("(0, 0)", "(1, 1)"),
+        ("\"archer\"", "\"bowman\""),
+        ("rounds: 5", "rounds: 0"),
+    ]);
+    let errs = errors(&src);
+    let at: Vec<_> = errs.iter().map(|e| (e.0, e.1)).collect();
+    assert_eq!(at, vec![(9, 15), (18, 45), (19, 61), (23, 45)], "{errs:#?}");
+}
+
+#[test]
+fn empty_and_blank_files() {
+    for src in ["", "   \n\t\n", "\u{feff}"] {
+        let errs = errors(src);
+        assert_eq!(errs.len(), 1, "{src:?}");
+        assert_eq!((errs[0].0, errs[0].1), (1, 1));
+        assert!(errs[0].2.contains("empty"));
+    }
+}
+
+#[test]
+fn byte_order_mark_is_ignored() {
+    let src = format!("\u{feff}{}", with(&[("\"sides\"", "\"gurps\"")]));
+    let errs = errors(&src);
+    assert_eq!((errs[0].0, errs[0].1), (4, 14));
+    assert!(level::load("t", &format!("\u{feff}{BASE}")).is_ok());
+}
+
+#[test]
+fn invalid_utf8_is_a_diagnostic_at_the_bad_byte() {
+    let mut bytes = BASE.as_bytes().to_vec();
+    let at = BASE.find("\"Test\"").expect("name") + 3;
+    bytes.insert(at, 0xFF);
+    let errs = level::load_bytes("t.ron", &bytes).expect_err("not UTF-8");
+    assert_eq!(errs.len(), 1);
+    assert_eq!((errs[0].line, errs[0].col), (3, 14));
+    assert!(errs[0].message.contains("not UTF-8"), "{}", errs[0].message);
+}
+
+#[test]
+fn unreadable_paths_are_diagnostics() {
+    let missing = Path::new(env!("CARGO_MANIFEST_DIR")).join("levels/no-such-level.ron");
+    let errs = level::load_path(&missing).expect_err("missing");
+    assert_eq!((errs[0].line, errs[0].col), (1, 1));
+    assert!(
+        errs[0].message.contains("cannot read"),
+        "{}",
+        errs[0].message
+    );
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("levels");
+    let errs = level::load_path(&dir).expect_err("a directory");
+    assert!(errs[0].message.contains("directory"));
+}
+
+fn readme() -> String {
+    std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("levels/README.md"))
+        .expect("levels/README.md")
+}
+
+#[test]
+fn standard_legend_is_documented() {
+    let readme = readme();
+    for (glyph, terrain) in level::standard_legend() {
+        let row = format!("| `{glyph}` | {} |", terrain.name);
+        assert!(readme.contains(&row), "README lacks the legend row {row:?}");
+    }
+}
+
+#[test]
+fn readme_example_level_is_valid_and_templates_are_listed() {
+    let readme = readme();
+    let start = readme.find("## A whole level").expect("section");
+    let block = &readme[start..];
+    let open = block.find("```ron\n").expect("a ron block") + "```ron\n".len();
+    let close = block[open..].find("```").expect("closed") + open;
+    let example = &block[open..close];
+    let errs = level::validate("README.md", example);
+    assert!(errs.is_empty(), "{errs:#?}");
+    for data in fray::rules::ruleset_data::all() {
+        assert!(
+            readme.contains(&format!("| `{}` |", data.id)),
+            "{}",
+            data.id
+        );
+        for key in data.templates.keys() {
+            assert!(
+                readme.contains(&format!("`{key}`")),
+                "README lacks {}/{key}",
+                data.id
+            );
+        }
+    }
+    for file in level_files() {
+        let name = file
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or_default()
+            .to_string();
+        assert!(
+            readme.contains(&format!("| `{name}` |")),
+            "README lacks {name}"
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Never panic.
+
+/// Every diagnostic's position lies inside the text (or just past its end).
+fn assert_sane(source: &str, diagnostics: &[Diagnostic]) {
+    let lines: Vec<&str> = source.split('\n').collect();
+    for d in diagnostics {
+        assert!(d.line >= 1 && d.col >= 1, "{d}");
+        assert!(d.line <= lines.len(), "{d} beyond {} lines", lines.len());
+        let width = lines[d.line - 1].chars().count();
+        assert!(d.col <= width + 1, "{d}: line has {width} chars");
+        assert!(!d.message.is_empty());
+    }
+}
+
+fn check_text(source: &str) {
+    let diagnostics = level::validate("fuzz.ron", source);
+    let stripped = source.strip_prefix('\u{feff}').unwrap_or(source);
+    assert_sane(stripped, &diagnostics);
+}
+
+#[test]
+fn every_truncation_of_a_level() {
+    for file in level_files().iter().take(2) {
+        let text = std::fs::read_to_string(file).expect("read");
+        for (i, _) in text.char_indices() {
+            check_text(&text[..i]);
+        }
+    }
+    for (i, _) in BASE.char_indices() {
+        check_text(&BASE[..i]);
+    }
+}
+
+#[test]
+fn huge_inputs() {
+    // 10 MB of garbage bytes.
+    let mut x: u32 = 12345;
+    let garbage: Vec<u8> = (0..10_000_000)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            (x >> 24) as u8
+        })
+        .collect();
+    assert!(level::load_bytes("g", &garbage).is_err());
+    // A 10 MB map row full of unknown glyphs: capped, with a count of the rest.
+    let row = "x".repeat(10_000_000);
+    let src = with(&[(
+        "\"......\",\n        \".#..+.\"",
+        &format!("\"{row}\",\n        \".#..+.\""),
+    )]);
+    let diagnostics = level::validate("big", &src);
+    assert_eq!(diagnostics.len(), level::MAX_PROBLEMS + 1);
+    assert!(
+        diagnostics
+            .iter()
+            .any(|d| d.message.contains("more problems are not shown"))
+    );
+    // Ten million open brackets, at the top and inside a value.
+    let deep = "[".repeat(10_000_000);
+    check_text(&deep);
+    check_text(&format!("(name: {deep}"));
+    check_text(&with(&[(
+        "\"Test\"",
+        &format!("\"Test\", legend: {{'x': (name: \"a\", cost: Some({deep}"),
+    )]));
+    check_text(&"(".repeat(10_000_000));
+    check_text(&"{'x': ".repeat(1_000_000));
+    // Too big to read at all.
+    let huge = " ".repeat(level::MAX_LEVEL_BYTES + 1);
+    let errs = level::validate("huge", &huge);
+    assert!(errs[0].message.contains("at most"), "{}", errs[0].message);
+}
+
+/// Pieces of RON that, glued at random, make texts that get past the parser's first tokens.
+fn ron_piece() -> impl Strategy<Value = String> {
+    prop_oneof![
+        Just("(".to_string()),
+        Just(")".to_string()),
+        Just("[".to_string()),
+        Just("]".to_string()),
+        Just("{".to_string()),
+        Just("}".to_string()),
+        Just(",".to_string()),
+        Just(":".to_string()),
+        Just("\"".to_string()),
+        Just("'".to_string()),
+        Just("r#\"".to_string()),
+        Just("\"#".to_string()),
+        Just("//".to_string()),
+        Just("/*".to_string()),
+        Just("*/".to_string()),
+        Just("\\".to_string()),
+        Just("\n".to_string()),
+        Just("name: \"x\", ".to_string()),
+        Just("map: [\"..\", \"#.\"], ".to_string()),
+        Just("size: (2, 2), ".to_string()),
+        Just("ruleset: \"sides\", ".to_string()),
+        Just("topology: Square(diagonals: One), ".to_string()),
+        Just("units: [(name: \"a\", side: \"A\", cell: (0, 0), template: \"wolf\")], ".to_string()),
+        Just("sides: [(name: \"A\", controller: Ai)], ".to_string()),
+        Just("legend: {'x': (name: \"y\")}, ".to_string()),
+        Just("victory: [ReachCell(side: \"A\", cell: (9, 9))], ".to_string()),
+        "[a-zA-Z0-9_ #.é'\"\\\\]{0,6}",
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    #[test]
+    fn arbitrary_text_never_panics(s in any::<String>()) {
+        check_text(&s);
+    }
+
+    #[test]
+    fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..400)) {
+        let _ = level::load_bytes("fuzz.ron", &bytes);
+    }
+
+    #[test]
+    fn ron_like_text_never_panics(pieces in proptest::collection::vec(ron_piece(), 0..40)) {
+        check_text(&format!("({}", pieces.concat()));
+    }
+
+    #[test]
+    fn mutated_levels_never_panic(
+        edits in proptest::collection::vec((any::<prop::sample::Index>(), 0u8..3, any::<u8>()), 1..8),
+    ) {
+        let mut bytes = BASE.as_bytes().to_vec();
+        for (at, kind, byte) in edits {
+            if bytes.is_empty() {
+                break;
+            }
+            let i = at.index(bytes.len());
+            match kind {
+                0 => bytes[i] = byte,
+                1 => bytes.insert(i, byte),
+                _ => {
+                    bytes.remove(i);
+                }
+            }
+        }
+        match level::load_bytes("fuzz.ron", &bytes) {
+            Ok(level) => prop_assert!(!level.file.units.is_empty()),
+            Err(diagnostics) => {
+                prop_assert!(!diagnostics.is_empty());
+                if let Ok(text) = std::str::from_utf8(&bytes) {
+                    check_text(text);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn mutated_levels_at_the_char_level(
+        edits in proptest::collection::vec((any::<prop::sample::Index>(), ron_piece()), 1..6),
+    ) {
+        let mut text = BASE.to_string();
+        for (at, piece) in edits {
+            let bounds: Vec<usize> = text.char_indices().map(|(i, _)| i).collect();
+            let i = bounds.get(at.index(bounds.len().max(1))).copied().unwrap_or(0);
+            text.insert_str(i, &piece);
+        }
+        check_text(&text);
+    }
+}
