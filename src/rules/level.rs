@@ -448,8 +448,15 @@ pub fn load_path(path: &Path) -> Result<Level, Vec<Diagnostic>> {
         }
         _ => {}
     }
-    match std::fs::read(path) {
-        Ok(bytes) => load_bytes(&name, &bytes),
+    // Read at most one byte more than allowed: a device or a growing file cannot hang us.
+    let mut bytes = Vec::new();
+    let read = std::fs::File::open(path).and_then(|file| {
+        use std::io::Read;
+        file.take(MAX_LEVEL_BYTES as u64 + 1)
+            .read_to_end(&mut bytes)
+    });
+    match read {
+        Ok(_) => load_bytes(&name, &bytes),
         Err(e) => Err(at_start(format!("cannot read the file: {e}"))),
     }
 }
