@@ -49,29 +49,19 @@ pub fn check_paths(paths: &[PathBuf]) -> Report {
     let mut report = Report::default();
     for path in paths {
         if path.is_dir() {
-            let mut files = Vec::new();
-            match std::fs::read_dir(path) {
-                Ok(entries) => {
-                    for entry in entries.flatten() {
-                        let p = entry.path();
-                        if p.extension().is_some_and(|e| e == "ron") && p.is_file() {
-                            files.push(p);
-                        }
+            match ron_files(path) {
+                Ok(files) if files.is_empty() => report.diagnostics.push(at_start(
+                    path,
+                    "this directory holds no level files (*.ron)".to_string(),
+                )),
+                Ok(files) => {
+                    for file in files {
+                        check_file(&file, &mut report);
                     }
                 }
                 Err(e) => report
                     .diagnostics
                     .push(at_start(path, format!("cannot read the directory: {e}"))),
-            }
-            if files.is_empty() && report.diagnostics.last().is_none_or(|d| !same(d, path)) {
-                report.diagnostics.push(at_start(
-                    path,
-                    "this directory holds no level files (*.ron)".to_string(),
-                ));
-            }
-            files.sort();
-            for file in files {
-                check_file(&file, &mut report);
             }
         } else {
             check_file(path, &mut report);
@@ -80,8 +70,15 @@ pub fn check_paths(paths: &[PathBuf]) -> Report {
     report
 }
 
-fn same(d: &Diagnostic, path: &Path) -> bool {
-    d.file == path.display().to_string()
+/// The `*.ron` files directly inside a directory, sorted by name.
+fn ron_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)?
+        .flatten()
+        .map(|entry| entry.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "ron") && p.is_file())
+        .collect();
+    files.sort();
+    Ok(files)
 }
 
 fn check_file(path: &Path, report: &mut Report) {
