@@ -23,7 +23,13 @@ impl XorShift {
 }
 
 fn make_map(size: u32, wall_percent: u64) -> (TerrainMap, Cell) {
-    let grid = Grid::new(Topology::Square { diagonals: Diagonals::One }, size, size);
+    let grid = Grid::new(
+        Topology::Square {
+            diagonals: Diagonals::One,
+        },
+        size,
+        size,
+    );
     let mut rng = XorShift(0x9E37_79B9_7F4A_7C15 ^ size as u64 ^ (wall_percent << 32));
     let start = Cell::new(size as i32 / 2, size as i32 / 2);
     let cells: Vec<u16> = grid
@@ -36,16 +42,14 @@ fn make_map(size: u32, wall_percent: u64) -> (TerrainMap, Cell) {
 
 /// The same successor rule as `reach`, for the `pathfinding` crate (no allocation per node).
 fn successors(map: &TerrainMap, c: Cell) -> impl Iterator<Item = (Cell, u32)> + '_ {
-    map.grid()
-        .steps(c)
-        .filter_map(|(n, _)| {
-            let cost = map.cost(n)?;
-            let squeeze = n.x != c.x
-                && n.y != c.y
-                && !map.passable(Cell::new(n.x, c.y))
-                && !map.passable(Cell::new(c.x, n.y));
-            (!squeeze).then_some((n, cost))
-        })
+    map.grid().steps(c).filter_map(move |(n, _)| {
+        let cost = map.cost(n)?;
+        let squeeze = n.x != c.x
+            && n.y != c.y
+            && !map.passable(Cell::new(n.x, c.y))
+            && !map.passable(Cell::new(c.x, n.y));
+        (!squeeze).then_some((n, cost))
+    })
 }
 
 fn bench(c: &mut Criterion) {
@@ -70,18 +74,24 @@ fn bench(c: &mut Criterion) {
                 });
                 group.bench_function(BenchmarkId::new("pathfinding_dijkstra_reach", cells), |b| {
                     b.iter(|| {
-                        let n = pathfinding::prelude::dijkstra_reach(&start, |&c, _| successors(&map, c))
-                            .take_while(|item| item.total_cost <= budget)
-                            .count();
+                        let n =
+                            pathfinding::prelude::dijkstra_reach(&start, |&c| successors(&map, c))
+                                .take_while(|item| item.total_cost <= budget)
+                                .count();
                         black_box(n)
                     })
                 });
                 if budget == u32::MAX {
-                    group.bench_function(BenchmarkId::new("pathfinding_dijkstra_all", cells), |b| {
-                        b.iter(|| {
-                            black_box(pathfinding::prelude::dijkstra_all(&start, |&c| successors(&map, c)))
-                        })
-                    });
+                    group.bench_function(
+                        BenchmarkId::new("pathfinding_dijkstra_all", cells),
+                        |b| {
+                            b.iter(|| {
+                                black_box(pathfinding::prelude::dijkstra_all(&start, |&c| {
+                                    successors(&map, c)
+                                }))
+                            })
+                        },
+                    );
                 }
                 group.finish();
             }

@@ -4,7 +4,9 @@ use crate::rules::grid::{Cell, CellMap, Grid};
 use serde::{Deserialize, Serialize};
 
 /// How a cell treats lines of sight (see [`crate::rules::sight`] for the exact geometry).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
 pub enum Sight {
     /// Sight passes freely (floor, water, rubble).
     #[default]
@@ -68,9 +70,7 @@ impl TerrainMap {
         }
         let mut it = cells.iter();
         let cells = CellMap::from_fn(grid.width, grid.height, |_| *it.next().unwrap_or(&0));
-        let sight = CellMap::from_fn(grid.width, grid.height, |c| {
-            kinds[cells[c] as usize].sight
-        });
+        let sight = CellMap::from_fn(grid.width, grid.height, |c| kinds[cells[c] as usize].sight);
         let cost = CellMap::from_fn(grid.width, grid.height, |c| {
             kinds[cells[c] as usize].cost.unwrap_or(0)
         });

@@ -76,11 +76,21 @@ impl Topology {
     /// A short human name ("hex (pointy)", "square (diagonal 1-2)").
     pub fn describe(self) -> &'static str {
         match self {
-            Topology::Square { diagonals: Diagonals::One } => "square (diagonal 1)",
-            Topology::Square { diagonals: Diagonals::OneTwo } => "square (diagonal 1-2)",
-            Topology::Square { diagonals: Diagonals::Forbidden } => "square (no diagonals)",
-            Topology::Hex { orientation: HexOrientation::Pointy } => "hex (pointy-top)",
-            Topology::Hex { orientation: HexOrientation::Flat } => "hex (flat-top)",
+            Topology::Square {
+                diagonals: Diagonals::One,
+            } => "square (diagonal 1)",
+            Topology::Square {
+                diagonals: Diagonals::OneTwo,
+            } => "square (diagonal 1-2)",
+            Topology::Square {
+                diagonals: Diagonals::Forbidden,
+            } => "square (no diagonals)",
+            Topology::Hex {
+                orientation: HexOrientation::Pointy,
+            } => "hex (pointy-top)",
+            Topology::Hex {
+                orientation: HexOrientation::Flat,
+            } => "hex (flat-top)",
         }
     }
 }

@@ -153,7 +153,11 @@ pub fn reach(q: &MoveQuery<'_>) -> Reach {
             let c = Cell::new(x, y);
             let i = out.local(c).unwrap_or(0);
             out.endable[i] = q.occupants.get(c).copied().unwrap_or_default() != Occupant::Ally;
-            out.threatened[i] = q.threatened.and_then(|t| t.get(c)).copied().unwrap_or(false);
+            out.threatened[i] = q
+                .threatened
+                .and_then(|t| t.get(c))
+                .copied()
+                .unwrap_or(false);
         }
     }
     if let Some(i) = out.local(q.start) {

@@ -30,7 +30,12 @@ fn kinds() -> Vec<Terrain> {
         sight: Sight::Clear,
         difficult: cost == Some(2),
     };
-    vec![k("floor", Some(1)), k("rough", Some(2)), k("wall", None), k("swamp", Some(3))]
+    vec![
+        k("floor", Some(1)),
+        k("rough", Some(2)),
+        k("wall", None),
+        k("swamp", Some(3)),
+    ]
 }
 
 #[derive(Debug, Clone)]
@@ -76,9 +81,7 @@ fn brute(case: &Case) -> CellMap<Option<(u32, u32)>> {
         case: &Case,
         grid: &Grid,
         cell: Cell,
-        cost: u32,
-        prov: u32,
-        diagonals: u32,
+        (cost, prov, diagonals): (u32, u32, u32),
         visited: &mut CellMap<bool>,
         best: &mut CellMap<Option<(u32, u32)>>,
     ) {
@@ -90,7 +93,9 @@ fn brute(case: &Case) -> CellMap<Option<(u32, u32)>> {
             if visited[next] || case.occupants[next] == Occupant::Enemy {
                 continue;
             }
-            let Some(enter) = case.terrain.cost(next) else { continue };
+            let Some(enter) = case.terrain.cost(next) else {
+                continue;
+            };
             let mut length = 1;
             let mut d = diagonals;
             if kind == StepKind::Diagonal {
@@ -99,7 +104,12 @@ fn brute(case: &Case) -> CellMap<Option<(u32, u32)>> {
                 if !case.terrain.passable(a) && !case.terrain.passable(b) {
                     continue;
                 }
-                if matches!(grid.topology, Topology::Square { diagonals: Diagonals::OneTwo }) {
+                if matches!(
+                    grid.topology,
+                    Topology::Square {
+                        diagonals: Diagonals::OneTwo
+                    }
+                ) {
                     length = 1 + (d % 2);
                 }
                 d += 1;
@@ -107,12 +117,12 @@ fn brute(case: &Case) -> CellMap<Option<(u32, u32)>> {
             let c = cost + enter * length;
             if c <= case.budget {
                 let p = prov + u32::from(case.threatened[cell]);
-                dfs(case, grid, next, c, p, d, visited, best);
+                dfs(case, grid, next, (c, p, d), visited, best);
             }
         }
         visited[cell] = false;
     }
-    dfs(case, &grid, case.start, 0, 0, 0, &mut visited, &mut best);
+    dfs(case, &grid, case.start, (0, 0, 0), &mut visited, &mut best);
     best
 }
 
@@ -163,30 +173,63 @@ fn floor_map(grid: Grid, walls: &[(i32, i32)]) -> TerrainMap {
 
 #[test]
 fn allies_are_passed_but_not_ended_on_and_enemies_block() {
-    let grid = Grid::new(Topology::Square { diagonals: Diagonals::Forbidden }, 5, 1);
+    let grid = Grid::new(
+        Topology::Square {
+            diagonals: Diagonals::Forbidden,
+        },
+        5,
+        1,
+    );
     let terrain = floor_map(grid, &[]);
     let mut occ = CellMap::new(&grid, Occupant::Empty);
     occ.set(Cell::new(1, 0), Occupant::Ally);
     occ.set(Cell::new(3, 0), Occupant::Enemy);
-    let r = reach(&MoveQuery { terrain: &terrain, occupants: &occ, threatened: None, start: Cell::new(0, 0), budget: 10 });
+    let r = reach(&MoveQuery {
+        terrain: &terrain,
+        occupants: &occ,
+        threatened: None,
+        start: Cell::new(0, 0),
+        budget: 10,
+    });
     assert_eq!(r.cost(Cell::new(1, 0)), Some(1));
     assert!(!r.can_end(Cell::new(1, 0)));
     assert!(r.can_end(Cell::new(2, 0)));
     assert_eq!(r.cost(Cell::new(3, 0)), None);
     assert_eq!(r.cost(Cell::new(4, 0)), None);
-    assert_eq!(r.destinations(), vec![(Cell::new(0, 0), 0), (Cell::new(2, 0), 2)]);
+    assert_eq!(
+        r.destinations(),
+        vec![(Cell::new(0, 0), 0), (Cell::new(2, 0), 2)]
+    );
 }
 
 #[test]
 fn diagonal_cannot_squeeze_between_walls_touching_at_a_corner() {
-    let grid = Grid::new(Topology::Square { diagonals: Diagonals::One }, 2, 2);
+    let grid = Grid::new(
+        Topology::Square {
+            diagonals: Diagonals::One,
+        },
+        2,
+        2,
+    );
     let terrain = floor_map(grid, &[(1, 0), (0, 1)]);
     let occ = CellMap::new(&grid, Occupant::Empty);
-    let r = reach(&MoveQuery { terrain: &terrain, occupants: &occ, threatened: None, start: Cell::new(0, 0), budget: 5 });
+    let r = reach(&MoveQuery {
+        terrain: &terrain,
+        occupants: &occ,
+        threatened: None,
+        start: Cell::new(0, 0),
+        budget: 5,
+    });
     assert_eq!(r.cost(Cell::new(1, 1)), None);
     // One wall corner alone can be cut past.
     let terrain = floor_map(grid, &[(1, 0)]);
-    let r = reach(&MoveQuery { terrain: &terrain, occupants: &occ, threatened: None, start: Cell::new(0, 0), budget: 5 });
+    let r = reach(&MoveQuery {
+        terrain: &terrain,
+        occupants: &occ,
+        threatened: None,
+        start: Cell::new(0, 0),
+        budget: 5,
+    });
     assert_eq!(r.cost(Cell::new(1, 1)), Some(1));
 }
 
@@ -195,40 +238,83 @@ fn equal_cost_paths_prefer_fewer_provocations() {
     // Two equally short routes from (0,1) to (2,1) over a 3x3 room without diagonals... with
     // diagonals `One`, (0,1)->(1,0)->(2,1) and (0,1)->(1,2)->(2,1) cost 2 each, and so does the
     // straight (0,1)->(1,1)->(2,1). Threat on (1,1) and (1,0) leaves only the (1,2) route free.
-    let grid = Grid::new(Topology::Square { diagonals: Diagonals::One }, 3, 3);
+    let grid = Grid::new(
+        Topology::Square {
+            diagonals: Diagonals::One,
+        },
+        3,
+        3,
+    );
     let terrain = floor_map(grid, &[]);
     let occ = CellMap::new(&grid, Occupant::Empty);
     let mut thr = CellMap::new(&grid, false);
     thr.set(Cell::new(1, 1), true);
     thr.set(Cell::new(1, 0), true);
-    let r = reach(&MoveQuery { terrain: &terrain, occupants: &occ, threatened: Some(&thr), start: Cell::new(0, 1), budget: 2 });
+    let r = reach(&MoveQuery {
+        terrain: &terrain,
+        occupants: &occ,
+        threatened: Some(&thr),
+        start: Cell::new(0, 1),
+        budget: 2,
+    });
     let p = r.path_to(Cell::new(2, 1)).expect("reachable");
     assert_eq!(p.cost(), 2);
     assert_eq!(p.provocations(), 0);
-    assert_eq!(p.cells(), vec![Cell::new(0, 1), Cell::new(1, 2), Cell::new(2, 1)]);
+    assert_eq!(
+        p.cells(),
+        vec![Cell::new(0, 1), Cell::new(1, 2), Cell::new(2, 1)]
+    );
 }
 
 #[test]
 fn one_two_diagonals_alternate_within_a_move() {
-    let grid = Grid::new(Topology::Square { diagonals: Diagonals::OneTwo }, 6, 6);
+    let grid = Grid::new(
+        Topology::Square {
+            diagonals: Diagonals::OneTwo,
+        },
+        6,
+        6,
+    );
     let terrain = floor_map(grid, &[]);
     let occ = CellMap::new(&grid, Occupant::Empty);
-    let r = reach(&MoveQuery { terrain: &terrain, occupants: &occ, threatened: None, start: Cell::new(0, 0), budget: 100 });
+    let r = reach(&MoveQuery {
+        terrain: &terrain,
+        occupants: &occ,
+        threatened: None,
+        start: Cell::new(0, 0),
+        budget: 100,
+    });
     assert_eq!(r.cost(Cell::new(1, 1)), Some(1));
     assert_eq!(r.cost(Cell::new(2, 2)), Some(3));
     assert_eq!(r.cost(Cell::new(3, 3)), Some(4));
     assert_eq!(r.cost(Cell::new(5, 2)), Some(6));
     for c in grid.cells() {
-        assert_eq!(r.cost(c), Some(grid.distance(Cell::new(0, 0), c)), "open floor cost = distance at {c}");
+        assert_eq!(
+            r.cost(c),
+            Some(grid.distance(Cell::new(0, 0), c)),
+            "open floor cost = distance at {c}"
+        );
     }
 }
 
 #[test]
 fn start_off_the_map_reaches_nothing() {
-    let grid = Grid::new(Topology::Hex { orientation: HexOrientation::Pointy }, 3, 3);
+    let grid = Grid::new(
+        Topology::Hex {
+            orientation: HexOrientation::Pointy,
+        },
+        3,
+        3,
+    );
     let terrain = floor_map(grid, &[]);
     let occ = CellMap::new(&grid, Occupant::Empty);
-    let r = reach(&MoveQuery { terrain: &terrain, occupants: &occ, threatened: None, start: Cell::new(7, 7), budget: 5 });
+    let r = reach(&MoveQuery {
+        terrain: &terrain,
+        occupants: &occ,
+        threatened: None,
+        start: Cell::new(7, 7),
+        budget: 5,
+    });
     assert!(r.destinations().is_empty());
     assert_eq!(r.path_to(Cell::new(0, 0)), None);
 }
