@@ -1,0 +1,203 @@
+//! The camera: fits the board to the window when it appears (and on `Home`), pans with a
+//! right- or middle-button drag and with the arrow keys or WASD, and zooms with the mouse
+//! wheel (towards the cursor) or `+`/`-`.
+
+use bevy::camera::ScalingMode;
+use bevy::input::mouse::{AccumulatedMouseScroll, MouseScrollUnit};
+use bevy::prelude::*;
+use bevy::window::PrimaryWindow;
+
+use super::AppSystems;
+use super::board::{Board, BoardGrid, BoardLayout};
+
+pub(super) fn plugin(app: &mut App) {
+    app.add_systems(Startup, spawn_camera);
+    app.add_systems(
+        Update,
+        (fit_new_board, refit, pan_with_keys, pan_with_drag, zoom)
+            .chain()
+            .in_set(AppSystems::Update),
+    );
+}
+
+/// The one game camera.
+#[derive(Component, Debug, Clone, Copy)]
+pub struct MainCamera;
+
+/// The board's extent in world space, kept for re-fitting.
+#[derive(Resource, Debug, Clone, Copy)]
+pub struct BoardView {
+    pub bounds: Rect,
+}
+
+/// Room left around the board when it is fitted, as a fraction of its size.
+const MARGIN: f32 = 0.06;
+/// Zoom limits relative to the fitted view (`scale` of the projection).
+const MIN_SCALE: f32 = 0.1;
+const MAX_SCALE: f32 = 4.0;
+
+fn spawn_camera(mut commands: Commands) {
+    commands.spawn((
+        Name::new("Camera"),
+        MainCamera,
+        Camera2d,
+        Camera {
+            clear_color: ClearColorConfig::Custom(Color::srgb(0.11, 0.1, 0.12)),
+            ..default()
+        },
+    ));
+}
+
+/// Frames a rectangle: centre the camera on it and scale so all of it shows with a margin,
+/// whatever the window's shape (and it stays fitted when the window is resized).
+fn frame(bounds: Rect, transform: &mut Transform, projection: &mut Projection) {
+    let size = bounds.size() * (1.0 + 2.0 * MARGIN);
+    transform.translation.x = bounds.center().x;
+    transform.translation.y = bounds.center().y;
+    if let Projection::Orthographic(ortho) = projection {
+        ortho.scaling_mode = ScalingMode::AutoMin {
+            min_width: size.x.max(1.0),
+            min_height: size.y.max(1.0),
+        };
+        ortho.scale = 1.0;
+    }
+}
+
+fn fit_new_board(
+    mut commands: Commands,
+    boards: Query<&BoardGrid, Added<Board>>,
+    mut camera: Query<(&mut Transform, &mut Projection), With<MainCamera>>,
+) {
+    let Some(grid) = boards.iter().last() else {
+        return;
+    };
+    let bounds = BoardLayout::new(grid.0).bounds();
+    commands.insert_resource(BoardView { bounds });
+    for (mut transform, mut projection) in &mut camera {
+        frame(bounds, &mut transform, &mut projection);
+    }
+}
+
+fn refit(
+    keys: Res<ButtonInput<KeyCode>>,
+    view: Option<Res<BoardView>>,
+    mut camera: Query<(&mut Transform, &mut Projection), With<MainCamera>>,
+) {
+    let Some(view) = view else {
+        return;
+    };
+    if keys.just_pressed(KeyCode::Home) {
+        for (mut transform, mut projection) in &mut camera {
+            frame(view.bounds, &mut transform, &mut projection);
+        }
+    }
+}
+
+/// World units per logical pixel of the window, for a camera's current projection.
+fn world_per_pixel(projection: &Projection, window: &Window) -> f32 {
+    match projection {
+        Projection::Orthographic(ortho) if window.width() > 0.0 => {
+            ortho.area.width() / window.width()
+        }
+        _ => 1.0,
+    }
+}
+
+fn pan_with_keys(
+    keys: Res<ButtonInput<KeyCode>>,
+    time: Res<Time>,
+    window: Query<&Window, With<PrimaryWindow>>,
+    mut camera: Query<(&mut Transform, &Projection), With<MainCamera>>,
+) {
+    let mut dir = Vec2::ZERO;
+    for (key, alt, d) in [
+        (KeyCode::ArrowLeft, KeyCode::KeyA, Vec2::NEG_X),
+        (KeyCode::ArrowRight, KeyCode::KeyD, Vec2::X),
+        (KeyCode::ArrowUp, KeyCode::KeyW, Vec2::Y),
+        (KeyCode::ArrowDown, KeyCode::KeyS, Vec2::NEG_Y),
+    ] {
+        if keys.pressed(key) || keys.pressed(alt) {
+            dir += d;
+        }
+    }
+    if dir == Vec2::ZERO {
+        return;
+    }
+    let Ok(window) = window.single() else {
+        return;
+    };
+    for (mut transform, projection) in &mut camera {
+        // Half a screen per second, whatever the zoom.
+        let speed = 0.5 * window.height() * world_per_pixel(projection, window);
+        let step = dir.normalize() * speed * time.delta_secs();
+        transform.translation += step.extend(0.0);
+    }
+}
+
+fn pan_with_drag(
+    buttons: Res<ButtonInput<MouseButton>>,
+    window: Query<&Window, With<PrimaryWindow>>,
+    mut camera: Query<(&mut Transform, &Projection), With<MainCamera>>,
+    mut last: Local<Option<Vec2>>,
+) {
+    let dragging = buttons.pressed(MouseButton::Right) || buttons.pressed(MouseButton::Middle);
+    let Ok(window) = window.single() else {
+        return;
+    };
+    let cursor = window.cursor_position();
+    if !dragging {
+        *last = None;
+        return;
+    }
+    if let (Some(prev), Some(now)) = (*last, cursor) {
+        let delta = now - prev;
+        for (mut transform, projection) in &mut camera {
+            let k = world_per_pixel(projection, window);
+            // The board follows the cursor: screen y grows down, world y up.
+            transform.translation.x -= delta.x * k;
+            transform.translation.y += delta.y * k;
+        }
+    }
+    *last = cursor;
+}
+
+fn zoom(
+    scroll: Res<AccumulatedMouseScroll>,
+    keys: Res<ButtonInput<KeyCode>>,
+    window: Query<&Window, With<PrimaryWindow>>,
+    mut camera: Query<
+        (&Camera, &GlobalTransform, &mut Transform, &mut Projection),
+        With<MainCamera>,
+    >,
+) {
+    let lines = match scroll.unit {
+        MouseScrollUnit::Line => scroll.delta.y,
+        MouseScrollUnit::Pixel => scroll.delta.y / 40.0,
+    };
+    let mut steps = lines;
+    if keys.just_pressed(KeyCode::Equal) || keys.just_pressed(KeyCode::NumpadAdd) {
+        steps += 1.0;
+    }
+    if keys.just_pressed(KeyCode::Minus) || keys.just_pressed(KeyCode::NumpadSubtract) {
+        steps -= 1.0;
+    }
+    if steps == 0.0 {
+        return;
+    }
+    let cursor = window.single().ok().and_then(|w| w.cursor_position());
+    for (camera, global, mut transform, mut projection) in &mut camera {
+        let Projection::Orthographic(ortho) = &mut *projection else {
+            continue;
+        };
+        let old = ortho.scale;
+        let new = (old * 1.15f32.powf(-steps)).clamp(MIN_SCALE, MAX_SCALE);
+        ortho.scale = new;
+        // Keep the world point under the cursor where it is.
+        if let Some(anchor) = cursor.and_then(|c| camera.viewport_to_world_2d(global, c).ok()) {
+            let here = transform.translation.truncate();
+            let moved = anchor + (here - anchor) * (new / old);
+            transform.translation.x = moved.x;
+            transform.translation.y = moved.y;
+        }
+    }
+}
