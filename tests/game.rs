@@ -196,3 +196,101 @@ fn a_level_that_fails_to_load_shows_its_errors_and_no_board() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Sends a key press or release the way winit would.
+fn key(app: &mut App, code: KeyCode, pressed: bool) {
+    use bevy::input::ButtonState;
+    use bevy::input::keyboard::{Key, KeyboardInput};
+    app.world_mut().write_message(KeyboardInput {
+        key_code: code,
+        logical_key: Key::Unidentified(bevy::input::keyboard::NativeKey::Unidentified),
+        state: if pressed {
+            ButtonState::Pressed
+        } else {
+            ButtonState::Released
+        },
+        text: None,
+        repeat: false,
+        window: Entity::PLACEHOLDER,
+    });
+}
+
+#[test]
+fn camera_fits_the_board_then_pans_and_zooms() {
+    use bevy::camera::ScalingMode;
+    use bevy::input::InputPlugin;
+    use bevy::input::mouse::{MouseScrollUnit, MouseWheel};
+    use bevy::input::touch::TouchPhase;
+    use bevy::time::TimeUpdateStrategy;
+    use fray::game::camera::{self, BoardView, MainCamera};
+    use std::time::Duration;
+
+    let level = level::demo(Topology::Square {
+        diagonals: Diagonals::One,
+    });
+    let bounds = BoardLayout::new(*level.terrain.grid()).bounds();
+    let mut app = App::new();
+    app.add_plugins((MinimalPlugins, AssetPlugin::default(), InputPlugin))
+        .init_asset::<Image>()
+        .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_millis(
+            100,
+        )))
+        .insert_resource(level)
+        .add_plugins((fray::game::core_plugin, camera::plugin));
+    app.update();
+    app.update();
+
+    let view = *app.world().resource::<BoardView>();
+    assert_eq!(view.bounds, bounds);
+    let camera = |app: &mut App| {
+        let mut q = app
+            .world_mut()
+            .query_filtered::<(&Transform, &Projection), With<MainCamera>>();
+        let (t, p) = q.single(app.world()).expect("one camera");
+        let Projection::Orthographic(o) = p else {
+            panic!("2d camera")
+        };
+        (t.translation.truncate(), o.scale, o.scaling_mode)
+    };
+    // Fitted: centred on the board, everything in view.
+    let (at, scale, mode) = camera(&mut app);
+    assert!(at.distance(bounds.center()) < 0.01);
+    assert_eq!(scale, 1.0);
+    match mode {
+        ScalingMode::AutoMin {
+            min_width,
+            min_height,
+        } => assert!(min_width >= bounds.width() && min_height >= bounds.height()),
+        other => panic!("unexpected scaling {other:?}"),
+    }
+
+    // Holding D pans right.
+    key(&mut app, KeyCode::KeyD, true);
+    app.update();
+    key(&mut app, KeyCode::KeyD, false);
+    app.update();
+    let (moved, _, _) = camera(&mut app);
+    assert!(
+        moved.x > at.x && (moved.y - at.y).abs() < 0.01,
+        "{at} -> {moved}"
+    );
+
+    // Wheel up zooms in (a smaller scale).
+    app.world_mut().write_message(MouseWheel {
+        unit: MouseScrollUnit::Line,
+        x: 0.0,
+        y: 2.0,
+        window: Entity::PLACEHOLDER,
+        phase: TouchPhase::Moved,
+    });
+    app.update();
+    let (_, zoomed, _) = camera(&mut app);
+    assert!(zoomed < 1.0, "{zoomed}");
+
+    // Home fits again.
+    key(&mut app, KeyCode::Home, true);
+    app.update();
+    let (back, scale, _) = camera(&mut app);
+    assert!(back.distance(bounds.center()) < 0.01);
+    assert_eq!(scale, 1.0);
+}

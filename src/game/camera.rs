@@ -10,7 +10,9 @@ use bevy::window::PrimaryWindow;
 use super::AppSystems;
 use super::board::{Board, BoardGrid, BoardLayout};
 
-pub(super) fn plugin(app: &mut App) {
+/// Public so headless tests can drive it (it needs `InputPlugin`'s resources and `Time`;
+/// without a primary window, drags and cursor-anchored zoom do nothing).
+pub fn plugin(app: &mut App) {
     app.add_systems(Startup, spawn_camera);
     app.add_systems(
         Update,
@@ -106,7 +108,6 @@ fn world_per_pixel(projection: &Projection, window: &Window) -> f32 {
 fn pan_with_keys(
     keys: Res<ButtonInput<KeyCode>>,
     time: Res<Time>,
-    window: Query<&Window, With<PrimaryWindow>>,
     mut camera: Query<(&mut Transform, &Projection), With<MainCamera>>,
 ) {
     let mut dir = Vec2::ZERO;
@@ -123,12 +124,12 @@ fn pan_with_keys(
     if dir == Vec2::ZERO {
         return;
     }
-    let Ok(window) = window.single() else {
-        return;
-    };
     for (mut transform, projection) in &mut camera {
         // Half a screen per second, whatever the zoom.
-        let speed = 0.5 * window.height() * world_per_pixel(projection, window);
+        let Projection::Orthographic(ortho) = projection else {
+            continue;
+        };
+        let speed = 0.5 * ortho.area.height();
         let step = dir.normalize() * speed * time.delta_secs();
         transform.translation += step.extend(0.0);
     }

@@ -4,7 +4,7 @@
 //! - [`level`]: the level on show ([`level::BoardLevel`]) and its error screen;
 //! - [`board`]: the terrain as a bevy_ecs_tilemap tilemap, square or hex;
 //! - [`units`]: unit tokens;
-//! - `camera`: fit, pan, zoom;
+//! - [`camera`]: fit, pan, zoom;
 //! - `shot`: the screenshot behind `fray shot`.
 //!
 //! Entry points: [`run`] (the `fray` command) and [`shot`] (`fray shot`). [`core_plugin`] is
@@ -12,7 +12,7 @@
 
 pub mod art;
 pub mod board;
-mod camera;
+pub mod camera;
 pub mod level;
 mod shot;
 pub mod units;
