@@ -328,7 +328,7 @@ fn zero_size() {
         &with(&[("(6, 4)", "(0, 4)")]),
         6,
         11,
-        &["0 × 4", "at least 1"],
+        &["0x4", "at least 1"],
     );
 }
 
@@ -352,7 +352,7 @@ fn unit_out_of_bounds() {
         &with(&[("(5, 3)", "(6, 3)")]),
         19,
         43,
-        &["unit 'Bea' stands at (6, 3), outside the 6 × 4 map"],
+        &["unit 'Bea' stands at (6, 3), outside the 6x4 map"],
     );
     one_error(
         &with(&[("(5, 3)", "(-1, 3)")]),
@@ -501,7 +501,7 @@ fn victory_conditions() {
         &with(&[("cell: (5, 0)", "cell: (9, 0)")]),
         22,
         38,
-        &["victory condition 0 asks to reach (9, 0), outside the 6 × 4 map"],
+        &["victory condition 0 asks to reach (9, 0), outside the 6x4 map"],
     );
     one_error(
         &with(&[("cell: (5, 0)", "cell: (1, 1)")]),

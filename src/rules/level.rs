@@ -709,7 +709,7 @@ pub fn check(file: &LevelFile) -> Vec<Problem> {
     if !sized {
         out.push(
             vec![F("size")],
-            format!("the map size is {width} × {height}; width and height must be at least 1"),
+            format!("the map size is {width}x{height}; width and height must be at least 1"),
         );
     }
     let row_widths: Vec<usize> = file.map.iter().map(|r| r.chars().count()).collect();
@@ -776,7 +776,7 @@ pub fn check(file: &LevelFile) -> Vec<Problem> {
     };
     let outside = |what: String, (x, y): (i32, i32)| {
         format!(
-            "{what} ({x}, {y}), outside the {width} × {height} map (x runs 0 to {}, y 0 to {})",
+            "{what} ({x}, {y}), outside the {width}x{height} map (x runs 0 to {}, y 0 to {})",
             width.saturating_sub(1),
             height.saturating_sub(1)
         )

@@ -133,7 +133,7 @@ fn check_works_on_in_memory_levels() {
     assert_eq!(problems[0].path.to_string(), "units[1].cell");
     assert_eq!(
         problems[0].to_string(),
-        "units[1].cell: unit 'b' stands at (5, 0), outside the 2 × 1 map (x runs 0 to 1, y 0 to 0)"
+        "units[1].cell: unit 'b' stands at (5, 0), outside the 2x1 map (x runs 0 to 1, y 0 to 0)"
     );
     assert!(Level::from_file(file).is_err());
 }
