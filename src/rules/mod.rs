@@ -1,5 +1,6 @@
 //! The rules engine: pure Rust, deterministic, never imports Bevy.
 
+pub mod dice;
 pub mod grid;
 pub mod level;
 pub mod map;

@@ -1,0 +1,390 @@
+//! Dice: expressions (`3d6`, `1d20+4`, `2d6+1d4-1`), the battle's one seeded random number
+//! generator, and a dice tape that forces results for scripted tests.
+//!
+//! # Determinism
+//! All randomness of a battle comes from one [`BattleRng`]: ChaCha8 seeded from a `u64`, and
+//! each die drawn with `random_range(1..=sides)` on `u32`, which rand documents as portable.
+//! The same seed and the same sequence of rolls give the same results on every machine. The
+//! generator serializes as its seed and stream position, so a saved battle resumes mid-stream.
+//!
+//! # Dice tape
+//! [`BattleRng::with_tape`] queues forced die results: each die rolled takes the next tape value
+//! instead of drawing from the generator. That is how a worked example from a rules text ("she
+//! rolls a 19 on her luck die") is reproduced exactly. A tape value that cannot come up on the
+//! die being rolled (a 7 on a d6) is clamped into range and counted in
+//! [`BattleRng::tape_faults`], so a scenario with a wrong tape fails loudly instead of silently.
+
+use rand::rngs::ChaCha8Rng;
+use rand::{RngExt, SeedableRng};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::collections::VecDeque;
+use std::fmt;
+use std::str::FromStr;
+
+/// Largest number of dice in one term, and of sides on one die: bounds that keep every total
+/// far inside `i64` and stop a typo like `1000000d6` from stalling a battle.
+pub const MAX_DICE: u32 = 100;
+pub const MAX_SIDES: u32 = 1000;
+const MAX_TERMS: usize = 16;
+const MAX_FLAT: i64 = 1_000_000;
+
+/// One term of a dice expression.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Term {
+    /// `count` dice with `sides` sides each, added (`negative`: subtracted).
+    Dice {
+        count: u32,
+        sides: u32,
+        negative: bool,
+    },
+    /// A flat modifier.
+    Flat(i64),
+}
+
+/// A sum of dice and flat modifiers, such as `3d6`, `1d20+4` or `2d6+1d4-1`.
+///
+/// Written and parsed as text (`"1d20+4"`), also in RON files.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct DiceExpr {
+    terms: Vec<Term>,
+}
+
+/// Why a dice expression did not parse: a message and the 1-based character column.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DiceError {
+    pub col: usize,
+    pub message: String,
+}
+
+impl fmt::Display for DiceError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "column {}: {}", self.col, self.message)
+    }
+}
+
+impl std::error::Error for DiceError {}
+
+impl DiceExpr {
+    /// `count` dice of `sides` sides (`DiceExpr::dice(3, 6)` is `3d6`).
+    pub fn dice(count: u32, sides: u32) -> Self {
+        Self {
+            terms: vec![Term::Dice {
+                count,
+                sides,
+                negative: false,
+            }],
+        }
+    }
+
+    /// The same expression with a flat modifier added.
+    pub fn plus(mut self, modifier: i64) -> Self {
+        if modifier != 0 {
+            self.terms.push(Term::Flat(modifier));
+        }
+        self
+    }
+
+    pub fn terms(&self) -> &[Term] {
+        &self.terms
+    }
+
+    /// Least and greatest possible totals.
+    pub fn range(&self) -> (i64, i64) {
+        self.terms.iter().fold((0, 0), |(lo, hi), t| match *t {
+            Term::Flat(n) => (lo + n, hi + n),
+            Term::Dice {
+                count,
+                sides,
+                negative,
+            } => {
+                let (a, b) = (count as i64, count as i64 * sides as i64);
+                if negative {
+                    (lo - b, hi - a)
+                } else {
+                    (lo + a, hi + b)
+                }
+            }
+        })
+    }
+}
+
+impl fmt::Display for DiceExpr {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, t) in self.terms.iter().enumerate() {
+            match *t {
+                Term::Dice {
+                    count,
+                    sides,
+                    negative,
+                } => {
+                    if negative {
+                        write!(f, "-")?;
+                    } else if i > 0 {
+                        write!(f, "+")?;
+                    }
+                    write!(f, "{count}d{sides}")?;
+                }
+                Term::Flat(n) if n < 0 => write!(f, "{n}")?,
+                Term::Flat(n) if i > 0 => write!(f, "+{n}")?,
+                Term::Flat(n) => write!(f, "{n}")?,
+            }
+        }
+        Ok(())
+    }
+}
+
+impl FromStr for DiceExpr {
+    type Err = DiceError;
+
+    /// Parses `[+|-] term { (+|-) term }` where a term is `NdS`, `dS` (one die) or a whole
+    /// number. Spaces are allowed between terms; `D` may be written for `d`.
+    fn from_str(text: &str) -> Result<Self, DiceError> {
+        let chars: Vec<char> = text.chars().collect();
+        let err = |col: usize, message: String| DiceError {
+            col: col + 1,
+            message,
+        };
+        let mut terms = Vec::new();
+        let mut i = 0;
+        let skip_spaces = |i: &mut usize| {
+            while *i < chars.len() && chars[*i].is_whitespace() {
+                *i += 1;
+            }
+        };
+        let number = |i: &mut usize| -> Option<(u64, usize)> {
+            let start = *i;
+            let mut n: u64 = 0;
+            while *i < chars.len() && chars[*i].is_ascii_digit() {
+                n = n
+                    .saturating_mul(10)
+                    .saturating_add(chars[*i] as u64 - '0' as u64);
+                *i += 1;
+            }
+            (*i > start).then_some((n, start))
+        };
+        skip_spaces(&mut i);
+        if i == chars.len() {
+            return Err(err(
+                0,
+                "empty dice expression; write e.g. 3d6 or 1d20+4".into(),
+            ));
+        }
+        loop {
+            skip_spaces(&mut i);
+            let mut negative = false;
+            if i < chars.len() && (chars[i] == '+' || chars[i] == '-') {
+                negative = chars[i] == '-';
+                i += 1;
+                skip_spaces(&mut i);
+            } else if !terms.is_empty() {
+                return Err(err(i, format!("expected + or - before '{}'", chars[i])));
+            }
+            let at = i;
+            let count = number(&mut i);
+            if i < chars.len() && (chars[i] == 'd' || chars[i] == 'D') {
+                i += 1;
+                let count = count.map_or(1, |(n, _)| n);
+                let Some((sides, _)) = number(&mut i) else {
+                    return Err(err(i, "expected the number of sides after 'd'".into()));
+                };
+                if count == 0 || count > MAX_DICE as u64 {
+                    return Err(err(at, format!("roll 1 to {MAX_DICE} dice, not {count}")));
+                }
+                if sides < 2 || sides > MAX_SIDES as u64 {
+                    return Err(err(
+                        at,
+                        format!("a die has 2 to {MAX_SIDES} sides, not {sides}"),
+                    ));
+                }
+                terms.push(Term::Dice {
+                    count: count as u32,
+                    sides: sides as u32,
+                    negative,
+                });
+            } else if let Some((n, _)) = count {
+                if n as i64 > MAX_FLAT || n > MAX_FLAT as u64 {
+                    return Err(err(at, format!("a modifier is at most {MAX_FLAT}")));
+                }
+                terms.push(Term::Flat(if negative { -(n as i64) } else { n as i64 }));
+            } else {
+                let found = chars
+                    .get(i)
+                    .map_or("the end".to_string(), |c| format!("'{c}'"));
+                return Err(err(
+                    i,
+                    format!("expected dice like 2d6 or a number, found {found}"),
+                ));
+            }
+            if terms.len() > MAX_TERMS {
+                return Err(err(at, format!("at most {MAX_TERMS} terms")));
+            }
+            skip_spaces(&mut i);
+            if i == chars.len() {
+                return Ok(Self { terms });
+            }
+        }
+    }
+}
+
+impl Serialize for DiceExpr {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for DiceExpr {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(d)?;
+        text.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+/// The outcome of rolling a [`DiceExpr`]: every die as it came up, so a combat log can show it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Roll {
+    /// The expression rolled, as text.
+    pub expr: String,
+    /// Each die's result, in order; dice of subtracted terms are listed too.
+    pub dice: Vec<u32>,
+    pub total: i64,
+}
+
+/// The battle's random number generator (see the module docs).
+#[derive(Debug)]
+pub struct BattleRng {
+    seed: u64,
+    rng: ChaCha8Rng,
+    tape: VecDeque<u32>,
+    tape_faults: u32,
+}
+
+impl BattleRng {
+    pub fn new(seed: u64) -> Self {
+        Self {
+            seed,
+            rng: ChaCha8Rng::seed_from_u64(seed),
+            tape: VecDeque::new(),
+            tape_faults: 0,
+        }
+    }
+
+    /// A generator whose next dice are forced, in order, by `tape`; after the tape runs out,
+    /// dice come from the seeded generator again.
+    pub fn with_tape(seed: u64, tape: impl IntoIterator<Item = u32>) -> Self {
+        let mut rng = Self::new(seed);
+        rng.tape = tape.into_iter().collect();
+        rng
+    }
+
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// Forced results not used yet.
+    pub fn tape_left(&self) -> usize {
+        self.tape.len()
+    }
+
+    /// How many tape values did not fit the die they were used for (see the module docs).
+    pub fn tape_faults(&self) -> u32 {
+        self.tape_faults
+    }
+
+    /// One die with `sides` sides (at least 1): 1 to `sides`.
+    pub fn die(&mut self, sides: u32) -> u32 {
+        let sides = sides.max(1);
+        match self.tape.pop_front() {
+            Some(v) if (1..=sides).contains(&v) => v,
+            Some(v) => {
+                self.tape_faults += 1;
+                v.clamp(1, sides)
+            }
+            None => self.rng.random_range(1..=sides),
+        }
+    }
+
+    /// Rolls an expression.
+    pub fn roll(&mut self, expr: &DiceExpr) -> Roll {
+        let mut dice = Vec::new();
+        let mut total = 0i64;
+        for term in expr.terms() {
+            match *term {
+                Term::Flat(n) => total += n,
+                Term::Dice {
+                    count,
+                    sides,
+                    negative,
+                } => {
+                    for _ in 0..count {
+                        let v = self.die(sides);
+                        dice.push(v);
+                        total += if negative { -(v as i64) } else { v as i64 };
+                    }
+                }
+            }
+        }
+        Roll {
+            expr: expr.to_string(),
+            dice,
+            total,
+        }
+    }
+}
+
+/// Rebuilds the generator at the same stream position (ChaCha8Rng is not `Clone` in
+/// chacha20 0.10). A battle is cloned for every AI look-ahead, so this is a real path.
+impl Clone for BattleRng {
+    fn clone(&self) -> Self {
+        Self {
+            seed: self.seed,
+            rng: rng_at(self.seed, self.rng.get_word_pos()),
+            tape: self.tape.clone(),
+            tape_faults: self.tape_faults,
+        }
+    }
+}
+
+fn rng_at(seed: u64, word_pos: u128) -> ChaCha8Rng {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    rng.set_word_pos(word_pos);
+    rng
+}
+
+/// The serialized form: seed, stream position (as two `u64` halves: RON has no `u128`), and
+/// the unused tape.
+#[derive(Serialize, Deserialize)]
+struct RngState {
+    seed: u64,
+    word_pos: (u64, u64),
+    tape: Vec<u32>,
+    tape_faults: u32,
+}
+
+impl Serialize for BattleRng {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let pos = self.rng.get_word_pos();
+        RngState {
+            seed: self.seed,
+            word_pos: ((pos >> 64) as u64, pos as u64),
+            tape: self.tape.iter().copied().collect(),
+            tape_faults: self.tape_faults,
+        }
+        .serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for BattleRng {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let state = RngState::deserialize(d)?;
+        let word_pos = ((state.word_pos.0 as u128) << 64) | state.word_pos.1 as u128;
+        Ok(Self {
+            seed: state.seed,
+            rng: rng_at(state.seed, word_pos),
+            tape: state.tape.into(),
+            tape_faults: state.tape_faults,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests;
