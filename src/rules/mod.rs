@@ -7,3 +7,4 @@ pub mod map;
 pub mod path;
 pub mod ruleset_data;
 pub mod sight;
+pub mod threat;
