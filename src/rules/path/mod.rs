@@ -21,7 +21,9 @@
 //! Dijkstra with a circular bucket queue (Dial's algorithm: step costs are small integers),
 //! over dense arrays restricted to the window of cells the budget can possibly reach (every
 //! step costs at least 1), with one state per cell, or two (diagonal parity) under
-//! [`Diagonals::OneTwo`]. No hashing anywhere.
+//! [`Diagonals::OneTwo`]. The window has a ring of padding that can never be entered, and
+//! entry costs (terrain, enemies) are laid out once per query, so the inner loop is a table
+//! of index offsets with no bounds checks and no hashing.
 
 use crate::rules::grid::{Cell, CellMap, Diagonals, Grid, StepKind, Topology};
 use crate::rules::map::TerrainMap;
@@ -121,13 +123,15 @@ pub fn reach(q: &MoveQuery<'_>) -> Reach {
         } => 2,
         _ => 1,
     };
-    // Every step costs at least 1, so nothing beyond `budget` steps is reachable. On hex maps
-    // the offset layout can shift a column by one more, hence the padding.
+    // Every step costs at least 1, so nothing beyond `budget` steps is reachable; on hex maps
+    // the offset layout can shift a column by one more. One more ring of padding, never
+    // enterable, lets the search look at neighbours without bounds checks.
     let r = q.budget.min(grid.width.max(grid.height)) as i64 + 1;
-    let x0 = (q.start.x as i64 - r).max(0) as i32;
-    let y0 = (q.start.y as i64 - r).max(0) as i32;
-    let x1 = (q.start.x as i64 + r).min(grid.width as i64 - 1) as i32;
-    let y1 = (q.start.y as i64 + r).min(grid.height as i64 - 1) as i32;
+    let (sx, sy) = (q.start.x as i64, q.start.y as i64);
+    let x0 = (sx - r).max(0) as i32 - 1;
+    let y0 = (sy - r).max(0) as i32 - 1;
+    let x1 = (sx + r).min(grid.width as i64 - 1) as i32 + 1;
+    let y1 = (sy + r).min(grid.height as i64 - 1) as i32 + 1;
     let (w, h) = ((x1 - x0 + 1).max(0), (y1 - y0 + 1).max(0));
     let n = w as usize * h as usize;
     let mut out = Reach {
@@ -167,6 +171,73 @@ pub fn reach(q: &MoveQuery<'_>) -> Reach {
     out
 }
 
+/// One neighbour of a window cell as index offsets: the neighbour, and for diagonal steps
+/// the two orthogonal cells the step passes between.
+#[derive(Clone, Copy)]
+struct Offset {
+    to: isize,
+    diagonal: bool,
+    side_a: isize,
+    side_b: isize,
+}
+
+/// Neighbour offsets in window indices for each parity class of cells (squares: one class,
+/// listed twice; pointy hexes: row parity; flat hexes: column parity), in the order of
+/// [`Grid::steps`].
+fn offsets(grid: &Grid, w: i32) -> [Vec<Offset>; 2] {
+    let class = |c: i32| -> Vec<Offset> {
+        // A representative cell of the class, far enough from 0 for the deltas to be clean.
+        let rep = match grid.topology {
+            Topology::Hex {
+                orientation: crate::rules::grid::HexOrientation::Flat,
+            } => Cell::new(4 + c, 4),
+            _ => Cell::new(4, 4 + c),
+        };
+        let idx = |dx: i32, dy: i32| (dy as isize) * w as isize + dx as isize;
+        let mut v = Vec::new();
+        match grid.topology {
+            Topology::Square { diagonals } => {
+                let dirs: &[(i32, i32)] = if diagonals == Diagonals::Forbidden {
+                    &[(1, 0), (0, 1), (-1, 0), (0, -1)]
+                } else {
+                    &[
+                        (1, 0),
+                        (0, 1),
+                        (-1, 0),
+                        (0, -1),
+                        (1, 1),
+                        (-1, 1),
+                        (-1, -1),
+                        (1, -1),
+                    ]
+                };
+                for &(dx, dy) in dirs {
+                    v.push(Offset {
+                        to: idx(dx, dy),
+                        diagonal: dx != 0 && dy != 0,
+                        side_a: idx(dx, 0),
+                        side_b: idx(0, dy),
+                    });
+                }
+            }
+            Topology::Hex { .. } => {
+                let (q, r) = grid.to_axial(rep);
+                for (dq, dr) in crate::rules::grid::AXIAL_DIRS {
+                    let nb = grid.from_axial(q + dq, r + dr);
+                    v.push(Offset {
+                        to: idx(nb.x - rep.x, nb.y - rep.y),
+                        diagonal: false,
+                        side_a: 0,
+                        side_b: 0,
+                    });
+                }
+            }
+        }
+        v
+    };
+    [class(0), class(1)]
+}
+
 impl Reach {
     fn local(&self, c: Cell) -> Option<usize> {
         let (lx, ly) = (c.x - self.x0, c.y - self.y0);
@@ -182,14 +253,35 @@ impl Reach {
     fn search(&mut self, q: &MoveQuery<'_>) {
         let terrain = q.terrain;
         let one_two = self.layers == 2;
-        let max_terrain = terrain
-            .kinds()
-            .iter()
-            .filter_map(|t| t.cost)
-            .max()
-            .unwrap_or(1)
-            .max(1);
-        let max_step = max_terrain as usize * if one_two { 2 } else { 1 };
+        let n = self.w as usize * self.h as usize;
+        // Per window cell: the cost to enter (0: impassable, an enemy, off the map or the
+        // padding ring) and whether the terrain is passable (for the diagonal squeeze).
+        let mut enter = vec![0u32; n];
+        let mut passable = vec![false; n];
+        for (i, (e, p)) in enter.iter_mut().zip(passable.iter_mut()).enumerate() {
+            let c = self.cell_of(i);
+            let (x, y) = (c.x - self.x0, c.y - self.y0);
+            let ring = x == 0 || y == 0 || x == self.w - 1 || y == self.h - 1;
+            if let Some(cost) = terrain.cost(c) {
+                *p = true;
+                let enemy = q.occupants.get(c).copied().unwrap_or_default() == Occupant::Enemy;
+                if !ring && !enemy {
+                    *e = cost;
+                }
+            }
+        }
+        let max_step =
+            enter.iter().copied().max().unwrap_or(1).max(1) as usize * if one_two { 2 } else { 1 };
+        let offsets = offsets(&self.grid, self.w);
+        let class_of = |c: Cell| -> usize {
+            match self.grid.topology {
+                Topology::Square { .. } => 0,
+                Topology::Hex {
+                    orientation: crate::rules::grid::HexOrientation::Pointy,
+                } => (c.y & 1) as usize,
+                Topology::Hex { .. } => (c.x & 1) as usize,
+            }
+        };
         // Circular buckets: a state of cost c lives in bucket c % lap. Every push is at most
         // `max_step` ahead of the bucket being drained, so one lap never aliases two costs.
         let mut buckets: Vec<Vec<u32>> = vec![Vec::new(); max_step + 1];
@@ -197,7 +289,6 @@ impl Reach {
         let Some(start_local) = self.local(q.start) else {
             return;
         };
-        let n = self.w as usize * self.h as usize;
         self.cost[start_local] = 0;
         buckets[0].push(start_local as u32);
         let mut pending = 1usize;
@@ -215,36 +306,35 @@ impl Reach {
             }
             settled[state] = true;
             let (local, parity) = (state % n, state / n);
-            let cell = self.cell_of(local);
-            let here_threatened = self.threatened[local];
-            for (next, kind) in self.grid.steps(cell) {
-                let Some(enter) = terrain.cost(next) else {
-                    continue;
-                };
-                if q.occupants.get(next).copied().unwrap_or_default() == Occupant::Enemy {
+            let new_prov = self.provocations[state] + u32::from(self.threatened[local]);
+            let class = class_of(self.cell_of(local));
+            for off in &offsets[class] {
+                // In range: `local` is never on the padding ring (the ring cannot be entered),
+                // so every neighbour offset stays inside the window.
+                let next = (local as isize + off.to) as usize;
+                let cost = enter[next];
+                if cost == 0 {
                     continue;
                 }
-                if kind == StepKind::Diagonal
-                    && !terrain.passable(Cell::new(next.x, cell.y))
-                    && !terrain.passable(Cell::new(cell.x, next.y))
+                if off.diagonal
+                    && !passable[(local as isize + off.side_a) as usize]
+                    && !passable[(local as isize + off.side_b) as usize]
                 {
                     continue;
                 }
-                let Some(next_local) = self.local(next) else {
-                    continue;
-                };
-                let (length, next_parity) = match (kind, one_two) {
-                    (StepKind::Diagonal, true) => (1 + parity as u32, 1 - parity),
+                let (length, next_parity) = match (off.diagonal, one_two) {
+                    (true, true) => (1 + parity as u32, 1 - parity),
                     _ => (1, parity),
                 };
-                let new_cost = current + enter * length;
+                let new_cost = current + cost * length;
                 if new_cost > self.budget {
                     continue;
                 }
-                let new_prov = self.provocations[state] + u32::from(here_threatened);
-                let ns = next_parity * n + next_local;
-                let better = (new_cost, new_prov) < (self.cost[ns], self.provocations[ns]);
-                if better && !settled[ns] {
+                let ns = next_parity * n + next;
+                if settled[ns] {
+                    continue;
+                }
+                if (new_cost, new_prov) < (self.cost[ns], self.provocations[ns]) {
                     if new_cost != self.cost[ns] {
                         buckets[new_cost as usize % lap].push(ns as u32);
                         pending += 1;
