@@ -42,7 +42,7 @@ pub fn threat_map(terrain: &TerrainMap, threateners: &[(Cell, u32)]) -> CellMap<
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::grid::{Diagonals, Grid, HexOrientation, Topology};
+    use crate::rules::grid::{Diagonals, Grid, Topology};
     use crate::rules::map::kinds;
 
     fn map(topology: Topology, rows: &[&str]) -> TerrainMap {
@@ -60,18 +60,7 @@ mod tests {
 
     #[test]
     fn reach_one_is_the_neighbourhood_on_every_grid() {
-        for topology in [
-            SQUARE,
-            Topology::Square {
-                diagonals: Diagonals::Forbidden,
-            },
-            Topology::Hex {
-                orientation: HexOrientation::Pointy,
-            },
-            Topology::Hex {
-                orientation: HexOrientation::Flat,
-            },
-        ] {
+        for topology in Topology::ALL {
             let t = map(topology, &["#....", ".#...", "..#..", "....."]);
             for from in t.grid().cells() {
                 let mut want: Vec<Cell> = t

@@ -69,6 +69,25 @@ pub enum Topology {
 }
 
 impl Topology {
+    /// Every topology, for tests and tools that must cover them all.
+    pub const ALL: [Topology; 5] = [
+        Topology::Square {
+            diagonals: Diagonals::One,
+        },
+        Topology::Square {
+            diagonals: Diagonals::OneTwo,
+        },
+        Topology::Square {
+            diagonals: Diagonals::Forbidden,
+        },
+        Topology::Hex {
+            orientation: HexOrientation::Pointy,
+        },
+        Topology::Hex {
+            orientation: HexOrientation::Flat,
+        },
+    ];
+
     pub fn is_hex(self) -> bool {
         matches!(self, Topology::Hex { .. })
     }
@@ -103,7 +122,7 @@ pub enum StepKind {
 }
 
 /// Square directions, in the fixed order used everywhere: E, S, W, N, then SE, SW, NW, NE.
-const SQUARE_DIRS: [(i32, i32); 8] = [
+pub const SQUARE_DIRS: [(i32, i32); 8] = [
     (1, 0),
     (0, 1),
     (-1, 0),

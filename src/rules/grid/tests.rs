@@ -3,23 +3,7 @@
 use super::*;
 use proptest::prelude::*;
 
-const TOPOLOGIES: [Topology; 5] = [
-    Topology::Square {
-        diagonals: Diagonals::One,
-    },
-    Topology::Square {
-        diagonals: Diagonals::OneTwo,
-    },
-    Topology::Square {
-        diagonals: Diagonals::Forbidden,
-    },
-    Topology::Hex {
-        orientation: HexOrientation::Pointy,
-    },
-    Topology::Hex {
-        orientation: HexOrientation::Flat,
-    },
-];
+const TOPOLOGIES: [Topology; 5] = Topology::ALL;
 
 fn hexx_of(grid: &Grid, c: Cell) -> hexx::Hex {
     let orientation = match grid.topology {

@@ -197,21 +197,12 @@ fn offsets(grid: &Grid, w: i32) -> [Vec<Offset>; 2] {
         let mut v = Vec::new();
         match grid.topology {
             Topology::Square { diagonals } => {
-                let dirs: &[(i32, i32)] = if diagonals == Diagonals::Forbidden {
-                    &[(1, 0), (0, 1), (-1, 0), (0, -1)]
+                let count = if diagonals == Diagonals::Forbidden {
+                    4
                 } else {
-                    &[
-                        (1, 0),
-                        (0, 1),
-                        (-1, 0),
-                        (0, -1),
-                        (1, 1),
-                        (-1, 1),
-                        (-1, -1),
-                        (1, -1),
-                    ]
+                    8
                 };
-                for &(dx, dy) in dirs {
+                for &(dx, dy) in &crate::rules::grid::SQUARE_DIRS[..count] {
                     v.push(Offset {
                         to: idx(dx, dy),
                         diagonal: dx != 0 && dy != 0,

@@ -5,23 +5,7 @@ use crate::rules::grid::HexOrientation;
 use crate::rules::map::{Sight, Terrain};
 use proptest::prelude::*;
 
-const TOPOLOGIES: [Topology; 5] = [
-    Topology::Square {
-        diagonals: Diagonals::One,
-    },
-    Topology::Square {
-        diagonals: Diagonals::OneTwo,
-    },
-    Topology::Square {
-        diagonals: Diagonals::Forbidden,
-    },
-    Topology::Hex {
-        orientation: HexOrientation::Pointy,
-    },
-    Topology::Hex {
-        orientation: HexOrientation::Flat,
-    },
-];
+const TOPOLOGIES: [Topology; 5] = Topology::ALL;
 
 fn kinds() -> Vec<Terrain> {
     let k = |name: &str, cost| Terrain {
@@ -163,6 +147,23 @@ proptest! {
     }
 }
 
+/// Runs `reach` from `start` with a budget, optionally with a threat layer.
+fn reach_on(
+    terrain: &TerrainMap,
+    occ: &CellMap<Occupant>,
+    threatened: Option<&CellMap<bool>>,
+    start: Cell,
+    budget: u32,
+) -> Reach {
+    reach(&MoveQuery {
+        terrain,
+        occupants: occ,
+        threatened,
+        start,
+        budget,
+    })
+}
+
 fn floor_map(grid: Grid, walls: &[(i32, i32)]) -> TerrainMap {
     let mut t = TerrainMap::new(grid, kinds(), vec![0; grid.len()]).expect("valid");
     for &(x, y) in walls {
@@ -184,13 +185,7 @@ fn allies_are_passed_but_not_ended_on_and_enemies_block() {
     let mut occ = CellMap::new(&grid, Occupant::Empty);
     occ.set(Cell::new(1, 0), Occupant::Ally);
     occ.set(Cell::new(3, 0), Occupant::Enemy);
-    let r = reach(&MoveQuery {
-        terrain: &terrain,
-        occupants: &occ,
-        threatened: None,
-        start: Cell::new(0, 0),
-        budget: 10,
-    });
+    let r = reach_on(&terrain, &occ, None, Cell::new(0, 0), 10);
     assert_eq!(r.cost(Cell::new(1, 0)), Some(1));
     assert!(!r.can_end(Cell::new(1, 0)));
     assert!(r.can_end(Cell::new(2, 0)));
@@ -213,23 +208,11 @@ fn diagonal_cannot_squeeze_between_walls_touching_at_a_corner() {
     );
     let terrain = floor_map(grid, &[(1, 0), (0, 1)]);
     let occ = CellMap::new(&grid, Occupant::Empty);
-    let r = reach(&MoveQuery {
-        terrain: &terrain,
-        occupants: &occ,
-        threatened: None,
-        start: Cell::new(0, 0),
-        budget: 5,
-    });
+    let r = reach_on(&terrain, &occ, None, Cell::new(0, 0), 5);
     assert_eq!(r.cost(Cell::new(1, 1)), None);
     // One wall corner alone can be cut past.
     let terrain = floor_map(grid, &[(1, 0)]);
-    let r = reach(&MoveQuery {
-        terrain: &terrain,
-        occupants: &occ,
-        threatened: None,
-        start: Cell::new(0, 0),
-        budget: 5,
-    });
+    let r = reach_on(&terrain, &occ, None, Cell::new(0, 0), 5);
     assert_eq!(r.cost(Cell::new(1, 1)), Some(1));
 }
 
@@ -250,13 +233,7 @@ fn equal_cost_paths_prefer_fewer_provocations() {
     let mut thr = CellMap::new(&grid, false);
     thr.set(Cell::new(1, 1), true);
     thr.set(Cell::new(1, 0), true);
-    let r = reach(&MoveQuery {
-        terrain: &terrain,
-        occupants: &occ,
-        threatened: Some(&thr),
-        start: Cell::new(0, 1),
-        budget: 2,
-    });
+    let r = reach_on(&terrain, &occ, Some(&thr), Cell::new(0, 1), 2);
     let p = r.path_to(Cell::new(2, 1)).expect("reachable");
     assert_eq!(p.cost(), 2);
     assert_eq!(p.provocations(), 0);
@@ -277,13 +254,7 @@ fn one_two_diagonals_alternate_within_a_move() {
     );
     let terrain = floor_map(grid, &[]);
     let occ = CellMap::new(&grid, Occupant::Empty);
-    let r = reach(&MoveQuery {
-        terrain: &terrain,
-        occupants: &occ,
-        threatened: None,
-        start: Cell::new(0, 0),
-        budget: 100,
-    });
+    let r = reach_on(&terrain, &occ, None, Cell::new(0, 0), 100);
     assert_eq!(r.cost(Cell::new(1, 1)), Some(1));
     assert_eq!(r.cost(Cell::new(2, 2)), Some(3));
     assert_eq!(r.cost(Cell::new(3, 3)), Some(4));
@@ -308,13 +279,7 @@ fn start_off_the_map_reaches_nothing() {
     );
     let terrain = floor_map(grid, &[]);
     let occ = CellMap::new(&grid, Occupant::Empty);
-    let r = reach(&MoveQuery {
-        terrain: &terrain,
-        occupants: &occ,
-        threatened: None,
-        start: Cell::new(7, 7),
-        budget: 5,
-    });
+    let r = reach_on(&terrain, &occ, None, Cell::new(7, 7), 5);
     assert!(r.destinations().is_empty());
     assert_eq!(r.path_to(Cell::new(0, 0)), None);
 }
