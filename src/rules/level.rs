@@ -50,6 +50,40 @@ pub struct LevelFile {
     /// Default battle seed (the command line or the setup screen may override it).
     #[serde(default)]
     pub seed: u64,
+    /// How the battle starts: surprise, who started it, ruleset options.
+    #[serde(default)]
+    pub options: Options,
+}
+
+/// How a battle starts, and the options a ruleset offers. Every field may be left out.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Options {
+    /// Sides or units (by name) caught unaware when the battle starts. What that means is the
+    /// ruleset's: a Surprise Phase (`phases`), a free round for their foes (`sides`,
+    /// `alternating`), reactions only until their first turn (`action-points`). In `segments`
+    /// surprise is rolled; a side listed here is surprised on 1-3 instead of 1-2.
+    pub surprised: Vec<String>,
+    /// The side whose member started the fight: it takes the first pick in `alternating`.
+    /// Default: the first side.
+    pub instigator: Option<String>,
+    /// The Party in `sides`: it adds its highest DEX to initiative and wins ties.
+    /// Default: the first side.
+    pub party: Option<String>,
+    /// Sides (by name) that were alerted and make no surprise roll (`segments`).
+    pub alerted: Vec<String>,
+    /// `action-points`: when Action Points refresh.
+    pub ap_refresh: ApRefresh,
+}
+
+/// When Action Points refresh in `action-points`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ApRefresh {
+    /// At the start of every round (the seed's standard rule).
+    #[default]
+    Round,
+    /// At the start of the unit's own turn (the seed's optional rule).
+    Turn,
 }
 
 /// Who plays a side by default.
@@ -964,6 +998,40 @@ pub fn check(file: &LevelFile) -> Vec<Problem> {
                     );
                 }
             }
+        }
+    }
+
+    // Options.
+    let o = &file.options;
+    let is_unit = |name: &str| file.units.iter().any(|u| u.name == name);
+    for (i, name) in o.surprised.iter().enumerate() {
+        if !side_index.contains_key(name.as_str()) && !is_unit(name) {
+            out.push(
+                vec![F("options"), F("surprised"), I(i)],
+                format!(
+                    "options.surprised names '{name}', which is neither a side nor a unit; \
+                     the sides are {}",
+                    quoted_list(file.sides.iter().map(|s| s.name.as_str()))
+                ),
+            );
+        }
+    }
+    for (i, name) in o.alerted.iter().enumerate() {
+        if !side_index.contains_key(name.as_str()) {
+            out.push(
+                vec![F("options"), F("alerted"), I(i)],
+                unknown_side("options.alerted names".to_string(), name),
+            );
+        }
+    }
+    for (field, name) in [("instigator", &o.instigator), ("party", &o.party)] {
+        if let Some(name) = name
+            && !side_index.contains_key(name.as_str())
+        {
+            out.push(
+                vec![F("options"), F(field)],
+                unknown_side(format!("options.{field} names"), name),
+            );
         }
     }
     out.finish()

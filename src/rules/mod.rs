@@ -1,10 +1,12 @@
 //! The rules engine: pure Rust, deterministic, never imports Bevy.
 
+pub mod battle;
 pub mod dice;
 pub mod grid;
 pub mod level;
 pub mod map;
 pub mod path;
 pub mod ruleset_data;
+pub mod rulesets;
 pub mod sight;
 pub mod threat;

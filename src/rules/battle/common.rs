@@ -1,0 +1,289 @@
+//! Mechanics every ruleset calls instead of copying: who stands where, movement range and
+//! walking with attacks of opportunity, reach and range, rolling dice as events, damage.
+
+use super::{
+    BattleState, Event, Exec, Interrupt, Purpose, Resume, SideId, Status, Trigger, UnitId,
+};
+use crate::rules::dice::{DiceExpr, Roll};
+use crate::rules::grid::{Cell, CellMap};
+use crate::rules::path::{self, MoveQuery, Occupant, Reach};
+use crate::rules::sight::{self, Cover};
+use crate::rules::threat;
+
+impl BattleState {
+    /// The active unit standing on `c`.
+    pub fn unit_at(&self, c: Cell) -> Option<UnitId> {
+        self.units
+            .iter()
+            .position(|u| u.cell == c && u.status != Status::Dead)
+            .map(|i| UnitId(i as u16))
+    }
+
+    /// Whether `a` and `b` are on different sides.
+    pub fn are_enemies(&self, a: UnitId, b: UnitId) -> bool {
+        match (self.unit(a), self.unit(b)) {
+            (Some(a), Some(b)) => a.side != b.side,
+            _ => false,
+        }
+    }
+
+    /// Active enemies of `unit`, in id order.
+    pub fn enemies_of(&self, unit: UnitId) -> Vec<UnitId> {
+        let Some(me) = self.unit(unit) else {
+            return Vec::new();
+        };
+        self.unit_ids()
+            .filter(|&o| {
+                let u = &self.units[o.index()];
+                u.side != me.side && u.is_active()
+            })
+            .collect()
+    }
+
+    /// Active allies of `unit` (not itself), in id order.
+    pub fn allies_of(&self, unit: UnitId) -> Vec<UnitId> {
+        let Some(me) = self.unit(unit) else {
+            return Vec::new();
+        };
+        self.unit_ids()
+            .filter(|&o| {
+                let u = &self.units[o.index()];
+                o != unit && u.side == me.side && u.is_active()
+            })
+            .collect()
+    }
+
+    /// Active units of `side`, in id order.
+    pub fn members(&self, side: SideId) -> Vec<UnitId> {
+        self.unit_ids()
+            .filter(|&o| {
+                let u = &self.units[o.index()];
+                u.side == side && u.is_active()
+            })
+            .collect()
+    }
+
+    /// Who stands where, from `unit`'s point of view. Downed units do not block (they can be
+    /// stepped over but not ended on); the dead are gone.
+    pub fn occupants_for(&self, unit: UnitId) -> CellMap<Occupant> {
+        let grid = self.grid();
+        let mut m = CellMap::new(grid, Occupant::Empty);
+        let side = self.unit(unit).map(|u| u.side);
+        for u in &self.units {
+            let o = match u.status {
+                Status::Dead => continue,
+                Status::Down => Occupant::Ally,
+                Status::Active if Some(u.side) == side => Occupant::Ally,
+                Status::Active => Occupant::Enemy,
+            };
+            if let Some(slot) = m.get_mut(u.cell) {
+                *slot = o;
+            }
+        }
+        m
+    }
+
+    /// Cells threatened by the active enemies of `unit` that `threatens` accepts.
+    pub fn threat_for(&self, unit: UnitId, threatens: impl Fn(UnitId) -> bool) -> CellMap<bool> {
+        let from: Vec<(Cell, u32)> = self
+            .enemies_of(unit)
+            .into_iter()
+            .filter(|&e| threatens(e))
+            .map(|e| {
+                let u = &self.units[e.index()];
+                (u.cell, u.reach)
+            })
+            .collect();
+        threat::threat_map(&self.terrain, &from)
+    }
+
+    /// Movement range of `unit` with `budget` movement points.
+    pub fn reach_of(&self, unit: UnitId, budget: u32, threatened: Option<&CellMap<bool>>) -> Reach {
+        let occupants = self.occupants_for(unit);
+        let start = self.unit(unit).map_or(Cell::new(0, 0), |u| u.cell);
+        path::reach(&MoveQuery {
+            terrain: &self.terrain,
+            occupants: &occupants,
+            threatened,
+            start,
+            budget,
+        })
+    }
+
+    /// Whether `attacker` can strike `target` in melee: within its reach in steps, with line
+    /// of sight (always true between touching cells).
+    pub fn in_melee_reach(&self, attacker: UnitId, target: UnitId) -> bool {
+        let (Some(a), Some(t)) = (self.unit(attacker), self.unit(target)) else {
+            return false;
+        };
+        let d = self.grid().distance_steps(a.cell, t.cell);
+        d >= 1 && d <= a.reach && (d == 1 || sight::line_of_sight(&self.terrain, a.cell, t.cell))
+    }
+
+    /// Distance in the ruleset's measure (1-2 diagonals where the grid says so).
+    pub fn distance(&self, a: UnitId, b: UnitId) -> u32 {
+        match (self.unit(a), self.unit(b)) {
+            (Some(a), Some(b)) => self.grid().distance(a.cell, b.cell),
+            _ => u32::MAX,
+        }
+    }
+
+    pub fn can_see(&self, a: UnitId, b: UnitId) -> bool {
+        match (self.unit(a), self.unit(b)) {
+            (Some(a), Some(b)) => sight::line_of_sight(&self.terrain, a.cell, b.cell),
+            _ => false,
+        }
+    }
+
+    /// Cover of `defender` from `attacker` (seed 001's rule, used by every ruleset that has
+    /// ranged attacks).
+    pub fn cover(&self, attacker: UnitId, defender: UnitId) -> Cover {
+        match (self.unit(attacker), self.unit(defender)) {
+            (Some(a), Some(b)) => sight::cover(&self.terrain, a.cell, b.cell),
+            _ => Cover::Blocked,
+        }
+    }
+
+    /// Active enemies of `unit` whose melee reach covers `unit`'s cell.
+    pub fn enemies_in_reach_of(&self, unit: UnitId) -> Vec<UnitId> {
+        self.enemies_of(unit)
+            .into_iter()
+            .filter(|&e| self.in_melee_reach(e, unit))
+            .collect()
+    }
+}
+
+impl Exec<'_> {
+    /// Rolls `expr` for `unit` (or `side`) and reports it. `against` is the number to reach
+    /// (at or above) when there is one; `success` is then `total >= against`.
+    pub fn roll(
+        &mut self,
+        unit: Option<UnitId>,
+        side: Option<SideId>,
+        purpose: Purpose,
+        expr: &DiceExpr,
+        against: Option<i64>,
+    ) -> Roll {
+        let roll = self.state.rng.roll(expr);
+        self.emit(Event::Rolled {
+            unit,
+            side,
+            purpose,
+            expr: roll.expr.clone(),
+            dice: roll.dice.clone(),
+            total: roll.total,
+            against,
+            success: against.map(|a| roll.total >= a),
+        });
+        roll
+    }
+
+    /// Rolls `expr` where success means rolling at or under `target` (3d6 skill rolls).
+    pub fn roll_under(
+        &mut self,
+        unit: Option<UnitId>,
+        purpose: Purpose,
+        expr: &DiceExpr,
+        target: i64,
+    ) -> Roll {
+        let roll = self.state.rng.roll(expr);
+        self.emit(Event::Rolled {
+            unit,
+            side: None,
+            purpose,
+            expr: roll.expr.clone(),
+            dice: roll.dice.clone(),
+            total: roll.total,
+            against: Some(target),
+            success: Some(roll.total <= target),
+        });
+        roll
+    }
+
+    /// Sets a pool to `value`, reporting the change (no event when nothing changes).
+    pub fn set_pool(&mut self, unit: UnitId, pool: &str, value: i64) {
+        let old = self.s().unit(unit).map_or(0, |u| u.pool(pool));
+        if old != value {
+            self.emit(Event::Pool {
+                unit,
+                pool: pool.to_string(),
+                delta: value - old,
+                value,
+            });
+        }
+    }
+
+    /// Adds `delta` to a pool.
+    pub fn add_pool(&mut self, unit: UnitId, pool: &str, delta: i64) {
+        let old = self.s().unit(unit).map_or(0, |u| u.pool(pool));
+        self.set_pool(unit, pool, old + delta);
+    }
+
+    pub fn set_status(&mut self, unit: UnitId, status: Status) {
+        if self.s().unit(unit).is_some_and(|u| u.status != status) {
+            self.emit(Event::Status { unit, status });
+        }
+    }
+
+    pub fn set_condition(&mut self, unit: UnitId, condition: super::Condition, on: bool) {
+        let has = self.s().unit(unit).is_some_and(|u| u.has(&condition));
+        if has != on {
+            self.emit(Event::Condition {
+                unit,
+                condition,
+                on,
+            });
+        }
+    }
+
+    /// Walks `unit` along `cells` (its current cell first). Before each step, `provokers`
+    /// names the units that may react to it (attacks of opportunity); if any, the walk stops
+    /// there with an [`Interrupt`] whose continuation is the rest of the walk, and this
+    /// returns `false`. Returns `true` when the walk is complete. With `first_free`, the first
+    /// step does not ask (it already did, before the interrupt).
+    pub fn walk(
+        &mut self,
+        unit: UnitId,
+        cells: &[Cell],
+        first_free: bool,
+        provokers: &mut dyn FnMut(&BattleState, UnitId, Cell, Cell) -> Vec<UnitId>,
+    ) -> bool {
+        for (i, pair) in cells.windows(2).enumerate() {
+            let (from, to) = (pair[0], pair[1]);
+            if self.over() || !self.s().unit(unit).is_some_and(|u| u.is_active()) {
+                return true;
+            }
+            if !(first_free && i == 0) {
+                let reactors = provokers(self.s(), unit, from, to);
+                if !reactors.is_empty() {
+                    self.emit(Event::Interrupted(Interrupt {
+                        trigger: Trigger::Opportunity {
+                            mover: unit,
+                            from,
+                            to,
+                        },
+                        reactors,
+                        resume: Resume::Move {
+                            unit,
+                            rest: cells[i..].to_vec(),
+                        },
+                    }));
+                    return false;
+                }
+            }
+            self.emit(Event::Moved { unit, from, to });
+        }
+        true
+    }
+}
+
+/// Parses a dice expression built in code (`"3d6"`, `"1d20+4"`); a malformed one (a bug, not
+/// user data) rolls as a flat 0 rather than panicking.
+pub fn dice(text: &str) -> DiceExpr {
+    text.parse().unwrap_or_else(|_| DiceExpr::dice(0, 1))
+}
+
+/// `count`d`sides` + `bonus`.
+pub fn ndx(count: i64, sides: i64, bonus: i64) -> DiceExpr {
+    DiceExpr::dice(count.max(0) as u32, sides.max(1) as u32).plus(bonus)
+}

@@ -1,0 +1,151 @@
+//! Unit and side identifiers.
+//!
+//! Both serialize as plain numbers (their index in the battle). When reading a scenario or a
+//! replay, a name may stand in for the number: `Attack(unit: "Boudica", target: "Orc 1")`.
+//! Names resolve against the table installed by [`with_names`] for the duration of a parse.
+
+use serde::de::{self, Visitor};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::cell::RefCell;
+use std::fmt;
+
+/// A unit: its index in the level's `units` list.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct UnitId(pub u16);
+
+/// A side: its index in the level's `sides` list.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct SideId(pub u8);
+
+impl UnitId {
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+impl SideId {
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+impl fmt::Display for UnitId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "unit {}", self.0)
+    }
+}
+
+impl fmt::Display for SideId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "side {}", self.0)
+    }
+}
+
+/// The names ids may be written as while parsing.
+#[derive(Clone, Debug, Default)]
+pub struct Names {
+    pub units: Vec<String>,
+    pub sides: Vec<String>,
+}
+
+thread_local! {
+    static NAMES: RefCell<Option<Names>> = const { RefCell::new(None) };
+}
+
+/// Runs `f` (typically a `ron::from_str`) with `names` available to resolve written names.
+pub fn with_names<T>(names: Names, f: impl FnOnce() -> T) -> T {
+    let previous = NAMES.with(|n| n.replace(Some(names)));
+    let out = f();
+    NAMES.with(|n| *n.borrow_mut() = previous);
+    out
+}
+
+fn lookup(name: &str, units: bool) -> Result<usize, String> {
+    NAMES.with(|n| {
+        let n = n.borrow();
+        let Some(names) = n.as_ref() else {
+            return Err(format!(
+                "'{name}' is a name, but names cannot be used here; write the number"
+            ));
+        };
+        let (list, what) = if units {
+            (&names.units, "unit")
+        } else {
+            (&names.sides, "side")
+        };
+        list.iter().position(|u| u == name).ok_or_else(|| {
+            format!(
+                "no {what} is named '{name}'; the {what}s are: {}",
+                list.iter()
+                    .map(|s| format!("'{s}'"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        })
+    })
+}
+
+struct IdVisitor {
+    units: bool,
+}
+
+impl Visitor<'_> for IdVisitor {
+    type Value = usize;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(if self.units {
+            "a unit number or name"
+        } else {
+            "a side number or name"
+        })
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<usize, E> {
+        let max = if self.units {
+            u16::MAX as u64
+        } else {
+            u8::MAX as u64
+        };
+        if v > max {
+            return Err(E::custom(format!("{v} is too large an id")));
+        }
+        Ok(v as usize)
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<usize, E> {
+        if v < 0 {
+            return Err(E::custom(format!("{v} is not an id (ids start at 0)")));
+        }
+        self.visit_u64(v as u64)
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<usize, E> {
+        lookup(v, self.units).map_err(E::custom)
+    }
+}
+
+impl Serialize for UnitId {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_u16(self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for UnitId {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(IdVisitor { units: true })
+            .map(|i| UnitId(i as u16))
+    }
+}
+
+impl Serialize for SideId {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_u8(self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for SideId {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(IdVisitor { units: false })
+            .map(|i| SideId(i as u8))
+    }
+}

@@ -1,0 +1,441 @@
+//! The vocabulary of a battle: commands the controllers send, events the engine emits, the
+//! decision it waits for.
+//!
+//! One vocabulary serves all five rulesets. A ruleset accepts the commands and actions its seed
+//! has and rejects the rest with a reason ("Sprint is not an action in the sides ruleset").
+//! Ruleset bookkeeping that no other ruleset shares travels in [`Event::Rules`].
+
+use super::ids::{SideId, UnitId};
+use crate::rules::grid::Cell;
+use crate::rules::rulesets::RulesEvent;
+use serde::{Deserialize, Serialize};
+
+/// What a controller sends to answer the pending [`Decision`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Command {
+    /// Move `unit` to `to` along the path the engine finds (the cheapest, then the one that
+    /// provokes least: the path the movement preview shows).
+    Move { unit: UnitId, to: Cell },
+    /// Attack `target`; `ranged` picks the unit's ranged attack instead of its melee one.
+    Attack {
+        unit: UnitId,
+        target: UnitId,
+        #[serde(default)]
+        ranged: bool,
+    },
+    /// Any other action of the ruleset's action economy.
+    Act { unit: UnitId, action: Action },
+    /// The unit ends its turn (or its part of the current phase or segment).
+    EndTurn { unit: UnitId },
+    /// Choose which member of the deciding side acts next (`alternating`, `sides`).
+    Pick { unit: UnitId },
+    /// Declare what `unit` will do this round (`segments`).
+    Declare { unit: UnitId, intent: Intent },
+    /// Answer a reaction prompt ([`Decision::React`]).
+    React { unit: UnitId, reaction: Reaction },
+}
+
+impl Command {
+    /// The unit the command is for.
+    pub fn unit(&self) -> UnitId {
+        match self {
+            Command::Move { unit, .. }
+            | Command::Attack { unit, .. }
+            | Command::Act { unit, .. }
+            | Command::EndTurn { unit }
+            | Command::Pick { unit }
+            | Command::Declare { unit, .. }
+            | Command::React { unit, .. } => *unit,
+        }
+    }
+}
+
+/// Named actions beyond Move and Attack. Each ruleset accepts its own subset.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Action {
+    // --- shared by several rulesets
+    /// A short step that never provokes (`phases` 1-hex step, `alternating` Step).
+    Step { to: Cell },
+    /// Get up from prone.
+    StandUp,
+    /// Drop prone.
+    GoProne,
+    /// Do nothing more now but keep the option to act later (`phases` Delay, `sides` Hold an
+    /// Action).
+    Delay,
+    /// Prepare an action to be taken when a trigger happens.
+    Ready { trigger: ReadyTrigger },
+    // --- phases
+    /// Dodge manoeuvre (+DCV until the unit's next action; no attacks of opportunity).
+    Dodge,
+    /// Withdraw from combat to `to` (a full-phase move that does not provoke).
+    Withdraw { to: Cell },
+    /// Recover from being Stunned.
+    Recover,
+    // --- sides
+    /// Disengage from all adjacent melee attackers for the rest of the round.
+    Disengage,
+    /// Total Defense: +2 AC and immune to Shock until the start of the next turn.
+    TotalDefense,
+    /// Charge in a straight line to `to` and attack `target` with +2 to hit.
+    Charge { target: UnitId, to: Cell },
+    /// Make a Swarm Attack on `target`.
+    Swarm { target: UnitId },
+    /// Screen `ally`, moving to `to` first.
+    Screen { ally: UnitId, to: Cell },
+    /// Shove `target`: `prone` knocks it down, otherwise it is pushed to `push`.
+    Shove {
+        target: UnitId,
+        prone: bool,
+        push: Option<Cell>,
+    },
+    /// Grapple `target`.
+    Grapple { target: UnitId },
+    /// Use a Skill: first aid on a downed ally.
+    FirstAid { target: UnitId },
+    // --- alternating
+    /// Guard: end the turn with +1 to all defences until the next turn.
+    Guard,
+    /// Wait: end the turn with an extra reaction until the next turn.
+    Wait,
+    /// Seek Cover: ranged attackers have disadvantage until the next turn.
+    SeekCover,
+    /// Sprint: a second move for 1 stamina.
+    Sprint { to: Cell },
+    /// Resuscitate an unconscious ally (two actions).
+    Resuscitate { target: UnitId },
+    /// Command: give an ally one action (2 focus).
+    CommandAlly { ally: UnitId },
+    /// Reload a ranged weapon (may take several actions).
+    Reload,
+    // --- casters (segments, alternating, action-points house rules)
+    /// Cast the unit's spell at `target`.
+    Cast { target: UnitId },
+}
+
+impl Action {
+    /// A short name for logs and rejections.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Action::Step { .. } => "Step",
+            Action::StandUp => "Stand Up",
+            Action::GoProne => "Go Prone",
+            Action::Delay => "Delay",
+            Action::Ready { .. } => "Ready",
+            Action::Dodge => "Dodge",
+            Action::Withdraw { .. } => "Withdraw",
+            Action::Recover => "Recover",
+            Action::Disengage => "Disengage",
+            Action::TotalDefense => "Total Defense",
+            Action::Charge { .. } => "Charge",
+            Action::Swarm { .. } => "Swarm Attack",
+            Action::Screen { .. } => "Screen an Ally",
+            Action::Shove { .. } => "Shove",
+            Action::Grapple { .. } => "Grapple",
+            Action::FirstAid { .. } => "First Aid",
+            Action::Guard => "Guard",
+            Action::Wait => "Wait",
+            Action::SeekCover => "Seek Cover",
+            Action::Sprint { .. } => "Sprint",
+            Action::Resuscitate { .. } => "Resuscitate",
+            Action::CommandAlly { .. } => "Command",
+            Action::Reload => "Reload",
+            Action::Cast { .. } => "Cast",
+        }
+    }
+}
+
+/// When a readied action fires.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum ReadyTrigger {
+    /// An enemy comes within reach: attack it.
+    EnemyInReach,
+    /// `unit` starts an action: attack it (if it is in reach or range).
+    UnitActs { unit: UnitId },
+}
+
+/// A declaration for the round (`segments`).
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Intent {
+    /// Fight in melee (move and attack).
+    Melee,
+    /// Use a missile weapon.
+    Missile,
+    /// Cast the unit's spell at `target`.
+    Spell { target: UnitId },
+    /// Move only (up to the full movement rate).
+    Run,
+    /// Do nothing this round.
+    Hold,
+}
+
+/// An answer to a reaction prompt.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Reaction {
+    /// Let it pass.
+    Decline,
+    /// Attack `target` (an attack of opportunity, a Snap Attack, a readied attack).
+    Attack { target: UnitId },
+    /// Dodge (`alternating`: a test for 1 stamina; `action-points`: +dodge defense for AP).
+    Dodge,
+    /// Parry with the wielded item.
+    Parry,
+    /// Block with a shield.
+    Block,
+    /// Fortify against a physical effect (staying conscious).
+    Fortify,
+    /// Total Defense after seeing the attack roll (`sides`).
+    TotalDefense,
+    /// Abort to a defensive action (`phases`).
+    Abort { action: Action },
+}
+
+/// Why a roll was made: the combat log's first word.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Purpose {
+    Initiative,
+    TieBreak,
+    Surprise,
+    Attack,
+    Damage,
+    Shock,
+    Skill,
+    Luck,
+    Death,
+    Fortify,
+    Dodge,
+    Opposed,
+    Spell,
+}
+
+/// Why a unit is being asked to react.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Trigger {
+    /// `mover` is leaving `from` (threatened by the reactor) for `to`.
+    Opportunity { mover: UnitId, from: Cell, to: Cell },
+    /// `actor` takes an action that provokes (standing up, using a skill...).
+    Provoked { actor: UnitId, action: String },
+    /// `attacker`'s attack on `target` rolled `total` against `needed`; the damage is not
+    /// dealt yet.
+    Attacked {
+        attacker: UnitId,
+        target: UnitId,
+        total: i64,
+        needed: i64,
+        hit: bool,
+    },
+    /// The reactor must stay conscious: a test against `difficulty`.
+    KeepConscious { difficulty: i64 },
+    /// `actor` does something the reactor's readied or held action waits for.
+    Ready { actor: UnitId },
+    /// `attacker` has declared an attack on the reactor; nothing is rolled yet.
+    Targeted { attacker: UnitId, ranged: bool },
+}
+
+/// What the engine waits for.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Decision {
+    /// `unit` is acting: move, attack, act or end its turn.
+    Act { unit: UnitId },
+    /// `side` chooses which of `options` acts next.
+    Pick { side: SideId, options: Vec<UnitId> },
+    /// `side` declares an intent for `unit` (hidden from the other sides).
+    Declare { side: SideId, unit: UnitId },
+    /// `unit` may react to `trigger`.
+    React { unit: UnitId, trigger: Trigger },
+    /// The battle is over.
+    Over { winner: Option<SideId> },
+}
+
+impl Decision {
+    /// The unit that decides, if a unit does.
+    pub fn unit(&self) -> Option<UnitId> {
+        match self {
+            Decision::Act { unit }
+            | Decision::Declare { unit, .. }
+            | Decision::React { unit, .. } => Some(*unit),
+            Decision::Pick { .. } | Decision::Over { .. } => None,
+        }
+    }
+}
+
+/// A unit's state of health, as every ruleset sees it.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
+pub enum Status {
+    /// Can act (if its ruleset lets it).
+    #[default]
+    Active,
+    /// Unconscious, knocked out or mortally wounded: out of the fight but not dead.
+    Down,
+    Dead,
+}
+
+/// Conditions the view shows as icons and rulesets test. Ruleset-private bookkeeping lives in
+/// the ruleset's own state instead.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub enum Condition {
+    Prone,
+    Surprised,
+    Stunned,
+    Grappled {
+        by: UnitId,
+    },
+    Dodging,
+    Guarding,
+    TotalDefense,
+    Disengaged,
+    InCover,
+    Screening {
+        ally: UnitId,
+    },
+    /// Holding, delaying or readying an action.
+    Holding,
+    /// Casting a spell that has not gone off yet.
+    Casting,
+}
+
+/// A rejected command: the battle is unchanged.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Rejected {
+    pub reason: String,
+}
+
+impl Rejected {
+    pub fn new(reason: impl Into<String>) -> Self {
+        Self {
+            reason: reason.into(),
+        }
+    }
+}
+
+impl std::fmt::Display for Rejected {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.reason)
+    }
+}
+
+impl std::error::Error for Rejected {}
+
+/// A pending continuation after reactions resolve.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Resume {
+    /// Nothing to continue.
+    Nothing,
+    /// Continue `unit`'s move along `rest` (its current cell first). The first step already
+    /// provoked and does not provoke again.
+    Move { unit: UnitId, rest: Vec<Cell> },
+    /// Finish an attack whose roll is known: deal its damage (or not) after the defender's
+    /// reaction.
+    Attack(Box<PendingAttack>),
+    /// The ruleset's own continuation; the number means what the ruleset says.
+    Rules(u32),
+}
+
+/// An attack paused between its roll and its damage.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PendingAttack {
+    pub attacker: UnitId,
+    pub target: UnitId,
+    pub ranged: bool,
+    pub total: i64,
+    pub needed: i64,
+    pub hit: bool,
+    pub crit: bool,
+    /// Ruleset-specific numbers (damage bonus, Shock...).
+    pub extra: Vec<(String, i64)>,
+}
+
+/// The reactions the engine waits for, and what happens after.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Interrupt {
+    pub trigger: Trigger,
+    /// Who still has to answer, in order.
+    pub reactors: Vec<UnitId>,
+    pub resume: Resume,
+}
+
+/// Everything that happens. [`super::BattleState::apply`] is the only place state changes.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Event {
+    /// The battle begins.
+    Started {
+        ruleset: String,
+        seed: u64,
+    },
+    /// Dice were rolled: by whom, for what, what came up, against what.
+    Rolled {
+        unit: Option<UnitId>,
+        side: Option<SideId>,
+        purpose: Purpose,
+        expr: String,
+        dice: Vec<u32>,
+        total: i64,
+        against: Option<i64>,
+        success: Option<bool>,
+    },
+    RoundStarted {
+        round: u32,
+    },
+    RoundEnded {
+        round: u32,
+    },
+    TurnStarted {
+        unit: UnitId,
+    },
+    TurnEnded {
+        unit: UnitId,
+    },
+    /// One step of movement.
+    Moved {
+        unit: UnitId,
+        from: Cell,
+        to: Cell,
+    },
+    /// A unit was pushed or placed without moving itself.
+    Placed {
+        unit: UnitId,
+        to: Cell,
+    },
+    /// An attack's outcome (the rolls come before it as [`Event::Rolled`]).
+    Attacked {
+        attacker: UnitId,
+        target: UnitId,
+        ranged: bool,
+        hit: bool,
+        crit: bool,
+    },
+    /// A resource pool changed: hp, body, stun, endurance, health, stamina, focus, ap...
+    Pool {
+        unit: UnitId,
+        pool: String,
+        delta: i64,
+        value: i64,
+    },
+    Status {
+        unit: UnitId,
+        status: Status,
+    },
+    Condition {
+        unit: UnitId,
+        condition: Condition,
+        on: bool,
+    },
+    /// Reactions are asked for before the battle goes on.
+    Interrupted(Interrupt),
+    /// `unit` answered the current reaction prompt.
+    Reacted {
+        unit: UnitId,
+        reaction: Reaction,
+    },
+    /// The current interrupt is done; its continuation runs next.
+    Resumed,
+    /// Ruleset bookkeeping.
+    Rules(RulesEvent),
+    /// The battle is over.
+    Ended {
+        winner: Option<SideId>,
+        reason: String,
+    },
+}

@@ -1,0 +1,114 @@
+//! The five rulesets, one module per seed. This module is the engine's only switch point:
+//! each ruleset owns its turn scheduling, action economy, attack resolution and reactions,
+//! and calls the shared mechanics in [`crate::rules::battle::common`].
+//!
+//! Every ruleset module has the same functions:
+//! - `start(x)`: the opening events (initiative, surprise, the first turn);
+//! - `pending(s)`: the decision the battle waits for (interrupts are handled by the engine);
+//! - `legal(s)`: the commands that answer it, in a fixed order;
+//! - `check(s, cmd)`: whether a command is legal now, and why not;
+//! - `execute(x, cmd)`: what happens (only after `check` passed);
+//! - `apply(state, event)`: its own bookkeeping events.
+
+pub mod action_points;
+pub mod alternating;
+pub mod phases;
+pub mod segments;
+pub mod sides;
+
+use crate::rules::battle::{BattleState, Command, Decision, Exec, Rejected};
+use serde::{Deserialize, Serialize};
+
+/// Each ruleset's own state.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum RulesState {
+    Phases(phases::State),
+    Sides(sides::State),
+    Segments(segments::State),
+    Alternating(alternating::State),
+    ActionPoints(action_points::State),
+}
+
+/// Each ruleset's own bookkeeping events.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum RulesEvent {
+    Phases(phases::Ev),
+    Sides(sides::Ev),
+    Segments(segments::Ev),
+    Alternating(alternating::Ev),
+    ActionPoints(action_points::Ev),
+}
+
+/// The empty state of ruleset `id` (levels are validated, so the id is known; an unknown id
+/// falls back to `action-points`, whose start then finds nothing odd).
+pub fn init(id: &str) -> RulesState {
+    match id {
+        "phases" => RulesState::Phases(phases::State::default()),
+        "sides" => RulesState::Sides(sides::State::default()),
+        "segments" => RulesState::Segments(segments::State::default()),
+        "alternating" => RulesState::Alternating(alternating::State::default()),
+        _ => RulesState::ActionPoints(action_points::State::default()),
+    }
+}
+
+pub fn start(x: &mut Exec) {
+    match x.state.rules {
+        RulesState::Phases(_) => phases::start(x),
+        RulesState::Sides(_) => sides::start(x),
+        RulesState::Segments(_) => segments::start(x),
+        RulesState::Alternating(_) => alternating::start(x),
+        RulesState::ActionPoints(_) => action_points::start(x),
+    }
+}
+
+pub fn pending(s: &BattleState) -> Decision {
+    match &s.rules {
+        RulesState::Phases(r) => phases::pending(s, r),
+        RulesState::Sides(r) => sides::pending(s, r),
+        RulesState::Segments(r) => segments::pending(s, r),
+        RulesState::Alternating(r) => alternating::pending(s, r),
+        RulesState::ActionPoints(r) => action_points::pending(s, r),
+    }
+}
+
+pub fn legal(s: &BattleState) -> Vec<Command> {
+    match &s.rules {
+        RulesState::Phases(r) => phases::legal(s, r),
+        RulesState::Sides(r) => sides::legal(s, r),
+        RulesState::Segments(r) => segments::legal(s, r),
+        RulesState::Alternating(r) => alternating::legal(s, r),
+        RulesState::ActionPoints(r) => action_points::legal(s, r),
+    }
+}
+
+pub fn check(s: &BattleState, cmd: &Command) -> Result<(), Rejected> {
+    match &s.rules {
+        RulesState::Phases(r) => phases::check(s, r, cmd),
+        RulesState::Sides(r) => sides::check(s, r, cmd),
+        RulesState::Segments(r) => segments::check(s, r, cmd),
+        RulesState::Alternating(r) => alternating::check(s, r, cmd),
+        RulesState::ActionPoints(r) => action_points::check(s, r, cmd),
+    }
+}
+
+pub fn execute(x: &mut Exec, cmd: &Command) {
+    match x.state.rules {
+        RulesState::Phases(_) => phases::execute(x, cmd),
+        RulesState::Sides(_) => sides::execute(x, cmd),
+        RulesState::Segments(_) => segments::execute(x, cmd),
+        RulesState::Alternating(_) => alternating::execute(x, cmd),
+        RulesState::ActionPoints(_) => action_points::execute(x, cmd),
+    }
+}
+
+/// Applies a ruleset event to the matching state (an event of another ruleset is ignored).
+pub fn apply(state: &mut RulesState, e: &RulesEvent) {
+    match (state, e) {
+        (RulesState::Phases(s), RulesEvent::Phases(e)) => phases::apply(s, e),
+        (RulesState::Sides(s), RulesEvent::Sides(e)) => sides::apply(s, e),
+        (RulesState::Segments(s), RulesEvent::Segments(e)) => segments::apply(s, e),
+        (RulesState::Alternating(s), RulesEvent::Alternating(e)) => alternating::apply(s, e),
+        (RulesState::ActionPoints(s), RulesEvent::ActionPoints(e)) => action_points::apply(s, e),
+        _ => {}
+    }
+}
