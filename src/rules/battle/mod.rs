@@ -443,4 +443,4 @@ impl<'a> Exec<'a> {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
