@@ -79,11 +79,6 @@ pub(crate) fn playouts_end_and_replay(file: &str) {
 }
 
 #[test]
-fn action_points_random_play_ends_and_replays() {
-    playouts_end_and_replay("action_points_ruins.ron");
-}
-
-#[test]
 fn rejected_commands_change_nothing() {
     let level = load("action_points_ruins.ron");
     let (mut b, _) = BattleState::start(&level, 7);

@@ -730,3 +730,6 @@ fn init_pools(x: &mut Exec) {
         x.set_pool(u, "hp", hp);
     }
 }
+
+#[cfg(test)]
+mod tests;

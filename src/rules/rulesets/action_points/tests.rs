@@ -1,0 +1,536 @@
+use super::*;
+use crate::rules::battle::tests::playouts_end_and_replay;
+use crate::rules::grid::Cell;
+use crate::rules::level::{self, Level};
+
+/// A 6×3 open field. `units` are RON unit entries; `options` the level's options.
+fn field(units: &str, options: &str) -> Level {
+    let src = format!(
+        r#"(
+    name: "Test field",
+    ruleset: "action-points",
+    topology: Square(diagonals: One),
+    size: (6, 3),
+    map: ["......", "......", "......"],
+    sides: [(name: "Company", controller: Human), (name: "Cult", controller: Ai)],
+    units: [{units}],
+    options: ({options}),
+)"#
+    );
+    match level::load("field.ron", &src) {
+        Ok(l) => l,
+        Err(d) => panic!("{d:?}"),
+    }
+}
+
+const DUEL: &str = r#"
+    (name: "Kestrel", side: "Company", cell: (1, 1), template: "fighter"),
+    (name: "Shade", side: "Cult", cell: (2, 1), template: "scout"),
+"#;
+
+fn ap(b: &BattleState, u: u16) -> i64 {
+    b.units[u as usize].pool("ap")
+}
+
+fn hp(b: &BattleState, u: u16) -> i64 {
+    b.units[u as usize].pool("hp")
+}
+
+fn state(b: &BattleState) -> &State {
+    match &b.rules {
+        crate::rules::rulesets::RulesState::ActionPoints(r) => r,
+        _ => panic!("not action-points"),
+    }
+}
+
+fn run(b: &mut BattleState, cmd: Command) -> Vec<Event> {
+    match b.execute(&cmd) {
+        Ok(e) => e,
+        Err(r) => panic!("{cmd:?} rejected: {r}"),
+    }
+}
+
+fn rolls(events: &[Event], purpose: Purpose) -> Vec<(i64, Option<i64>)> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Rolled {
+                purpose: p,
+                total,
+                against,
+                ..
+            } if *p == purpose => Some((*total, *against)),
+            _ => None,
+        })
+        .collect()
+}
+
+const K: UnitId = UnitId(0);
+const S: UnitId = UnitId(1);
+
+#[test]
+fn initiative_is_1d6_plus_rating_highest_first() {
+    // Kestrel: 1d6 (5) + 2 = 7; Shade: 1d6 (2) + 4 = 6.
+    let (b, events) = BattleState::start_with_tape(&field(DUEL, ""), 1, [5, 2]);
+    assert_eq!(
+        rolls(&events, Purpose::Initiative),
+        vec![(5, None), (2, None)]
+    );
+    assert_eq!(state(&b).scores, vec![7, 6]);
+    assert_eq!(state(&b).order, vec![K, S]);
+    assert_eq!(b.pending(), Decision::Act { unit: K });
+    // Every unit starts the round with its maximum AP.
+    assert_eq!((ap(&b, 0), ap(&b, 1)), (3, 4));
+}
+
+#[test]
+fn ties_go_to_rating_then_luck_then_player_characters_then_a_luck_roll() {
+    // 4 + 2 = 6 against 2 + 4 = 6: Shade's rating 4 beats Kestrel's 2.
+    let (b, _) = BattleState::start_with_tape(&field(DUEL, ""), 1, [4, 2]);
+    assert_eq!(state(&b).order, vec![S, K]);
+    // Same rating and score: luck decides (Shade 3 over Kestrel 1).
+    let units = r#"
+        (name: "Kestrel", side: "Company", cell: (1, 1), template: "fighter"),
+        (name: "Shade", side: "Cult", cell: (2, 1), template: "fighter", overrides: {"luck": 3}),
+    "#;
+    let (b, _) = BattleState::start_with_tape(&field(units, ""), 1, [3, 3]);
+    assert_eq!(state(&b).order, vec![S, K]);
+    // Same luck too: the player character (a Human side's unit) goes first.
+    let units = r#"
+        (name: "Shade", side: "Cult", cell: (2, 1), template: "fighter"),
+        (name: "Kestrel", side: "Company", cell: (1, 1), template: "fighter"),
+    "#;
+    let (b, events) = BattleState::start_with_tape(&field(units, ""), 1, [3, 3]);
+    assert_eq!(state(&b).order, vec![UnitId(1), UnitId(0)]);
+    assert!(rolls(&events, Purpose::TieBreak).is_empty());
+    // Two NPCs of different templates tied in everything: a contested luck roll, 1d20 + luck.
+    let units = r#"
+        (name: "Kestrel", side: "Company", cell: (0, 0), template: "fighter"),
+        (name: "Shade", side: "Cult", cell: (4, 1), template: "fighter"),
+        (name: "Whisper", side: "Cult", cell: (5, 1), template: "fighter", overrides: {"hp": 9}),
+    "#;
+    let level = field(units, "");
+    // Kestrel 6; the two cult fighters share one roll (one template, one side): 3.
+    let (b, events) = BattleState::start_with_tape(&level, 1, [6, 3, 4, 15]);
+    assert_eq!(
+        rolls(&events, Purpose::Initiative).len(),
+        2,
+        "one roll per NPC group"
+    );
+    assert_eq!(state(&b).scores, vec![8, 5, 5]);
+    assert_eq!(
+        rolls(&events, Purpose::TieBreak),
+        vec![(5, None), (16, None)]
+    );
+    assert_eq!(state(&b).order, vec![UnitId(0), UnitId(2), UnitId(1)]);
+}
+
+#[test]
+fn surprised_units_use_their_rating_and_only_react_until_their_first_turn() {
+    let level = field(DUEL, r#"surprised: ["Cult"]"#);
+    // Only Kestrel rolls: 1 + 2 = 3 < Shade's rating 4, so Shade's turn comes first...
+    let (mut b, events) = BattleState::start_with_tape(&level, 1, [1]);
+    assert_eq!(rolls(&events, Purpose::Initiative).len(), 1);
+    assert_eq!(state(&b).scores, vec![3, 4]);
+    // ...and is skipped: Shade may only react until it has passed.
+    assert!(events.contains(&Event::TurnStarted { unit: S }));
+    assert!(events.contains(&Event::TurnEnded { unit: S }));
+    assert_eq!(b.pending(), Decision::Act { unit: K });
+    assert!(!b.units[1].has(&Condition::Surprised));
+    // Shade can still dodge Kestrel's attack (a reaction).
+    run(
+        &mut b,
+        Command::Attack {
+            unit: K,
+            target: S,
+            ranged: false,
+        },
+    );
+    assert!(matches!(b.pending(), Decision::React { unit: S, .. }));
+}
+
+#[test]
+fn attacks_hit_on_d20_plus_attack_against_10_plus_defense_and_armor_soaks() {
+    // Init 5+2 vs 1+4: Kestrel first. Attack 1d20 (8) + 4 = 12 vs 10 + 5 = 15: miss.
+    // Shade declines to dodge both times. Second attack: 11 + 4 = 15 hits; 1d8 (6) + 2 = 8
+    // damage minus Shade's armor 1 = 7.
+    let (mut b, _) = BattleState::start_with_tape(&field(DUEL, ""), 1, [5, 1, 8, 11, 6]);
+    let atk = Command::Attack {
+        unit: K,
+        target: S,
+        ranged: false,
+    };
+    let decline = Command::React {
+        unit: S,
+        reaction: Reaction::Decline,
+    };
+    run(&mut b, atk.clone());
+    let e = run(&mut b, decline.clone());
+    assert_eq!(rolls(&e, Purpose::Attack), vec![(12, Some(15))]);
+    assert!(e.contains(&Event::Attacked {
+        attacker: K,
+        target: S,
+        ranged: false,
+        hit: false,
+        crit: false
+    }));
+    assert_eq!(hp(&b, 1), 10);
+    run(&mut b, atk);
+    let e = run(&mut b, decline);
+    assert_eq!(rolls(&e, Purpose::Attack), vec![(15, Some(15))]);
+    assert_eq!(rolls(&e, Purpose::Damage), vec![(8, None)]);
+    assert_eq!(hp(&b, 1), 3);
+    assert_eq!(ap(&b, 0), 1);
+}
+
+#[test]
+fn dodge_is_a_reaction_for_one_ap_that_adds_its_bonus_to_that_attack_only() {
+    // Attack 11 + 4 = 15 would hit defense 15, but Shade dodges: 15 + 3 = 18.
+    let (mut b, _) = BattleState::start_with_tape(&field(DUEL, ""), 1, [5, 1, 11, 11, 6]);
+    run(
+        &mut b,
+        Command::Attack {
+            unit: K,
+            target: S,
+            ranged: false,
+        },
+    );
+    assert_eq!(
+        b.pending(),
+        Decision::React {
+            unit: S,
+            trigger: Trigger::Targeted {
+                attacker: K,
+                ranged: false
+            }
+        }
+    );
+    // Kestrel cannot act while the reaction is pending.
+    assert!(b.check(&Command::EndTurn { unit: K }).is_err());
+    let e = run(
+        &mut b,
+        Command::React {
+            unit: S,
+            reaction: Reaction::Dodge,
+        },
+    );
+    assert_eq!(rolls(&e, Purpose::Attack), vec![(15, Some(18))]);
+    assert_eq!(ap(&b, 1), 3, "dodging cost 1 AP");
+    assert!(
+        !b.units[1].has(&Condition::Dodging),
+        "only against that attack"
+    );
+    // The next attack faces the plain defense again.
+    run(
+        &mut b,
+        Command::Attack {
+            unit: K,
+            target: S,
+            ranged: false,
+        },
+    );
+    let e = run(
+        &mut b,
+        Command::React {
+            unit: S,
+            reaction: Reaction::Decline,
+        },
+    );
+    assert_eq!(rolls(&e, Purpose::Attack), vec![(15, Some(15))]);
+}
+
+#[test]
+fn the_turn_ends_when_ap_run_out_and_the_round_when_everyone_has_gone() {
+    let (mut b, _) = BattleState::start_with_tape(&field(DUEL, ""), 1, [5, 1]);
+    run(
+        &mut b,
+        Command::Act {
+            unit: K,
+            action: Action::Guard,
+        },
+    );
+    assert!(
+        b.check(&Command::Act {
+            unit: K,
+            action: Action::Guard
+        })
+        .is_err()
+    );
+    // Moves cost 1 AP each; the third spends Kestrel's last AP and passes the turn.
+    run(
+        &mut b,
+        Command::Move {
+            unit: K,
+            to: Cell::new(0, 0),
+        },
+    );
+    run(
+        &mut b,
+        Command::Move {
+            unit: K,
+            to: Cell::new(0, 2),
+        },
+    );
+    assert_eq!(b.pending(), Decision::Act { unit: S });
+    assert_eq!(b.round, 1);
+    let e = run(&mut b, Command::EndTurn { unit: S });
+    assert!(e.contains(&Event::RoundEnded { round: 1 }));
+    assert!(e.contains(&Event::RoundStarted { round: 2 }));
+    // "Until the end of the round" effects end; AP are replenished.
+    assert!(!b.units[0].has(&Condition::Guarding));
+    assert_eq!((ap(&b, 0), ap(&b, 1)), (3, 4));
+    assert_eq!(b.pending(), Decision::Act { unit: K });
+}
+
+#[test]
+fn with_per_turn_refresh_ap_spent_reacting_stay_spent_until_the_units_own_turn() {
+    let per_turn = field(DUEL, "ap_refresh: Turn");
+    let per_round = field(DUEL, "");
+    for (level, expect) in [(&per_turn, 3), (&per_round, 4)] {
+        // Round 1: Kestrel attacks on its turn; Shade dodges (4 → 3 AP), Shade ends its turn
+        // having spent nothing else... In round 2 Kestrel attacks again before Shade's turn.
+        let (mut b, _) = BattleState::start_with_tape(level, 1, [5, 1, 2, 2, 2]);
+        run(
+            &mut b,
+            Command::Attack {
+                unit: K,
+                target: S,
+                ranged: false,
+            },
+        );
+        run(
+            &mut b,
+            Command::React {
+                unit: S,
+                reaction: Reaction::Dodge,
+            },
+        );
+        run(&mut b, Command::EndTurn { unit: K });
+        run(&mut b, Command::EndTurn { unit: S });
+        assert_eq!(b.round, 2);
+        // Round 2, Kestrel's turn: Shade's AP before its own turn.
+        assert_eq!(ap(&b, 1), expect);
+        run(&mut b, Command::EndTurn { unit: K });
+        assert_eq!(ap(&b, 1), 4, "refreshed by its own turn at the latest");
+    }
+}
+
+#[test]
+fn an_action_costing_more_ap_than_left_is_paid_next_turn_and_then_takes_effect() {
+    let units = r#"
+        (name: "Kestrel", side: "Company", cell: (1, 1), template: "fighter"),
+        (name: "The Hammer", side: "Cult", cell: (2, 1), template: "brute"),
+    "#;
+    // Init: Kestrel 1+2=3, the Hammer 6+0=6: the Hammer first, with 3 AP; its attack costs 2.
+    // Round 2: attack 15 + 3 = 18 vs 14 hits; 2d6 (4, 4) + 3 = 11 - armor 2 = 9.
+    let (mut b, _) = BattleState::start_with_tape(&field(units, ""), 1, [1, 6, 15, 4, 4]);
+    assert_eq!(b.pending(), Decision::Act { unit: S });
+    run(
+        &mut b,
+        Command::Act {
+            unit: S,
+            action: Action::Guard,
+        },
+    );
+    run(
+        &mut b,
+        Command::Move {
+            unit: S,
+            to: Cell::new(2, 0),
+        },
+    );
+    assert_eq!(ap(&b, 1), 1);
+    let e = run(
+        &mut b,
+        Command::Attack {
+            unit: S,
+            target: K,
+            ranged: false,
+        },
+    );
+    assert!(e.contains(&Event::Rules(RulesEvent::ActionPoints(
+        Ev::ExtendedStarted {
+            unit: S,
+            command: Command::Attack {
+                unit: S,
+                target: K,
+                ranged: false
+            },
+            remaining: 1,
+        }
+    ))));
+    assert!(rolls(&e, Purpose::Attack).is_empty(), "no effect yet");
+    assert_eq!(b.pending(), Decision::Act { unit: K });
+    run(&mut b, Command::EndTurn { unit: K });
+    // Round 2: the first AP of the Hammer's turn finish the attack, which goes off.
+    assert_eq!(b.round, 2);
+    assert_eq!(ap(&b, 1), 2);
+    assert!(matches!(b.pending(), Decision::React { unit: K, .. }));
+    let e = run(
+        &mut b,
+        Command::React {
+            unit: K,
+            reaction: Reaction::Decline,
+        },
+    );
+    assert_eq!(rolls(&e, Purpose::Attack), vec![(18, Some(14))]);
+    assert_eq!(hp(&b, 0), 5);
+    assert_eq!(
+        b.pending(),
+        Decision::Act { unit: S },
+        "the rest of its turn"
+    );
+}
+
+#[test]
+fn an_extended_action_whose_target_is_gone_is_lost() {
+    let units = r#"
+        (name: "Kestrel", side: "Company", cell: (1, 1), template: "fighter"),
+        (name: "The Hammer", side: "Cult", cell: (2, 1), template: "brute"),
+    "#;
+    let (mut b, _) = BattleState::start_with_tape(&field(units, ""), 1, [1, 6]);
+    run(
+        &mut b,
+        Command::Act {
+            unit: S,
+            action: Action::Guard,
+        },
+    );
+    run(
+        &mut b,
+        Command::Move {
+            unit: S,
+            to: Cell::new(2, 0),
+        },
+    );
+    run(
+        &mut b,
+        Command::Attack {
+            unit: S,
+            target: K,
+            ranged: false,
+        },
+    );
+    // Kestrel walks out of reach.
+    run(
+        &mut b,
+        Command::Move {
+            unit: K,
+            to: Cell::new(4, 2),
+        },
+    );
+    let e = run(&mut b, Command::EndTurn { unit: K });
+    let lost = Event::Rules(RulesEvent::ActionPoints(Ev::ExtendedDone {
+        unit: S,
+        completed: false,
+    }));
+    assert!(e.contains(&lost), "{e:?}");
+    assert!(rolls(&e, Purpose::Attack).is_empty());
+    assert_eq!((b.round, ap(&b, 1)), (2, 2));
+    assert_eq!(b.pending(), Decision::Act { unit: S });
+}
+
+#[test]
+fn taking_a_unit_to_zero_hp_puts_it_out_and_the_last_side_standing_wins() {
+    let units = r#"
+        (name: "Kestrel", side: "Company", cell: (1, 1), template: "fighter"),
+        (name: "Shade", side: "Cult", cell: (2, 1), template: "scout", overrides: {"hp": 2}),
+    "#;
+    let (mut b, _) = BattleState::start_with_tape(&field(units, ""), 1, [5, 1, 20, 1]);
+    run(
+        &mut b,
+        Command::Attack {
+            unit: K,
+            target: S,
+            ranged: false,
+        },
+    );
+    let e = run(
+        &mut b,
+        Command::React {
+            unit: S,
+            reaction: Reaction::Decline,
+        },
+    );
+    // 1d8 (1) + 2 - armor 1 = 2 damage: hp 0.
+    assert_eq!(hp(&b, 1), 0);
+    assert!(e.contains(&Event::Status {
+        unit: S,
+        status: Status::Down
+    }));
+    assert!(matches!(e.last(), Some(Event::Ended { winner: Some(w), .. }) if w.0 == 0));
+    assert_eq!(
+        b.pending(),
+        Decision::Over {
+            winner: Some(crate::rules::battle::SideId(0))
+        }
+    );
+    assert!(b.check(&Command::EndTurn { unit: K }).is_err());
+}
+
+#[test]
+fn rejections_say_why_and_change_nothing() {
+    let units = r#"
+        (name: "Kestrel", side: "Company", cell: (0, 0), template: "fighter"),
+        (name: "Lark", side: "Company", cell: (0, 2), template: "archer"),
+        (name: "Shade", side: "Cult", cell: (5, 1), template: "scout"),
+    "#;
+    let (b, _) = BattleState::start_with_tape(&field(units, ""), 1, [6, 1, 1]);
+    assert_eq!(b.pending(), Decision::Act { unit: K });
+    let before = ron::to_string(&b).expect("ron");
+    let cases = [
+        (Command::EndTurn { unit: UnitId(1) }, "Kestrel's turn"),
+        (
+            Command::Attack {
+                unit: K,
+                target: UnitId(2),
+                ranged: false,
+            },
+            "reach",
+        ),
+        (
+            Command::Attack {
+                unit: K,
+                target: UnitId(2),
+                ranged: true,
+            },
+            "no ranged attack",
+        ),
+        (
+            Command::Attack {
+                unit: K,
+                target: UnitId(1),
+                ranged: false,
+            },
+            "not an enemy",
+        ),
+        (
+            Command::Move {
+                unit: K,
+                to: Cell::new(5, 2),
+            },
+            "cannot reach",
+        ),
+        (
+            Command::Act {
+                unit: K,
+                action: Action::Dodge,
+            },
+            "not an action",
+        ),
+        (Command::Pick { unit: K }, "initiative order"),
+    ];
+    let mut b = b;
+    for (cmd, why) in cases {
+        match b.execute(&cmd) {
+            Ok(_) => panic!("{cmd:?} accepted"),
+            Err(r) => assert!(r.reason.contains(why), "{cmd:?}: {}", r.reason),
+        }
+        assert_eq!(ron::to_string(&b).expect("ron"), before);
+    }
+}
+
+#[test]
+fn random_play_ends_and_replays() {
+    playouts_end_and_replay("action_points_ruins.ron");
+}
