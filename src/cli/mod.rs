@@ -1,4 +1,5 @@
-//! The `fray` command line: play, validate levels, take screenshots.
+//! The `fray` command line: play, validate levels, run scenarios and replays, take
+//! screenshots.
 //!
 //! Headless subcommands live here and never touch Bevy; the game ones call into
 //! `crate::game` and exist only with the `game` feature.
@@ -30,6 +31,18 @@ pub enum Command {
         #[arg(required = true)]
         paths: Vec<PathBuf>,
     },
+    /// Run scripted scenarios (files or folders of `*.ron`); exits 1 if any fails.
+    Scenario {
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+    },
+    /// Re-run a replay (level, seed, commands) and print its event log.
+    Replay {
+        file: PathBuf,
+        /// Print the events as RON, one per line, instead of sentences.
+        #[arg(long)]
+        ron: bool,
+    },
     /// Render a level in a window, save a PNG screenshot once the board is drawn, and exit.
     Shot {
         /// Level file to render.
@@ -51,7 +64,81 @@ pub fn run(cli: Cli) -> ExitCode {
         Some(Command::Play { level }) => play(level),
         Some(Command::Validate { paths }) => validate::run(&paths),
         Some(Command::Shot { level, out }) => shot(level, out),
+        Some(Command::Scenario { paths }) => scenario(&paths),
+        Some(Command::Replay { file, ron }) => replay(&file, ron),
     }
+}
+
+fn scenario(paths: &[PathBuf]) -> ExitCode {
+    use crate::rules::scenario;
+    let mut files = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            files.extend(scenario::files_under(p));
+        } else {
+            files.push(p.clone());
+        }
+    }
+    let mut failed = 0;
+    for f in &files {
+        let r = scenario::run_file(f);
+        if r.passed {
+            println!("ok   {}  {}", r.file, r.name);
+        } else {
+            failed += 1;
+            println!("FAIL {}  {}\n{}", r.file, r.name, indent(&r.detail));
+        }
+    }
+    println!(
+        "{} scenario(s), {} passed, {failed} failed",
+        files.len(),
+        files.len() - failed
+    );
+    if failed == 0 && !files.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
+fn indent(text: &str) -> String {
+    text.lines()
+        .map(|l| format!("    {l}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn replay(file: &Path, as_ron: bool) -> ExitCode {
+    use crate::rules::replay;
+    let text = match std::fs::read_to_string(file) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("{}: cannot read: {e}", file.display());
+            return ExitCode::FAILURE;
+        }
+    };
+    let (r, level) = match replay::parse(file, &text) {
+        Ok(x) => x,
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let (b, events) = match replay::run(&r, &level) {
+        Ok(x) => x,
+        Err(e) => {
+            eprintln!("{}: {e}", file.display());
+            return ExitCode::FAILURE;
+        }
+    };
+    if as_ron {
+        for e in &events {
+            println!("{}", ron::to_string(e).unwrap_or_default());
+        }
+    } else {
+        print!("{}", replay::render_log(&b, &events));
+    }
+    ExitCode::SUCCESS
 }
 
 /// The folder holding the designer levels: `./levels` when run from the repository (as

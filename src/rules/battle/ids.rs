@@ -42,7 +42,7 @@ impl fmt::Display for SideId {
 }
 
 /// The names ids may be written as while parsing.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Names {
     pub units: Vec<String>,
     pub sides: Vec<String>,

@@ -20,6 +20,7 @@
 
 pub mod common;
 pub mod ids;
+pub mod log;
 pub mod types;
 
 pub use ids::{Names, SideId, UnitId, with_names};
