@@ -4,6 +4,7 @@
 //! Headless subcommands live here and never touch Bevy; the game ones call into
 //! `crate::game` and exist only with the `game` feature.
 
+pub mod simulate;
 pub mod validate;
 
 use clap::{Parser, Subcommand};
@@ -36,6 +37,32 @@ pub enum Command {
         #[arg(required = true)]
         paths: Vec<PathBuf>,
     },
+    /// Play AI against AI headless and report win rates, rounds and decision times.
+    Simulate {
+        /// The level to play.
+        level: PathBuf,
+        /// Number of games (sides swap every game).
+        #[arg(long, default_value_t = 100)]
+        games: usize,
+        /// Seed of the first game; game g uses seed + g.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// The AI measured: random, greedy, easy, normal or hard.
+        #[arg(long, default_value = "normal", value_parser = parse_kind)]
+        ai: crate::ai::Kind,
+        /// Its opponent.
+        #[arg(long, default_value = "greedy", value_parser = parse_kind)]
+        vs: crate::ai::Kind,
+        /// Games played in parallel (default: the number of cores).
+        #[arg(long)]
+        jobs: Option<usize>,
+        /// Print one JSON object instead of text (no progress bar).
+        #[arg(long)]
+        json: bool,
+        /// A battle still going after this many rounds is stopped as a draw.
+        #[arg(long, default_value_t = 60)]
+        rounds: u32,
+    },
     /// Re-run a replay (level, seed, commands) and print its event log.
     Replay {
         file: PathBuf,
@@ -66,7 +93,32 @@ pub fn run(cli: Cli) -> ExitCode {
         Some(Command::Shot { level, out }) => shot(level, out),
         Some(Command::Scenario { paths }) => scenario(&paths),
         Some(Command::Replay { file, ron }) => replay(&file, ron),
+        Some(Command::Simulate {
+            level,
+            games,
+            seed,
+            ai,
+            vs,
+            jobs,
+            json,
+            rounds,
+        }) => simulate::run(&simulate::Options {
+            level,
+            games,
+            seed,
+            ai,
+            vs,
+            jobs: jobs
+                .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+            json,
+            rounds,
+        }),
     }
+}
+
+fn parse_kind(s: &str) -> Result<crate::ai::Kind, String> {
+    crate::ai::Kind::parse(s)
+        .ok_or_else(|| format!("unknown AI '{s}'; use random, greedy, easy, normal or hard"))
 }
 
 fn scenario(paths: &[PathBuf]) -> ExitCode {

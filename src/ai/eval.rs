@@ -1,0 +1,173 @@
+//! Position scoring for the utility AI, in the same terms for every ruleset.
+//!
+//! A unit's *vitality* is the fraction left of its health pools (whichever of `hp`, `body`,
+//! `stun`, `endurance`, `health` its ruleset uses; each pool's maximum is the stat of the same
+//! name). A side's score is material (enemy vitality lost, enemies down, weighted towards
+//! finishing the wounded; minus the same for its own units, weighted a little more) plus
+//! position (closing on targets, shooters in range with sight, exposure to enemy attacks next
+//! turn, cover against enemy shooters) plus the level's objectives.
+
+use crate::rules::battle::{BattleState, SideId, Status, Unit, UnitId};
+use crate::rules::grid::Cell;
+use crate::rules::level::Victory;
+use crate::rules::sight::{self, Cover};
+
+const POOLS: [&str; 5] = ["hp", "body", "stun", "endurance", "health"];
+
+/// Fraction of its health pools a unit has left (0 when down or dead).
+pub fn vitality(u: &Unit) -> f64 {
+    if u.status != Status::Active {
+        return 0.0;
+    }
+    let (mut have, mut max) = (0i64, 0i64);
+    for k in POOLS {
+        let m = u.stat(k);
+        if m > 0 {
+            max += m;
+            have += u.pools.get(k).copied().unwrap_or(m).clamp(0, m);
+        }
+    }
+    if max == 0 {
+        1.0
+    } else {
+        have as f64 / max as f64
+    }
+}
+
+/// Whether a unit can attack at range (weapon or spell).
+pub fn ranged_reach(u: &Unit) -> i64 {
+    u.stat("range").max(u.stat("spell_range"))
+}
+
+/// The score of the battle for `side`: higher is better.
+pub fn score(s: &BattleState, side: SideId) -> f64 {
+    if let Some(o) = &s.outcome {
+        return match o.winner {
+            Some(w) if w == side => 1000.0 - s.round as f64,
+            Some(_) => -1000.0,
+            None => -200.0,
+        };
+    }
+    let mut v = 0.0;
+    for u in &s.units {
+        let lost = 1.0 - vitality(u);
+        let down = if u.status == Status::Active { 0.0 } else { 1.0 };
+        // Actions in hand are worth something: AP not spent, stamina and focus for reactions.
+        let spare = if u.is_active() {
+            0.4 * u.pool("ap") as f64 + 0.3 * (u.pool("stamina") + u.pool("focus")) as f64
+        } else {
+            0.0
+        };
+        if u.side == side {
+            v -= 11.0 * lost + 16.0 * down;
+            v += spare;
+        } else {
+            // Finishing the wounded is worth more than spreading damage.
+            v += 10.0 * lost + 4.0 * lost * lost + 15.0 * down;
+            v -= spare;
+        }
+    }
+    for id in s.unit_ids() {
+        let u = &s.units[id.index()];
+        if u.side == side && u.is_active() {
+            v += position(s, side, id, u.cell);
+        }
+    }
+    v + objectives(s, side)
+}
+
+/// A quick value of `unit` standing on `to` (used to pick which moves to look at).
+pub fn cell_value(s: &BattleState, side: SideId, unit: UnitId, to: Cell) -> f64 {
+    position(s, side, unit, to) + objective_distance(s, side, Some((unit, to)))
+}
+
+/// Positional terms for one unit of `side` standing at `at`.
+fn position(s: &BattleState, side: SideId, unit: UnitId, at: Cell) -> f64 {
+    let me = &s.units[unit.index()];
+    let grid = s.grid();
+    let mine = ranged_reach(me);
+    let mut nearest = u32::MAX;
+    let mut can_shoot = false;
+    let mut exposure = 0.0;
+    let mut cover_bonus = 0.0;
+    for e in &s.units {
+        if e.side == side || !e.is_active() {
+            continue;
+        }
+        let d = grid.distance(at, e.cell);
+        nearest = nearest.min(d);
+        if mine > 0 && d as i64 <= mine && d > 1 && sight::line_of_sight(&s.terrain, at, e.cell) {
+            can_shoot = true;
+        }
+        // Could this enemy hit me next turn: walk and strike, or shoot?
+        let theirs = ranged_reach(e);
+        let melee_threat = d <= e.movement + e.reach;
+        let shot = theirs > 0 && d as i64 <= theirs;
+        if melee_threat || shot {
+            exposure += 1.0;
+        }
+        if shot {
+            cover_bonus += match sight::cover(&s.terrain, e.cell, at) {
+                Cover::None => 0.0,
+                Cover::Half => 0.4,
+                Cover::Full | Cover::Blocked => 0.8,
+            };
+        }
+    }
+    if nearest == u32::MAX {
+        return 0.0;
+    }
+    let fragile = 1.0 - vitality(me);
+    let mut v = 0.0;
+    if mine > 0 {
+        // Shooters: have a target in range and sight, keep out of melee.
+        v += if can_shoot {
+            1.5
+        } else {
+            -0.08 * nearest as f64
+        };
+        if nearest <= 1 {
+            v -= 1.0;
+        }
+    } else {
+        v -= 0.2 * nearest as f64;
+    }
+    v - exposure * (0.05 + 0.4 * fragile) + cover_bonus
+}
+
+/// The level's objectives: reaching a cell, surviving rounds.
+fn objectives(s: &BattleState, side: SideId) -> f64 {
+    objective_distance(s, side, None)
+}
+
+fn objective_distance(s: &BattleState, side: SideId, moved: Option<(UnitId, Cell)>) -> f64 {
+    let mut v = 0.0;
+    for c in &s.level.victory {
+        if let Victory::ReachCell { side: name, cell } = c {
+            let goal = Cell::new(cell.0, cell.1);
+            let owner = s.sides.iter().position(|x| &x.name == name);
+            let best = s
+                .unit_ids()
+                .filter(|&u| s.units[u.index()].is_active())
+                .filter(|&u| Some(s.units[u.index()].side.index()) == owner)
+                .map(|u| {
+                    let at = match moved {
+                        Some((m, to)) if m == u => to,
+                        _ => s.units[u.index()].cell,
+                    };
+                    s.grid().distance(at, goal)
+                })
+                .min();
+            if let Some(d) = best {
+                // The runner wants to close the distance; everyone else wants it long.
+                let w = 0.25 * d as f64;
+                if owner == Some(side.index()) {
+                    v -= w;
+                } else {
+                    v += w;
+                }
+            }
+        }
+    }
+    v
+}

@@ -1,0 +1,392 @@
+//! The AI: answers any decision the engine poses, for every ruleset, using only
+//! [`BattleState::legal_commands`] and look-ahead on cloned states. Pure Rust, no Bevy.
+//!
+//! Three players:
+//! - [`Kind::Random`]: a uniformly random legal command (a baseline);
+//! - [`Kind::Greedy`]: walk to the nearest enemy and attack it (a baseline);
+//! - [`Kind::Utility`]: utility scoring in the spirit of XCOM and Wesnoth's candidate
+//!   actions. Every legal command (moves pruned to the most promising cells) is tried on a clone
+//!   of the battle; the unit's follow-up actions are played out greedily on the clone, enemy
+//!   reactions by a default policy, and the resulting position is scored: damage dealt and
+//!   taken weighted towards finishing wounded foes, units downed, victory; then position:
+//!   distance to targets, enemies that can reach or shoot each unit next turn, cover against
+//!   enemy shooters. Attacks are averaged over several dice samples.
+//!
+//! **No cheating.** Look-ahead clones get a fresh random generator seeded by the AI, so the
+//! AI never sees the battle's own future dice; hidden information (the other side's
+//! declarations in `segments`) is removed from the clone before the search
+//! ([`crate::rules::rulesets::redact`]).
+//!
+//! **Budget and determinism.** Difficulty sets a node budget (commands executed on clones);
+//! with the same seed and budget the AI makes the same choices on every machine. A wall-clock
+//! limit (default 50 ms) is a safety net only: it stops the search early on a machine too
+//! slow for the node budget, and then determinism across machines is lost for that decision.
+
+pub mod eval;
+pub mod sim;
+
+use crate::rules::battle::{BattleState, Command, Decision, Reaction, SideId, UnitId};
+use crate::rules::dice::BattleRng;
+use crate::rules::rulesets;
+use rand::rngs::ChaCha8Rng;
+use rand::{RngExt, SeedableRng};
+use serde::{Deserialize, Serialize};
+use std::time::{Duration, Instant};
+
+/// Which player.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Kind {
+    Random,
+    Greedy,
+    Utility(Difficulty),
+}
+
+/// Utility AI strength: by budget and noise, never by cheating.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Difficulty {
+    Easy,
+    Normal,
+    Hard,
+}
+
+impl Kind {
+    /// Parses `random`, `greedy`, `easy`, `normal`, `hard`.
+    pub fn parse(s: &str) -> Option<Kind> {
+        Some(match s {
+            "random" => Kind::Random,
+            "greedy" => Kind::Greedy,
+            "easy" => Kind::Utility(Difficulty::Easy),
+            "normal" => Kind::Utility(Difficulty::Normal),
+            "hard" => Kind::Utility(Difficulty::Hard),
+            _ => return None,
+        })
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Random => "random",
+            Kind::Greedy => "greedy",
+            Kind::Utility(Difficulty::Easy) => "easy",
+            Kind::Utility(Difficulty::Normal) => "normal",
+            Kind::Utility(Difficulty::Hard) => "hard",
+        }
+    }
+}
+
+/// An AI player's settings.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Config {
+    pub kind: Kind,
+    /// Wall-clock safety limit per decision.
+    pub time_limit: Duration,
+    /// Seed of the AI's own random choices and dice samples.
+    pub seed: u64,
+}
+
+impl Config {
+    pub fn new(kind: Kind, seed: u64) -> Self {
+        Self {
+            kind,
+            time_limit: Duration::from_millis(50),
+            seed,
+        }
+    }
+}
+
+/// Search settings of a difficulty.
+#[derive(Clone, Copy, Debug)]
+struct Search {
+    /// Commands executed on clones per decision.
+    nodes: usize,
+    /// Moves kept after the cheap positional pre-score.
+    moves: usize,
+    /// Dice samples per attack.
+    samples: usize,
+    /// Follow-up actions of the same unit played out on the clone.
+    depth: usize,
+    /// Random noise added to scores (blunders).
+    noise: f64,
+}
+
+fn search_of(d: Difficulty) -> Search {
+    match d {
+        Difficulty::Easy => Search {
+            nodes: 300,
+            moves: 6,
+            samples: 2,
+            depth: 1,
+            noise: 3.0,
+        },
+        Difficulty::Normal => Search {
+            nodes: 4000,
+            moves: 14,
+            samples: 4,
+            depth: 3,
+            noise: 0.0,
+        },
+        Difficulty::Hard => Search {
+            nodes: 12000,
+            moves: 24,
+            samples: 6,
+            depth: 4,
+            noise: 0.0,
+        },
+    }
+}
+
+/// An AI player. Keep one per side for a battle: its random stream advances per decision.
+pub struct Ai {
+    pub config: Config,
+    rng: ChaCha8Rng,
+    /// Nodes spent on the last decision, and whether the time limit cut it short.
+    pub last_nodes: usize,
+    pub last_cut: bool,
+}
+
+impl Ai {
+    pub fn new(config: Config) -> Self {
+        Self {
+            config,
+            rng: ChaCha8Rng::seed_from_u64(config.seed),
+            last_nodes: 0,
+            last_cut: false,
+        }
+    }
+
+    /// The command to send for the pending decision; `None` when the battle is over.
+    pub fn decide(&mut self, s: &BattleState) -> Option<Command> {
+        let legal = s.legal_commands();
+        if legal.is_empty() {
+            return None;
+        }
+        if legal.len() == 1 {
+            return legal.into_iter().next();
+        }
+        let choice = match self.config.kind {
+            Kind::Random => {
+                let i = self.rng.random_range(0..legal.len());
+                legal[i].clone()
+            }
+            Kind::Greedy => greedy(s, &legal),
+            Kind::Utility(d) => self.utility(s, legal, search_of(d)),
+        };
+        Some(choice)
+    }
+
+    fn utility(&mut self, s: &BattleState, legal: Vec<Command>, search: Search) -> Command {
+        let Some(side) = deciding_side(s) else {
+            return legal[0].clone();
+        };
+        let started = Instant::now();
+        let mut view = s.clone();
+        rulesets::redact(&mut view, side);
+        let candidates = prune(&view, side, legal, search.moves);
+        // Common random numbers: sample k of every candidate rolls the same dice, so
+        // candidates are compared on equal luck rather than on who drew the better sample.
+        let seeds: Vec<u64> = (0..search.samples).map(|_| self.rng.random()).collect();
+        let mut nodes = 0usize;
+        let mut best: Option<(f64, usize)> = None;
+        self.last_cut = false;
+        for (i, cmd) in candidates.iter().enumerate() {
+            if i > 0 && (nodes >= search.nodes || started.elapsed() >= self.config.time_limit) {
+                self.last_cut = true;
+                break;
+            }
+            let mut total = 0.0;
+            for &seed in &seeds {
+                let mut c = view.clone();
+                c.rng = BattleRng::new(seed);
+                nodes += 1;
+                if c.execute(cmd).is_err() {
+                    total = f64::NEG_INFINITY;
+                    break;
+                }
+                nodes += play_out(&mut c, side, search.depth);
+                total += eval::score(&c, side);
+            }
+            let mut v = total / seeds.len() as f64;
+            if search.noise > 0.0 {
+                v += self.rng.random_range(-search.noise..=search.noise);
+            }
+            if best.is_none_or(|(b, _)| v > b) {
+                best = Some((v, i));
+            }
+        }
+        self.last_nodes = nodes;
+        let i = best.map_or(0, |(_, i)| i);
+        candidates[i].clone()
+    }
+}
+
+/// Plays a clone forward by fixed policies, so every candidate is judged the same way:
+/// reactions by [`default_reaction`]; up to `depth` follow-up actions of `side`'s acting
+/// units, each an attack on the weakest enemy in reach (a unit with no attack stops). Moves,
+/// picks and declarations end the play-out. Returns the nodes spent.
+fn play_out(c: &mut BattleState, side: SideId, depth: usize) -> usize {
+    let mut nodes = 0;
+    let mut own = 0;
+    for _ in 0..(depth * 4 + 8) {
+        if c.outcome.is_some() {
+            break;
+        }
+        let cmd = match c.pending() {
+            Decision::React { .. } => default_reaction(&c.legal_commands()),
+            Decision::Act { unit } if c.units[unit.index()].side == side && own < depth => {
+                own += 1;
+                weakest_target_attack(c, &c.legal_commands())
+            }
+            _ => None,
+        };
+        let Some(cmd) = cmd else { break };
+        if c.execute(&cmd).is_err() {
+            break;
+        }
+        nodes += 1;
+    }
+    nodes
+}
+
+/// The attack (melee, ranged or spell) on the enemy with the least vitality left.
+fn weakest_target_attack(s: &BattleState, legal: &[Command]) -> Option<Command> {
+    legal
+        .iter()
+        .filter_map(|c| {
+            let target = match c {
+                Command::Attack { target, .. } => *target,
+                Command::Act {
+                    action: crate::rules::battle::Action::Cast { target },
+                    ..
+                } => *target,
+                _ => return None,
+            };
+            let v = s.unit(target).map_or(1.0, eval::vitality);
+            Some((v, c))
+        })
+        .min_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, c)| c.clone())
+}
+
+/// The side the pending decision belongs to.
+pub fn deciding_side(s: &BattleState) -> Option<SideId> {
+    match s.pending() {
+        Decision::Act { unit } | Decision::Declare { unit, .. } | Decision::React { unit, .. } => {
+            s.unit(unit).map(|u| u.side)
+        }
+        Decision::Pick { side, .. } => Some(side),
+        Decision::Over { .. } => None,
+    }
+}
+
+/// All non-move commands, plus the `keep` moves with the best cheap positional score.
+fn prune(s: &BattleState, side: SideId, legal: Vec<Command>, keep: usize) -> Vec<Command> {
+    let (moves, mut rest): (Vec<Command>, Vec<Command>) = legal
+        .into_iter()
+        .partition(|c| matches!(c, Command::Move { .. }));
+    let mut scored: Vec<(f64, Command)> = moves
+        .into_iter()
+        .map(|m| {
+            let v = match &m {
+                Command::Move { unit, to } => eval::cell_value(s, side, *unit, *to),
+                _ => 0.0,
+            };
+            (v, m)
+        })
+        .collect();
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0));
+    rest.extend(scored.into_iter().take(keep).map(|(_, m)| m));
+    rest
+}
+
+/// The default policy for reactions: take an offered attack; else the first defence offered
+/// (dodge, parry, block...); else decline.
+pub fn default_reaction(legal: &[Command]) -> Option<Command> {
+    let attack = legal.iter().find(|c| {
+        matches!(
+            c,
+            Command::React {
+                reaction: Reaction::Attack { .. },
+                ..
+            }
+        )
+    });
+    let defend = legal.iter().find(|c| {
+        matches!(c, Command::React { reaction, .. } if *reaction != Reaction::Decline && !matches!(reaction, Reaction::Attack { .. }))
+    });
+    attack.or(defend).or(legal.first()).cloned()
+}
+
+/// The greedy baseline: attack the nearest enemy if possible; else move to the reachable cell
+/// nearest to the nearest enemy; else end the turn. Reactions: take attacks, decline the rest.
+pub fn greedy(s: &BattleState, legal: &[Command]) -> Command {
+    let first = legal[0].clone();
+    match s.pending() {
+        Decision::React { .. } => legal
+            .iter()
+            .find(|c| {
+                matches!(
+                    c,
+                    Command::React {
+                        reaction: Reaction::Attack { .. },
+                        ..
+                    }
+                )
+            })
+            .or_else(|| {
+                legal.iter().find(|c| {
+                    matches!(
+                        c,
+                        Command::React {
+                            reaction: Reaction::Decline,
+                            ..
+                        }
+                    )
+                })
+            })
+            .cloned()
+            .unwrap_or(first),
+        Decision::Act { unit } => {
+            let nearest = |from: UnitId| {
+                s.enemies_of(from)
+                    .into_iter()
+                    .min_by_key(|&e| (s.distance(from, e), e))
+            };
+            let Some(target) = nearest(unit) else {
+                return first;
+            };
+            // Attack: the nearest enemy first, melee before ranged; else any attack.
+            let attacks: Vec<&Command> = legal
+                .iter()
+                .filter(|c| matches!(c, Command::Attack { .. }))
+                .collect();
+            if let Some(c) = attacks
+                .iter()
+                .find(|c| matches!(c, Command::Attack { target: t, ranged: false, .. } if *t == target))
+                .or_else(|| attacks.iter().find(|c| matches!(c, Command::Attack { target: t, .. } if *t == target)))
+                .or_else(|| attacks.first())
+            {
+                return (*c).clone();
+            }
+            let goal = s.units[target.index()].cell;
+            let here = s.grid().distance(s.units[unit.index()].cell, goal);
+            let best_move = legal
+                .iter()
+                .filter_map(|c| match c {
+                    Command::Move { to, .. } => Some((s.grid().distance(*to, goal), c)),
+                    _ => None,
+                })
+                .min_by_key(|(d, _)| *d);
+            if let Some((d, c)) = best_move
+                && d < here
+            {
+                return c.clone();
+            }
+            legal
+                .iter()
+                .find(|c| matches!(c, Command::EndTurn { .. }))
+                .cloned()
+                .unwrap_or(first)
+        }
+        // Picks, declarations: the engine lists the sensible default first.
+        _ => first,
+    }
+}

@@ -1,0 +1,155 @@
+//! Headless AI-versus-AI games, for `fray simulate`, tests and benches.
+
+use super::{Ai, Config, Kind};
+use crate::rules::battle::{BattleState, Command, SideId};
+use crate::rules::level::Level;
+use std::time::{Duration, Instant};
+
+/// Limits that turn a battle that does not end into a draw.
+#[derive(Clone, Copy, Debug)]
+pub struct Caps {
+    pub rounds: u32,
+    pub commands: usize,
+}
+
+impl Default for Caps {
+    fn default() -> Self {
+        Self {
+            rounds: 60,
+            commands: 50_000,
+        }
+    }
+}
+
+/// One finished game.
+#[derive(Clone, Debug)]
+pub struct Game {
+    pub seed: u64,
+    /// The player kind of each side.
+    pub players: Vec<Kind>,
+    pub winner: Option<SideId>,
+    /// The battle hit a cap and was stopped: a draw.
+    pub capped: bool,
+    pub rounds: u32,
+    pub commands: Vec<Command>,
+    /// Time of each decision, with the side that took it.
+    pub decisions: Vec<(SideId, Duration)>,
+    /// Time spent executing commands (the engine alone).
+    pub engine: Duration,
+    /// A command an AI sent that the engine rejected (a bug).
+    pub illegal: Option<String>,
+}
+
+/// Plays one game; `players[i]` controls side `i`. Each AI is seeded from `seed` and its side.
+pub fn play(level: &Level, seed: u64, players: &[Kind], caps: Caps) -> Game {
+    let (mut b, _) = BattleState::start(level, seed);
+    let mut ais: Vec<Ai> = players
+        .iter()
+        .enumerate()
+        .map(|(i, &k)| {
+            Ai::new(Config::new(
+                k,
+                seed.wrapping_mul(31).wrapping_add(i as u64 + 1),
+            ))
+        })
+        .collect();
+    let mut game = Game {
+        seed,
+        players: players.to_vec(),
+        winner: None,
+        capped: false,
+        rounds: 0,
+        commands: Vec::new(),
+        decisions: Vec::new(),
+        engine: Duration::ZERO,
+        illegal: None,
+    };
+    loop {
+        if let Some(o) = &b.outcome {
+            game.winner = o.winner;
+            break;
+        }
+        if b.round > caps.rounds || game.commands.len() >= caps.commands {
+            game.capped = true;
+            break;
+        }
+        let Some(side) = super::deciding_side(&b) else {
+            break;
+        };
+        let Some(ai) = ais.get_mut(side.index()) else {
+            break;
+        };
+        let t = Instant::now();
+        let Some(cmd) = ai.decide(&b) else { break };
+        game.decisions.push((side, t.elapsed()));
+        let t = Instant::now();
+        let r = b.execute(&cmd);
+        game.engine += t.elapsed();
+        if let Err(e) = r {
+            game.illegal = Some(format!("{cmd:?} was rejected: {e}"));
+            break;
+        }
+        game.commands.push(cmd);
+    }
+    game.rounds = b.round;
+    game
+}
+
+/// Wilson score interval (95%) for `wins` out of `n`.
+pub fn wilson(wins: usize, n: usize) -> (f64, f64) {
+    if n == 0 {
+        return (0.0, 1.0);
+    }
+    let z = 1.96f64;
+    let n_f = n as f64;
+    let p = wins as f64 / n_f;
+    let denom = 1.0 + z * z / n_f;
+    let centre = (p + z * z / (2.0 * n_f)) / denom;
+    let half = z * ((p * (1.0 - p) / n_f + z * z / (4.0 * n_f * n_f)).sqrt()) / denom;
+    ((centre - half).max(0.0), (centre + half).min(1.0))
+}
+
+/// The `q` quantile (0..=1) of sorted durations.
+pub fn quantile(sorted: &[Duration], q: f64) -> Duration {
+    if sorted.is_empty() {
+        return Duration::ZERO;
+    }
+    let i = ((sorted.len() - 1) as f64 * q).round() as usize;
+    sorted[i.min(sorted.len() - 1)]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ai::Difficulty;
+
+    #[test]
+    fn wilson_interval_brackets_the_rate() {
+        let (lo, hi) = wilson(75, 100);
+        assert!(lo < 0.75 && hi > 0.75);
+        assert!(
+            (lo - 0.657).abs() < 0.01 && (hi - 0.824).abs() < 0.01,
+            "{lo} {hi}"
+        );
+        assert_eq!(wilson(0, 0), (0.0, 1.0));
+    }
+
+    #[test]
+    fn quantiles_pick_from_the_sorted_list() {
+        let d: Vec<Duration> = (1..=100).map(Duration::from_millis).collect();
+        assert_eq!(quantile(&d, 0.5), Duration::from_millis(51));
+        assert_eq!(quantile(&d, 0.99), Duration::from_millis(99));
+        assert_eq!(quantile(&d, 1.0), Duration::from_millis(100));
+    }
+
+    #[test]
+    fn games_are_deterministic_for_a_seed() {
+        let level = crate::rules::battle::tests::load("action_points_ruins.ron");
+        let players = [Kind::Utility(Difficulty::Easy), Kind::Greedy];
+        let a = play(&level, 5, &players, Caps::default());
+        let b = play(&level, 5, &players, Caps::default());
+        assert!(a.illegal.is_none(), "{:?}", a.illegal);
+        assert_eq!(a.commands, b.commands);
+        assert_eq!(a.winner, b.winner);
+    }
+}

@@ -1,0 +1,264 @@
+//! `fray simulate`: AI against AI, headless, with win rates and timings.
+
+use crate::ai::Kind;
+use crate::ai::sim::{self, Caps, Game};
+use crate::rules::battle::SideId;
+use crate::rules::level;
+use crate::rules::replay::{self, LevelSource, Replay};
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+/// The options of `fray simulate`.
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub level: PathBuf,
+    pub games: usize,
+    pub seed: u64,
+    pub ai: Kind,
+    pub vs: Kind,
+    pub jobs: usize,
+    pub json: bool,
+    pub rounds: u32,
+}
+
+#[derive(Serialize)]
+struct Timing {
+    decisions: usize,
+    p50_ms: f64,
+    p99_ms: f64,
+    max_ms: f64,
+}
+
+#[derive(Serialize)]
+struct Summary {
+    level: String,
+    ruleset: String,
+    games: usize,
+    ai: String,
+    vs: String,
+    ai_wins: usize,
+    vs_wins: usize,
+    draws: usize,
+    capped: usize,
+    ai_win_rate: f64,
+    ai_win_rate_95: (f64, f64),
+    mean_rounds: f64,
+    ai_timing: Timing,
+    vs_timing: Timing,
+    battles_per_second: f64,
+    engine_share: f64,
+    failures: Vec<String>,
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+fn timing(mut d: Vec<Duration>) -> Timing {
+    d.sort();
+    Timing {
+        decisions: d.len(),
+        p50_ms: ms(sim::quantile(&d, 0.5)),
+        p99_ms: ms(sim::quantile(&d, 0.99)),
+        max_ms: ms(d.last().copied().unwrap_or_default()),
+    }
+}
+
+/// Which side the `--ai` player takes in game `g`: sides swap every game.
+fn ai_side(g: usize, sides: usize) -> usize {
+    g % sides.max(1)
+}
+
+pub fn run(o: &Options) -> ExitCode {
+    let lvl = match level::load_path(&o.level) {
+        Ok(l) => l,
+        Err(diags) => {
+            for d in diags {
+                eprintln!("{d}");
+            }
+            return ExitCode::FAILURE;
+        }
+    };
+    let sides = lvl.file.sides.len();
+    let caps = Caps {
+        rounds: o.rounds,
+        ..Caps::default()
+    };
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<(usize, Result<Game, String>)>> = Mutex::new(Vec::new());
+    let bar = if o.json || !std::io::IsTerminal::is_terminal(&std::io::stderr()) {
+        indicatif::ProgressBar::hidden()
+    } else {
+        let b = indicatif::ProgressBar::new(o.games as u64);
+        b.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{bar:40} {pos}/{len} games  {elapsed_precise} (eta {eta})",
+            )
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        b
+    };
+    let started = Instant::now();
+    std::thread::scope(|scope| {
+        for _ in 0..o.jobs.max(1) {
+            scope.spawn(|| {
+                loop {
+                    let g = next.fetch_add(1, Ordering::Relaxed);
+                    if g >= o.games {
+                        break;
+                    }
+                    let seed = o.seed.wrapping_add(g as u64);
+                    let mut players = vec![o.vs; sides];
+                    players[ai_side(g, sides)] = o.ai;
+                    let r = std::panic::catch_unwind(|| sim::play(&lvl, seed, &players, caps))
+                        .map_err(|p| {
+                            p.downcast_ref::<String>()
+                                .cloned()
+                                .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                                .unwrap_or_else(|| "panic".into())
+                        });
+                    if let Ok(mut v) = results.lock() {
+                        v.push((g, r));
+                    }
+                    bar.inc(1);
+                }
+            });
+        }
+    });
+    bar.finish_and_clear();
+    let wall = started.elapsed();
+    let mut results = results.into_inner().unwrap_or_default();
+    results.sort_by_key(|(g, _)| *g);
+
+    let (mut ai_wins, mut vs_wins, mut draws, mut capped, mut rounds) = (0, 0, 0, 0, 0u64);
+    let (mut ai_t, mut vs_t) = (Vec::new(), Vec::new());
+    let (mut engine, mut thinking) = (Duration::ZERO, Duration::ZERO);
+    let mut failures = Vec::new();
+    for (g, r) in &results {
+        let seed = o.seed.wrapping_add(*g as u64);
+        let me = SideId(ai_side(*g, sides) as u8);
+        match r {
+            Err(msg) => failures.push(format!(
+                "game {g} (seed {seed}) panicked: {msg}; rerun it with `fray simulate {} --games 1 --seed {seed} --ai {} --vs {}`",
+                o.level.display(),
+                if ai_side(*g, sides) == 0 { o.ai.name() } else { o.vs.name() },
+                if ai_side(*g, sides) == 0 { o.vs.name() } else { o.ai.name() },
+            )),
+            Ok(game) => {
+                if let Some(why) = &game.illegal {
+                    let path = save_failure(&o.level, game);
+                    failures.push(format!(
+                        "game {g} (seed {seed}): an AI sent an illegal command: {why}; replay: {}",
+                        path.display()
+                    ));
+                }
+                match game.winner {
+                    Some(w) if w == me => ai_wins += 1,
+                    Some(_) => vs_wins += 1,
+                    None => draws += 1,
+                }
+                if game.capped {
+                    capped += 1;
+                }
+                rounds += game.rounds as u64;
+                engine += game.engine;
+                for (side, d) in &game.decisions {
+                    thinking += *d;
+                    if *side == me {
+                        ai_t.push(*d);
+                    } else {
+                        vs_t.push(*d);
+                    }
+                }
+            }
+        }
+    }
+    let n = results.len().max(1);
+    let summary = Summary {
+        level: o.level.display().to_string(),
+        ruleset: lvl.file.ruleset.clone(),
+        games: results.len(),
+        ai: o.ai.name().into(),
+        vs: o.vs.name().into(),
+        ai_wins,
+        vs_wins,
+        draws,
+        capped,
+        ai_win_rate: ai_wins as f64 / n as f64,
+        ai_win_rate_95: sim::wilson(ai_wins, n),
+        mean_rounds: rounds as f64 / n as f64,
+        ai_timing: timing(ai_t),
+        vs_timing: timing(vs_t),
+        battles_per_second: results.len() as f64 / wall.as_secs_f64().max(1e-9),
+        engine_share: engine.as_secs_f64() / (engine + thinking).as_secs_f64().max(1e-9),
+        failures,
+    };
+    if o.json {
+        match serde_json::to_string_pretty(&summary) {
+            Ok(s) => println!("{s}"),
+            Err(e) => eprintln!("{e}"),
+        }
+    } else {
+        print_text(&summary, o.jobs);
+    }
+    if summary.failures.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
+fn print_text(s: &Summary, jobs: usize) {
+    println!(
+        "{} ({}), {} games, sides swapped every game",
+        s.level, s.ruleset, s.games
+    );
+    println!(
+        "  {:<8} wins {:>5}  {:5.1}%  (95% CI {:.1}-{:.1}%)",
+        s.ai,
+        s.ai_wins,
+        100.0 * s.ai_win_rate,
+        100.0 * s.ai_win_rate_95.0,
+        100.0 * s.ai_win_rate_95.1
+    );
+    println!("  {:<8} wins {:>5}", s.vs, s.vs_wins);
+    println!(
+        "  draws {} (of which {} stopped at the round cap)",
+        s.draws, s.capped
+    );
+    println!("  mean rounds {:.1}", s.mean_rounds);
+    for (name, t) in [(&s.ai, &s.ai_timing), (&s.vs, &s.vs_timing)] {
+        println!(
+            "  {name:<8} decision time p50 {:.2} ms  p99 {:.2} ms  max {:.2} ms  ({} decisions)",
+            t.p50_ms, t.p99_ms, t.max_ms, t.decisions
+        );
+    }
+    println!(
+        "  {:.1} battles/s with {jobs} job(s); the engine alone takes {:.0}% of the time, the AI {:.0}%",
+        s.battles_per_second,
+        100.0 * s.engine_share,
+        100.0 * (1.0 - s.engine_share)
+    );
+    for f in &s.failures {
+        println!("  FAILURE: {f}");
+    }
+}
+
+/// Writes a failing game as a replay next to the temp dir and returns its path.
+fn save_failure(level: &Path, game: &Game) -> PathBuf {
+    let path = std::env::temp_dir().join(format!("fray-failure-{}.ron", game.seed));
+    let r = Replay {
+        level: LevelSource::File(level.to_path_buf()),
+        seed: game.seed,
+        tape: Vec::new(),
+        commands: game.commands.clone(),
+    };
+    if let Ok(text) = ron::ser::to_string_pretty(&r, Default::default()) {
+        let _ = replay::write_atomic(&path, &text);
+    }
+    path
+}
