@@ -225,7 +225,8 @@ impl Ai {
 fn play_out(c: &mut BattleState, side: SideId, depth: usize) -> usize {
     let mut nodes = 0;
     let mut own = 0;
-    for _ in 0..(depth * 4 + 8) {
+    let mut theirs = 0;
+    for _ in 0..(depth * 4 + 16) {
         if c.outcome.is_some() {
             break;
         }
@@ -234,6 +235,17 @@ fn play_out(c: &mut BattleState, side: SideId, depth: usize) -> usize {
             Decision::Act { unit } if c.units[unit.index()].side == side && own < depth => {
                 own += 1;
                 weakest_target_attack(c, &c.legal_commands())
+            }
+            // The next enemy to act answers as the greedy player would: the damage it can do
+            // next is part of the price of a position.
+            Decision::Act { unit } if c.units[unit.index()].side != side && theirs < 6 => {
+                theirs += 1;
+                let legal = c.legal_commands();
+                if legal.is_empty() {
+                    None
+                } else {
+                    Some(greedy(c, &legal))
+                }
             }
             _ => None,
         };
