@@ -880,3 +880,40 @@ proptest! {
         check_text(&text);
     }
 }
+
+#[test]
+fn options_must_name_sides_or_units() {
+    let src = r#"(
+    name: "Options",
+    ruleset: "sides",
+    topology: Square(diagonals: One),
+    size: (3, 1),
+    map: ["..."],
+    sides: [(name: "A", controller: Human), (name: "B", controller: Ai)],
+    units: [
+        (name: "a", side: "A", cell: (0, 0), template: "warrior"),
+        (name: "b", side: "B", cell: (2, 0), template: "warrior"),
+    ],
+    options: (surprised: ["a", "Nobody"], alerted: ["C"], party: "D", instigator: "B"),
+)"#;
+    let errs = level::validate("o.ron", src);
+    let msgs: Vec<String> = errs.iter().map(|d| d.to_string()).collect();
+    assert_eq!(errs.len(), 3, "{msgs:#?}");
+    assert!(
+        msgs[0].starts_with("o.ron:12:32: error: options.surprised names 'Nobody'"),
+        "{msgs:#?}"
+    );
+    assert!(
+        msgs[1].contains("options.alerted names") && msgs[1].contains("'C'"),
+        "{msgs:#?}"
+    );
+    assert!(
+        msgs[2].contains("options.party names") && msgs[2].contains("'D'"),
+        "{msgs:#?}"
+    );
+    let ok = src
+        .replace("\"Nobody\"", "\"b\"")
+        .replace("[\"C\"]", "[\"A\"]")
+        .replace("\"D\"", "\"A\"");
+    assert!(level::validate("o.ron", &ok).is_empty());
+}

@@ -63,7 +63,7 @@ pub fn score(s: &BattleState, side: SideId) -> f64 {
             v += spare;
         } else {
             // Finishing the wounded is worth more than spreading damage.
-            v += 10.0 * lost + 4.0 * lost * lost + 15.0 * down;
+            v += 10.0 * lost + 8.0 * lost * lost + 25.0 * down;
             v -= spare;
         }
     }

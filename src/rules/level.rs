@@ -393,8 +393,7 @@ pub fn load(file_name: &str, source: &str) -> Result<Level, Vec<Diagnostic>> {
                 .to_string(),
         )]);
     }
-    // A level nests a handful of levels deep; a low limit keeps the parser's stack small.
-    let options = ron::Options::default().with_recursion_limit(RON_RECURSION_LIMIT);
+    let options = ron_options();
     let file: LevelFile = match options.from_str(source) {
         Ok(file) => file,
         Err(e) => {
@@ -428,6 +427,15 @@ pub fn load(file_name: &str, source: &str) -> Result<Level, Vec<Diagnostic>> {
         .collect();
     out.sort_by_key(|d| (d.line, d.col));
     Err(out)
+}
+
+/// The RON settings levels (and the scenarios and replays that inline them) are read with. A
+/// level nests a handful of levels deep, so a low recursion limit keeps the parser's stack
+/// small; `implicit_some` lets optional fields be written plainly (`party: "Company"`).
+pub fn ron_options() -> ron::Options {
+    ron::Options::default()
+        .with_recursion_limit(RON_RECURSION_LIMIT)
+        .with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME)
 }
 
 /// Like [`load`], from raw bytes: invalid UTF-8 is a diagnostic at the first bad byte.

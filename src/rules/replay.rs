@@ -105,8 +105,9 @@ pub fn parse(path: &Path, text: &str) -> Result<(Replay, Level), ReplayError> {
         commands: ron::Value,
     }
     let file = path.display();
-    let head: Head =
-        ron::from_str(text).map_err(|e| ReplayError(format!("{file}:{}", ron_error(&e))))?;
+    let head: Head = crate::rules::level::ron_options()
+        .from_str(text)
+        .map_err(|e| ReplayError(format!("{file}:{}", ron_error(&e))))?;
     let level = load_level(&head.level, path).map_err(|d| {
         ReplayError(
             d.iter()
@@ -115,8 +116,10 @@ pub fn parse(path: &Path, text: &str) -> Result<(Replay, Level), ReplayError> {
                 .join("\n"),
         )
     })?;
-    let replay: Replay = with_names(level_names(&level), || ron::from_str(text))
-        .map_err(|e| ReplayError(format!("{file}:{}", ron_error(&e))))?;
+    let replay: Replay = with_names(level_names(&level), || {
+        crate::rules::level::ron_options().from_str(text)
+    })
+    .map_err(|e| ReplayError(format!("{file}:{}", ron_error(&e))))?;
     Ok((replay, level))
 }
 

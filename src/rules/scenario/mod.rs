@@ -111,8 +111,9 @@ pub fn load(path: &Path, text: &str) -> Result<Scenario, String> {
         steps: ron::Value,
     }
     let file = path.display();
-    let head: Head =
-        ron::from_str(text).map_err(|e| format!("{file}:{}", replay::ron_error(&e)))?;
+    let head: Head = crate::rules::level::ron_options()
+        .from_str(text)
+        .map_err(|e| format!("{file}:{}", replay::ron_error(&e)))?;
     let level = replay::load_level(&head.level, path).map_err(|d| {
         d.iter()
             .map(|d| d.to_string())
