@@ -27,6 +27,7 @@ pub mod sim;
 
 use crate::rules::battle::{BattleState, Command, Decision, Reaction, SideId, UnitId};
 use crate::rules::dice::BattleRng;
+use crate::rules::grid::Cell;
 use crate::rules::rulesets;
 use rand::rngs::ChaCha8Rng;
 use rand::{RngExt, SeedableRng};
@@ -289,23 +290,56 @@ pub fn deciding_side(s: &BattleState) -> Option<SideId> {
     }
 }
 
-/// All non-move commands, plus the `keep` moves with the best cheap positional score.
+/// The cell a command takes its unit to, if it moves it (Move, Step, Withdraw, Sprint,
+/// Charge, Screen...).
+pub fn destination(cmd: &Command) -> Option<(UnitId, Cell)> {
+    use crate::rules::battle::Action;
+    match cmd {
+        Command::Move { unit, to } => Some((*unit, *to)),
+        Command::Act { unit, action } => match action {
+            Action::Step { to }
+            | Action::Withdraw { to }
+            | Action::Sprint { to }
+            | Action::Charge { to, .. }
+            | Action::Screen { to, .. } => Some((*unit, *to)),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// All commands that do not move a unit, plus, for each kind of moving command, the `keep`
+/// with the best cheap positional score of their destination.
 fn prune(s: &BattleState, side: SideId, legal: Vec<Command>, keep: usize) -> Vec<Command> {
-    let (moves, mut rest): (Vec<Command>, Vec<Command>) = legal
-        .into_iter()
-        .partition(|c| matches!(c, Command::Move { .. }));
-    let mut scored: Vec<(f64, Command)> = moves
-        .into_iter()
-        .map(|m| {
-            let v = match &m {
-                Command::Move { unit, to } => eval::cell_value(s, side, *unit, *to),
-                _ => 0.0,
-            };
-            (v, m)
-        })
-        .collect();
-    scored.sort_by(|a, b| b.0.total_cmp(&a.0));
-    rest.extend(scored.into_iter().take(keep).map(|(_, m)| m));
+    let mut rest = Vec::new();
+    let mut moving: Vec<(String, f64, Command)> = Vec::new();
+    for c in legal {
+        match destination(&c) {
+            Some((unit, to)) => {
+                let kind = match &c {
+                    Command::Act { action, .. } => action.name().to_string(),
+                    _ => "Move".to_string(),
+                };
+                let v = eval::cell_value(s, side, unit, to);
+                moving.push((kind, v, c));
+            }
+            None => rest.push(c),
+        }
+    }
+    // Stable: by kind, then best value first (ties keep the engine's order).
+    moving.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.total_cmp(&a.1)));
+    let mut last: Option<String> = None;
+    let mut taken = 0;
+    for (kind, _, c) in moving {
+        if last.as_ref() != Some(&kind) {
+            last = Some(kind);
+            taken = 0;
+        }
+        if taken < keep {
+            rest.push(c);
+            taken += 1;
+        }
+    }
     rest
 }
 
