@@ -296,14 +296,15 @@ pub fn destination(cmd: &Command) -> Option<(UnitId, Cell)> {
     use crate::rules::battle::Action;
     match cmd {
         Command::Move { unit, to } => Some((*unit, *to)),
-        Command::Act { unit, action } => match action {
-            Action::Step { to }
-            | Action::Withdraw { to }
-            | Action::Sprint { to }
-            | Action::Charge { to, .. }
-            | Action::Screen { to, .. } => Some((*unit, *to)),
-            _ => None,
-        },
+        Command::Act {
+            unit,
+            action:
+                Action::Step { to }
+                | Action::Withdraw { to }
+                | Action::Sprint { to }
+                | Action::Charge { to, .. }
+                | Action::Screen { to, .. },
+        } => Some((*unit, *to)),
         _ => None,
     }
 }

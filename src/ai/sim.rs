@@ -153,3 +153,60 @@ mod tests {
         assert_eq!(a.winner, b.winner);
     }
 }
+
+/// Every level in `levels/` played to the end by the AI on all sides.
+#[cfg(test)]
+mod levels {
+    use super::*;
+    use crate::ai::Difficulty;
+    use crate::rules::replay::{self, LevelSource, Replay};
+
+    fn level_files() -> Vec<std::path::PathBuf> {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("levels");
+        let mut files: Vec<_> = std::fs::read_dir(&dir)
+            .map(|d| d.flatten().map(|e| e.path()).collect())
+            .unwrap_or_default();
+        files.retain(|p| p.extension().is_some_and(|x| x == "ron"));
+        files.sort();
+        files
+    }
+
+    #[test]
+    fn the_ai_plays_every_level_to_the_end_legally_and_replays_match() {
+        let files = level_files();
+        assert!(files.len() >= 6);
+        for path in files {
+            let level = crate::rules::level::load_path(&path).expect("valid level");
+            let sides = level.file.sides.len();
+            for seed in [11, 12] {
+                let mut players = vec![Kind::Greedy; sides];
+                players[(seed as usize) % sides] = Kind::Utility(Difficulty::Easy);
+                let game = play(&level, seed, &players, Caps::default());
+                let name = path.display();
+                assert!(
+                    game.illegal.is_none(),
+                    "{name} seed {seed}: {:?}",
+                    game.illegal
+                );
+                let r = Replay {
+                    level: LevelSource::File(path.clone()),
+                    seed,
+                    tape: Vec::new(),
+                    commands: game.commands.clone(),
+                };
+                let (b1, e1) = replay::run(&r, &level).expect("replay runs");
+                let (_, e2) = replay::run(&r, &level).expect("replay runs");
+                assert!(
+                    b1.outcome.is_some() || game.capped,
+                    "{name} seed {seed}: stopped without an outcome or a cap"
+                );
+                assert_eq!(e1, e2, "{name} seed {seed}: replays differ");
+                assert_eq!(
+                    b1.outcome.as_ref().and_then(|o| o.winner),
+                    game.winner,
+                    "{name} seed {seed}: the replay ends differently"
+                );
+            }
+        }
+    }
+}
