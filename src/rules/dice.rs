@@ -108,6 +108,131 @@ impl DiceExpr {
     }
 }
 
+impl DiceExpr {
+    /// The exact probability of every total, for previews (hit chance, expected damage).
+    /// Expressions too large to convolve exactly (hundreds of many-sided dice) use a normal
+    /// approximation with the same mean and variance.
+    pub fn distribution(&self) -> Distribution {
+        let (lo, hi) = self.range();
+        let width = (hi - lo + 1) as u128;
+        let work: u128 = self
+            .terms
+            .iter()
+            .map(|t| match *t {
+                Term::Dice { count, sides, .. } => count as u128 * sides as u128,
+                Term::Flat(_) => 0,
+            })
+            .sum::<u128>()
+            * width;
+        if work > 20_000_000 {
+            return self.normal_approximation();
+        }
+        // probs[i] = P(total == lo + i), built term by term.
+        let mut probs = vec![1.0f64];
+        let mut min = 0i64;
+        for t in &self.terms {
+            match *t {
+                Term::Flat(n) => min += n,
+                Term::Dice {
+                    count,
+                    sides,
+                    negative,
+                } => {
+                    for _ in 0..count {
+                        let mut next = vec![0.0; probs.len() + sides as usize - 1];
+                        let p = 1.0 / sides as f64;
+                        for (i, &q) in probs.iter().enumerate() {
+                            if q == 0.0 {
+                                continue;
+                            }
+                            for f in 0..sides as usize {
+                                next[i + f] += q * p;
+                            }
+                        }
+                        probs = next;
+                        // A subtracted die's faces are -sides..=-1: the same offsets from a
+                        // minimum `sides` lower.
+                        if negative {
+                            min -= sides as i64;
+                        } else {
+                            min += 1;
+                        }
+                    }
+                }
+            }
+        }
+        Distribution { min, probs }
+    }
+
+    fn normal_approximation(&self) -> Distribution {
+        let (lo, hi) = self.range();
+        let (mut mean, mut var) = (0.0f64, 0.0f64);
+        for t in &self.terms {
+            match *t {
+                Term::Flat(n) => mean += n as f64,
+                Term::Dice {
+                    count,
+                    sides,
+                    negative,
+                } => {
+                    let m = (sides as f64 + 1.0) / 2.0;
+                    let v = (sides as f64 * sides as f64 - 1.0) / 12.0;
+                    mean += if negative { -m } else { m } * count as f64;
+                    var += v * count as f64;
+                }
+            }
+        }
+        let sd = var.sqrt().max(1e-9);
+        let (a, b) = (
+            (mean - 6.0 * sd).floor().max(lo as f64) as i64,
+            (mean + 6.0 * sd).ceil().min(hi as f64) as i64,
+        );
+        let mut probs: Vec<f64> = (a..=b)
+            .map(|x| {
+                let z = (x as f64 - mean) / sd;
+                (-0.5 * z * z).exp()
+            })
+            .collect();
+        let sum: f64 = probs.iter().sum();
+        probs.iter_mut().for_each(|p| *p /= sum);
+        Distribution { min: a, probs }
+    }
+}
+
+/// The probability of each total of a [`DiceExpr`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct Distribution {
+    /// The least total with a probability entry.
+    pub min: i64,
+    /// `probs[i]` is the probability of the total `min + i`.
+    pub probs: Vec<f64>,
+}
+
+impl Distribution {
+    /// Probability that the total is at least `n`.
+    pub fn at_least(&self, n: i64) -> f64 {
+        self.iter().filter(|&(t, _)| t >= n).map(|(_, p)| p).sum()
+    }
+
+    /// Probability that the total is at most `n`.
+    pub fn at_most(&self, n: i64) -> f64 {
+        self.iter().filter(|&(t, _)| t <= n).map(|(_, p)| p).sum()
+    }
+
+    /// The expected value of `f(total)`.
+    pub fn expect(&self, f: impl Fn(i64) -> f64) -> f64 {
+        self.iter().map(|(t, p)| p * f(t)).sum()
+    }
+
+    /// Every total with its probability, lowest first.
+    pub fn iter(&self) -> impl Iterator<Item = (i64, f64)> + '_ {
+        self.probs
+            .iter()
+            .enumerate()
+            .map(move |(i, &p)| (self.min + i as i64, p))
+    }
+}
+
 impl fmt::Display for DiceExpr {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for (i, t) in self.terms.iter().enumerate() {

@@ -176,3 +176,32 @@ proptest! {
         prop_assert_eq!(parse(&e.to_string()), e);
     }
 }
+
+#[test]
+fn distributions_are_exact_for_small_expressions() {
+    let d = parse("3d6").distribution();
+    assert_eq!(d.min, 3);
+    assert_eq!(d.probs.len(), 16);
+    assert!((d.probs.iter().sum::<f64>() - 1.0).abs() < 1e-12);
+    // 10 on 3d6 comes up 27 ways in 216.
+    assert!((d.probs[10 - 3] - 27.0 / 216.0).abs() < 1e-12);
+    // 3d6 >= 11 is exactly one half.
+    assert!((d.at_least(11) - 0.5).abs() < 1e-12);
+    let e = parse("1d20+4").distribution();
+    assert!((e.at_least(15) - 0.5).abs() < 1e-12);
+    assert!((e.expect(|t| t as f64) - 14.5).abs() < 1e-9);
+    // A subtracted die: 1d6-1d4 runs from -3 to 5 with mean 1.
+    let f = parse("1d6-1d4").distribution();
+    assert_eq!(f.min, -3);
+    assert_eq!(f.probs.len(), 9);
+    assert!((f.expect(|t| t as f64) - 1.0).abs() < 1e-9);
+    assert!((f.at_most(-3) - 1.0 / 24.0).abs() < 1e-12);
+}
+
+#[test]
+fn huge_expressions_fall_back_to_an_approximation_with_the_right_mean() {
+    let d = parse("100d1000").distribution();
+    assert!((d.probs.iter().sum::<f64>() - 1.0).abs() < 1e-9);
+    let mean = d.expect(|t| t as f64);
+    assert!((mean - 50_050.0).abs() < 50.0, "{mean}");
+}

@@ -8,15 +8,20 @@
 //! - `legal(s)`: the commands that answer it, in a fixed order;
 //! - `check(s, cmd)`: whether a command is legal now, and why not;
 //! - `execute(x, cmd)`: what happens (only after `check` passed);
-//! - `apply(state, event)`: its own bookkeeping events.
+//! - `apply(state, event)`: its own bookkeeping events;
+//! - `clock(s)`, `describe(s, cmd)`, `odds(s, attacker, target, ranged)`: what the HUD, the
+//!   overlays and the AI may ask without changing anything (see [`view`]).
 
 pub mod action_points;
 pub mod alternating;
 pub mod phases;
 pub mod segments;
 pub mod sides;
+pub mod view;
 
-use crate::rules::battle::{BattleState, Command, Decision, Exec, Rejected};
+pub use view::{Clock, CommandInfo, Odds, OrderEntry};
+
+use crate::rules::battle::{BattleState, Command, Decision, Exec, Rejected, UnitId};
 use serde::{Deserialize, Serialize};
 
 /// Each ruleset's own state.
@@ -110,6 +115,41 @@ pub fn apply(state: &mut RulesState, e: &RulesEvent) {
         (RulesState::Alternating(s), RulesEvent::Alternating(e)) => alternating::apply(s, e),
         (RulesState::ActionPoints(s), RulesEvent::ActionPoints(e)) => action_points::apply(s, e),
         _ => {}
+    }
+}
+
+/// The turn clock and turn order, in the ruleset's own terms (the HUD's turn-order panel).
+pub fn clock(s: &BattleState) -> Clock {
+    match &s.rules {
+        RulesState::Phases(r) => phases::clock(s, r),
+        RulesState::Sides(r) => sides::clock(s, r),
+        RulesState::Segments(r) => segments::clock(s, r),
+        RulesState::Alternating(r) => alternating::clock(s, r),
+        RulesState::ActionPoints(r) => action_points::clock(s, r),
+    }
+}
+
+/// How the action menu shows `cmd`: label, cost, whether it provokes, and the path of a move.
+/// Meant for commands from [`BattleState::legal_commands`].
+pub fn describe(s: &BattleState, cmd: &Command) -> CommandInfo {
+    match &s.rules {
+        RulesState::Phases(r) => phases::describe(s, r, cmd),
+        RulesState::Sides(r) => sides::describe(s, r, cmd),
+        RulesState::Segments(r) => segments::describe(s, r, cmd),
+        RulesState::Alternating(r) => alternating::describe(s, r, cmd),
+        RulesState::ActionPoints(r) => action_points::describe(s, r, cmd),
+    }
+}
+
+/// The odds of `attacker` attacking `target` now (melee, or its ranged attack with `ranged`),
+/// from the ruleset's own formula; `None` if it cannot make that attack.
+pub fn odds(s: &BattleState, attacker: UnitId, target: UnitId, ranged: bool) -> Option<Odds> {
+    match &s.rules {
+        RulesState::Phases(r) => phases::odds(s, r, attacker, target, ranged),
+        RulesState::Sides(r) => sides::odds(s, r, attacker, target, ranged),
+        RulesState::Segments(r) => segments::odds(s, r, attacker, target, ranged),
+        RulesState::Alternating(r) => alternating::odds(s, r, attacker, target, ranged),
+        RulesState::ActionPoints(r) => action_points::odds(s, r, attacker, target, ranged),
     }
 }
 

@@ -1,7 +1,8 @@
 //! Ruleset `phases`: not built yet. A battle of this ruleset starts and ends at once as a draw,
 //! and every command is rejected with that reason.
 
-use crate::rules::battle::{BattleState, Command, Decision, Event, Exec, Rejected};
+use crate::rules::battle::{BattleState, Command, Decision, Event, Exec, Rejected, UnitId};
+use crate::rules::rulesets::view::{self, Clock, CommandInfo, Odds};
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -33,4 +34,19 @@ pub fn execute(_: &mut Exec, _: &Command) {}
 
 pub fn apply(_: &mut State, e: &Ev) {
     match *e {}
+}
+
+pub fn clock(s: &BattleState, _: &State) -> Clock {
+    Clock {
+        headline: format!("Round {}", s.round),
+        order: Vec::new(),
+    }
+}
+
+pub fn describe(s: &BattleState, _: &State, cmd: &Command) -> CommandInfo {
+    view::generic(s, cmd)
+}
+
+pub fn odds(_: &BattleState, _: &State, _: UnitId, _: UnitId, _: bool) -> Option<Odds> {
+    None
 }

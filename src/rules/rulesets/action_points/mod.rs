@@ -26,6 +26,7 @@ use crate::rules::battle::{
 };
 use crate::rules::level::{ApRefresh, Controller};
 use crate::rules::rulesets::RulesEvent;
+use crate::rules::rulesets::view::{self, Clock, CommandInfo, Odds, OrderEntry};
 use crate::rules::sight::Cover;
 use serde::{Deserialize, Serialize};
 
@@ -668,13 +669,7 @@ fn resolve_attack(x: &mut Exec, p: &PendingAttack) {
     if !a.is_active() || !t.is_active() {
         return;
     }
-    let mut defense = 10 + t.stat("defense");
-    if t.has(&Condition::Dodging) {
-        defense += t.stat("dodge");
-    }
-    if t.has(&Condition::Guarding) {
-        defense += 2;
-    }
+    let defense = defense_of(&t);
     let roll = x.roll(
         Some(p.attacker),
         None,
@@ -693,7 +688,35 @@ fn resolve_attack(x: &mut Exec, p: &PendingAttack) {
     if !hit {
         return;
     }
-    let (dice, armor) = match kind {
+    let (dice, armor) = damage_of(&a, &t, kind);
+    let dmg = x.roll(Some(p.attacker), None, Purpose::Damage, &dice, None);
+    let amount = (dmg.total - armor).max(1);
+    x.add_pool(p.target, "hp", -amount);
+    if x.s().units[p.target.index()].pool("hp") <= 0 {
+        x.set_status(p.target, Status::Down);
+    }
+}
+
+/// The number an attack on `t` must reach: 10 + defense, + dodge while dodging, +2 guarding.
+fn defense_of(t: &crate::rules::battle::Unit) -> i64 {
+    let mut defense = 10 + t.stat("defense");
+    if t.has(&Condition::Dodging) {
+        defense += t.stat("dodge");
+    }
+    if t.has(&Condition::Guarding) {
+        defense += 2;
+    }
+    defense
+}
+
+/// Damage dice of `a`'s attack of `kind` (0 melee, 1 ranged, 2 spell) and the armor of `t`
+/// that it subtracts.
+fn damage_of(
+    a: &crate::rules::battle::Unit,
+    t: &crate::rules::battle::Unit,
+    kind: i64,
+) -> (crate::rules::dice::DiceExpr, i64) {
+    match kind {
         0 => (
             ndx(
                 a.stat("damage_dice"),
@@ -714,13 +737,98 @@ fn resolve_attack(x: &mut Exec, p: &PendingAttack) {
             ndx(a.stat("spell_damage_dice"), a.stat("spell_damage_die"), 0),
             0,
         ),
-    };
-    let dmg = x.roll(Some(p.attacker), None, Purpose::Damage, &dice, None);
-    let amount = (dmg.total - armor).max(1);
-    x.add_pool(p.target, "hp", -amount);
-    if x.s().units[p.target.index()].pool("hp") <= 0 {
-        x.set_status(p.target, Status::Down);
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// What the view asks
+
+pub fn clock(s: &BattleState, r: &State) -> Clock {
+    let order = r
+        .order
+        .iter()
+        .enumerate()
+        .map(|(i, &u)| {
+            let unit = &s.units[u.index()];
+            OrderEntry {
+                unit: u,
+                label: format!(
+                    "init {} \u{b7} {}/{} AP",
+                    r.scores.get(u.index()).copied().unwrap_or(0),
+                    unit.pool("ap"),
+                    unit.stat("ap")
+                ),
+                current: i == r.turn,
+                done: i < r.turn,
+            }
+        })
+        .collect();
+    let headline = match current(r).and_then(|u| s.unit(u)) {
+        Some(u) => format!(
+            "Round {} \u{b7} {}'s turn, {}/{} AP",
+            s.round,
+            u.name,
+            u.pool("ap"),
+            u.stat("ap")
+        ),
+        None => format!("Round {}", s.round),
+    };
+    Clock { headline, order }
+}
+
+pub fn describe(s: &BattleState, _: &State, cmd: &Command) -> CommandInfo {
+    let mut info = view::generic(s, cmd);
+    // No attacks of opportunity in this ruleset: nothing provokes.
+    info.provokes = false;
+    if let Command::Move { unit, to } = cmd
+        && let Some(u) = s.unit(*unit)
+    {
+        info.path = s.reach_of(*unit, u.movement, None).path_to(*to);
+    }
+    let ap = s.unit(cmd.unit()).map_or(0, |u| u.pool("ap"));
+    info.cost = match cmd {
+        Command::EndTurn { .. } => "free".to_string(),
+        Command::React {
+            reaction: Reaction::Dodge,
+            ..
+        } => "1 AP".to_string(),
+        Command::React { .. } | Command::Pick { .. } | Command::Declare { .. } => String::new(),
+        _ => {
+            let need = cost(s, cmd);
+            if need > ap {
+                format!("{need} AP (extended: {} AP next turn)", need - ap)
+            } else {
+                format!("{need} AP")
+            }
+        }
+    };
+    info
+}
+
+pub fn odds(
+    s: &BattleState,
+    _: &State,
+    attacker: UnitId,
+    target: UnitId,
+    ranged: bool,
+) -> Option<Odds> {
+    let cmd = Command::Attack {
+        unit: attacker,
+        target,
+        ranged,
+    };
+    target_ok(s, &cmd).ok()?;
+    let (a, t) = (s.unit(attacker)?, s.unit(target)?);
+    let defense = defense_of(t);
+    let bonus = a.stat("attack");
+    let hit = ndx(1, 20, bonus).distribution().at_least(defense);
+    let (dice, armor) = damage_of(a, t, i64::from(ranged));
+    let per_hit = dice.distribution().expect(|d| (d - armor).max(1) as f64);
+    Some(Odds {
+        hit,
+        expected_damage: hit * per_hit,
+        formula: format!("1d20{bonus:+} vs {defense}"),
+    })
 }
 
 /// Pools every unit starts with.

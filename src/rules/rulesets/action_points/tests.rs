@@ -534,3 +534,90 @@ fn rejections_say_why_and_change_nothing() {
 fn random_play_ends_and_replays() {
     playouts_end_and_replay("action_points_ruins.ron");
 }
+
+/// The preview's odds are the engine's: over many seeds, Kestrel's attacks on Shade hit and
+/// wound as often as `odds` says.
+#[test]
+fn odds_agree_with_what_attacks_do() {
+    let level = field(DUEL, "");
+    let (b, _) = BattleState::start_with_tape(&level, 1, [5, 2]);
+    let o = crate::rules::rulesets::odds(&b, K, S, false).expect("Shade is in reach");
+    assert!(o.hit > 0.05 && o.hit < 0.95, "{o:?}");
+    let (mut hits, mut damage) = (0usize, 0i64);
+    let n = 4000;
+    for seed in 0..n {
+        let (mut b, _) = BattleState::start_with_tape(&level, seed, [5, 2]);
+        let before = hp(&b, 1);
+        run(
+            &mut b,
+            Command::Attack {
+                unit: K,
+                target: S,
+                ranged: false,
+            },
+        );
+        if matches!(b.pending(), Decision::React { .. }) {
+            run(
+                &mut b,
+                Command::React {
+                    unit: S,
+                    reaction: Reaction::Decline,
+                },
+            );
+        }
+        let dealt = before - hp(&b, 1);
+        hits += usize::from(dealt > 0);
+        damage += dealt;
+    }
+    let rate = hits as f64 / n as f64;
+    let mean = damage as f64 / n as f64;
+    // Four standard errors.
+    let tol = 4.0 * (o.hit * (1.0 - o.hit) / n as f64).sqrt();
+    assert!(
+        (rate - o.hit).abs() < tol,
+        "hit rate {rate} vs odds {}",
+        o.hit
+    );
+    assert!(
+        (mean - o.expected_damage).abs() < 0.1 * o.expected_damage + 0.05,
+        "mean damage {mean} vs odds {}",
+        o.expected_damage
+    );
+    // Out of reach there are no melee odds.
+    let far = field(
+        r#"(name: "Kestrel", side: "Company", cell: (0, 0), template: "fighter"),
+           (name: "Shade", side: "Cult", cell: (5, 2), template: "scout"),"#,
+        "",
+    );
+    let (b, _) = BattleState::start_with_tape(&far, 1, [5, 2]);
+    assert!(crate::rules::rulesets::odds(&b, K, S, false).is_none());
+}
+
+#[test]
+fn the_clock_and_the_menu_speak_in_action_points() {
+    let (b, _) = BattleState::start_with_tape(&field(DUEL, ""), 1, [5, 2]);
+    let clock = crate::rules::rulesets::clock(&b);
+    assert!(clock.headline.contains("Kestrel"), "{}", clock.headline);
+    assert_eq!(clock.order.len(), 2);
+    assert!(clock.order[0].current && clock.order[0].unit == K);
+    let attack = crate::rules::rulesets::describe(
+        &b,
+        &Command::Attack {
+            unit: K,
+            target: S,
+            ranged: false,
+        },
+    );
+    assert_eq!(attack.label, "Attack Shade");
+    assert!(attack.cost.ends_with("AP"), "{}", attack.cost);
+    assert!(!attack.provokes);
+    let mv = crate::rules::rulesets::describe(
+        &b,
+        &Command::Move {
+            unit: K,
+            to: Cell::new(0, 0),
+        },
+    );
+    let path = mv.path.expect("a move has a path");
+    assert_eq!(path.cells().last(), Some(&Cell::new(0, 0)));
+}
