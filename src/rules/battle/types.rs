@@ -294,6 +294,10 @@ pub enum Condition {
     Holding,
     /// Casting a spell that has not gone off yet.
     Casting,
+    /// At half of its endurance or less (`alternating`).
+    Harmed,
+    /// Below its maximum health (`alternating`).
+    Bloodied,
 }
 
 /// A rejected command: the battle is unchanged.

@@ -1,0 +1,506 @@
+use super::*;
+use crate::rules::battle::tests::{load, playouts_end_and_replay, random_play};
+use crate::rules::level::{self, Level};
+
+/// An 8×5 open field. `units` are RON unit entries; `options` the level's options.
+fn field(units: &str, options: &str) -> Level {
+    let src = format!(
+        r#"(
+    name: "Test field",
+    ruleset: "alternating",
+    topology: Square(diagonals: OneTwo),
+    size: (8, 5),
+    map: ["........", "........", "........", "........", "........"],
+    sides: [(name: "Wardens", controller: Human), (name: "Raiders", controller: Ai)],
+    units: [{units}],
+    options: ({options}),
+)"#
+    );
+    match level::load("field.ron", &src) {
+        Ok(l) => l,
+        Err(d) => panic!("{d:?}"),
+    }
+}
+
+const DUEL: &str = r#"
+    (name: "Boudica", side: "Wardens", cell: (2, 2), template: "spear_warden"),
+    (name: "Skarn", side: "Raiders", cell: (3, 2), template: "ogre"),
+"#;
+
+const B: UnitId = UnitId(0);
+const S: UnitId = UnitId(1);
+
+fn run(b: &mut BattleState, cmd: Command) -> Vec<Event> {
+    match b.execute(&cmd) {
+        Ok(e) => e,
+        Err(r) => panic!("{cmd:?} rejected: {r}"),
+    }
+}
+
+fn pool(b: &BattleState, u: UnitId, p: &str) -> i64 {
+    b.units[u.index()].pool(p)
+}
+
+fn rolls(events: &[Event], purpose: Purpose) -> Vec<i64> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Rolled {
+                purpose: p, total, ..
+            } if *p == purpose => Some(*total),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn teams_alternate_picks_and_the_instigator_picks_first() {
+    let units = r#"
+        (name: "Roland", side: "Wardens", cell: (0, 0), template: "spear_warden"),
+        (name: "Clementine", side: "Wardens", cell: (0, 2), template: "duelist"),
+        (name: "Petra", side: "Wardens", cell: (0, 4), template: "crossbowman"),
+        (name: "Captain", side: "Raiders", cell: (7, 0), template: "duelist"),
+    "#;
+    let (mut b, _) = BattleState::start(&field(units, r#"instigator: "Raiders""#), 1);
+    assert_eq!(
+        b.pending(),
+        Decision::Pick {
+            side: SideId(1),
+            options: vec![UnitId(3)]
+        }
+    );
+    run(&mut b, Command::Pick { unit: UnitId(3) });
+    assert_eq!(b.pending(), Decision::Act { unit: UnitId(3) });
+    assert_eq!(pool(&b, UnitId(3), "actions"), 3);
+    run(&mut b, Command::EndTurn { unit: UnitId(3) });
+    // The Wardens pick; then, the Raiders having no one left, the Wardens keep picking.
+    for u in [0u16, 1, 2] {
+        let Decision::Pick { side, options } = b.pending() else {
+            panic!("{:?}", b.pending())
+        };
+        assert_eq!(side, SideId(0));
+        assert!(options.contains(&UnitId(u)));
+        // Someone who has acted cannot be picked again this round.
+        if u > 0 {
+            assert!(
+                b.check(&Command::Pick {
+                    unit: UnitId(u - 1)
+                })
+                .is_err()
+            );
+        }
+        run(&mut b, Command::Pick { unit: UnitId(u) });
+        run(&mut b, Command::EndTurn { unit: UnitId(u) });
+    }
+    assert_eq!(b.round, 2);
+    assert!(matches!(
+        b.pending(),
+        Decision::Pick {
+            side: SideId(1),
+            ..
+        }
+    ));
+}
+
+#[test]
+fn a_turn_is_three_actions_and_moving_is_once_then_sprint_for_stamina() {
+    let (mut b, _) = BattleState::start(&field(DUEL, ""), 1);
+    run(&mut b, Command::Pick { unit: B });
+    run(
+        &mut b,
+        Command::Move {
+            unit: B,
+            to: Cell::new(2, 0),
+        },
+    );
+    let again = Command::Move {
+        unit: B,
+        to: Cell::new(1, 0),
+    };
+    assert!(
+        b.check(&again)
+            .unwrap_err()
+            .reason
+            .contains("already moved")
+    );
+    let step = Command::Act {
+        unit: B,
+        action: Action::Step {
+            to: Cell::new(1, 0),
+        },
+    };
+    assert!(b.check(&step).is_err(), "a Step is instead of a move");
+    run(
+        &mut b,
+        Command::Act {
+            unit: B,
+            action: Action::Sprint {
+                to: Cell::new(0, 0),
+            },
+        },
+    );
+    assert_eq!(pool(&b, B, "stamina"), 3);
+    assert_eq!(pool(&b, B, "actions"), 1);
+    run(
+        &mut b,
+        Command::Act {
+            unit: B,
+            action: Action::SeekCover,
+        },
+    );
+    // Out of actions: the turn passes to the Raiders.
+    assert!(matches!(
+        b.pending(),
+        Decision::Pick {
+            side: SideId(1),
+            ..
+        }
+    ));
+}
+
+#[test]
+fn a_free_step_then_no_move() {
+    let (mut b, _) = BattleState::start(&field(DUEL, ""), 1);
+    run(&mut b, Command::Pick { unit: B });
+    run(
+        &mut b,
+        Command::Act {
+            unit: B,
+            action: Action::Step {
+                to: Cell::new(1, 1),
+            },
+        },
+    );
+    assert_eq!(pool(&b, B, "actions"), 3, "Step is free");
+    assert!(
+        b.check(&Command::Move {
+            unit: B,
+            to: Cell::new(0, 0)
+        })
+        .is_err()
+    );
+    // Two squares away is not a step.
+    let far = Command::Act {
+        unit: B,
+        action: Action::Step {
+            to: Cell::new(3, 1),
+        },
+    };
+    assert!(b.check(&far).is_err());
+}
+
+#[test]
+fn guard_and_wait_end_the_turn_with_their_bonus_until_the_next_turn() {
+    let (mut b, _) = BattleState::start(&field(DUEL, ""), 1);
+    run(&mut b, Command::Pick { unit: B });
+    run(
+        &mut b,
+        Command::Act {
+            unit: B,
+            action: Action::Guard,
+        },
+    );
+    assert!(b.units[0].has(&Condition::Guarding));
+    run(&mut b, Command::Pick { unit: S });
+    run(
+        &mut b,
+        Command::Act {
+            unit: S,
+            action: Action::Wait,
+        },
+    );
+    assert_eq!(pool(&b, S, "reactions"), 2);
+    assert_eq!(b.round, 2);
+    run(&mut b, Command::Pick { unit: B });
+    assert!(!b.units[0].has(&Condition::Guarding), "until next turn");
+}
+
+#[test]
+fn random_play_ends_and_replays() {
+    playouts_end_and_replay("alternating_bridge.ron");
+}
+
+#[test]
+fn random_play_on_small_fields_reaches_an_end() {
+    let units = r#"
+        (name: "Boudica", side: "Wardens", cell: (1, 1), template: "spear_warden"),
+        (name: "Petra", side: "Wardens", cell: (0, 3), template: "crossbowman"),
+        (name: "Agnessa", side: "Wardens", cell: (1, 4), template: "bowman"),
+        (name: "Skarn", side: "Raiders", cell: (6, 2), template: "ogre"),
+        (name: "Nix", side: "Raiders", cell: (5, 0), template: "goblin"),
+        (name: "Vesna", side: "Raiders", cell: (6, 4), template: "duelist"),
+    "#;
+    for opts in ["", r#"surprised: ["Raiders"]"#, r#"instigator: "Raiders""#] {
+        let level = field(units, opts);
+        for seed in 1..=6 {
+            let (b, commands, _) = random_play(&level, seed, 20_000);
+            assert!(
+                b.outcome.is_some(),
+                "{opts} seed {seed}: no end after {} commands",
+                commands.len()
+            );
+        }
+    }
+}
+
+#[test]
+fn rejections_say_why_and_change_nothing() {
+    let units = r#"
+        (name: "Boudica", side: "Wardens", cell: (0, 0), template: "spear_warden"),
+        (name: "Petra", side: "Wardens", cell: (0, 2), template: "crossbowman"),
+        (name: "Skarn", side: "Raiders", cell: (7, 4), template: "ogre"),
+    "#;
+    let (mut b, _) = BattleState::start(&field(units, ""), 1);
+    let before = ron::to_string(&b).expect("ron");
+    let cases = [
+        (Command::EndTurn { unit: B }, "must first pick"),
+        (Command::Pick { unit: UnitId(2) }, "not one of the Wardens"),
+    ];
+    for (cmd, why) in cases {
+        let r = b.execute(&cmd).expect_err("rejected");
+        assert!(r.reason.contains(why), "{cmd:?}: {}", r.reason);
+        assert_eq!(ron::to_string(&b).expect("ron"), before);
+    }
+    run(&mut b, Command::Pick { unit: B });
+    let before = ron::to_string(&b).expect("ron");
+    let cases = [
+        (Command::EndTurn { unit: UnitId(1) }, "Boudica's turn"),
+        (
+            Command::Attack {
+                unit: B,
+                target: UnitId(2),
+                ranged: false,
+            },
+            "reach",
+        ),
+        (
+            Command::Attack {
+                unit: B,
+                target: UnitId(2),
+                ranged: true,
+            },
+            "no ranged weapon",
+        ),
+        (
+            Command::Attack {
+                unit: B,
+                target: UnitId(1),
+                ranged: false,
+            },
+            "not an enemy",
+        ),
+        (
+            Command::Move {
+                unit: B,
+                to: Cell::new(7, 0),
+            },
+            "cannot reach",
+        ),
+        (
+            Command::Act {
+                unit: B,
+                action: Action::StandUp,
+            },
+            "not prone",
+        ),
+        (
+            Command::Act {
+                unit: B,
+                action: Action::Reload,
+            },
+            "nothing to reload",
+        ),
+        (
+            Command::Act {
+                unit: B,
+                action: Action::Sprint {
+                    to: Cell::new(1, 0),
+                },
+            },
+            "must Move",
+        ),
+        (
+            Command::Act {
+                unit: B,
+                action: Action::Dodge,
+            },
+            "not an action",
+        ),
+        (Command::Pick { unit: UnitId(1) }, "no pick now"),
+        (
+            Command::React {
+                unit: B,
+                reaction: Reaction::Dodge,
+            },
+            "nothing to react",
+        ),
+    ];
+    for (cmd, why) in cases {
+        match b.execute(&cmd) {
+            Ok(_) => panic!("{cmd:?} accepted"),
+            Err(r) => assert!(r.reason.contains(why), "{cmd:?}: {}", r.reason),
+        }
+        assert_eq!(ron::to_string(&b).expect("ron"), before);
+    }
+}
+
+#[test]
+fn the_bridge_level_starts_with_the_wardens_picking() {
+    let level = load("alternating_bridge.ron");
+    let (b, _) = BattleState::start(&level, 4001);
+    assert!(
+        matches!(b.pending(), Decision::Pick { side: SideId(0), ref options } if options.len() == 5)
+    );
+    let legal = b.legal_commands();
+    assert_eq!(legal.len(), 5);
+}
+
+/// The preview's odds are the engine's: over many seeds, Skarn's attacks on Boudica hit and
+/// wound as often as `odds` says (she declines to react).
+#[test]
+fn odds_agree_with_what_attacks_do() {
+    for (units, ranged) in [
+        (DUEL, false),
+        (
+            r#"(name: "Boudica", side: "Wardens", cell: (2, 2), template: "spear_warden"),
+               (name: "Petra", side: "Raiders", cell: (6, 2), template: "crossbowman"),"#,
+            true,
+        ),
+        // Flanked by two raiders: advantage.
+        (
+            r#"(name: "Boudica", side: "Wardens", cell: (2, 2), template: "spear_warden"),
+               (name: "Skarn", side: "Raiders", cell: (3, 2), template: "ogre"),
+               (name: "Nix", side: "Raiders", cell: (1, 2), template: "goblin"),"#,
+            false,
+        ),
+    ] {
+        let level = field(units, r#"instigator: "Raiders""#);
+        let (mut b, _) = BattleState::start(&level, 1);
+        run(&mut b, Command::Pick { unit: S });
+        let o = crate::rules::rulesets::odds(&b, S, B, ranged).expect("in reach");
+        assert!(o.hit > 0.05 && o.hit < 0.99, "{o:?}");
+        let (mut hits, mut damage) = (0usize, 0i64);
+        let n = 4000u64;
+        for seed in 0..n {
+            let (mut b, _) = BattleState::start(&level, seed);
+            run(&mut b, Command::Pick { unit: S });
+            let vitality = |b: &BattleState| pool(b, B, "endurance") + pool(b, B, "health");
+            let before = vitality(&b);
+            run(
+                &mut b,
+                Command::Attack {
+                    unit: S,
+                    target: B,
+                    ranged,
+                },
+            );
+            while let Decision::React { unit, .. } = b.pending() {
+                run(
+                    &mut b,
+                    Command::React {
+                        unit,
+                        reaction: Reaction::Decline,
+                    },
+                );
+            }
+            let dealt = before - vitality(&b);
+            hits += usize::from(dealt > 0);
+            damage += dealt;
+        }
+        let rate = hits as f64 / n as f64;
+        let mean = damage as f64 / n as f64;
+        let tol = 4.0 * (o.hit * (1.0 - o.hit) / n as f64).sqrt() + 0.001;
+        assert!((rate - o.hit).abs() < tol, "hit rate {rate} vs odds {o:?}");
+        assert!(
+            (mean - o.expected_damage).abs() < 0.08 * o.expected_damage + 0.05,
+            "mean damage {mean} vs odds {o:?}"
+        );
+    }
+}
+
+#[test]
+fn advantage_keeps_the_best_of_two_rolls() {
+    // Boudica flanked by Skarn and Nix: Skarn's test is rolled twice, the better kept.
+    let units = r#"(name: "Boudica", side: "Wardens", cell: (2, 2), template: "spear_warden"),
+               (name: "Skarn", side: "Raiders", cell: (3, 2), template: "ogre"),
+               (name: "Nix", side: "Raiders", cell: (1, 2), template: "goblin"),"#;
+    let level = field(units, r#"instigator: "Raiders""#);
+    // First roll 1+1 = 2, second 3+2 = 5; luck 10. 5 vs evasion 6 + size 1 = 7: miss.
+    let (mut b, _) = BattleState::start_with_tape(&level, 1, [1, 1, 3, 2, 10]);
+    run(&mut b, Command::Pick { unit: S });
+    let e = run(
+        &mut b,
+        Command::Attack {
+            unit: S,
+            target: B,
+            ranged: false,
+        },
+    );
+    assert_eq!(rolls(&e, Purpose::Attack), vec![2, 5]);
+    assert!(e.contains(&Event::Attacked {
+        attacker: S,
+        target: B,
+        ranged: false,
+        hit: false,
+        crit: false
+    }));
+    let o = crate::rules::rulesets::odds(&b, S, B, false).expect("odds");
+    assert!(
+        o.formula.contains("advantage x1 (flanking)"),
+        "{}",
+        o.formula
+    );
+}
+
+#[test]
+fn the_clock_and_the_menu_speak_in_picks_and_actions() {
+    let (mut b, _) = BattleState::start(&field(DUEL, ""), 1);
+    let clock = crate::rules::rulesets::clock(&b);
+    assert!(
+        clock.headline.contains("Wardens pick next"),
+        "{}",
+        clock.headline
+    );
+    run(&mut b, Command::Pick { unit: B });
+    let clock = crate::rules::rulesets::clock(&b);
+    assert!(
+        clock.headline.contains("Boudica's turn, 3/3 actions"),
+        "{}",
+        clock.headline
+    );
+    assert!(clock.order[0].current);
+    let d = |c: Command| crate::rules::rulesets::describe(&b, &c);
+    let attack = d(Command::Attack {
+        unit: B,
+        target: S,
+        ranged: false,
+    });
+    assert_eq!(
+        (attack.label.as_str(), attack.cost.as_str()),
+        ("Attack Skarn", "1 action")
+    );
+    let mv = d(Command::Move {
+        unit: B,
+        to: Cell::new(0, 0),
+    });
+    assert_eq!(
+        mv.path.expect("path").cells().last(),
+        Some(&Cell::new(0, 0))
+    );
+    assert_eq!(
+        d(Command::Act {
+            unit: B,
+            action: Action::Guard
+        })
+        .cost,
+        "ends the turn"
+    );
+    assert_eq!(
+        d(Command::Act {
+            unit: B,
+            action: Action::GoProne
+        })
+        .cost,
+        "free"
+    );
+}
