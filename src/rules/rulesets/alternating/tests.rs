@@ -504,3 +504,231 @@ fn the_clock_and_the_menu_speak_in_picks_and_actions() {
         "free"
     );
 }
+
+#[test]
+fn an_extended_action_may_be_abandoned_at_no_cost() {
+    let units = r#"
+        (name: "Petra", side: "Wardens", cell: (0, 1), template: "crossbowman"),
+        (name: "Nix", side: "Raiders", cell: (7, 1), template: "goblin"),
+    "#;
+    let (mut b, _) = BattleState::start_with_tape(&field(units, ""), 1, [1, 1, 10]);
+    let p = UnitId(0);
+    run(&mut b, Command::Pick { unit: p });
+    run(
+        &mut b,
+        Command::Attack {
+            unit: p,
+            target: UnitId(1),
+            ranged: true,
+        },
+    );
+    run(
+        &mut b,
+        Command::Move {
+            unit: p,
+            to: Cell::new(0, 0),
+        },
+    );
+    let reload = Command::Act {
+        unit: p,
+        action: Action::Reload,
+    };
+    let e = run(&mut b, reload.clone());
+    assert!(e.contains(&ev(Ev::ExtendedStarted {
+        unit: p,
+        command: reload.clone(),
+        remaining: 1
+    })));
+    run(&mut b, Command::Pick { unit: UnitId(1) });
+    run(&mut b, Command::EndTurn { unit: UnitId(1) });
+    run(&mut b, Command::Pick { unit: p });
+    // The describe panel shows only what is still due.
+    assert_eq!(
+        crate::rules::rulesets::describe(&b, &reload).cost,
+        "1 action"
+    );
+    // Seeking cover instead abandons the reload: nothing is refunded, nothing more is paid.
+    let e = run(
+        &mut b,
+        Command::Act {
+            unit: p,
+            action: Action::SeekCover,
+        },
+    );
+    assert!(e.contains(&ev(Ev::ExtendedDone {
+        unit: p,
+        completed: false
+    })));
+    assert_eq!(pool(&b, p, "actions"), 2);
+    assert_eq!(pool(&b, p, "loaded"), 0);
+    // A fresh reload costs both actions again.
+    run(&mut b, reload);
+    assert_eq!(
+        (pool(&b, p, "loaded"), b.pending()),
+        (
+            1,
+            Decision::Pick {
+                side: SideId(1),
+                options: vec![UnitId(1)]
+            }
+        )
+    );
+}
+
+#[test]
+fn prone_gives_melee_advantage_and_ranged_disadvantage_and_must_stand_up_to_move() {
+    let units = r#"
+        (name: "Boudica", side: "Wardens", cell: (2, 2), template: "spear_warden"),
+        (name: "Skarn", side: "Raiders", cell: (3, 2), template: "ogre"),
+        (name: "Petra", side: "Raiders", cell: (7, 2), template: "crossbowman"),
+    "#;
+    let (mut b, _) = BattleState::start(&field(units, ""), 1);
+    run(&mut b, Command::Pick { unit: B });
+    let before_melee = odds(&b, st(&b), S, B, false).expect("melee").hit;
+    let before_ranged = odds(&b, st(&b), UnitId(2), B, true).expect("ranged").hit;
+    run(
+        &mut b,
+        Command::Act {
+            unit: B,
+            action: Action::GoProne,
+        },
+    );
+    assert_eq!(pool(&b, B, "actions"), 3, "Drop Prone is free");
+    let melee = odds(&b, st(&b), S, B, false).expect("melee");
+    let ranged = odds(&b, st(&b), UnitId(2), B, true).expect("ranged");
+    assert!(
+        melee.hit > before_melee && melee.formula.contains("advantage"),
+        "{melee:?}"
+    );
+    assert!(
+        ranged.hit < before_ranged && ranged.formula.contains("disadvantage"),
+        "{ranged:?}"
+    );
+    assert!(
+        b.check(&Command::Move {
+            unit: B,
+            to: Cell::new(1, 1)
+        })
+        .unwrap_err()
+        .reason
+        .contains("Stand Up")
+    );
+    run(
+        &mut b,
+        Command::Act {
+            unit: B,
+            action: Action::StandUp,
+        },
+    );
+    assert!(!b.units[0].is_prone());
+    assert_eq!(pool(&b, B, "actions"), 2);
+}
+
+#[test]
+fn a_killing_strike_takes_three_actions_and_kills_on_combat_die_with_advantage_vs_constitution() {
+    let units = r#"
+        (name: "Boudica", side: "Wardens", cell: (2, 2), template: "spear_warden"),
+        (name: "Nix", side: "Raiders", cell: (3, 2), template: "goblin", overrides: {"endurance": 1, "health": 1}),
+        (name: "Grub", side: "Raiders", cell: (7, 4), template: "goblin"),
+    "#;
+    // Attack 6 + 6 + 1 hits, luck 10; Nix declines to react; 1 + 1 + ... damage: health 0 with
+    // excess: death test 15 (cheats death). Round 2: the killing strike rolls d6 twice: 1, 3
+    // vs constitution 2: dead.
+    let (mut b, _) = BattleState::start_with_tape(&field(units, ""), 1, [6, 6, 10, 15, 1, 3]);
+    run(&mut b, Command::Pick { unit: B });
+    run(
+        &mut b,
+        Command::Attack {
+            unit: B,
+            target: S,
+            ranged: false,
+        },
+    );
+    run(
+        &mut b,
+        Command::React {
+            unit: S,
+            reaction: Reaction::Decline,
+        },
+    );
+    assert_eq!(b.units[1].status, Status::Down);
+    assert_eq!(pool(&b, S, "death"), 15, "cheated death: +5");
+    let strike = Command::Attack {
+        unit: B,
+        target: S,
+        ranged: false,
+    };
+    assert!(b.check(&strike).is_ok());
+    assert!(
+        crate::rules::rulesets::describe(&b, &strike)
+            .cost
+            .contains("extended")
+    );
+    run(&mut b, Command::EndTurn { unit: B });
+    run(&mut b, Command::Pick { unit: UnitId(2) });
+    run(&mut b, Command::EndTurn { unit: UnitId(2) });
+    run(&mut b, Command::Pick { unit: B });
+    let e = run(&mut b, strike);
+    assert_eq!(rolls(&e, Purpose::Attack), vec![1, 3]);
+    assert_eq!(b.units[1].status, Status::Dead);
+    assert_eq!(pool(&b, B, "actions"), 0);
+}
+
+#[test]
+fn nonlethal_damage_to_zero_health_does_not_risk_death() {
+    let units = r#"
+        (name: "Boudica", side: "Wardens", cell: (2, 2), template: "spear_warden", overrides: {"nonlethal": 1}),
+        (name: "Nix", side: "Raiders", cell: (3, 2), template: "goblin", overrides: {"endurance": 1, "health": 1}),
+        (name: "Grub", side: "Raiders", cell: (7, 4), template: "goblin"),
+    "#;
+    let (mut b, _) = BattleState::start_with_tape(&field(units, ""), 1, [6, 6, 10]);
+    run(&mut b, Command::Pick { unit: B });
+    run(
+        &mut b,
+        Command::Attack {
+            unit: B,
+            target: S,
+            ranged: false,
+        },
+    );
+    let e = run(
+        &mut b,
+        Command::React {
+            unit: S,
+            reaction: Reaction::Decline,
+        },
+    );
+    assert_eq!(b.units[1].status, Status::Down);
+    assert!(rolls(&e, Purpose::Death).is_empty());
+}
+
+#[test]
+fn seeking_cover_gives_ranged_attackers_disadvantage_only_behind_cover() {
+    let src = r#"(
+    name: "Wall",
+    ruleset: "alternating",
+    topology: Square(diagonals: OneTwo),
+    size: (8, 4),
+    map: ["........", "........", "...###..", "........"],
+    sides: [(name: "Wardens", controller: Human), (name: "Raiders", controller: Ai)],
+    units: [
+        (name: "Boudica", side: "Wardens", cell: (4, 3), template: "spear_warden"),
+        (name: "Petra", side: "Raiders", cell: (0, 0), template: "crossbowman"),
+        (name: "Lark", side: "Raiders", cell: (7, 3), template: "crossbowman"),
+    ],
+)"#;
+    let level = level::load("wall.ron", src).expect("valid");
+    let (mut b, _) = BattleState::start(&level, 1);
+    run(&mut b, Command::Pick { unit: B });
+    run(
+        &mut b,
+        Command::Act {
+            unit: B,
+            action: Action::SeekCover,
+        },
+    );
+    let behind = odds(&b, st(&b), UnitId(1), B, true).expect("Petra sees her");
+    let open = odds(&b, st(&b), UnitId(2), B, true).expect("Lark sees her");
+    assert!(behind.formula.contains("seeking cover"), "{behind:?}");
+    assert!(!open.formula.contains("seeking cover"), "{open:?}");
+}
