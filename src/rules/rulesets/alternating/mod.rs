@@ -12,7 +12,8 @@
 //! - A turn: 3 actions (`actions` pool) and the reaction recovered (`reactions` pool).
 //!   Move (once), Sprint (after moving, 1 stamina), Step (free, once, instead of a move),
 //!   Attack, Reload, Seek Cover, Stand Up, Drop Prone (free), Resuscitate (2 actions), Guard,
-//!   Wait and Ready (each ends the turn). An action costing more than the actions left is an
+//!   Wait and Ready (each ends the turn), Command (1 action, 2 focus: an ally takes one action
+//!   at once, once per turn per ally). An action costing more than the actions left is an
 //!   extended action: it completes when the unit repeats the command on a later turn; any
 //!   other command abandons it at no cost. The turn ends by itself when no action is left.
 //! - Attacks: see [`attack`]; reactions Dodge, Parry and Block (1 stamina + the reaction) are
@@ -73,6 +74,22 @@ pub struct State {
     pub extended: Vec<Option<Extended>>,
     /// Continuations waiting for the current chain of reactions to finish, innermost last.
     pub pending: Vec<Resume>,
+    /// Allies the acting unit has commanded this turn.
+    pub commanded_this_turn: Vec<UnitId>,
+    /// An ally taking the one action a Command gave it.
+    pub command: Option<Commanded>,
+}
+
+/// An ally acting on a Command: what to restore when its action is done.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Commanded {
+    pub commander: UnitId,
+    pub ally: UnitId,
+    /// The ally's own actions, set aside while it takes the given one.
+    pub ally_actions: i64,
+    /// The commander's `moved` and `stepped`.
+    pub moved: bool,
+    pub stepped: bool,
 }
 
 /// An action started with too few actions left: `remaining` actions are still due.
@@ -115,6 +132,14 @@ pub enum Ev {
     },
     /// `unit`'s extended action is complete, or abandoned.
     ExtendedDone { unit: UnitId, completed: bool },
+    /// `ally` takes one action on `commander`'s Command.
+    CommandGiven {
+        commander: UnitId,
+        ally: UnitId,
+        ally_actions: i64,
+    },
+    /// The commanded action is done; the commander's turn goes on.
+    CommandDone,
     /// A continuation waits for the reactions now being asked for.
     Defer(Resume),
     /// The innermost deferred continuation runs.
@@ -136,6 +161,8 @@ static EMPTY: State = State {
     attacks: Vec::new(),
     extended: Vec::new(),
     pending: Vec::new(),
+    commanded_this_turn: Vec::new(),
+    command: None,
 };
 
 fn st(s: &BattleState) -> &State {
@@ -169,8 +196,34 @@ pub fn apply(s: &mut State, e: &Ev) {
             s.acted.push(*unit);
             s.moved = false;
             s.stepped = false;
+            s.commanded_this_turn.clear();
+            s.command = None;
         }
         Ev::TurnOver => s.acting = None,
+        Ev::CommandGiven {
+            commander,
+            ally,
+            ally_actions,
+        } => {
+            s.command = Some(Commanded {
+                commander: *commander,
+                ally: *ally,
+                ally_actions: *ally_actions,
+                moved: s.moved,
+                stepped: s.stepped,
+            });
+            s.commanded_this_turn.push(*ally);
+            s.acting = Some(*ally);
+            s.moved = false;
+            s.stepped = false;
+        }
+        Ev::CommandDone => {
+            if let Some(c) = s.command.take() {
+                s.acting = Some(c.commander);
+                s.moved = c.moved;
+                s.stepped = c.stepped;
+            }
+        }
         Ev::MoveUsed => s.moved = true,
         Ev::StepUsed => s.stepped = true,
         Ev::AttackMade { unit } => {
@@ -350,11 +403,24 @@ fn settle(x: &mut Exec) {
         }
         break;
     }
+    if let Some(c) = st(x.s()).command.clone() {
+        let ally = &x.s().units[c.ally.index()];
+        if ally.is_active() && ally.pool("actions") > 0 {
+            return;
+        }
+        end_command(x, &c);
+    }
     let Some(u) = st(x.s()).acting else { return };
     let unit = &x.s().units[u.index()];
     if !unit.is_active() || unit.pool("actions") <= 0 {
         end_turn(x, u);
     }
+}
+
+/// The commanded ally's action is done: it gets its own actions back and the commander goes on.
+fn end_command(x: &mut Exec, c: &Commanded) {
+    x.set_pool(c.ally, "actions", c.ally_actions);
+    x.emit(ev(Ev::CommandDone));
 }
 
 fn run(x: &mut Exec, c: Resume) {
@@ -396,7 +462,10 @@ fn cost(s: &BattleState, cmd: &Command) -> i64 {
         }
         Command::Move { .. } => 1,
         Command::Act { action, .. } => match action {
-            Action::Sprint { .. } | Action::SeekCover | Action::StandUp => 1,
+            Action::Sprint { .. }
+            | Action::SeekCover
+            | Action::StandUp
+            | Action::CommandAlly { .. } => 1,
             Action::Reload => u.stat("reload_actions").max(1),
             Action::Resuscitate { .. } => 2,
             _ => 0,
@@ -629,10 +698,51 @@ pub fn check(s: &BattleState, r: &State, cmd: &Command) -> Result<(), Rejected> 
                 }
                 reachable(s, unit, *to, 1)
             }
+            Action::Guard | Action::Wait | Action::Ready { .. } if r.command.is_some() => {
+                Err(Rejected::new(format!(
+                    "{} is taking one commanded action and cannot end a turn with {}",
+                    u.name,
+                    action_name(action)
+                )))
+            }
             Action::Guard | Action::Wait => Ok(()),
             Action::Ready {
                 trigger: ReadyTrigger::EnemyInReach,
             } => Ok(()),
+            Action::CommandAlly { ally } => {
+                if r.command.is_some() {
+                    return Err(Rejected::new(format!(
+                        "{} is acting on a Command and cannot give one",
+                        u.name
+                    )));
+                }
+                let Some(a) = s.unit(*ally) else {
+                    return Err(Rejected::new(format!("there is no {ally}")));
+                };
+                if a.side != u.side || *ally == unit {
+                    return Err(Rejected::new(format!(
+                        "{} is not an ally of {}",
+                        a.name, u.name
+                    )));
+                }
+                if !a.is_active() {
+                    return Err(Rejected::new(format!("{} cannot act", a.name)));
+                }
+                if r.commanded_this_turn.contains(ally) {
+                    return Err(Rejected::new(format!(
+                        "{} has already commanded {} this turn",
+                        u.name, a.name
+                    )));
+                }
+                if u.pool("focus") < 2 {
+                    return Err(Rejected::new(format!(
+                        "{} needs 2 focus to command (has {})",
+                        u.name,
+                        u.pool("focus")
+                    )));
+                }
+                Ok(())
+            }
             Action::Ready { .. } => Err(Rejected::new(
                 "the readied action here is an attack on an enemy that comes within reach \
                  (EnemyInReach)",
@@ -702,6 +812,10 @@ pub fn check(s: &BattleState, r: &State, cmd: &Command) -> Result<(), Rejected> 
     }
 }
 
+fn action_name(a: &Action) -> &'static str {
+    a.name()
+}
+
 fn reachable(s: &BattleState, unit: UnitId, to: Cell, budget: u32) -> Result<(), Rejected> {
     let u = &s.units[unit.index()];
     if to == u.cell {
@@ -756,6 +870,10 @@ pub fn legal(s: &BattleState, r: &State) -> Vec<Command> {
                 cands.push(Command::Act {
                     unit,
                     action: Action::Resuscitate { target },
+                });
+                cands.push(Command::Act {
+                    unit,
+                    action: Action::CommandAlly { ally: target },
                 });
             }
             for action in [
@@ -850,7 +968,13 @@ pub fn execute(x: &mut Exec, cmd: &Command) {
                 }));
             }
             if let Command::EndTurn { unit } = cmd {
-                end_turn(x, *unit);
+                match st(x.s()).command.clone() {
+                    Some(c) => {
+                        end_command(x, &c);
+                        settle(x);
+                    }
+                    None => end_turn(x, *unit),
+                }
                 return;
             }
             let need = cost(x.s(), cmd);
@@ -927,6 +1051,16 @@ fn perform(x: &mut Exec, cmd: &Command) {
             Action::GoProne => x.set_condition(unit, Condition::Prone, true),
             Action::Reload => x.set_pool(unit, "loaded", 1),
             Action::Resuscitate { target } => resuscitate(x, unit, *target),
+            Action::CommandAlly { ally } => {
+                x.add_pool(unit, "focus", -2);
+                let ally_actions = x.s().units[ally.index()].pool("actions");
+                x.emit(ev(Ev::CommandGiven {
+                    commander: unit,
+                    ally: *ally,
+                    ally_actions,
+                }));
+                x.set_pool(*ally, "actions", 1);
+            }
             _ => {}
         },
         _ => {}
@@ -1420,6 +1554,14 @@ pub fn clock(s: &BattleState, r: &State) -> Clock {
         ""
     };
     let headline = match (r.acting, r.teams.get(r.picking)) {
+        (Some(u), _) if r.command.as_ref().is_some_and(|c| c.ally == u) => format!(
+            "Round {}{surprise} \u{b7} {} takes one action on {}'s command",
+            s.round,
+            s.units[u.index()].name,
+            r.command
+                .as_ref()
+                .map_or("?", |c| s.units[c.commander.index()].name.as_str())
+        ),
         (Some(u), _) => {
             let unit = &s.units[u.index()];
             format!(
@@ -1509,16 +1651,16 @@ pub fn describe(s: &BattleState, r: &State, cmd: &Command) -> CommandInfo {
         } => "ends the turn".to_string(),
         _ => {
             let need = continuing.unwrap_or_else(|| cost(s, cmd));
-            let stamina = if matches!(
-                cmd,
+            let stamina = match cmd {
                 Command::Act {
                     action: Action::Sprint { .. },
                     ..
-                }
-            ) {
-                ", 1 stamina"
-            } else {
-                ""
+                } => ", 1 stamina",
+                Command::Act {
+                    action: Action::CommandAlly { .. },
+                    ..
+                } => ", 2 focus",
+                _ => "",
             };
             let word = |n: i64| if n == 1 { "action" } else { "actions" };
             if need == 0 {
