@@ -732,3 +732,135 @@ fn seeking_cover_gives_ranged_attackers_disadvantage_only_behind_cover() {
     assert!(behind.formula.contains("seeking cover"), "{behind:?}");
     assert!(!open.formula.contains("seeking cover"), "{open:?}");
 }
+
+#[test]
+fn a_surprised_and_flanked_target_gives_double_advantage() {
+    let units = r#"
+        (name: "Boudica", side: "Wardens", cell: (2, 2), template: "spear_warden"),
+        (name: "Roland", side: "Wardens", cell: (4, 2), template: "spear_warden"),
+        (name: "Nix", side: "Raiders", cell: (3, 2), template: "goblin"),
+        (name: "Grub", side: "Raiders", cell: (7, 4), template: "goblin"),
+    "#;
+    let (mut b, _) = BattleState::start(&field(units, r#"surprised: ["Raiders"]"#), 1);
+    run(&mut b, Command::Pick { unit: B });
+    let o = odds(&b, st(&b), B, UnitId(2), false).expect("odds");
+    assert!(
+        o.formula.contains("advantage x2 (flanking, sneak attack)"),
+        "{}",
+        o.formula
+    );
+    // Three rolls, the best kept.
+    let e = run(
+        &mut b,
+        Command::Attack {
+            unit: B,
+            target: UnitId(2),
+            ranged: false,
+        },
+    );
+    assert_eq!(rolls(&e, Purpose::Attack).len(), 3);
+}
+
+#[test]
+fn a_block_beyond_the_shields_durability_reaches_the_unit_and_parry_adds_1_without_a_value() {
+    let units = r#"
+        (name: "Boudica", side: "Wardens", cell: (2, 2), template: "spear_warden",
+         overrides: {"block_durability": 3, "parry": 0}),
+        (name: "Skarn", side: "Raiders", cell: (3, 2), template: "ogre", overrides: {"size": 4}),
+    "#;
+    let level = field(units, r#"instigator: "Raiders""#);
+    // 5 + 3 = 8 hits, luck 5: 8 + 6 - block 4 = 10: 3 to the shield, 7 to Boudica.
+    let (mut b, _) = BattleState::start_with_tape(&level, 1, [5, 3, 5]);
+    run(&mut b, Command::Pick { unit: S });
+    run(
+        &mut b,
+        Command::Attack {
+            unit: S,
+            target: B,
+            ranged: false,
+        },
+    );
+    run(
+        &mut b,
+        Command::React {
+            unit: B,
+            reaction: Reaction::Block,
+        },
+    );
+    assert_eq!(pool(&b, B, "shield"), 0);
+    assert_eq!(pool(&b, B, "endurance"), 5);
+    // Parry with a weapon of no parry value adds 1: 8 + 6 - (4 + 1) = 9.
+    let (mut b, _) = BattleState::start_with_tape(&level, 1, [5, 3, 5]);
+    run(&mut b, Command::Pick { unit: S });
+    run(
+        &mut b,
+        Command::Attack {
+            unit: S,
+            target: B,
+            ranged: false,
+        },
+    );
+    run(
+        &mut b,
+        Command::React {
+            unit: B,
+            reaction: Reaction::Parry,
+        },
+    );
+    assert_eq!(pool(&b, B, "endurance"), 3);
+    assert_eq!(pool(&b, B, "weapon"), 9);
+}
+
+#[test]
+fn a_failed_killing_strike_is_a_sneak_attack_and_damage_at_zero_health_risks_death() {
+    let units = r#"
+        (name: "Boudica", side: "Wardens", cell: (2, 2), template: "spear_warden"),
+        (name: "Nix", side: "Raiders", cell: (3, 2), template: "goblin", overrides: {"endurance": 1, "health": 1}),
+        (name: "Grub", side: "Raiders", cell: (7, 4), template: "goblin"),
+    "#;
+    let level = field(units, "");
+    // Nix downed (death test 15: cheats). Round 2: killing strike d6 1, 1 vs constitution 2
+    // fails; the sneak attack (advantage: two rolls) 2 + 2 + 1 and 6 + 6 + 1, luck 10, hits;
+    // at zero health the damage risks death again: 16 vs 15 cheats; a second strike later...
+    let (mut b, _) =
+        BattleState::start_with_tape(&level, 1, [6, 6, 10, 15, 1, 1, 2, 2, 6, 6, 10, 16]);
+    run(&mut b, Command::Pick { unit: B });
+    run(
+        &mut b,
+        Command::Attack {
+            unit: B,
+            target: S,
+            ranged: false,
+        },
+    );
+    run(
+        &mut b,
+        Command::React {
+            unit: S,
+            reaction: Reaction::Decline,
+        },
+    );
+    run(&mut b, Command::EndTurn { unit: B });
+    run(&mut b, Command::Pick { unit: UnitId(2) });
+    run(&mut b, Command::EndTurn { unit: UnitId(2) });
+    run(&mut b, Command::Pick { unit: B });
+    let e = run(
+        &mut b,
+        Command::Attack {
+            unit: B,
+            target: S,
+            ranged: false,
+        },
+    );
+    assert_eq!(rolls(&e, Purpose::Attack), vec![1, 1, 5, 13]);
+    assert!(e.contains(&Event::Attacked {
+        attacker: B,
+        target: S,
+        ranged: false,
+        hit: true,
+        crit: false
+    }));
+    assert_eq!(rolls(&e, Purpose::Death), vec![16]);
+    assert_eq!(pool(&b, S, "death"), 20);
+    assert_eq!(b.units[1].status, Status::Down);
+}
