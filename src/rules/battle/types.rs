@@ -188,6 +188,8 @@ pub enum Reaction {
     TotalDefense,
     /// Abort to a defensive action (`phases`).
     Abort { action: Action },
+    /// Step in front of the attacked ally and become the target (`alternating`).
+    Intercept,
 }
 
 /// Why a roll was made: the combat log's first word.

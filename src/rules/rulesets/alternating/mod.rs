@@ -532,15 +532,50 @@ fn target_ok(
 }
 
 fn check_react(s: &BattleState, unit: UnitId, reaction: &Reaction) -> Result<(), Rejected> {
-    let u = &s.units[unit.index()];
     let Some(top) = s.interrupts.last() else {
         return Err(Rejected::new("nothing to react to now"));
     };
+    check_react_in(s, top, unit, reaction)
+}
+
+/// Whether `unit` could answer `trigger` with `reaction` (before the interrupt is raised).
+fn check_react_with(
+    s: &BattleState,
+    trigger: &Trigger,
+    unit: UnitId,
+    reaction: &Reaction,
+) -> Result<(), Rejected> {
+    let probe = Interrupt {
+        trigger: trigger.clone(),
+        reactors: vec![unit],
+        resume: Resume::Nothing,
+    };
+    check_react_in(s, &probe, unit, reaction)
+}
+
+fn check_react_in(
+    s: &BattleState,
+    top: &Interrupt,
+    unit: UnitId,
+    reaction: &Reaction,
+) -> Result<(), Rejected> {
+    let u = &s.units[unit.index()];
     if *reaction == Reaction::Decline {
         return Ok(());
     }
+    // After an Intercept the interceptor's defensive action is a free reaction.
+    let free = matches!(&top.resume, Resume::Attack(p) if p.extra.iter().any(|(k, v)| k == "free" && *v > 0));
+    if let (Trigger::Attacked { target, .. }, Reaction::Dodge | Reaction::Parry | Reaction::Block) =
+        (&top.trigger, reaction)
+        && *target != unit
+    {
+        return Err(Rejected::new(format!(
+            "only {} can {reaction:?} this attack",
+            s.units[target.index()].name
+        )));
+    }
     let spend = |what: &str| -> Result<(), Rejected> {
-        if u.pool("reactions") < 1 {
+        if u.pool("reactions") < 1 && !free {
             return Err(Rejected::new(format!("{} has no reaction left", u.name)));
         }
         if u.pool("stamina") < 1 {
@@ -571,6 +606,31 @@ fn check_react(s: &BattleState, unit: UnitId, reaction: &Reaction) -> Result<(),
             Ok(())
         }
         (Trigger::KeepConscious { .. }, Reaction::Fortify) => spend("fortify"),
+        (Trigger::Attacked { target, .. }, Reaction::Intercept) => {
+            let t = &s.units[target.index()];
+            if *target == unit || t.side != u.side {
+                return Err(Rejected::new(format!(
+                    "{} cannot intercept for {}",
+                    u.name, t.name
+                )));
+            }
+            if u.pool("reactions") < 1 {
+                return Err(Rejected::new(format!("{} has no reaction left", u.name)));
+            }
+            if u.pool("stamina") < 1 {
+                return Err(Rejected::new(format!(
+                    "{} has no stamina left to intercept",
+                    u.name
+                )));
+            }
+            if u.is_prone() || s.grid().distance_steps(u.cell, t.cell) != 1 {
+                return Err(Rejected::new(format!(
+                    "{} is not standing next to {}",
+                    u.name, t.name
+                )));
+            }
+            Ok(())
+        }
         (Trigger::Ready { actor }, Reaction::Attack { target }) if target == actor => {
             if u.pool("reactions") < 1 {
                 return Err(Rejected::new(format!("{} has no reaction left", u.name)));
@@ -843,6 +903,7 @@ pub fn legal(s: &BattleState, r: &State) -> Vec<Command> {
                 Reaction::Parry,
                 Reaction::Block,
                 Reaction::Fortify,
+                Reaction::Intercept,
             ];
             if let Some(Trigger::Ready { actor }) = s.interrupts.last().map(|i| &i.trigger) {
                 cands.push(Reaction::Attack { target: *actor });
@@ -1124,9 +1185,23 @@ fn react(x: &mut Exec, unit: UnitId, reaction: &Reaction) {
         reaction: reaction.clone(),
     });
     match &top.trigger {
-        Trigger::Attacked { .. } => {
-            x.emit(Event::Resumed);
-            if let Resume::Attack(p) = &top.resume {
+        Trigger::Attacked { target, .. } => {
+            let Resume::Attack(p) = &top.resume else {
+                x.emit(Event::Resumed);
+                return;
+            };
+            if *reaction == Reaction::Intercept {
+                x.emit(Event::Resumed);
+                intercept(x, p, unit);
+                return;
+            }
+            let done = unit == *target
+                || x.s()
+                    .interrupts
+                    .last()
+                    .is_some_and(|i| i.reactors.is_empty());
+            if done {
+                x.emit(Event::Resumed);
                 finish_attack(x, p, reaction);
             }
         }
@@ -1397,22 +1472,65 @@ fn attack(x: &mut Exec, attacker: UnitId, target: UnitId, ranged: bool, extra_ad
         crit,
         extra: Vec::new(),
     };
-    let can_defend = t.is_active() && t.pool("reactions") >= 1 && t.pool("stamina") >= 1;
-    if hit && can_defend {
+    ask_defenders(x, p);
+}
+
+/// Asks the allies who could intercept, then the target, about an attack that is about to hit;
+/// finishes it at once if no one can react.
+fn ask_defenders(x: &mut Exec, p: PendingAttack) {
+    let t = x.s().units[p.target.index()].clone();
+    let free = p.extra.iter().any(|(k, v)| k == "free" && *v > 0);
+    let can_defend = t.is_active() && (free || t.pool("reactions") >= 1) && t.pool("stamina") >= 1;
+    let trigger = Trigger::Attacked {
+        attacker: p.attacker,
+        target: p.target,
+        total: p.total,
+        needed: p.needed,
+        hit: p.hit,
+    };
+    let mut reactors = Vec::new();
+    if p.hit && t.is_active() && !free {
+        reactors.extend(x.s().allies_of(p.target).into_iter().filter(|&a| {
+            a != p.attacker && check_react_with(x.s(), &trigger, a, &Reaction::Intercept).is_ok()
+        }));
+    }
+    if p.hit && can_defend {
+        reactors.push(p.target);
+    }
+    if reactors.is_empty() {
+        finish_attack(x, &p, &Reaction::Decline);
+    } else {
         x.emit(Event::Interrupted(Interrupt {
-            trigger: Trigger::Attacked {
-                attacker,
-                target,
-                total,
-                needed,
-                hit,
-            },
-            reactors: vec![target],
+            trigger,
+            reactors,
             resume: Resume::Attack(Box::new(p)),
         }));
-    } else {
-        finish_attack(x, &p, &Reaction::Decline);
     }
+}
+
+/// `ally` steps into the target's place (they swap cells) and becomes the target; the attack's
+/// test is compared with its evasion, and it may take a defensive action as a free reaction.
+fn intercept(x: &mut Exec, p: &PendingAttack, ally: UnitId) {
+    x.add_pool(ally, "stamina", -1);
+    x.add_pool(ally, "reactions", -1);
+    let (from, to) = (
+        x.s().units[ally.index()].cell,
+        x.s().units[p.target.index()].cell,
+    );
+    x.emit(Event::Placed {
+        unit: p.target,
+        to: from,
+    });
+    x.emit(Event::Placed { unit: ally, to });
+    let a = x.s().units[p.attacker.index()].clone();
+    let t = x.s().units[ally.index()].clone();
+    let needed = evasion_against(&a, &t);
+    let mut q = p.clone();
+    q.target = ally;
+    q.needed = needed;
+    q.hit = p.crit || p.total >= needed;
+    q.extra.push(("free".into(), 1));
+    ask_defenders(x, q);
 }
 
 /// The rest of an attack once the target has chosen its reaction.
@@ -1421,12 +1539,15 @@ fn finish_attack(x: &mut Exec, p: &PendingAttack, reaction: &Reaction) {
     let mut hit = p.hit;
     let mut parry = 0;
     let blocking = *reaction == Reaction::Block;
+    let free = p.extra.iter().any(|(k, v)| k == "free" && *v > 0);
     if matches!(
         reaction,
         Reaction::Dodge | Reaction::Parry | Reaction::Block
     ) {
         x.add_pool(p.target, "stamina", -1);
-        x.add_pool(p.target, "reactions", -1);
+        if !free {
+            x.add_pool(p.target, "reactions", -1);
+        }
     }
     let t = x.s().units[p.target.index()].clone();
     match reaction {
