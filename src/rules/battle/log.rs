@@ -91,9 +91,13 @@ pub fn describe(s: &BattleState, e: &Event) -> String {
             Reaction::Attack { target } => {
                 format!("{} attacks {}", name(s, *unit), name(s, *target))
             }
+            Reaction::TakeHeld => format!("{} takes its held action", name(s, *unit)),
             other => format!("{} reacts: {other:?}", name(s, *unit)),
         },
         Event::Resumed => "The action goes on".to_string(),
+        Event::Rules(crate::rules::rulesets::RulesEvent::Sides(e)) => {
+            crate::rules::rulesets::sides::log_line(s, e)
+        }
         Event::Rules(r) => format!("{r:?}"),
         Event::Ended { winner, reason } => match winner {
             Some(w) => format!(

@@ -120,6 +120,7 @@ pub fn label(s: &BattleState, cmd: &Command) -> String {
             Reaction::Fortify => "Fortify".to_string(),
             Reaction::TotalDefense => "Total Defense".to_string(),
             Reaction::Abort { action } => format!("Abort to {}", action.name()),
+            Reaction::TakeHeld => "Take the held action".to_string(),
         },
     }
 }
