@@ -240,7 +240,7 @@ pub fn odds(
 pub fn log_line(s: &BattleState, e: &Ev) -> String {
     let n = |u: &UnitId| name(s, *u);
     match e {
-        Ev::Setup { party, .. } => format!("The Party is the {}", side_name(s, *party)),
+        Ev::Setup { party, .. } => format!("{} is the Party", side_name(s, *party)),
         Ev::SurpriseRound => "Surprise! The unaware lose the first round".to_string(),
         Ev::Initiative { order, scores } => {
             let list: Vec<String> = order
@@ -257,7 +257,7 @@ pub fn log_line(s: &BattleState, e: &Ev) -> String {
         }
         Ev::RoundReset => "Everyone has a Main and a Move action again".to_string(),
         Ev::SideTurn { index } => match round_sides(s).get(*index) {
-            Some(side) => format!("The {}' turn", side_name(s, *side)),
+            Some(side) => format!("{} to act", side_name(s, *side)),
             None => "Every side has acted".to_string(),
         },
         Ev::Picked { unit } => format!("{} acts next", n(unit)),
@@ -305,11 +305,11 @@ pub fn log_line(s: &BattleState, e: &Ev) -> String {
             Some(t) => format!("{} grapples {}", n(grappler), n(t)),
             None => format!("{} lets go", n(grappler)),
         },
-        Ev::Queued { unit, .. } => format!("{} will take its held action", n(unit)),
-        Ev::HeldTaken { unit, .. } => format!("{} takes its held action", n(unit)),
+        Ev::Queued { unit, .. } => format!("{} acts once the others have answered", n(unit)),
+        Ev::HeldTaken { unit, .. } => format!("{} acts out of turn", n(unit)),
         Ev::HeldDone { unit } => format!("{} has taken its held action", n(unit)),
         Ev::Deferred { command, .. } => format!("{} waits for reactions", view::label(s, command)),
-        Ev::Undeferred { .. } => "The action goes ahead".to_string(),
+        Ev::Undeferred { .. } => "The waiting action goes ahead".to_string(),
         Ev::Cancelled { unit, reason } => format!("{}'s action is lost: {reason}", n(unit)),
         Ev::Shock {
             attacker,

@@ -1340,8 +1340,12 @@ fn act(x: &mut Exec, unit: UnitId, action: &Action) {
         }
         Action::TotalDefense => x.set_condition(unit, Condition::TotalDefense, true),
         Action::Charge { target, to } => {
-            let Ok(plan) = moves::charge_plan(x.s(), unit, *target, *to) else {
-                return;
+            let plan = match moves::charge_plan(x.s(), unit, *target, *to) {
+                Ok(plan) => plan,
+                Err(reason) => {
+                    x.emit(ev(Ev::Cancelled { unit, reason }));
+                    return;
+                }
             };
             x.set_condition(unit, Condition::Charging, true);
             x.walk(unit, &plan.cells, false, &mut |_, _, _, _| Vec::new());
@@ -1367,9 +1371,12 @@ fn act(x: &mut Exec, unit: UnitId, action: &Action) {
         })),
         Action::Screen { ally, to } => {
             let here = x.s().units[unit.index()].cell;
-            if *to != here
-                && let Some(path) = moves::move_path(x.s(), unit, *to, 1)
-            {
+            if *to != here {
+                let Some(path) = moves::move_path(x.s(), unit, *to, 1) else {
+                    let reason = format!("{to} can no longer be reached");
+                    x.emit(ev(Ev::Cancelled { unit, reason }));
+                    return;
+                };
                 x.walk(unit, &path.cells(), false, &mut |_, _, _, _| Vec::new());
             }
             let old: Vec<Condition> = x.s().units[unit.index()]
