@@ -1516,3 +1516,17 @@ fn rejections_say_why_and_change_nothing() {
         reject(&mut b, cmd, why);
     }
 }
+
+#[test]
+fn a_target_out_of_sight_cannot_be_shot() {
+    // S-126 (and S-125, not yet): a wall from edge to edge hides Osk from Mira entirely.
+    let map = ["...#....", "...#....", "...#....", "...#....", "...#...."];
+    let units = r#"
+        (name: "Mira", side: "Party", cell: (0, 2), template: "archer"),
+        (name: "Osk", side: "Foes", cell: (7, 2), template: "archer"),
+    "#;
+    let (mut b, _) = BattleState::start_with_tape(&field_map(&map, units, ""), 1, [8, 1]);
+    assert_eq!(b.cover(U0, U1), crate::rules::sight::Cover::Blocked);
+    reject(&mut b, shoot(U0, U1), "Mira cannot see Osk");
+    assert!(!b.legal_commands().contains(&shoot(U0, U1)));
+}
