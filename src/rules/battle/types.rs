@@ -97,6 +97,12 @@ pub enum Action {
     BreakFree,
     /// Let go of the unit being grappled (`sides`).
     Release,
+    /// Drag the unit being grappled along, 5 or 10 ft to `to` (`sides`: a Main action and an
+    /// opposed check; the dragged unit ends in the last square the grappler left).
+    Drag { to: Cell },
+    /// Throw the unit being grappled 5 ft, to `to`, knocked prone (`sides`: a Main action and
+    /// an opposed check; the grapple ends).
+    Throw { to: Cell },
     // --- alternating
     /// Guard: end the turn with +1 to all defences until the next turn.
     Guard,
@@ -139,6 +145,8 @@ impl Action {
             Action::FirstAid { .. } => "First Aid",
             Action::BreakFree => "Break Free",
             Action::Release => "Release",
+            Action::Drag { .. } => "Drag",
+            Action::Throw { .. } => "Throw",
             Action::Guard => "Guard",
             Action::Wait => "Wait",
             Action::SeekCover => "Seek Cover",

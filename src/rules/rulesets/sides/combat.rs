@@ -769,6 +769,134 @@ pub fn release(x: &mut Exec, grappler: UnitId) {
     x.set_condition(t, Condition::Grappled { by: grappler }, false);
 }
 
+/// A drag (S-153, S-154): where the grappler goes, the squares it crosses, the unit it drags
+/// and where that unit ends (the last square the grappler left).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Haul {
+    pub target: UnitId,
+    pub path: Vec<Cell>,
+    pub lands: Cell,
+}
+
+/// The unit `grappler` holds and may drag or throw: it must be held by `grappler` alone
+/// (house rule), and `grappler` must not itself be held.
+fn hauled(s: &BattleState, grappler: UnitId) -> Result<UnitId, String> {
+    let who = name(s, grappler);
+    let Some(t) = per(rs(s), grappler).grappling else {
+        return Err(format!("{who} is not grappling anyone"));
+    };
+    if grapplers_of(s, t).len() > 1 {
+        return Err(format!(
+            "{} is held by others as well and cannot be hauled away",
+            name(s, t)
+        ));
+    }
+    if let Some(&g) = grapplers_of(s, grappler).first() {
+        return Err(format!(
+            "{who} is grappled by {} and cannot move",
+            name(s, g)
+        ));
+    }
+    Ok(t)
+}
+
+/// Checks a drag of the held unit by `grappler` to `to` (S-153, S-154; house rule): a straight
+/// grid line of one or two squares (10 ft at most), every square on the map, passable and free.
+pub fn drag_plan(s: &BattleState, grappler: UnitId, to: Cell) -> Result<Haul, String> {
+    let target = hauled(s, grappler)?;
+    let from = s.units[grappler.index()].cell;
+    let steps = s.grid().distance_steps(from, to);
+    if !s.grid().contains(to) || steps == 0 || steps > 2 {
+        return Err(format!("{to} is not 5 or 10 ft from {}", name(s, grappler)));
+    }
+    let line = super::moves::line(from, to);
+    let path: Vec<Cell> = line.iter().skip(1).copied().collect();
+    let mut prev = from;
+    for &c in &path {
+        if !s.grid().contains(c) || s.grid().distance_steps(prev, c) != 1 {
+            return Err(format!("{to} cannot be reached in a straight line"));
+        }
+        if !s.terrain.passable(c) {
+            return Err(format!("{c} cannot be entered"));
+        }
+        if s.unit_at(c).is_some() {
+            return Err(format!("{c} is taken"));
+        }
+        prev = c;
+    }
+    let lands = if path.len() >= 2 {
+        path[path.len() - 2]
+    } else {
+        from
+    };
+    Ok(Haul {
+        target,
+        path,
+        lands,
+    })
+}
+
+/// Checks a throw of the held unit by `grappler` to `to` (S-154): a free, passable square next
+/// to the thrown unit.
+pub fn throw_ok(s: &BattleState, grappler: UnitId, to: Cell) -> Result<UnitId, String> {
+    let target = hauled(s, grappler)?;
+    let tc = s.units[target.index()].cell;
+    if !s.grid().contains(to) || s.grid().distance_steps(tc, to) != 1 {
+        return Err(format!("{to} is not next to {}", name(s, target)));
+    }
+    if !s.terrain.passable(to) {
+        return Err(format!("{to} cannot be entered"));
+    }
+    if s.unit_at(to).is_some() {
+        return Err(format!("{to} is taken"));
+    }
+    Ok(target)
+}
+
+/// Drags the held unit (S-153..S-155): an opposed STR/Brawl check; on a win both move, the
+/// grapple holds; on a loss the held unit breaks free.
+pub fn drag(x: &mut Exec, grappler: UnitId, to: Cell) {
+    let plan = match drag_plan(x.s(), grappler, to) {
+        Ok(plan) => plan,
+        Err(reason) => {
+            x.emit(ev(Ev::Cancelled {
+                unit: grappler,
+                reason,
+            }));
+            return;
+        }
+    };
+    if !opposed_str(x, grappler, plan.target) {
+        release(x, grappler);
+        return;
+    }
+    x.emit(Event::Placed { unit: grappler, to });
+    x.emit(Event::Placed {
+        unit: plan.target,
+        to: plan.lands,
+    });
+}
+
+/// Throws the held unit 5 ft (S-153..S-155): an opposed STR/Brawl check; on a win it lands on
+/// `to`, prone, and the grapple ends; on a loss it breaks free.
+pub fn throw(x: &mut Exec, grappler: UnitId, to: Cell) {
+    let target = match throw_ok(x.s(), grappler, to) {
+        Ok(t) => t,
+        Err(reason) => {
+            x.emit(ev(Ev::Cancelled {
+                unit: grappler,
+                reason,
+            }));
+            return;
+        }
+    };
+    if opposed_str(x, grappler, target) {
+        x.emit(Event::Placed { unit: target, to });
+        x.set_condition(target, Condition::Prone, true);
+    }
+    release(x, grappler);
+}
+
 /// End of round: `grappler` hurts the unit it holds as with an unarmed hit (S-152).
 pub fn unarmed_damage(x: &mut Exec, grappler: UnitId, target: UnitId) {
     let Some(dice) = x.s().unit(grappler).map(unarmed_dice) else {

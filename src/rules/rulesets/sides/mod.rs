@@ -11,7 +11,7 @@
 //!   ([`Decision::Pick`]); the picked unit takes all its actions, then ends its turn.
 //! - **Actions** (S-19..S-48): per round a Main action and a Move action; the Main can be spent
 //!   as a second Move. Free: Go Prone, Release. Instant: Total Defense, Snap Attack, a held
-//!   action. See [`check_action`] for every action's conditions and [`Cost`] for what it spends.
+//!   action. Drag and Throw move a grappled foe for the Main action (S-153). See [`check_action`] for every action's conditions and [`Cost`] for what it spends.
 //! - **Interrupts**: before any unit's action, units holding an action may take it and trained
 //!   units may Snap Attack ([`Trigger::Ready`]); leaving an enemy's reach, standing up, first
 //!   aid, and charging or screening from a square next to an enemy provoke attacks of
@@ -32,6 +32,7 @@ use crate::rules::battle::{
     Action, BattleState, Command, Condition, Decision, Event, Exec, Interrupt, Purpose, Reaction,
     Rejected, Resume, SideId, Trigger, UnitId,
 };
+use crate::rules::grid::Cell;
 use crate::rules::rulesets::{RulesEvent, RulesState};
 use serde::{Deserialize, Serialize};
 
@@ -1045,6 +1046,14 @@ pub fn check_action(s: &BattleState, r: &State, cmd: &Command) -> Result<(), Str
                 Some(_) => Ok(()),
                 None => Err(format!("{who} is not grappling anyone")),
             },
+            Action::Drag { to } => {
+                need_main(s, p, unit)?;
+                combat::drag_plan(s, unit, *to).map(|_| ())
+            }
+            Action::Throw { to } => {
+                need_main(s, p, unit)?;
+                combat::throw_ok(s, unit, *to).map(|_| ())
+            }
             Action::FirstAid { target } => {
                 need_main(s, p, unit)?;
                 let Some(t) = s.unit(*target) else {
@@ -1153,6 +1162,28 @@ fn act_commands(s: &BattleState, r: &State, unit: UnitId) -> Vec<Command> {
                         },
                     });
                 }
+            }
+        }
+        if let Some(t) = p.grappling {
+            let mut near: Vec<Cell> = Vec::new();
+            for c in s.grid().neighbours(u.cell) {
+                for d in std::iter::once(c).chain(s.grid().neighbours(c)) {
+                    if !near.contains(&d) {
+                        near.push(d);
+                    }
+                }
+            }
+            for to in near {
+                candidates.push(Command::Act {
+                    unit,
+                    action: Action::Drag { to },
+                });
+            }
+            for to in s.grid().neighbours(s.units[t.index()].cell) {
+                candidates.push(Command::Act {
+                    unit,
+                    action: Action::Throw { to },
+                });
             }
         }
         for t in s.unit_ids() {
@@ -1421,6 +1452,8 @@ fn act(x: &mut Exec, unit: UnitId, action: &Action) {
         ),
         Action::BreakFree => combat::break_free(x, unit),
         Action::Release => combat::release(x, unit),
+        Action::Drag { to } => combat::drag(x, unit, *to),
+        Action::Throw { to } => combat::throw(x, unit, *to),
         Action::FirstAid { target } => combat::first_aid(x, unit, *target),
         _ => {}
     }

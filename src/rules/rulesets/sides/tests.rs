@@ -1530,3 +1530,127 @@ fn a_target_out_of_sight_cannot_be_shot() {
     reject(&mut b, shoot(U0, U1), "Mira cannot see Osk");
     assert!(!b.legal_commands().contains(&shoot(U0, U1)));
 }
+
+#[test]
+fn a_grappler_drags_its_foe_10_ft_or_throws_it_5_ft_prone_or_loses_it() {
+    let units = r#"
+        (name: "Hruk", side: "Party", cell: (2, 2), template: "reaver"),
+        (name: "Aldric", side: "Foes", cell: (3, 2), template: "warrior"),
+    "#;
+    let level = field(units, "");
+    // Grapple: 15 + 4 vs 16 hits; STR 5 + 5 + 3 = 13 vs 1 + 1 + 2 = 4. Round 2 (after the
+    // grapple's 1d2 + 3 at the round's end): the haul's check, 6 + 6 + 3 = 15 vs 1 + 1 + 2 = 4.
+    let tape = [8, 1, 15, 5, 5, 1, 1, 1, 6, 6, 1, 1];
+    let grappled = |tape: &[u32]| {
+        let (mut b, _) = BattleState::start_with_tape(&level, 1, tape.iter().copied());
+        run(&mut b, act(U0, Action::Grapple { target: U1 }));
+        run(&mut b, Command::EndTurn { unit: U0 });
+        run(&mut b, Command::EndTurn { unit: U1 });
+        assert_eq!(b.round, 2);
+        b
+    };
+    // Drag 10 ft west: Hruk to (0, 2), Aldric into the last square Hruk left, (1, 2).
+    let mut b = grappled(&tape);
+    let drag = act(
+        U0,
+        Action::Drag {
+            to: Cell::new(0, 2),
+        },
+    );
+    assert!(b.legal_commands().contains(&drag));
+    let e = run(&mut b, drag);
+    assert_eq!(rolls(&e, Purpose::Opposed), vec![(15, None), (4, Some(15))]);
+    assert_eq!(b.units[0].cell, Cell::new(0, 2));
+    assert_eq!(b.units[1].cell, Cell::new(1, 2));
+    assert!(b.units[1].has(&Condition::Grappled { by: U0 }));
+    reject(
+        &mut b,
+        act(
+            U0,
+            Action::Drag {
+                to: Cell::new(0, 1),
+            },
+        ),
+        "Main action",
+    );
+    // Too far, or through a unit: rejected, nothing changes.
+    let mut b = grappled(&tape);
+    reject(
+        &mut b,
+        act(
+            U0,
+            Action::Drag {
+                to: Cell::new(5, 2),
+            },
+        ),
+        "not 5 or 10 ft",
+    );
+    reject(
+        &mut b,
+        act(
+            U0,
+            Action::Drag {
+                to: Cell::new(4, 2),
+            },
+        ),
+        "(3, 2) is taken",
+    );
+    // Throw 5 ft: Aldric lands on (4, 2), prone, and the grapple ends.
+    let e = run(
+        &mut b,
+        act(
+            U0,
+            Action::Throw {
+                to: Cell::new(4, 2),
+            },
+        ),
+    );
+    assert!(e.contains(&Event::Placed {
+        unit: U1,
+        to: Cell::new(4, 2)
+    }));
+    assert!(b.units[1].is_prone());
+    assert!(!b.units[1].has(&Condition::Grappled { by: U0 }));
+    assert_eq!(per(state(&b), U0).grappling, None);
+    reject(
+        &mut b,
+        act(
+            U0,
+            Action::Throw {
+                to: Cell::new(5, 2),
+            },
+        ),
+        "Main action",
+    );
+    // Losing the check (a tie goes to the held unit): Aldric breaks free, nobody moves.
+    let mut lose = tape;
+    lose[8..12].copy_from_slice(&[1, 1, 1, 2]);
+    let mut b = grappled(&lose);
+    run(
+        &mut b,
+        act(
+            U0,
+            Action::Drag {
+                to: Cell::new(1, 2),
+            },
+        ),
+    );
+    assert_eq!(b.units[0].cell, Cell::new(2, 2));
+    assert_eq!(b.units[1].cell, Cell::new(3, 2));
+    assert!(!b.units[1].has(&Condition::Grappled { by: U0 }));
+    // The Main action is spent, and there is nobody left to haul.
+    reject(
+        &mut b,
+        act(
+            U0,
+            Action::Throw {
+                to: Cell::new(4, 2),
+            },
+        ),
+        "Main action",
+    );
+    assert_eq!(
+        combat::throw_ok(&b, U0, Cell::new(4, 2)),
+        Err("Hruk is not grappling anyone".to_string())
+    );
+}
