@@ -931,6 +931,14 @@ pub fn check_action(s: &BattleState, r: &State, cmd: &Command) -> Result<(), Str
             if *to == u.cell {
                 return Err(format!("{who} is already on {to}"));
             }
+            if let Some(o) = s.unit_at(*to) {
+                let down = if s.units[o.index()].is_active() {
+                    ""
+                } else {
+                    " (down)"
+                };
+                return Err(format!("{to} is taken by {}{down}", name(s, o)));
+            }
             match moves::move_actions_needed(s, unit, *to) {
                 Some(k) => need_moves(s, p, unit, k),
                 None => Err(format!(

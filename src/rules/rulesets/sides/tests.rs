@@ -1654,3 +1654,18 @@ fn a_grappler_drags_its_foe_10_ft_or_throws_it_5_ft_prone_or_loses_it() {
         Err("Hruk is not grappling anyone".to_string())
     );
 }
+
+#[test]
+fn moving_onto_a_taken_square_says_who_is_there() {
+    let units = r#"
+        (name: "Aldric", side: "Party", cell: (1, 1), template: "warrior"),
+        (name: "Fang", side: "Foes", cell: (2, 1), template: "wolf", overrides: {"hp": 1}),
+        (name: "Hruk", side: "Foes", cell: (6, 3), template: "reaver"),
+    "#;
+    // Aldric fells Fang (1d20 = 20; 1d8 = 8) and may not step onto its body.
+    let (mut b, _) = BattleState::start_with_tape(&field(units, ""), 1, [8, 1, 20, 8]);
+    reject(&mut b, mv(U0, 6, 3), "(6, 3) is taken by Hruk");
+    run(&mut b, attack(U0, U1));
+    assert_eq!(b.units[1].status, Status::Down);
+    reject(&mut b, mv(U0, 2, 1), "(2, 1) is taken by Fang (down)");
+}
