@@ -1669,3 +1669,84 @@ fn moving_onto_a_taken_square_says_who_is_there() {
     assert_eq!(b.units[1].status, Status::Down);
     reject(&mut b, mv(U0, 2, 1), "(2, 1) is taken by Fang (down)");
 }
+
+#[test]
+fn commands_naming_units_that_do_not_exist_are_rejected_not_panicked() {
+    let units = r#"
+        (name: "Aldric", side: "Party", cell: (1, 1), template: "warrior"),
+        (name: "Mira", side: "Party", cell: (0, 3), template: "archer"),
+        (name: "Hruk", side: "Foes", cell: (2, 1), template: "reaver"),
+    "#;
+    let ghost = UnitId(99);
+    let cell = Cell::new(3, 3);
+    let cmds = |u: UnitId, t: UnitId| {
+        let mut v = vec![
+            attack(u, t),
+            shoot(u, t),
+            Command::React {
+                unit: u,
+                reaction: Reaction::Attack { target: t },
+            },
+            act(u, Action::Grapple { target: t }),
+            act(u, Action::Swarm { target: t }),
+            act(u, Action::FirstAid { target: t }),
+            act(
+                u,
+                Action::Charge {
+                    target: t,
+                    to: cell,
+                },
+            ),
+            act(u, Action::Screen { ally: t, to: cell }),
+            act(
+                u,
+                Action::Shove {
+                    target: t,
+                    prone: false,
+                    push: Some(cell),
+                },
+            ),
+            act(
+                u,
+                Action::Drag {
+                    to: Cell::new(-500, 7),
+                },
+            ),
+            act(
+                u,
+                Action::Throw {
+                    to: Cell::new(i32::MAX, i32::MIN),
+                },
+            ),
+        ];
+        if u == ghost {
+            v.push(Command::Pick { unit: u });
+            v.push(Command::EndTurn { unit: u });
+            v.push(mv(u, 3, 3));
+            v.push(act(u, Action::TotalDefense));
+        }
+        v
+    };
+    // At a Pick decision, at a unit's turn, and at an interrupt.
+    let (mut b, _) = BattleState::start_with_tape(&field(units, ""), 1, [5, 3, 2]);
+    for cmd in cmds(ghost, U2).into_iter().chain(cmds(U0, ghost)) {
+        assert!(b.check(&cmd).is_err(), "{cmd:?}");
+        reject(&mut b, cmd, "");
+    }
+    run(&mut b, Command::Pick { unit: U0 });
+    for cmd in cmds(ghost, U2).into_iter().chain(cmds(U0, ghost)) {
+        reject(&mut b, cmd, "");
+    }
+    run(&mut b, attack(U0, U2));
+    assert!(matches!(b.pending(), Decision::React { .. }));
+    for cmd in cmds(ghost, U2).into_iter().chain(cmds(U2, ghost)) {
+        reject(&mut b, cmd.clone(), "");
+        // The view answers too, without panicking.
+        let _ = crate::rules::rulesets::describe(&b, &cmd);
+    }
+    for (a, t) in [(U0, ghost), (ghost, U2), (ghost, ghost)] {
+        for ranged in [false, true] {
+            assert!(crate::rules::rulesets::odds(&b, a, t, ranged).is_none());
+        }
+    }
+}
