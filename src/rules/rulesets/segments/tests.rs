@@ -177,6 +177,106 @@ fn surprised_units_can_neither_act_nor_strike_at_a_fleeing_foe() {
     assert_eq!(b.units[1].cell, Cell::new(6, 1));
 }
 
+/// G-22, G-23: in a surprise segment a unit may begin a spell, but only a one-segment spell is
+/// fully cast in it; a longer one goes on in the segments after.
+#[test]
+fn only_a_one_segment_spell_is_fully_cast_in_a_surprise_segment() {
+    for (time, went_off_after) in [(1u32, 1u32), (2, 2)] {
+        let units = format!(
+            r#"
+            (name: "Halvaine", side: "Party", cell: (0, 1), template: "magic_user",
+             overrides: {{"spell_casting_time": {time}}}),
+            (name: "Orc", side: "Orcs", cell: (6, 1), template: "fighter", overrides: {{"hp": 30}}),
+        "#
+        );
+        // The party rolls 5 (not surprised), the orcs 2: two surprise segments for Halvaine.
+        // Spell: 2d4+2 = 2+2+2.
+        let (mut b, _) = BattleState::start_with_tape(&field(&units, ""), 1, [5, 2, 2, 2]);
+        assert_eq!(state(&b).phase, Phase::Surprise);
+        assert_eq!(state(&b).surprise_segments, 2);
+        assert_eq!(b.pending(), Decision::Act { unit: U0 });
+        let e = run(
+            &mut b,
+            Command::Act {
+                unit: U0,
+                action: Action::Cast { target: U1 },
+            },
+        );
+        let evs = rules(&e);
+        assert!(
+            evs.contains(&Ev::CastBegun {
+                caster: U0,
+                target: U1,
+                start: 1,
+                last: time
+            }),
+            "{evs:?}"
+        );
+        // It goes off as surprise segment `went_off_after` ends, and not before.
+        let went: Vec<&Ev> = evs
+            .iter()
+            .filter(|e| matches!(e, Ev::SpellWentOff { .. }))
+            .collect();
+        assert_eq!(
+            went,
+            vec![&Ev::SpellWentOff {
+                caster: U0,
+                target: U1,
+                round: 0,
+                segment: went_off_after + 1
+            }],
+            "casting time {time}"
+        );
+        let went_at = evs
+            .iter()
+            .position(|e| matches!(e, Ev::SpellWentOff { .. }))
+            .unwrap_or(usize::MAX);
+        let segment_2 = evs
+            .iter()
+            .position(|e| matches!(e, Ev::Segment { round: 0, n: 2, .. }))
+            .unwrap_or(usize::MAX);
+        if time == 1 {
+            assert!(went_at < segment_2, "{evs:?}");
+        } else {
+            assert!(segment_2 < went_at, "{evs:?}");
+        }
+        assert_eq!(hp(&b, 1), 24);
+    }
+}
+
+/// G-11: surprise is checked once per combat, when it begins; later rounds roll only initiative.
+#[test]
+fn surprise_is_checked_only_once_per_battle() {
+    let level = crate::rules::battle::tests::load("segments_crypt.ron");
+    for seed in 1..=3 {
+        let (b, _, events) = random_play(&level, seed, 20_000);
+        assert!(
+            b.round > 1,
+            "seed {seed}: the battle should last some rounds"
+        );
+        let settled = rules(&events)
+            .iter()
+            .filter(|e| matches!(e, Ev::Surprise { .. }))
+            .count();
+        assert_eq!(settled, 1, "seed {seed}");
+        assert_eq!(rolls(&events, Purpose::Surprise).len(), 2, "seed {seed}");
+        let first_round = events
+            .iter()
+            .position(|e| matches!(e, Event::RoundStarted { .. }))
+            .unwrap_or(0);
+        assert!(
+            !events[first_round..].iter().any(|e| matches!(
+                e,
+                Event::Rolled {
+                    purpose: Purpose::Surprise,
+                    ..
+                }
+            )),
+            "seed {seed}"
+        );
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Declarations and hidden information
 
