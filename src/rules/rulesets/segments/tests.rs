@@ -1049,3 +1049,84 @@ fn options_surprised_is_refused_in_a_segments_level() {
         .is_empty()
     );
 }
+
+/// No input panics: at every state of random battles on the crypt, arbitrary commands (units
+/// and targets out of range, cells off the map, actions of other rulesets, declarations at
+/// the wrong time) are either accepted or rejected with a reason, and a rejection changes
+/// nothing.
+#[test]
+fn arbitrary_commands_never_panic_and_rejections_change_nothing() {
+    use rand::rngs::ChaCha8Rng;
+    use rand::{RngExt, SeedableRng};
+    let level = crate::rules::battle::tests::load("segments_crypt.ron");
+    let mut pick = ChaCha8Rng::seed_from_u64(99);
+    let (mut accepted, mut rejected) = (0, 0);
+    for seed in 1..=3 {
+        let (_, commands, _) = random_play(&level, seed, 20_000);
+        let (mut b, _) = BattleState::start(&level, seed);
+        for (i, legal) in commands.iter().enumerate() {
+            // Probe every fifth state with a handful of arbitrary commands.
+            if i % 5 == 0 {
+                for _ in 0..6 {
+                    let unit = UnitId(pick.random_range(0..12u16));
+                    let target = UnitId(pick.random_range(0..12u16));
+                    let cell = Cell::new(pick.random_range(-2..22), pick.random_range(-2..16));
+                    let cmd = match pick.random_range(0..10) {
+                        0 => Command::Move { unit, to: cell },
+                        1 => Command::Attack {
+                            unit,
+                            target,
+                            ranged: pick.random_range(0..2) == 1,
+                        },
+                        2 => Command::EndTurn { unit },
+                        3 => Command::Act {
+                            unit,
+                            action: Action::Delay,
+                        },
+                        4 => Command::Act {
+                            unit,
+                            action: Action::Cast { target },
+                        },
+                        5 => Command::Act {
+                            unit,
+                            action: Action::Dodge,
+                        },
+                        6 => Command::Declare {
+                            unit,
+                            intent: Intent::Spell { target },
+                        },
+                        7 => Command::Declare {
+                            unit,
+                            intent: Intent::Missile,
+                        },
+                        8 => Command::React {
+                            unit,
+                            reaction: Reaction::Attack { target },
+                        },
+                        _ => Command::Pick { unit },
+                    };
+                    let mut probe = b.clone();
+                    let before = ron::to_string(&probe).expect("ron");
+                    let listed = probe.legal_commands().contains(&cmd);
+                    match probe.execute(&cmd) {
+                        Ok(events) => {
+                            accepted += 1;
+                            // What check accepts is what legal_commands lists, and it does
+                            // something.
+                            assert!(listed, "{cmd:?} accepted but not listed");
+                            assert!(!events.is_empty(), "{cmd:?} accepted but did nothing");
+                        }
+                        Err(r) => {
+                            rejected += 1;
+                            assert!(!r.to_string().is_empty(), "{cmd:?}");
+                            assert!(!listed, "{cmd:?} listed but rejected: {r}");
+                            assert_eq!(ron::to_string(&probe).expect("ron"), before, "{cmd:?}");
+                        }
+                    }
+                }
+            }
+            run(&mut b, legal.clone());
+        }
+    }
+    assert!(accepted > 0 && rejected > 0, "{accepted} {rejected}");
+}
