@@ -195,13 +195,18 @@ fn only_a_one_segment_spell_is_fully_cast_in_a_surprise_segment() {
         assert_eq!(state(&b).phase, Phase::Surprise);
         assert_eq!(state(&b).surprise_segments, 2);
         assert_eq!(b.pending(), Decision::Act { unit: U0 });
-        let e = run(
-            &mut b,
-            Command::Act {
-                unit: U0,
-                action: Action::Cast { target: U1 },
-            },
-        );
+        let cast = Command::Act {
+            unit: U0,
+            action: Action::Cast { target: U1 },
+        };
+        let words = rulesets::describe(&b, &cast).cost;
+        let when = if time == 1 {
+            "goes off at the start of surprise segment 2"
+        } else {
+            "goes off as the surprise segments end"
+        };
+        assert!(words.contains(when), "{words}");
+        let e = run(&mut b, cast);
         let evs = rules(&e);
         assert!(
             evs.contains(&Ev::CastBegun {
@@ -539,6 +544,18 @@ fn a_spell_begun_late_goes_on_into_the_next_round() {
         })
         .is_err()
     );
+    let words = rulesets::describe(
+        &b,
+        &Command::Act {
+            unit: U0,
+            action: Action::Cast { target: U1 },
+        },
+    )
+    .cost;
+    assert!(
+        words.contains("goes off at the start of segment 2 of round 2"),
+        "{words}"
+    );
     let e = run(
         &mut b,
         Command::Act {
@@ -552,8 +569,19 @@ fn a_spell_begun_late_goes_on_into_the_next_round() {
         start: 10,
         last: 11
     }));
-    // Round 2: Halvaine, still casting, declares nothing.
+    // Round 2: Halvaine, still casting, declares nothing; the turn-order panel says when his
+    // spell goes off.
     assert_eq!(b.round, 2);
+    let panel = rulesets::clock(&b);
+    let halvaine = panel
+        .order
+        .iter()
+        .find(|e| e.unit == U0)
+        .map(|e| e.label.clone());
+    assert_eq!(
+        halvaine.as_deref(),
+        Some("casting: goes off at the start of segment 2 of round 2")
+    );
     assert_eq!(
         b.pending(),
         Decision::Declare {
@@ -1105,6 +1133,10 @@ fn arbitrary_commands_never_panic_and_rejections_change_nothing() {
                         },
                         _ => Command::Pick { unit },
                     };
+                    // The view's questions never panic either, whatever they are asked.
+                    let _ = rulesets::describe(&b, &cmd);
+                    let _ = rulesets::odds(&b, cmd.unit(), target, true);
+                    let _ = rulesets::odds(&b, cmd.unit(), target, false);
                     let mut probe = b.clone();
                     let before = ron::to_string(&probe).expect("ron");
                     let listed = probe.legal_commands().contains(&cmd);
@@ -1125,6 +1157,7 @@ fn arbitrary_commands_never_panic_and_rejections_change_nothing() {
                     }
                 }
             }
+            let _ = rulesets::clock(&b);
             run(&mut b, legal.clone());
         }
     }

@@ -75,10 +75,33 @@ fn plural(n: u32, one: &str) -> String {
     }
 }
 
-/// The segment (of the current round's count) a spell casting until tick `last` goes off in.
-fn goes_off_segment(s: &BattleState, r: &State, last: u32) -> u32 {
-    let round_start = r.surprise_segments + SEGMENTS * s.round.saturating_sub(1);
-    (last + 1).saturating_sub(round_start)
+/// When a spell whose last casting segment is tick `last` goes off, in words: at the start of
+/// the next segment, or as the surprise segments or a round end (before the next round's
+/// declarations).
+pub(crate) fn goes_off_words(s: &BattleState, r: &State, last: u32) -> String {
+    let ss = r.surprise_segments;
+    if last < ss {
+        return format!("at the start of surprise segment {}", last + 1);
+    }
+    if last == ss && ss > 0 {
+        return "as the surprise segments end".to_string();
+    }
+    // Segments of rounds played by the end of the casting (at least 1: casting is begun in a turn).
+    let into = (last - ss).max(1);
+    let round = (into - 1) / SEGMENTS + 1;
+    let n = (into - 1) % SEGMENTS + 1;
+    let of_round = |round: u32| {
+        if round == s.round && r.phase == Phase::Round {
+            String::new()
+        } else {
+            format!(" of round {round}")
+        }
+    };
+    if n == SEGMENTS {
+        format!("as round {round} ends")
+    } else {
+        format!("at the start of segment {}{}", n + 1, of_round(round))
+    }
 }
 
 /// One line of the combat log for a ruleset event.
@@ -295,10 +318,7 @@ pub fn clock(s: &BattleState, r: &State) -> Clock {
             let (key, label, done) = if let Some(c) = casting {
                 (
                     0,
-                    format!(
-                        "casting: goes off in segment {}",
-                        goes_off_segment(s, r, c.last)
-                    ),
+                    format!("casting: goes off {}", goes_off_words(s, r, c.last)),
                     true,
                 )
             } else {
@@ -402,9 +422,9 @@ pub fn describe(s: &BattleState, r: &State, cmd: &Command) -> CommandInfo {
         } => {
             let t = casting_time(s, unit);
             info.cost = format!(
-                "begins a {}-segment spell: it goes off at the start of segment {} unless damage spoils it",
+                "begins a {}-segment spell: it goes off {} unless damage spoils it",
                 t,
-                r.segment + t
+                goes_off_words(s, r, r.tick + t - 1)
             );
         }
         Command::Act {
