@@ -98,6 +98,9 @@ pub fn describe(s: &BattleState, e: &Event) -> String {
         Event::Rules(crate::rules::rulesets::RulesEvent::Sides(e)) => {
             crate::rules::rulesets::sides::log_line(s, e)
         }
+        Event::Rules(crate::rules::rulesets::RulesEvent::Segments(e)) => {
+            crate::rules::rulesets::segments::log_line(s, e)
+        }
         Event::Rules(r) => format!("{r:?}"),
         Event::Ended { winner, reason } => match winner {
             Some(w) => format!(
