@@ -1,7 +1,7 @@
 //! The combat log: one line of plain English per event, naming units by name, so every
 //! outcome can be explained ("Kestrel rolls Attack 1d20+4: 11 = 15 vs 15, success").
 
-use super::{BattleState, Decision, Event, Reaction, Status, Trigger, UnitId};
+use super::{BattleState, Condition, Decision, Event, Reaction, Status, Trigger, UnitId};
 
 fn name(s: &BattleState, u: UnitId) -> &str {
     s.unit(u).map_or("?", |u| u.name.as_str())
@@ -73,6 +73,26 @@ pub fn describe(s: &BattleState, e: &Event) -> String {
             Status::Down => format!("{} goes down", name(s, *unit)),
             Status::Dead => format!("{} dies", name(s, *unit)),
         },
+        Event::Condition {
+            unit,
+            condition: Condition::Grappled { by },
+            on,
+        } => format!(
+            "{} {} grappled by {}",
+            name(s, *unit),
+            if *on { "is now" } else { "is no longer" },
+            name(s, *by)
+        ),
+        Event::Condition {
+            unit,
+            condition: Condition::Screening { ally },
+            on,
+        } => format!(
+            "{} {} screening {}",
+            name(s, *unit),
+            if *on { "is now" } else { "is no longer" },
+            name(s, *ally)
+        ),
         Event::Condition {
             unit,
             condition,

@@ -1750,3 +1750,31 @@ fn commands_naming_units_that_do_not_exist_are_rejected_not_panicked() {
         }
     }
 }
+
+#[test]
+fn the_log_names_the_grappler_and_the_ward() {
+    let units = r#"
+        (name: "Hruk", side: "Party", cell: (1, 1), template: "reaver"),
+        (name: "Aldric", side: "Foes", cell: (2, 1), template: "warrior"),
+    "#;
+    let (b, _) = BattleState::start_with_tape(&field(units, ""), 1, [8, 1]);
+    let line = |condition, on| {
+        crate::rules::battle::log::describe(
+            &b,
+            &Event::Condition {
+                unit: U1,
+                condition,
+                on,
+            },
+        )
+    };
+    assert_eq!(
+        line(Condition::Grappled { by: U0 }, true),
+        "Aldric is now grappled by Hruk"
+    );
+    assert_eq!(
+        line(Condition::Screening { ally: U0 }, false),
+        "Aldric is no longer screening Hruk"
+    );
+    assert_eq!(line(Condition::Prone, true), "Aldric is now Prone");
+}
