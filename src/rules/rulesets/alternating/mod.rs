@@ -1336,8 +1336,40 @@ fn evasion_against(a: &Unit, t: &Unit) -> i64 {
     t.stat("evasion") + size_diff(a, t) + i64::from(t.has(&Condition::Guarding))
 }
 
-fn deflection_against(a: &Unit, t: &Unit) -> i64 {
-    (t.stat("deflection") - size_diff(a, t) + i64::from(t.has(&Condition::Guarding))).max(0)
+/// The seed's damage categories.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DamageKind {
+    /// Bludgeoning, slashing, piercing: reduced by deflection.
+    Physical,
+    /// Arcane, cold, fire, radiant, shock, void: reduced by deflection.
+    Elemental,
+    /// Psychic, or a type not specified: not reduced by deflection.
+    Typeless,
+}
+
+/// The damage type of `a`'s melee or ranged weapon (stat `damage_type` or
+/// `ranged_damage_type`): 1 bludgeoning, 2 slashing, 3 piercing (physical); 4 arcane, 5 cold,
+/// 6 fire, 7 radiant, 8 shock, 9 void (elemental); 10 psychic, 0 or absent (not specified)
+/// typeless.
+pub fn damage_kind(a: &Unit, ranged: bool) -> DamageKind {
+    let key = if ranged {
+        "ranged_damage_type"
+    } else {
+        "damage_type"
+    };
+    match a.stat(key) {
+        1..=3 => DamageKind::Physical,
+        4..=9 => DamageKind::Elemental,
+        _ => DamageKind::Typeless,
+    }
+}
+
+/// The target's deflection against `a`'s weapon, `parry` added: none against typeless damage.
+fn deflection_against(a: &Unit, t: &Unit, ranged: bool, parry: i64) -> i64 {
+    if damage_kind(a, ranged) == DamageKind::Typeless {
+        return 0;
+    }
+    (t.stat("deflection") - size_diff(a, t) + i64::from(t.has(&Condition::Guarding))).max(0) + parry
 }
 
 /// The attack test of `a`: its better attribute die (strength or dexterity; dexterity for
@@ -1589,7 +1621,7 @@ fn finish_attack(x: &mut Exec, p: &PendingAttack, reaction: &Reaction) {
         }
         return;
     }
-    let amount = (raw - deflection_against(&a, &t) - parry).max(1);
+    let amount = (raw - deflection_against(&a, &t, p.ranged, parry)).max(1);
     deal_damage(x, p.target, amount, lethal);
 }
 
@@ -1855,7 +1887,7 @@ pub fn odds(
         0.0
     };
     let p_plain = 1.0 - p_crit - p_astray;
-    let defl = deflection_against(a, t);
+    let defl = deflection_against(a, t, ranged, 0);
     let dmg = |test: i64, crit: bool| (test.max(0) + weapon(a, ranged, crit) - defl).max(1) as f64;
     let mut hit = 0.0;
     let mut expected = 0.0;
@@ -1867,6 +1899,9 @@ pub fn odds(
         }
     }
     let mut formula = format!("{expr} vs evasion {needed}, crit on luck {threshold}+");
+    if damage_kind(a, ranged) == DamageKind::Typeless {
+        formula.push_str(", typeless damage (no deflection)");
+    }
     if adv != 0 {
         let word = if adv > 0 { "advantage" } else { "disadvantage" };
         formula.push_str(&format!(", {word} x{} ({})", adv.abs(), why.join(", ")));

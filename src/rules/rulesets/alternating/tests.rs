@@ -373,6 +373,13 @@ fn odds_agree_with_what_attacks_do() {
                (name: "Nix", side: "Raiders", cell: (1, 2), template: "goblin"),"#,
             false,
         ),
+        // A psychic (typeless) club: Boudica's deflection does not apply.
+        (
+            r#"(name: "Boudica", side: "Wardens", cell: (2, 2), template: "spear_warden"),
+               (name: "Skarn", side: "Raiders", cell: (3, 2), template: "ogre",
+                overrides: {"damage_type": 10}),"#,
+            false,
+        ),
     ] {
         let level = field(units, r#"instigator: "Raiders""#);
         let (mut b, _) = BattleState::start(&level, 1);
@@ -863,4 +870,42 @@ fn a_failed_killing_strike_is_a_sneak_attack_and_damage_at_zero_health_risks_dea
     assert_eq!(rolls(&e, Purpose::Death), vec![16]);
     assert_eq!(pool(&b, S, "death"), 20);
     assert_eq!(b.units[1].status, Status::Down);
+}
+
+#[test]
+fn damage_types_follow_the_seeds_table_and_only_typeless_damage_ignores_deflection() {
+    // The seed's Damage Types table, by the codes of house rule "damage types".
+    let table = [
+        (1, DamageKind::Physical),  // bludgeoning
+        (2, DamageKind::Physical),  // slashing
+        (3, DamageKind::Physical),  // piercing
+        (4, DamageKind::Elemental), // arcane
+        (5, DamageKind::Elemental), // cold
+        (6, DamageKind::Elemental), // fire
+        (7, DamageKind::Elemental), // radiant
+        (8, DamageKind::Elemental), // shock
+        (9, DamageKind::Elemental), // void
+        (10, DamageKind::Typeless), // psychic
+        (0, DamageKind::Typeless),  // not specified
+        (-3, DamageKind::Typeless), // nonsense is not specified either
+        (11, DamageKind::Typeless),
+    ];
+    let level = field(DUEL, "");
+    let (b, _) = BattleState::start(&level, 1);
+    for (code, kind) in table {
+        let mut skarn = b.units[S.index()].clone();
+        skarn.stats.insert("damage_type".into(), code);
+        assert_eq!(damage_kind(&skarn, false), kind, "damage_type {code}");
+        // Boudica's deflection 4 (-1 for the ogre's larger size) counts unless typeless.
+        let expected = if kind == DamageKind::Typeless { 0 } else { 3 };
+        assert_eq!(
+            deflection_against(&skarn, &b.units[B.index()], false, 0),
+            expected,
+            "damage_type {code}"
+        );
+    }
+    // Every template names its weapons' types (none is typeless by omission).
+    for u in &b.units {
+        assert_eq!(damage_kind(u, false), DamageKind::Physical, "{}", u.name);
+    }
 }
