@@ -207,6 +207,8 @@ pub enum Reaction {
     /// Take the held action now, before the trigger resolves (`sides` Hold an Action): the
     /// unit acts with what it has left of its turn, then the triggering action goes on.
     TakeHeld,
+    /// Resist a mental effect (`alternating`: a test for 1 focus).
+    Resist,
 }
 
 /// Why a roll was made: the combat log's first word.
@@ -225,6 +227,8 @@ pub enum Purpose {
     Dodge,
     Opposed,
     Spell,
+    /// A test to resist a mental effect (`alternating` Resist).
+    Resist,
 }
 
 /// Why a unit is being asked to react.

@@ -123,6 +123,7 @@ pub fn label(s: &BattleState, cmd: &Command) -> String {
             Reaction::TotalDefense => "Total Defense".to_string(),
             Reaction::Abort { action } => format!("Abort to {}", action.name()),
             Reaction::Intercept => "Intercept".to_string(),
+            Reaction::Resist => "Resist".to_string(),
             Reaction::TakeHeld => "Take the held action".to_string(),
         },
     }

@@ -18,7 +18,8 @@
 //!   other command abandons it at no cost. The turn ends by itself when no action is left.
 //! - Attacks: see [`attack`]; reactions Dodge, Parry and Block (1 stamina + the reaction) are
 //!   offered to a unit about to be hit; Fortify to stay conscious; a readied attack when an
-//!   enemy enters the reach of a unit that readied (Ready).
+//!   enemy enters the reach of a unit that readied (Ready); Resist (1 focus + the reaction)
+//!   against a psychic attack, the one mental effect.
 //! - Damage goes to endurance, then health; harmed, bloodied, unconscious (`Status::Down`),
 //!   death tests (luck test 1d20 against 10, +5 for each cheat), killing strikes.
 //!
@@ -565,8 +566,10 @@ fn check_react_in(
     }
     // After an Intercept the interceptor's defensive action is a free reaction.
     let free = matches!(&top.resume, Resume::Attack(p) if p.extra.iter().any(|(k, v)| k == "free" && *v > 0));
-    if let (Trigger::Attacked { target, .. }, Reaction::Dodge | Reaction::Parry | Reaction::Block) =
-        (&top.trigger, reaction)
+    if let (
+        Trigger::Attacked { target, .. },
+        Reaction::Dodge | Reaction::Parry | Reaction::Block | Reaction::Resist,
+    ) = (&top.trigger, reaction)
         && *target != unit
     {
         return Err(Rejected::new(format!(
@@ -606,6 +609,25 @@ fn check_react_in(
             Ok(())
         }
         (Trigger::KeepConscious { .. }, Reaction::Fortify) => spend("fortify"),
+        (Trigger::Attacked { .. }, Reaction::Resist) => {
+            let mental = matches!(&top.resume, Resume::Attack(p) if is_mental(s, p));
+            if !mental {
+                return Err(Rejected::new(format!(
+                    "{} can only resist a mental effect (a psychic attack)",
+                    u.name
+                )));
+            }
+            if u.pool("reactions") < 1 && !free {
+                return Err(Rejected::new(format!("{} has no reaction left", u.name)));
+            }
+            if u.pool("focus") < 1 {
+                return Err(Rejected::new(format!(
+                    "{} has no focus left to resist",
+                    u.name
+                )));
+            }
+            Ok(())
+        }
         (Trigger::Attacked { target, .. }, Reaction::Intercept) => {
             let t = &s.units[target.index()];
             if *target == unit || t.side != u.side {
@@ -904,6 +926,7 @@ pub fn legal(s: &BattleState, r: &State) -> Vec<Command> {
                 Reaction::Block,
                 Reaction::Fortify,
                 Reaction::Intercept,
+                Reaction::Resist,
             ];
             if let Some(Trigger::Ready { actor }) = s.interrupts.last().map(|i| &i.trigger) {
                 cands.push(Reaction::Attack { target: *actor });
@@ -1364,6 +1387,20 @@ pub fn damage_kind(a: &Unit, ranged: bool) -> DamageKind {
     }
 }
 
+/// Whether a pending attack is a mental effect: its weapon deals psychic damage (house rule
+/// "Resist").
+fn is_mental(s: &BattleState, p: &PendingAttack) -> bool {
+    let key = if p.ranged {
+        "ranged_damage_type"
+    } else {
+        "damage_type"
+    };
+    s.unit(p.attacker).is_some_and(|a| a.stat(key) == PSYCHIC)
+}
+
+/// The `damage_type` code of psychic damage, the one mental effect.
+const PSYCHIC: i64 = 10;
+
 /// The target's deflection against `a`'s weapon, `parry` added: none against typeless damage.
 fn deflection_against(a: &Unit, t: &Unit, ranged: bool, parry: i64) -> i64 {
     if damage_kind(a, ranged) == DamageKind::Typeless {
@@ -1512,7 +1549,9 @@ fn attack(x: &mut Exec, attacker: UnitId, target: UnitId, ranged: bool, extra_ad
 fn ask_defenders(x: &mut Exec, p: PendingAttack) {
     let t = x.s().units[p.target.index()].clone();
     let free = p.extra.iter().any(|(k, v)| k == "free" && *v > 0);
-    let can_defend = t.is_active() && (free || t.pool("reactions") >= 1) && t.pool("stamina") >= 1;
+    let can_defend = t.is_active()
+        && (free || t.pool("reactions") >= 1)
+        && (t.pool("stamina") >= 1 || (is_mental(x.s(), &p) && t.pool("focus") >= 1));
     let trigger = Trigger::Attacked {
         attacker: p.attacker,
         target: p.target,
@@ -1587,6 +1626,16 @@ fn finish_attack(x: &mut Exec, p: &PendingAttack, reaction: &Reaction) {
             let bonus = i64::from(t.has(&Condition::Guarding));
             let expr = test_expr(t.stat("dexterity"), t.stat("athletics"), bonus);
             if test(x, p.target, Purpose::Dodge, &expr, p.total) {
+                hit = false;
+            }
+        }
+        Reaction::Resist => {
+            x.add_pool(p.target, "focus", -1);
+            if !free {
+                x.add_pool(p.target, "reactions", -1);
+            }
+            let expr = test_expr(t.stat("will"), t.stat("resolve"), 0);
+            if test(x, p.target, Purpose::Resist, &expr, p.total) {
                 hit = false;
             }
         }

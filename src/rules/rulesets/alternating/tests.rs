@@ -909,3 +909,51 @@ fn damage_types_follow_the_seeds_table_and_only_typeless_damage_ignores_deflecti
         assert_eq!(damage_kind(u, false), DamageKind::Physical, "{}", u.name);
     }
 }
+
+#[test]
+fn resist_needs_focus_and_a_failed_resist_is_still_hit_by_the_mental_effect() {
+    // Skarn's club deals psychic damage (a mental effect); Boudica (will d6 + resolve d4).
+    let units = r#"
+        (name: "Boudica", side: "Wardens", cell: (2, 2), template: "spear_warden"),
+        (name: "Skarn", side: "Raiders", cell: (3, 2), template: "ogre",
+         overrides: {"damage_type": 10}),
+    "#;
+    let level = field(units, r#"instigator: "Raiders""#);
+    // Skarn: strength d10 (9) + combat d6 (6) = 15 vs evasion 6 - 1 (size), luck 10: a hit.
+    // Boudica resists: 1 + 1 = 2, luck 10: fails.
+    let (mut b, _) = BattleState::start_with_tape(&level, 1, [9, 6, 10, 1, 1, 10]);
+    run(&mut b, Command::Pick { unit: S });
+    run(
+        &mut b,
+        Command::Attack {
+            unit: S,
+            target: B,
+            ranged: false,
+        },
+    );
+    let resist = Command::React {
+        unit: B,
+        reaction: Reaction::Resist,
+    };
+    assert!(b.legal_commands().contains(&resist));
+    // With no focus left Resist is refused, and the battle is unchanged.
+    let mut drained = b.clone();
+    drained.units[B.index()].pools.insert("focus".into(), 0);
+    let before = ron::to_string(&drained).expect("ron");
+    let err = drained.execute(&resist).expect_err("no focus");
+    assert!(
+        err.reason.contains("no focus left to resist"),
+        "{}",
+        err.reason
+    );
+    assert_eq!(ron::to_string(&drained).expect("ron"), before);
+    assert!(!drained.legal_commands().contains(&resist));
+    // A failed Resist still spends the focus and the reaction; the full 15 + 6 lands on
+    // endurance, deflection ignored.
+    let events = run(&mut b, resist);
+    assert_eq!(rolls(&events, Purpose::Resist), vec![2]);
+    assert_eq!(pool(&b, B, "focus"), 1);
+    assert_eq!(pool(&b, B, "reactions"), 0);
+    assert_eq!(pool(&b, B, "endurance"), 0);
+    assert_eq!(pool(&b, B, "health"), 12 - (21 - 12));
+}
