@@ -121,6 +121,9 @@ pub enum Action {
     // --- casters (segments, alternating, action-points house rules)
     /// Cast the unit's spell at `target`.
     Cast { target: UnitId },
+    /// Take up the other weapon: a unit with a melee and a ranged weapon holds one of them
+    /// (`alternating` Brandish).
+    Brandish,
 }
 
 impl Action {
@@ -155,6 +158,7 @@ impl Action {
             Action::CommandAlly { .. } => "Command",
             Action::Reload => "Reload",
             Action::Cast { .. } => "Cast",
+            Action::Brandish => "Brandish",
         }
     }
 }

@@ -11,7 +11,7 @@
 //!   else alternates as normal.
 //! - A turn: 3 actions (`actions` pool) and the reaction recovered (`reactions` pool).
 //!   Move (once), Sprint (after moving, 1 stamina), Step (free, once, instead of a move),
-//!   Attack, Reload, Seek Cover, Stand Up, Drop Prone (free), Resuscitate (2 actions), Guard,
+//!   Attack, Reload, Brandish (take up the other weapon), Seek Cover, Stand Up, Drop Prone (free), Resuscitate (2 actions), Guard,
 //!   Wait and Ready (each ends the turn), Command (1 action, 2 focus: an ally takes one action
 //!   at once, once per turn per ally). An action costing more than the actions left is an
 //!   extended action: it completes when the unit repeats the command on a later turn; any
@@ -79,6 +79,10 @@ pub struct State {
     pub commanded_this_turn: Vec<UnitId>,
     /// An ally taking the one action a Command gave it.
     pub command: Option<Commanded>,
+    /// Per unit: a unit with a ranged weapon holds it, unless it has brandished its melee
+    /// weapon (true here). A unit with only a melee weapon always holds it.
+    #[serde(default)]
+    pub melee_drawn: Vec<bool>,
 }
 
 /// An ally acting on a Command: what to restore when its action is done.
@@ -145,6 +149,8 @@ pub enum Ev {
     Defer(Resume),
     /// The innermost deferred continuation runs.
     Undefer,
+    /// `unit` brandished its melee weapon (`melee`) or its ranged weapon.
+    Brandished { unit: UnitId, melee: bool },
 }
 
 fn ev(e: Ev) -> Event {
@@ -164,6 +170,7 @@ static EMPTY: State = State {
     pending: Vec::new(),
     commanded_this_turn: Vec::new(),
     command: None,
+    melee_drawn: Vec::new(),
 };
 
 fn st(s: &BattleState) -> &State {
@@ -184,6 +191,7 @@ pub fn apply(s: &mut State, e: &Ev) {
             s.surprise_round = *surprise_round;
             s.attacks = vec![0; *units];
             s.extended = vec![None; *units];
+            s.melee_drawn = vec![false; *units];
         }
         Ev::NewRound => {
             s.acted.clear();
@@ -226,6 +234,11 @@ pub fn apply(s: &mut State, e: &Ev) {
             }
         }
         Ev::MoveUsed => s.moved = true,
+        Ev::Brandished { unit, melee } => {
+            if let Some(d) = s.melee_drawn.get_mut(unit.index()) {
+                *d = *melee;
+            }
+        }
         Ev::StepUsed => s.stepped = true,
         Ev::AttackMade { unit } => {
             if let Some(a) = s.attacks.get_mut(unit.index()) {
@@ -466,13 +479,25 @@ fn cost(s: &BattleState, cmd: &Command) -> i64 {
             Action::Sprint { .. }
             | Action::SeekCover
             | Action::StandUp
-            | Action::CommandAlly { .. } => 1,
+            | Action::CommandAlly { .. }
+            | Action::Brandish => 1,
             Action::Reload => u.stat("reload_actions").max(1),
             Action::Resuscitate { .. } => 2,
             _ => 0,
         },
         _ => 0,
     }
+}
+
+/// Whether `unit` holds its melee weapon (house rule "hands"): a unit without a ranged weapon
+/// always does; one with a ranged weapon holds that until it brandishes the melee weapon.
+fn holds_melee(s: &BattleState, unit: UnitId) -> bool {
+    s.unit(unit).is_some_and(|u| u.stat("range") <= 0)
+        || st(s)
+            .melee_drawn
+            .get(unit.index())
+            .copied()
+            .unwrap_or(false)
 }
 
 /// Whether `attacker` may attack `target` (melee or ranged) from where it stands.
@@ -513,6 +538,12 @@ fn target_ok(
                 a.name
             )));
         }
+        if holds_melee(s, attacker) {
+            return Err(Rejected::new(format!(
+                "{} holds its melee weapon; Brandish to take up its ranged weapon",
+                a.name
+            )));
+        }
         let d = s.distance(attacker, target) as i64;
         if d > range {
             return Err(Rejected::new(format!(
@@ -523,6 +554,11 @@ fn target_ok(
         if s.cover(attacker, target) == Cover::Blocked {
             return Err(Rejected::new(format!("{} cannot see {}", a.name, t.name)));
         }
+    } else if !holds_melee(s, attacker) {
+        return Err(Rejected::new(format!(
+            "{} holds its ranged weapon; Brandish to draw its melee weapon",
+            a.name
+        )));
     } else if !s.in_melee_reach(attacker, target) {
         return Err(Rejected::new(format!(
             "{} is not within {}'s reach",
@@ -829,6 +865,16 @@ pub fn check(s: &BattleState, r: &State, cmd: &Command) -> Result<(), Rejected> 
                 "the readied action here is an attack on an enemy that comes within reach \
                  (EnemyInReach)",
             )),
+            Action::Brandish => {
+                if u.stat("range") <= 0 {
+                    Err(Rejected::new(format!(
+                        "{} has only one weapon to hold",
+                        u.name
+                    )))
+                } else {
+                    Ok(())
+                }
+            }
             Action::SeekCover => {
                 if u.has(&Condition::InCover) {
                     Err(Rejected::new(format!("{} is already in cover", u.name)))
@@ -962,6 +1008,7 @@ pub fn legal(s: &BattleState, r: &State) -> Vec<Command> {
             }
             for action in [
                 Action::Reload,
+                Action::Brandish,
                 Action::SeekCover,
                 Action::StandUp,
                 Action::GoProne,
@@ -1131,6 +1178,10 @@ fn perform(x: &mut Exec, cmd: &Command) {
                 end_turn(x, unit);
             }
             Action::SeekCover => x.set_condition(unit, Condition::InCover, true),
+            Action::Brandish => {
+                let melee = !holds_melee(x.s(), unit);
+                x.emit(ev(Ev::Brandished { unit, melee }));
+            }
             Action::StandUp => x.set_condition(unit, Condition::Prone, false),
             Action::GoProne => x.set_condition(unit, Condition::Prone, true),
             Action::Reload => x.set_pool(unit, "loaded", 1),
