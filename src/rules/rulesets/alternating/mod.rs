@@ -2013,5 +2013,8 @@ pub fn odds(
     })
 }
 
+mod log;
+pub use log::log_line;
+
 #[cfg(test)]
 mod tests;

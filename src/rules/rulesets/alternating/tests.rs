@@ -957,3 +957,46 @@ fn resist_needs_focus_and_a_failed_resist_is_still_hit_by_the_mental_effect() {
     assert_eq!(pool(&b, B, "endurance"), 0);
     assert_eq!(pool(&b, B, "health"), 12 - (21 - 12));
 }
+
+#[test]
+fn the_combat_log_names_units_and_teams_in_english() {
+    let level = load("alternating_bridge.ron");
+    let (b, commands, events) = random_play(&level, 3, 400);
+    assert!(!commands.is_empty());
+    let mut seen = 0;
+    for e in &events {
+        if let Event::Rules(RulesEvent::Alternating(ev)) = e {
+            seen += 1;
+            let line = crate::rules::battle::log::describe(&b, e);
+            assert_eq!(line, log_line(&b, ev));
+            assert!(
+                !line.contains("UnitId") && !line.contains('{') && !line.contains('?'),
+                "{line}"
+            );
+        }
+    }
+    assert!(seen > 10, "{seen} ruleset events");
+    let first = events
+        .iter()
+        .find_map(|e| match e {
+            Event::Rules(RulesEvent::Alternating(ev @ Ev::Order { .. })) => Some(log_line(&b, ev)),
+            _ => None,
+        })
+        .expect("the team order");
+    assert_eq!(first, "Teams pick in turn: Wardens, then Raiders");
+    let petra = b
+        .units
+        .iter()
+        .position(|u| u.name == "Petra")
+        .expect("Petra");
+    assert_eq!(
+        log_line(
+            &b,
+            &Ev::Brandished {
+                unit: UnitId(petra as u16),
+                melee: true
+            }
+        ),
+        "Petra takes up its melee weapon"
+    );
+}
