@@ -230,7 +230,30 @@ fn random_play_on_small_fields_reaches_an_end() {
         (name: "Nix", side: "Raiders", cell: (5, 0), template: "goblin"),
         (name: "Vesna", side: "Raiders", cell: (6, 4), template: "duelist"),
     "#;
-    for opts in ["", r#"surprised: ["Raiders"]"#, r#"instigator: "Raiders""#] {
+    // The same with psychic (mental, typeless) and fire weapons in play, so that Resist and
+    // the damage types are listed and checked too.
+    let mental = r#"
+        (name: "Boudica", side: "Wardens", cell: (1, 1), template: "spear_warden",
+         overrides: {"damage_type": 10}),
+        (name: "Petra", side: "Wardens", cell: (0, 3), template: "crossbowman",
+         overrides: {"ranged_damage_type": 10}),
+        (name: "Agnessa", side: "Wardens", cell: (1, 4), template: "bowman",
+         overrides: {"ranged_damage_type": 6}),
+        (name: "Skarn", side: "Raiders", cell: (6, 2), template: "ogre",
+         overrides: {"damage_type": 10}),
+        (name: "Nix", side: "Raiders", cell: (5, 0), template: "goblin"),
+        (name: "Vesna", side: "Raiders", cell: (6, 4), template: "duelist",
+         overrides: {"damage_type": 10}),
+    "#;
+    let mut resisted = 0;
+    let mut brandished = 0;
+    for (units, opts) in [
+        (units, ""),
+        (units, r#"surprised: ["Raiders"]"#),
+        (units, r#"instigator: "Raiders""#),
+        (mental, ""),
+        (mental, r#"instigator: "Raiders""#),
+    ] {
         let level = field(units, opts);
         for seed in 1..=6 {
             let (b, commands, _) = random_play(&level, seed, 20_000);
@@ -239,8 +262,22 @@ fn random_play_on_small_fields_reaches_an_end() {
                 "{opts} seed {seed}: no end after {} commands",
                 commands.len()
             );
+            for c in &commands {
+                match c {
+                    Command::React {
+                        reaction: Reaction::Resist,
+                        ..
+                    } => resisted += 1,
+                    Command::Act {
+                        action: Action::Brandish,
+                        ..
+                    } => brandished += 1,
+                    _ => {}
+                }
+            }
         }
     }
+    assert!(resisted > 0 && brandished > 0, "{resisted} {brandished}");
 }
 
 #[test]
