@@ -1886,6 +1886,18 @@ pub fn describe(s: &BattleState, r: &State, cmd: &Command) -> CommandInfo {
         .and_then(|e| e.as_ref())
         .filter(|e| e.command == *cmd)
         .map(|e| e.remaining);
+    if let Command::Act {
+        unit,
+        action: Action::Brandish,
+    } = cmd
+    {
+        let other = if holds_melee(s, *unit) {
+            "ranged"
+        } else {
+            "melee"
+        };
+        info.label = format!("Brandish (take up the {other} weapon)");
+    }
     info.cost = match cmd {
         Command::Pick { .. } | Command::Declare { .. } => String::new(),
         Command::React {
@@ -1896,6 +1908,10 @@ pub fn describe(s: &BattleState, r: &State, cmd: &Command) -> CommandInfo {
             reaction: Reaction::Attack { .. },
             ..
         } => "reaction".to_string(),
+        Command::React {
+            reaction: Reaction::Resist,
+            ..
+        } => "reaction, 1 focus".to_string(),
         Command::React { .. } => "reaction, 1 stamina".to_string(),
         Command::EndTurn { .. } => "free".to_string(),
         Command::Act {

@@ -987,6 +987,8 @@ fn resist_needs_focus_and_a_failed_resist_is_still_hit_by_the_mental_effect() {
     assert!(!drained.legal_commands().contains(&resist));
     // A failed Resist still spends the focus and the reaction; the full 15 + 6 lands on
     // endurance, deflection ignored.
+    let info = crate::rules::rulesets::describe(&b, &resist);
+    assert_eq!(info.cost, "reaction, 1 focus");
     let events = run(&mut b, resist);
     assert_eq!(rolls(&events, Purpose::Resist), vec![2]);
     assert_eq!(pool(&b, B, "focus"), 1);
@@ -1036,4 +1038,32 @@ fn the_combat_log_names_units_and_teams_in_english() {
         ),
         "Petra takes up its melee weapon"
     );
+}
+
+#[test]
+fn brandish_is_described_as_the_weapon_it_takes_up_for_one_action() {
+    let units = r#"
+        (name: "Petra", side: "Wardens", cell: (0, 1), template: "crossbowman"),
+        (name: "Nix", side: "Raiders", cell: (1, 1), template: "goblin"),
+    "#;
+    let (mut b, _) = BattleState::start(&field(units, ""), 1);
+    let p = UnitId(0);
+    run(&mut b, Command::Pick { unit: p });
+    let brandish = Command::Act {
+        unit: p,
+        action: Action::Brandish,
+    };
+    let info = crate::rules::rulesets::describe(&b, &brandish);
+    assert_eq!(info.label, "Brandish (take up the melee weapon)");
+    assert_eq!(info.cost, "1 action");
+    // The crossbow in hand: no melee odds until the sword is drawn.
+    assert!(odds(&b, st(&b), p, UnitId(1), false).is_none());
+    assert!(odds(&b, st(&b), p, UnitId(1), true).is_some());
+    run(&mut b, brandish.clone());
+    assert_eq!(
+        crate::rules::rulesets::describe(&b, &brandish).label,
+        "Brandish (take up the ranged weapon)"
+    );
+    assert!(odds(&b, st(&b), p, UnitId(1), false).is_some());
+    assert!(odds(&b, st(&b), p, UnitId(1), true).is_none());
 }
