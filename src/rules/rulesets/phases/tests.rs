@@ -147,8 +147,7 @@ const DUEL: &str = r#"
 fn attacks_hit_on_3d6_plus_ocv_against_10_plus_dcv_and_deal_killing_damage() {
     // 3d6 (3 3 2) + 6 = 14 vs 10 + 5 = 15: miss. Then 3 3 3 + 6 = 15: hit; 1d6 (6) + 1 = 7
     // BODY: 7 - rpd 3 = 4 BODY, 21 - pd 5 = 16 STUN, more than con 13: Stunned.
-    let (mut b, _) =
-        BattleState::start_with_tape(&field(DUEL, ""), 1, [3, 3, 2, 3, 3, 3, 6]);
+    let (mut b, _) = BattleState::start_with_tape(&field(DUEL, ""), 1, [3, 3, 2, 3, 3, 3, 6]);
     let e = attack(&mut b, A, B);
     // Bo has not acted this Phase: it may abort to Dodge; it declines.
     assert!(e.iter().any(|e| matches!(e, Event::Interrupted(_))));
@@ -321,7 +320,11 @@ fn one_attack_of_opportunity_per_phase_and_one_opportunity_per_mover() {
     let e = mv(&mut b, A, 4, 0);
     assert_eq!(opportunity_prompts(&e), 1);
     let e = react(&mut b, B, Reaction::Decline);
-    assert_eq!(opportunity_prompts(&e), 0, "the same opportunity is not offered again");
+    assert_eq!(
+        opportunity_prompts(&e),
+        0,
+        "the same opportunity is not offered again"
+    );
     assert_eq!(b.units[0].cell, Cell::new(4, 0));
     end(&mut b, A);
     // Cy leaves Bo's reach: a new opportunity; Bo takes it (a miss).
@@ -362,7 +365,11 @@ fn combat_reflexes_allow_one_attack_of_opportunity_per_opportunity() {
     assert_eq!(opportunity_prompts(&e), 0, "one attack per opportunity");
     end(&mut b, A);
     let e = mv(&mut b, C, 7, 2);
-    assert_eq!(opportunity_prompts(&e), 1, "a second opportunity in the same Phase");
+    assert_eq!(
+        opportunity_prompts(&e),
+        1,
+        "a second opportunity in the same Phase"
+    );
     let e = react(&mut b, B, Reaction::Attack { target: C });
     assert_eq!(rolls(&e, Purpose::Attack).len(), 1);
 }
@@ -435,7 +442,11 @@ fn delay_moves_the_unit_in_the_order_and_a_late_delay_costs_the_regular_action()
     assert_eq!(state(&b).phase, 2);
     assert_eq!(b.pending(), Decision::Act { unit: A });
     mv(&mut b, A, 1, 0);
-    assert_eq!(state(&b).order, vec![A, B, C], "her Initiative rose to that point");
+    assert_eq!(
+        state(&b).order,
+        vec![A, B, C],
+        "her Initiative rose to that point"
+    );
     end(&mut b, A);
     // She does not get her regular action in Phase 2.
     end(&mut b, B);
@@ -478,7 +489,11 @@ fn a_readied_attack_interrupts_the_trigger_and_moves_the_unit_ahead_of_it() {
             trigger: ReadyTrigger::EnemyInReach,
         },
     );
-    assert_eq!(state(&b).budget[0].actions, 1, "readying is an attack action");
+    assert_eq!(
+        state(&b).budget[0].actions,
+        1,
+        "readying is an attack action"
+    );
     end(&mut b, A);
     // Phase 2: Bo walks up to Ada; the step into her reach triggers the readied attack.
     let e = mv(&mut b, B, 2, 1);
@@ -489,7 +504,10 @@ fn a_readied_attack_interrupts_the_trigger_and_moves_the_unit_ahead_of_it() {
             trigger: Trigger::Ready { actor: B }
         }
     ));
-    let moved = e.iter().filter(|e| matches!(e, Event::Moved { .. })).count();
+    let moved = e
+        .iter()
+        .filter(|e| matches!(e, Event::Moved { .. }))
+        .count();
     let e = react(&mut b, A, Reaction::Attack { target: B });
     assert_eq!(rolls(&e, Purpose::Attack), vec![(9, Some(15))]);
     // Ada now acts just ahead of Bo, and has used her Phase 2 action; Bo's move goes on.
@@ -616,8 +634,11 @@ fn the_surprise_phase_lets_the_aware_act_once_against_unaware_at_minus_3_dcv() {
         (name: "Cy", side: "Heroes", cell: (0, 0), template: "swordsman"),
     "#;
     // Surprised: the Blades. Ada and Cy tie at CV 5: 1d6 each (4, 1): Ada first.
-    let (mut b, events) =
-        BattleState::start_with_tape(&field(units, r#"surprised: ["Blades"]"#), 1, [4, 1, 3, 3, 3]);
+    let (mut b, events) = BattleState::start_with_tape(
+        &field(units, r#"surprised: ["Blades"]"#),
+        1,
+        [4, 1, 3, 3, 3],
+    );
     assert!(events.contains(&ev(Ev::Phase { phase: 0 })));
     assert!(b.units[1].has(&Condition::Surprised));
     // Bo (CV 10) does not act: Ada is first.
@@ -792,7 +813,10 @@ fn rejected_commands_say_why_and_change_nothing() {
         ),
     ] {
         let r = b.execute(&cmd);
-        assert!(r.as_ref().is_err_and(|r| r.reason.contains(why)), "{cmd:?}: {r:?}");
+        assert!(
+            r.as_ref().is_err_and(|r| r.reason.contains(why)),
+            "{cmd:?}: {r:?}"
+        );
         assert_eq!(ron::to_string(&b).expect("serialize"), before);
     }
 }
