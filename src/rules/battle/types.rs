@@ -111,6 +111,9 @@ pub enum Action {
     // --- casters (segments, alternating, action-points house rules)
     /// Cast the unit's spell at `target`.
     Cast { target: UnitId },
+    // --- phases (added)
+    /// Take a Recovery: a full-phase action that regains STUN.
+    TakeRecovery,
 }
 
 impl Action {
@@ -141,6 +144,7 @@ impl Action {
             Action::CommandAlly { .. } => "Command",
             Action::Reload => "Reload",
             Action::Cast { .. } => "Cast",
+            Action::TakeRecovery => "Take a Recovery",
         }
     }
 }

@@ -39,6 +39,8 @@ use serde::{Deserialize, Serialize};
 const UNAWARE_DCV: i64 = 3;
 /// `Resume::Rules` code: run the command a readied action interrupted before it started.
 const DEFERRED: u32 = 1;
+/// `Resume::Rules` code: the unit whose standing up provoked now stands.
+const STAND_UP: u32 = 2;
 
 /// What a unit has used of its part of the current Phase.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -642,6 +644,37 @@ fn check_act(s: &BattleState, r: &State, u: UnitId, cmd: &Command) -> Result<(),
                     Ok(())
                 }
             }
+            Action::GoProne => {
+                if unit.is_prone() {
+                    reject(format!("{n} is already prone"))
+                } else {
+                    Ok(())
+                }
+            }
+            Action::StandUp => {
+                if !unit.is_prone() {
+                    reject(format!("{n} is not prone"))
+                } else if !actions_free {
+                    no_action("Stand up (a move action)")
+                } else {
+                    Ok(())
+                }
+            }
+            Action::TakeRecovery => {
+                if surprise {
+                    reject(
+                        "Take a Recovery is a full-phase action: not in the Surprise Phase".into(),
+                    )
+                } else if !fresh {
+                    reject(format!(
+                        "{n} has already acted or moved this Phase; Take a Recovery takes the whole Phase"
+                    ))
+                } else if unit.pool("stun") >= unit.stat("stun") {
+                    reject(format!("{n} has all its STUN"))
+                } else {
+                    Ok(())
+                }
+            }
             Action::Recover => {
                 if !stunned {
                     reject(format!("{n} is not Stunned"))
@@ -677,6 +710,9 @@ fn check_act(s: &BattleState, r: &State, u: UnitId, cmd: &Command) -> Result<(),
                         None => reject(format!("there is no {t}")),
                     },
                 }
+            }
+            Action::Step { .. } | Action::Withdraw { .. } if unit.is_prone() => {
+                reject(format!("{n} is prone and must stand up before moving"))
             }
             Action::Step { to } => {
                 if b.stepped {
@@ -732,7 +768,7 @@ fn check_act(s: &BattleState, r: &State, u: UnitId, cmd: &Command) -> Result<(),
             }
             other => reject(format!(
                 "{} is not an action in the phases ruleset (Move, Attack, Dodge, Ready, Delay, \
-                 Withdraw, Step, Recover, End turn)",
+                 Withdraw, Step, Go Prone, Stand Up, Take a Recovery, Recover, End turn)",
                 other.name()
             )),
         },
@@ -743,6 +779,9 @@ fn check_act(s: &BattleState, r: &State, u: UnitId, cmd: &Command) -> Result<(),
             attack_kind(s, u, *target, *ranged)
         }
         Command::Move { to, .. } => {
+            if unit.is_prone() {
+                return reject(format!("{n} is prone and must stand up before moving"));
+            }
             if !actions_free {
                 return no_action("a move");
             }
@@ -893,6 +932,18 @@ pub fn legal(s: &BattleState, r: &State) -> Vec<Command> {
                         trigger: ReadyTrigger::EnemyInReach,
                     },
                 },
+                Command::Act {
+                    unit,
+                    action: Action::GoProne,
+                },
+                Command::Act {
+                    unit,
+                    action: Action::StandUp,
+                },
+                Command::Act {
+                    unit,
+                    action: Action::TakeRecovery,
+                },
             ];
             for target in s.enemies_of(unit) {
                 candidates.push(Command::Attack {
@@ -928,6 +979,9 @@ pub fn legal(s: &BattleState, r: &State) -> Vec<Command> {
             }
             let b = budget(r, unit);
             // Withdraw: a full-phase action, up to half movement.
+            if u.is_prone() {
+                return out;
+            }
             let fresh_ok = r.phase != 0 && b.actions == 0 && !b.full && !b.moved && !b.stepped;
             if fresh_ok {
                 for (to, _) in s.reach_of(unit, half(u), None).destinations() {
@@ -1136,10 +1190,65 @@ fn perform(x: &mut Exec, cmd: &Command) {
                 spend(x, u, |b| b.full = true);
                 x.set_condition(u, Condition::Stunned, false);
             }
+            Action::TakeRecovery => {
+                spend(x, u, |b| b.full = true);
+                let (now, max) = (unit.pool("stun"), unit.stat("stun"));
+                x.set_pool(u, "stun", (now + unit.stat("rec").max(0)).min(max));
+            }
+            // Drop prone: a free action.
+            Action::GoProne => x.set_condition(u, Condition::Prone, true),
+            Action::StandUp => {
+                spend(x, u, |b| b.actions += 1);
+                stand_up(x, u);
+            }
             _ => {}
         },
         _ => {}
     }
+}
+
+/// Standing up from prone provokes from every enemy threatening the unit's hex that may still
+/// make an attack of opportunity (a new opportunity each time); acrobatics negates it.
+fn stand_up(x: &mut Exec, u: UnitId) {
+    let r = st(x.s());
+    let cell = x.s().units[u.index()].cell;
+    let reactors: Vec<UnitId> = r
+        .order
+        .iter()
+        .copied()
+        .filter(|&e| {
+            let eu = &x.s().units[e.index()];
+            x.s().are_enemies(e, u) && may_make_aoo(eu, r, e) && threatens(x.s(), e, cell)
+        })
+        .collect();
+    if !reactors.is_empty() {
+        let skill = x.s().units[u.index()].stat("acrobatics");
+        let negated = skill > 0
+            && x.roll_under(Some(u), Purpose::Skill, &ndx(3, 6, 0), skill)
+                .total
+                <= skill;
+        if !negated {
+            x.emit(Event::Interrupted(Interrupt {
+                trigger: Trigger::Provoked {
+                    actor: u,
+                    action: "Stand up".into(),
+                },
+                reactors,
+                resume: Resume::Rules(STAND_UP),
+            }));
+            return;
+        }
+    }
+    x.set_condition(u, Condition::Prone, false);
+}
+
+/// Whether `e` may make an attack of opportunity now (ignoring where and on whom).
+fn may_make_aoo(eu: &Unit, r: &State, e: UnitId) -> bool {
+    eu.is_active()
+        && !eu.has(&Condition::Stunned)
+        && !eu.has(&Condition::Dodging)
+        && !eu.has(&Condition::Surprised)
+        && (eu.stat("combat_reflexes") > 0 || r.aoo_made.get(e.index()).copied().unwrap_or(0) == 0)
 }
 
 /// Enemies of `mover` whose attack of opportunity leaving `from` provokes.
@@ -1151,14 +1260,9 @@ fn aoo_reactors(s: &BattleState, mover: UnitId, from: Cell) -> Vec<UnitId> {
         .filter(|&e| {
             let eu = &s.units[e.index()];
             s.are_enemies(e, mover)
-                && eu.is_active()
-                && !eu.has(&Condition::Stunned)
-                && !eu.has(&Condition::Dodging)
-                && !eu.has(&Condition::Surprised)
+                && may_make_aoo(eu, r, e)
                 && threatens(s, e, from)
                 && !r.offered.contains(&(e, mover))
-                && (eu.stat("combat_reflexes") > 0
-                    || r.aoo_made.get(e.index()).copied().unwrap_or(0) == 0)
         })
         .collect()
 }
@@ -1304,15 +1408,22 @@ fn react(x: &mut Exec, u: UnitId, reaction: &Reaction) {
     let left = x.s().interrupts.last().map_or(0, |i| i.reactors.len());
     if left == 0 || fell {
         x.emit(Event::Resumed);
-        resume(x, top.resume);
+        resume(x, top.resume, &top.trigger);
         after(x);
     }
 }
 
-fn resume(x: &mut Exec, r: Resume) {
+fn resume(x: &mut Exec, r: Resume, trigger: &Trigger) {
     match r {
         Resume::Move { unit, rest } => walk(x, unit, &rest),
         Resume::Attack(p) => strike(x, p.attacker, p.target, p.ranged),
+        Resume::Rules(STAND_UP) => {
+            if let Trigger::Provoked { actor, .. } = trigger
+                && x.s().units[actor.index()].is_active()
+            {
+                x.set_condition(*actor, Condition::Prone, false);
+            }
+        }
         Resume::Rules(DEFERRED) => {
             let Some(cmd) = st(x.s()).deferred.clone() else {
                 return;
@@ -1383,7 +1494,7 @@ fn dcv_of(t: &Unit) -> i64 {
     if t.has(&Condition::Dodging) {
         dcv += t.stat("dodge_dcv");
     }
-    if t.has(&Condition::Stunned) {
+    if t.has(&Condition::Stunned) || t.is_prone() {
         dcv /= 2;
     }
     if t.has(&Condition::Surprised) {
@@ -1545,7 +1656,16 @@ pub fn describe(s: &BattleState, r: &State, cmd: &Command) -> CommandInfo {
             }
             Action::Delay => "not an action".to_string(),
             Action::Dodge | Action::Ready { .. } => "attack action".to_string(),
-            Action::Recover => "full phase".to_string(),
+            Action::Recover | Action::TakeRecovery => "full phase".to_string(),
+            Action::GoProne => "free action".to_string(),
+            Action::StandUp => {
+                let cell = unit.cell;
+                info.provokes = s
+                    .enemies_of(u)
+                    .into_iter()
+                    .any(|e| may_make_aoo(&s.units[e.index()], r, e) && threatens(s, e, cell));
+                "move action".to_string()
+            }
             _ => String::new(),
         },
         Command::React {

@@ -820,3 +820,59 @@ fn rejected_commands_say_why_and_change_nothing() {
         assert_eq!(ron::to_string(&b).expect("serialize"), before);
     }
 }
+
+#[test]
+fn standing_up_from_prone_provokes_and_dropping_prone_is_free() {
+    // Ada drops prone (free: her Phase is untouched) and cannot move until she stands.
+    let (mut b, _) = BattleState::start_with_tape(&field(DUEL, ""), 1, [1, 1, 1, 3, 3, 3]);
+    let e = act(&mut b, A, Action::GoProne);
+    assert!(e.contains(&Event::Condition {
+        unit: A,
+        condition: Condition::Prone,
+        on: true
+    }));
+    assert_eq!(state(&b).budget[0], Budget::default());
+    assert!(
+        b.check(&Command::Move {
+            unit: A,
+            to: Cell::new(0, 2)
+        })
+        .is_err_and(|r| r.reason.contains("prone"))
+    );
+    // Standing up next to Bo provokes (a move action); Bo attacks: 3 + 6 = 9 vs 10 + 5/2.
+    let e = act(&mut b, A, Action::StandUp);
+    assert!(e.iter().any(|e| matches!(
+        e,
+        Event::Interrupted(Interrupt {
+            trigger: Trigger::Provoked { actor: A, .. },
+            ..
+        })
+    )));
+    let e = react(&mut b, B, Reaction::Attack { target: A });
+    assert_eq!(rolls(&e, Purpose::Attack), vec![(9, Some(12))]);
+    assert!(!b.units[0].is_prone());
+    assert_eq!(state(&b).budget[0].actions, 1);
+    // Bo made its attack of opportunity for this Phase: Ada's next move is not asked about.
+    let e = mv(&mut b, A, 0, 2);
+    assert!(!e.iter().any(|e| matches!(e, Event::Interrupted(_))));
+}
+
+#[test]
+fn take_a_recovery_is_a_full_phase_action_that_regains_stun() {
+    let (mut b, _) = BattleState::start_with_tape(&field(DUEL, ""), 1, [3, 3, 3, 3]);
+    assert!(
+        b.check(&Command::Act {
+            unit: A,
+            action: Action::TakeRecovery
+        })
+        .is_err_and(|r| r.reason.contains("all its STUN"))
+    );
+    attack(&mut b, A, B);
+    react(&mut b, B, Reaction::Decline);
+    assert_eq!(b.units[1].pool("stun"), 17);
+    end(&mut b, A);
+    let e = act(&mut b, B, Action::TakeRecovery);
+    assert_eq!(b.units[1].pool("stun"), 22);
+    assert!(e.contains(&Event::TurnEnded { unit: B }) || b.pending() == Decision::Act { unit: B });
+    assert!(state(&b).budget[1].full);
+}
