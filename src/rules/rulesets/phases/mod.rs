@@ -1575,6 +1575,81 @@ fn strike(x: &mut Exec, a: UnitId, t: UnitId, ranged: bool) {
 // ---------------------------------------------------------------------------------------------
 // What the view asks
 
+/// A ruleset event in words, for the combat log.
+pub fn log_line(s: &BattleState, e: &Ev) -> String {
+    let n = |u: &UnitId| name(s, *u);
+    let list = |v: &[UnitId]| v.iter().map(n).collect::<Vec<_>>().join(", ");
+    match e {
+        Ev::Initiative { order, .. } => format!("Initiative order: {}", list(order)),
+        Ev::Phase { phase: 0 } => "--- Surprise Phase ---".to_string(),
+        Ev::Phase { phase } => format!("--- Phase {phase} ---"),
+        Ev::PostTurn => "Post-Turn: everyone able Takes a Recovery".to_string(),
+        Ev::Acting { unit: Some(u) } => format!("{} acts", n(u)),
+        Ev::Acting { unit: None } => "(between actions)".to_string(),
+        Ev::Asking { unit: Some(u) } => format!("{} may take its delayed action now", n(u)),
+        Ev::Asking { unit: None } => "(no delayed action asked)".to_string(),
+        Ev::KeepsWaiting { unit } => format!("{} keeps waiting", n(unit)),
+        Ev::Done { unit } => format!("{}'s place in this Phase has come", n(unit)),
+        Ev::Spent { unit, budget } => format!(
+            "{} has used {} action(s){}{}{}",
+            n(unit),
+            budget.actions,
+            if budget.full { ", a full phase" } else { "" },
+            if budget.moved { ", moved" } else { "" },
+            if budget.stepped { ", stepped" } else { "" }
+        ),
+        Ev::Held {
+            unit,
+            held: Some(Held::Delay),
+        } => format!("{} delays", n(unit)),
+        Ev::Held {
+            unit,
+            held: Some(Held::Ready(t)),
+        } => match t {
+            ReadyTrigger::EnemyInReach => {
+                format!(
+                    "{} readies an attack on the first enemy within reach",
+                    n(unit)
+                )
+            }
+            ReadyTrigger::UnitActs { unit: t } => {
+                format!("{} readies an attack for when {} acts", n(unit), n(t))
+            }
+        },
+        Ev::Held { unit, held: None } => format!("{} holds no action now", n(unit)),
+        Ev::Lapsed { unit } => format!(
+            "{}'s next action has come: its held action is lost",
+            n(unit)
+        ),
+        Ev::Order { order } => format!("Initiative order is now: {}", list(order)),
+        Ev::Aborted { unit, next_phase } => format!(
+            "{} aborts to Dodge, giving up {}",
+            n(unit),
+            if *next_phase {
+                "its action in the next Phase"
+            } else {
+                "its action this Phase"
+            }
+        ),
+        Ev::Forfeit { unit } => format!("{} gave this action up when it aborted", n(unit)),
+        Ev::Offered { mover, reactors } => format!(
+            "{}'s movement is an opportunity for {}",
+            n(mover),
+            list(reactors)
+        ),
+        Ev::AooMade { unit } => format!("{} makes an attack of opportunity", n(unit)),
+        Ev::Negated {
+            negated: Some(true),
+        } => "The acrobatics roll negates this move's attacks of opportunity".to_string(),
+        Ev::Negated {
+            negated: Some(false),
+        } => "The acrobatics roll fails".to_string(),
+        Ev::Negated { negated: None } | Ev::Walk { .. } => "(movement begins)".to_string(),
+        Ev::Deferred { command: Some(_) } => "A readied action goes first".to_string(),
+        Ev::Deferred { command: None } => "The interrupted action goes on".to_string(),
+    }
+}
+
 pub fn clock(s: &BattleState, r: &State) -> Clock {
     let current = r.asking.or(r.acting);
     let order = r

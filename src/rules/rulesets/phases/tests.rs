@@ -876,3 +876,18 @@ fn take_a_recovery_is_a_full_phase_action_that_regains_stun() {
     assert!(e.contains(&Event::TurnEnded { unit: B }) || b.pending() == Decision::Act { unit: B });
     assert!(state(&b).budget[1].full);
 }
+
+#[test]
+fn the_combat_log_explains_phases_events_in_words() {
+    let (b, events) = BattleState::start_with_tape(&field(DUEL, ""), 1, []);
+    let lines: Vec<String> = events
+        .iter()
+        .map(|e| crate::rules::battle::log::describe(&b, e))
+        .collect();
+    assert!(
+        lines.contains(&"Initiative order: Ada, Bo".to_string()),
+        "{lines:?}"
+    );
+    assert!(lines.contains(&"--- Phase 1 ---".to_string()), "{lines:?}");
+    assert!(lines.iter().all(|l| !l.contains("UnitId")), "{lines:?}");
+}
