@@ -891,3 +891,124 @@ fn the_combat_log_explains_phases_events_in_words() {
     assert!(lines.contains(&"--- Phase 1 ---".to_string()), "{lines:?}");
     assert!(lines.iter().all(|l| !l.contains("UnitId")), "{lines:?}");
 }
+
+/// Random play on both phases levels with more seeds than the shared helper's four: every
+/// listed command is accepted (the helper panics otherwise), every battle ends, and replaying
+/// the commands gives the same events.
+#[test]
+fn random_play_on_both_levels_with_more_seeds_ends_and_replays() {
+    use crate::rules::battle::tests::{load, random_play};
+    for file in ["phases_hex_skirmish.ron", "phases_flat_canyon.ron"] {
+        let level = load(file);
+        for seed in 5..=10 {
+            let (b, commands, events) = random_play(&level, seed, 20_000);
+            assert!(
+                b.outcome.is_some(),
+                "{file} seed {seed}: no end after {} commands",
+                commands.len()
+            );
+            let (mut again, mut replayed) = BattleState::start(&level, seed);
+            for c in &commands {
+                replayed.extend(run(&mut again, c.clone()));
+            }
+            assert_eq!(replayed, events, "{file} seed {seed}");
+        }
+    }
+}
+
+/// No input panics: at states of random battles on both levels, arbitrary commands (units and
+/// targets that do not exist, cells off the map, actions of other rulesets, reactions with
+/// nothing to react to) are accepted or rejected with a reason; a rejection changes nothing;
+/// what legal_commands lists is accepted; and the view's questions always answer.
+#[test]
+fn arbitrary_commands_never_panic_and_rejections_change_nothing() {
+    use crate::rules::battle::tests::{load, random_play};
+    use crate::rules::rulesets;
+    use rand::rngs::ChaCha8Rng;
+    use rand::{RngExt, SeedableRng};
+    let mut pick = ChaCha8Rng::seed_from_u64(77);
+    let (mut accepted, mut rejected) = (0, 0);
+    for file in ["phases_hex_skirmish.ron", "phases_flat_canyon.ron"] {
+        let level = load(file);
+        for seed in 1..=2 {
+            let (_, commands, _) = random_play(&level, seed, 20_000);
+            let (mut b, _) = BattleState::start(&level, seed);
+            for (i, next) in commands.iter().enumerate() {
+                if i % 4 == 0 {
+                    for _ in 0..6 {
+                        let unit = UnitId(pick.random_range(0..14u16));
+                        let target = UnitId(pick.random_range(0..14u16));
+                        let cell = Cell::new(pick.random_range(-2..18), pick.random_range(-2..14));
+                        let cmd = match pick.random_range(0..12) {
+                            0 => Command::Move { unit, to: cell },
+                            1 => Command::Attack {
+                                unit,
+                                target,
+                                ranged: pick.random_range(0..2) == 1,
+                            },
+                            2 => Command::EndTurn { unit },
+                            3 => Command::Act {
+                                unit,
+                                action: Action::Delay,
+                            },
+                            4 => Command::Act {
+                                unit,
+                                action: Action::Step { to: cell },
+                            },
+                            5 => Command::Act {
+                                unit,
+                                action: Action::Withdraw { to: cell },
+                            },
+                            6 => Command::Act {
+                                unit,
+                                action: Action::Ready {
+                                    trigger: ReadyTrigger::UnitActs { unit: target },
+                                },
+                            },
+                            7 => Command::React {
+                                unit,
+                                reaction: Reaction::Abort {
+                                    action: Action::Dodge,
+                                },
+                            },
+                            8 => Command::React {
+                                unit,
+                                reaction: Reaction::Attack { target },
+                            },
+                            9 => Command::Act {
+                                unit,
+                                action: Action::Cast { target },
+                            },
+                            10 => Command::Act {
+                                unit,
+                                action: Action::StandUp,
+                            },
+                            _ => Command::Pick { unit },
+                        };
+                        let _ = rulesets::describe(&b, &cmd);
+                        let _ = rulesets::odds(&b, cmd.unit(), target, true);
+                        let _ = rulesets::odds(&b, cmd.unit(), target, false);
+                        let mut probe = b.clone();
+                        let before = ron::to_string(&probe).expect("ron");
+                        let listed = probe.legal_commands().contains(&cmd);
+                        match probe.execute(&cmd) {
+                            Ok(events) => {
+                                accepted += 1;
+                                assert!(!events.is_empty(), "{cmd:?} accepted but did nothing");
+                            }
+                            Err(r) => {
+                                rejected += 1;
+                                assert!(!r.to_string().is_empty(), "{cmd:?}");
+                                assert!(!listed, "{cmd:?} listed but rejected: {r}");
+                                assert_eq!(ron::to_string(&probe).expect("ron"), before, "{cmd:?}");
+                            }
+                        }
+                    }
+                }
+                let _ = rulesets::clock(&b);
+                run(&mut b, next.clone());
+            }
+        }
+    }
+    assert!(accepted > 0 && rejected > 0, "{accepted} {rejected}");
+}
