@@ -512,9 +512,12 @@ fn half(u: &Unit) -> u32 {
 }
 
 /// The movement budget of a Move now: all of it as a full-phase action when the unit has
-/// done nothing else (and it is not the Surprise Phase), else half.
+/// done nothing else (and it is not the Surprise Phase), else half. A prone unit crawls one
+/// hex (a move action).
 fn move_budget(r: &State, unit: &Unit, b: Budget) -> u32 {
-    if b.actions == 0 && !b.full && r.phase != 0 {
+    if unit.is_prone() {
+        unit.movement.min(1)
+    } else if b.actions == 0 && !b.full && r.phase != 0 {
         unit.movement
     } else {
         half(unit)
@@ -711,9 +714,9 @@ fn check_act(s: &BattleState, r: &State, u: UnitId, cmd: &Command) -> Result<(),
                     },
                 }
             }
-            Action::Step { .. } | Action::Withdraw { .. } if unit.is_prone() => {
-                reject(format!("{n} is prone and must stand up before moving"))
-            }
+            Action::Step { .. } | Action::Withdraw { .. } if unit.is_prone() => reject(format!(
+                "{n} is prone: it can crawl one hex (a move action) or stand up, not step or withdraw"
+            )),
             Action::Step { to } => {
                 if b.stepped {
                     return reject(format!("{n} has already taken its 1-hex step this Phase"));
@@ -779,11 +782,12 @@ fn check_act(s: &BattleState, r: &State, u: UnitId, cmd: &Command) -> Result<(),
             attack_kind(s, u, *target, *ranged)
         }
         Command::Move { to, .. } => {
-            if unit.is_prone() {
-                return reject(format!("{n} is prone and must stand up before moving"));
-            }
             if !actions_free {
-                return no_action("a move");
+                return no_action(if unit.is_prone() {
+                    "crawling (a move action)"
+                } else {
+                    "a move"
+                });
             }
             if b.stepped {
                 return reject(format!(
@@ -794,6 +798,11 @@ fn check_act(s: &BattleState, r: &State, u: UnitId, cmd: &Command) -> Result<(),
                 return reject(format!("{n} is already there"));
             }
             let budget = move_budget(r, unit, b);
+            if unit.is_prone() && move_path(s, u, *to, budget).is_none() {
+                return reject(format!(
+                    "{n} is prone: it can only crawl one hex (to an open hex next to it) or stand up"
+                ));
+            }
             if move_path(s, u, *to, budget).is_none() {
                 return reject(format!(
                     "{n} cannot reach {to} with {budget} hexes of movement"
@@ -978,11 +987,13 @@ pub fn legal(s: &BattleState, r: &State) -> Vec<Command> {
                 return out;
             }
             let b = budget(r, unit);
-            // Withdraw: a full-phase action, up to half movement.
-            if u.is_prone() {
-                return out;
-            }
-            let fresh_ok = r.phase != 0 && b.actions == 0 && !b.full && !b.moved && !b.stepped;
+            // Withdraw: a full-phase action, up to half movement (not while prone).
+            let fresh_ok = !u.is_prone()
+                && r.phase != 0
+                && b.actions == 0
+                && !b.full
+                && !b.moved
+                && !b.stepped;
             if fresh_ok {
                 for (to, _) in s.reach_of(unit, half(u), None).destinations() {
                     if to != u.cell {
@@ -1715,6 +1726,7 @@ pub fn describe(s: &BattleState, r: &State, cmd: &Command) -> CommandInfo {
                     .any(|st| !aoo_reactors(s, u, st.from).is_empty())
             });
             match &info.path {
+                _ if unit.is_prone() => "move action (crawl one hex)".to_string(),
                 Some(p) if p.cost() > half(unit) => "full phase".to_string(),
                 _ => "move action".to_string(),
             }

@@ -1012,3 +1012,57 @@ fn arbitrary_commands_never_panic_and_rejections_change_nothing() {
     }
     assert!(accepted > 0 && rejected > 0, "{accepted} {rejected}");
 }
+
+#[test]
+fn a_prone_unit_crawls_one_hex_as_a_move_action_that_provokes() {
+    // Ada drops prone next to Bo; she may crawl only to a hex next to her, not step or withdraw.
+    let (mut b, _) = BattleState::start_with_tape(&field(DUEL, ""), 1, [1, 1, 1]);
+    act(&mut b, A, Action::GoProne);
+    for bad in [
+        Command::Move {
+            unit: A,
+            to: Cell::new(0, 2),
+        },
+        Command::Act {
+            unit: A,
+            action: Action::Step {
+                to: Cell::new(1, 2),
+            },
+        },
+    ] {
+        assert!(
+            b.check(&bad).is_err_and(|r| r.reason.contains("prone")),
+            "{bad:?}"
+        );
+    }
+    let crawl = Command::Move {
+        unit: A,
+        to: Cell::new(1, 2),
+    };
+    assert!(b.legal_commands().contains(&crawl));
+    let info = crate::rules::rulesets::describe(&b, &crawl);
+    assert_eq!(info.cost, "move action (crawl one hex)");
+    assert!(info.provokes);
+    // Crawling out of Bo's reach provokes; Bo attacks (1 1 1 + 6 = 9 vs 10 + 5/2: a miss)
+    // and the crawl goes on. Ada is still prone and has used one move action.
+    let e = run(&mut b, crawl);
+    assert!(e.iter().any(|e| matches!(
+        e,
+        Event::Interrupted(Interrupt {
+            trigger: Trigger::Opportunity { mover: A, .. },
+            ..
+        })
+    )));
+    let e = react(&mut b, B, Reaction::Attack { target: A });
+    assert_eq!(rolls(&e, Purpose::Attack), vec![(9, Some(12))]);
+    assert_eq!(b.units[0].cell, Cell::new(1, 2));
+    assert!(b.units[0].is_prone());
+    assert_eq!(state(&b).budget[0].actions, 1);
+    assert!(!state(&b).budget[0].full);
+    // A second crawl is her second move action, which ends her part of the Phase.
+    let e = mv(&mut b, A, 0, 2);
+    assert_eq!(b.units[0].cell, Cell::new(0, 2));
+    assert_eq!(state(&b).budget[0].actions, 2);
+    assert!(e.contains(&Event::TurnEnded { unit: A }));
+    assert_eq!(b.pending(), Decision::Act { unit: B });
+}
