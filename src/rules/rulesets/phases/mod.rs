@@ -591,6 +591,35 @@ fn ready_attack(s: &BattleState, a: UnitId, t: UnitId) -> Option<bool> {
     }
 }
 
+/// Rule P-131: the hex a readied unit takes a 1-hex step to as part of its readied attack on
+/// `t`, when `t` is out of its reach and range but within reach from a hex next to it. Only if
+/// the unit has not moved any distance (nor stepped) this Phase and could take a 1-hex step at
+/// all. The first such hex in the grid's order of neighbours (house rule).
+fn ready_step(s: &BattleState, h: UnitId, t: UnitId) -> Option<Cell> {
+    let (hu, tu) = (s.unit(h)?, s.unit(t)?);
+    let b = budget(st(s), h);
+    if ready_attack(s, h, t).is_some()
+        || b.moved
+        || b.stepped
+        || hu.is_prone()
+        || hu.movement <= 1
+        || s.terrain.difficult(hu.cell)
+        || !s.are_enemies(h, t)
+        || !tu.is_active()
+    {
+        return None;
+    }
+    let reach = s.reach_of(h, 1, None);
+    s.grid().neighbours(hu.cell).into_iter().find(|&to| {
+        let d = s.grid().distance_steps(to, tu.cell);
+        !s.terrain.difficult(to)
+            && reach.can_end(to)
+            && d >= 1
+            && d <= hu.reach
+            && (d == 1 || crate::rules::sight::line_of_sight(&s.terrain, to, tu.cell))
+    })
+}
+
 fn reject(text: String) -> Result<(), Rejected> {
     Err(Rejected::new(text))
 }
@@ -852,7 +881,7 @@ fn check_react(s: &BattleState, r: &State, u: UnitId, reaction: &Reaction) -> Re
                     "{n}'s readied attack can only be made on {}",
                     name(s, *actor)
                 ))
-            } else if ready_attack(s, u, *target).is_none() {
+            } else if ready_attack(s, u, *target).is_none() && ready_step(s, u, *target).is_none() {
                 reject(format!("{n} cannot reach {}", name(s, *target)))
             } else {
                 Ok(())
@@ -1118,7 +1147,7 @@ fn readied_on(s: &BattleState, actor: UnitId) -> Vec<UnitId> {
             matches!(r.held.get(h.index()), Some(Some(Held::Ready(ReadyTrigger::UnitActs { unit }))) if *unit == actor)
                 && s.units[h.index()].is_active()
                 && !s.units[h.index()].has(&Condition::Stunned)
-                && ready_attack(s, h, actor).is_some()
+                && (ready_attack(s, h, actor).is_some() || ready_step(s, h, actor).is_some())
         })
         .collect()
 }
@@ -1475,6 +1504,12 @@ fn fire_ready(x: &mut Exec, h: UnitId, actor: UnitId) {
         x.emit(ev(Ev::Done { unit: h }));
     }
     x.set_condition(h, Condition::Dodging, false);
+    // Rule P-131: a 1-hex step as part of the readied action (it never provokes).
+    if let Some(to) = ready_step(x.s(), h, actor) {
+        let from = x.s().units[h.index()].cell;
+        spend(x, h, |b| b.stepped = true);
+        x.emit(Event::Moved { unit: h, from, to });
+    }
     if let Some(ranged) = ready_attack(x.s(), h, actor) {
         strike(x, h, actor, ranged);
     }
@@ -1756,9 +1791,20 @@ pub fn describe(s: &BattleState, r: &State, cmd: &Command) -> CommandInfo {
             _ => String::new(),
         },
         Command::React {
-            reaction: Reaction::Attack { .. },
+            reaction: Reaction::Attack { target },
             ..
-        } => "free (attack of opportunity or readied attack)".to_string(),
+        } => match ready_step(s, u, *target) {
+            Some(to)
+                if matches!(
+                    s.interrupts.last().map(|i| &i.trigger),
+                    Some(Trigger::Ready { .. })
+                ) =>
+            {
+                info.path = s.reach_of(u, 1, None).path_to(to);
+                "free (readied attack, with a 1-hex step)".to_string()
+            }
+            _ => "free (attack of opportunity or readied attack)".to_string(),
+        },
         Command::React {
             reaction: Reaction::Abort { .. },
             ..

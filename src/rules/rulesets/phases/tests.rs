@@ -1066,3 +1066,75 @@ fn a_prone_unit_crawls_one_hex_as_a_move_action_that_provokes() {
     assert!(e.contains(&Event::TurnEnded { unit: A }));
     assert_eq!(b.pending(), Decision::Act { unit: B });
 }
+
+#[test]
+fn a_readied_attack_may_take_a_1_hex_step_only_if_the_unit_has_not_moved_this_phase() {
+    // Bo (CV 10) is two hexes from Ada. Phase 1: Bo waits; Ada readies an attack for when Bo
+    // acts. Phase 2: Bo dodges; Ada's readied attack goes first, with a 1-hex step to (3, 2)
+    // next to Bo (no attack of opportunity), and misses (1 1 1 + 6 = 9 vs 10 + 5).
+    let units = READY.replace("(5, 2)", "(4, 2)");
+    let (mut b, _) = BattleState::start_with_tape(&field(&units, ""), 1, [1, 1, 1]);
+    end(&mut b, B);
+    act(
+        &mut b,
+        A,
+        Action::Ready {
+            trigger: ReadyTrigger::UnitActs { unit: B },
+        },
+    );
+    end(&mut b, A);
+    let dodge = Command::Act {
+        unit: B,
+        action: Action::Dodge,
+    };
+    let e = run(&mut b, dodge);
+    assert!(e.iter().any(|e| matches!(
+        e,
+        Event::Interrupted(Interrupt {
+            trigger: Trigger::Ready { actor: B },
+            ..
+        })
+    )));
+    let fire = Command::React {
+        unit: A,
+        reaction: Reaction::Attack { target: B },
+    };
+    assert!(b.legal_commands().contains(&fire));
+    let info = crate::rules::rulesets::describe(&b, &fire);
+    assert_eq!(info.cost, "free (readied attack, with a 1-hex step)");
+    assert_eq!(
+        info.path.map(|p| p.cells()),
+        Some(vec![Cell::new(2, 2), Cell::new(3, 2)])
+    );
+    let e = run(&mut b, fire);
+    assert!(e.contains(&Event::Moved {
+        unit: A,
+        from: Cell::new(2, 2),
+        to: Cell::new(3, 2)
+    }));
+    assert_eq!(rolls(&e, Purpose::Attack), vec![(9, Some(15))]);
+    assert!(state(&b).budget[0].stepped);
+    assert_eq!(state(&b).order, vec![A, B]);
+    // Bo's Dodge goes on.
+    assert!(b.units[1].has(&Condition::Dodging));
+
+    // Had Ada moved this Phase before readying, the readied attack could not step: Bo out of
+    // reach, it is not offered.
+    let units = r#"
+    (name: "Ada", side: "Heroes", cell: (1, 2), template: "swordsman", overrides: {"cv": 10}),
+    (name: "Bo", side: "Blades", cell: (4, 2), template: "swordsman"),
+"#;
+    let (mut b, _) = BattleState::start_with_tape(&field(units, ""), 1, []);
+    mv(&mut b, A, 2, 2);
+    act(
+        &mut b,
+        A,
+        Action::Ready {
+            trigger: ReadyTrigger::UnitActs { unit: B },
+        },
+    );
+    assert_eq!(b.pending(), Decision::Act { unit: B });
+    let e = act(&mut b, B, Action::Dodge);
+    assert!(!e.iter().any(|e| matches!(e, Event::Interrupted(_))));
+    assert_eq!(b.units[0].cell, Cell::new(2, 2));
+}
