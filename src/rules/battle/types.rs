@@ -124,6 +124,8 @@ pub enum Action {
     // --- phases (added)
     /// Take a Recovery: a full-phase action that regains STUN.
     TakeRecovery,
+    /// Ready a move action (`phases`): move to `to` when `trigger` happens.
+    ReadyMove { trigger: ReadyTrigger, to: Cell },
 }
 
 impl Action {
@@ -135,6 +137,7 @@ impl Action {
             Action::GoProne => "Go Prone",
             Action::Delay => "Delay",
             Action::Ready { .. } => "Ready",
+            Action::ReadyMove { .. } => "Ready a Move",
             Action::Dodge => "Dodge",
             Action::Withdraw { .. } => "Withdraw",
             Action::Recover => "Recover",

@@ -64,6 +64,18 @@ pub enum Held {
     Delay,
     /// A readied attack, taken when the trigger happens.
     Ready(ReadyTrigger),
+    /// A readied move action to a hex, taken when the trigger happens.
+    ReadyMove(ReadyTrigger, Cell),
+}
+
+impl Held {
+    /// The trigger of a readied action.
+    fn trigger(&self) -> Option<&ReadyTrigger> {
+        match self {
+            Held::Delay => None,
+            Held::Ready(t) | Held::ReadyMove(t, _) => Some(t),
+        }
+    }
 }
 
 /// The ruleset's bookkeeping.
@@ -101,6 +113,11 @@ pub struct State {
     pub walk_provokes: bool,
     /// A command a readied action interrupted before it started.
     pub deferred: Option<Command>,
+    /// The interrupted movers' walk bookkeeping (mover, `walk_provokes`, `negated`) while a
+    /// readied move walks inside their interrupt, innermost last; put back before the mover
+    /// goes on.
+    #[serde(default)]
+    pub saved_walk: Vec<(UnitId, bool, Option<bool>)>,
 }
 
 /// The ruleset's events.
@@ -145,6 +162,14 @@ pub enum Ev {
     AooMade { unit: UnitId },
     /// The acrobatics result for the current move.
     Negated { negated: Option<bool> },
+    /// A walk interrupted by a readied move: its bookkeeping is put aside.
+    WalkSaved {
+        unit: UnitId,
+        provokes: bool,
+        negated: Option<bool>,
+    },
+    /// The innermost walk put aside goes on (its bookkeeping was put back).
+    WalkRestored,
     /// Whether the walk that starts provokes.
     Walk { provokes: bool },
     /// A command waiting for a readied action to resolve.
@@ -172,6 +197,7 @@ fn st(s: &BattleState) -> &State {
         negated: None,
         walk_provokes: false,
         deferred: None,
+        saved_walk: Vec::new(),
     };
     match &s.rules {
         RulesState::Phases(r) => r,
@@ -261,6 +287,14 @@ pub fn apply(s: &mut State, e: &Ev) {
         }
         Ev::Negated { negated } => s.negated = *negated,
         Ev::Walk { provokes } => s.walk_provokes = *provokes,
+        Ev::WalkSaved {
+            unit,
+            provokes,
+            negated,
+        } => s.saved_walk.push((*unit, *provokes, *negated)),
+        Ev::WalkRestored => {
+            s.saved_walk.pop();
+        }
         Ev::Deferred { command } => s.deferred = command.clone(),
     }
 }
@@ -620,6 +654,30 @@ fn ready_step(s: &BattleState, h: UnitId, t: UnitId) -> Option<Cell> {
     })
 }
 
+/// The path of `h`'s readied move now (up to half its movement, through open hexes), if it
+/// holds one and may move: not prone, no 1-hex step taken this Phase.
+fn ready_move_path(s: &BattleState, h: UnitId) -> Option<Path> {
+    let unit = s.unit(h)?;
+    let Some(Some(Held::ReadyMove(_, to))) = st(s).held.get(h.index()) else {
+        return None;
+    };
+    if unit.is_prone() || budget(st(s), h).stepped || *to == unit.cell {
+        return None;
+    }
+    move_path(s, h, *to, half(unit))
+}
+
+/// Whether `h` can take its readied action against (or in answer to) `actor` now.
+fn can_take_ready(s: &BattleState, h: UnitId, actor: UnitId) -> bool {
+    match st(s).held.get(h.index()) {
+        Some(Some(Held::Ready(_))) => {
+            ready_attack(s, h, actor).is_some() || ready_step(s, h, actor).is_some()
+        }
+        Some(Some(Held::ReadyMove(..))) => ready_move_path(s, h).is_some(),
+        _ => false,
+    }
+}
+
 fn reject(text: String) -> Result<(), Rejected> {
     Err(Rejected::new(text))
 }
@@ -725,9 +783,25 @@ fn check_act(s: &BattleState, r: &State, u: UnitId, cmd: &Command) -> Result<(),
                     Ok(())
                 }
             }
-            Action::Ready { trigger } => {
+            Action::Ready { trigger } | Action::ReadyMove { trigger, .. } => {
                 if !attack_free {
                     return no_action("Ready (an attack action)");
+                }
+                if let Action::ReadyMove { to, .. } = action {
+                    if unit.is_prone() {
+                        return reject(format!(
+                            "{n} is prone: it cannot ready a move (crawl or stand up instead)"
+                        ));
+                    }
+                    if *to == unit.cell {
+                        return reject(format!("{n} is already at {to}"));
+                    }
+                    if move_path(s, u, *to, half(unit)).is_none() {
+                        return reject(format!(
+                            "{n} cannot reach {to} with a move action ({} hexes)",
+                            half(unit)
+                        ));
+                    }
                 }
                 if asking {
                     return reject(format!(
@@ -875,6 +949,20 @@ fn check_react(s: &BattleState, r: &State, u: UnitId, reaction: &Reaction) -> Re
                 attack_kind(s, u, *target, false)
             }
         }
+        (Trigger::Ready { .. }, Reaction::Attack { .. })
+            if !matches!(r.held.get(u.index()), Some(Some(Held::Ready(_)))) =>
+        {
+            reject(format!("{n} readied a move, not an attack"))
+        }
+        (Trigger::Ready { .. }, Reaction::TakeHeld) => {
+            if !matches!(r.held.get(u.index()), Some(Some(Held::ReadyMove(..)))) {
+                reject(format!("{n} has no readied move"))
+            } else if ready_move_path(s, u).is_none() {
+                reject(format!("{n} cannot make its readied move now"))
+            } else {
+                Ok(())
+            }
+        }
         (Trigger::Ready { actor }, Reaction::Attack { target }) => {
             if target != actor {
                 reject(format!(
@@ -941,11 +1029,10 @@ pub fn legal(s: &BattleState, r: &State) -> Vec<Command> {
                 },
                 _ => return out,
             };
-            if check_react(s, r, unit, &other).is_ok() {
-                out.push(Command::React {
-                    unit,
-                    reaction: other,
-                });
+            for reaction in [other, Reaction::TakeHeld] {
+                if check_react(s, r, unit, &reaction).is_ok() {
+                    out.push(Command::React { unit, reaction });
+                }
             }
         }
         Decision::Act { unit } => {
@@ -1005,6 +1092,15 @@ pub fn legal(s: &BattleState, r: &State) -> Vec<Command> {
                 candidates.push(Command::Act {
                     unit,
                     action: Action::Step { to },
+                });
+                // Readied moves are listed one hex away, triggered by an enemy coming within
+                // reach; any hex within a move action and any trigger is accepted.
+                candidates.push(Command::Act {
+                    unit,
+                    action: Action::ReadyMove {
+                        trigger: ReadyTrigger::EnemyInReach,
+                        to,
+                    },
                 });
             }
             out.extend(
@@ -1144,10 +1240,10 @@ fn readied_on(s: &BattleState, actor: UnitId) -> Vec<UnitId> {
         .iter()
         .copied()
         .filter(|&h| {
-            matches!(r.held.get(h.index()), Some(Some(Held::Ready(ReadyTrigger::UnitActs { unit }))) if *unit == actor)
+            matches!(r.held.get(h.index()).and_then(|x| x.as_ref()).and_then(Held::trigger), Some(ReadyTrigger::UnitActs { unit }) if *unit == actor)
                 && s.units[h.index()].is_active()
                 && !s.units[h.index()].has(&Condition::Stunned)
-                && (ready_attack(s, h, actor).is_some() || ready_step(s, h, actor).is_some())
+                && can_take_ready(s, h, actor)
         })
         .collect()
 }
@@ -1224,6 +1320,16 @@ fn perform(x: &mut Exec, cmd: &Command) {
                 x.emit(ev(Ev::Held {
                     unit: u,
                     held: Some(Held::Ready(trigger.clone())),
+                }));
+            }
+            Action::ReadyMove { trigger, to } => {
+                spend(x, u, |b| {
+                    b.actions += 1;
+                    b.attack = true;
+                });
+                x.emit(ev(Ev::Held {
+                    unit: u,
+                    held: Some(Held::ReadyMove(trigger.clone(), *to)),
                 }));
             }
             Action::Recover => {
@@ -1325,13 +1431,17 @@ fn readied_for_reach(s: &BattleState, mover: UnitId, from: Cell) -> Vec<UnitId> 
         .copied()
         .filter(|&h| {
             matches!(
-                r.held.get(h.index()),
-                Some(Some(Held::Ready(ReadyTrigger::EnemyInReach)))
+                r.held
+                    .get(h.index())
+                    .and_then(|x| x.as_ref())
+                    .and_then(Held::trigger),
+                Some(ReadyTrigger::EnemyInReach)
             ) && s.are_enemies(h, mover)
                 && s.units[h.index()].is_active()
                 && !s.units[h.index()].has(&Condition::Stunned)
                 && s.in_melee_reach(h, mover)
                 && !threatens(s, h, from)
+                && can_take_ready(s, h, mover)
         })
         .collect()
 }
@@ -1435,7 +1545,9 @@ fn react(x: &mut Exec, u: UnitId, reaction: &Reaction) {
             x.emit(ev(Ev::AooMade { unit: u }));
             strike(x, u, *mover, false);
         }
-        (Trigger::Ready { actor }, Reaction::Attack { .. }) => fire_ready(x, u, *actor),
+        (Trigger::Ready { actor }, Reaction::Attack { .. } | Reaction::TakeHeld) => {
+            fire_ready(x, u, *actor)
+        }
         (Trigger::Targeted { .. }, Reaction::Abort { .. }) => abort(x, u),
         _ => {}
     }
@@ -1449,11 +1561,28 @@ fn react(x: &mut Exec, u: UnitId, reaction: &Reaction) {
     if left == 0 || fell {
         x.emit(Event::Resumed);
         resume(x, top.resume, &top.trigger);
+        // A readied move walked inside the interrupt of the action that triggered it and was
+        // itself interrupted: once it is over, the triggering action goes on.
+        while let Some(outer) = x.s().interrupts.last().cloned()
+            && outer.reactors.is_empty()
+            && !x.over()
+        {
+            x.emit(Event::Resumed);
+            resume(x, outer.resume, &outer.trigger);
+        }
         after(x);
     }
 }
 
 fn resume(x: &mut Exec, r: Resume, trigger: &Trigger) {
+    if let Trigger::Ready { actor } = trigger
+        && let Some(&(saved, provokes, negated)) = st(x.s()).saved_walk.last()
+        && saved == *actor
+    {
+        x.emit(ev(Ev::Walk { provokes }));
+        x.emit(ev(Ev::Negated { negated }));
+        x.emit(ev(Ev::WalkRestored));
+    }
     match r {
         Resume::Move { unit, rest } => walk(x, unit, &rest),
         Resume::Attack(p) => strike(x, p.attacker, p.target, p.ranged),
@@ -1488,6 +1617,8 @@ fn resume(x: &mut Exec, r: Resume, trigger: &Trigger) {
 /// Phase's action.
 fn fire_ready(x: &mut Exec, h: UnitId, actor: UnitId) {
     let r = st(x.s());
+    let is_move = matches!(r.held.get(h.index()), Some(Some(Held::ReadyMove(..))));
+    let walk_path = ready_move_path(x.s(), h);
     let mut order: Vec<UnitId> = r.order.iter().copied().filter(|&o| o != h).collect();
     let at = order
         .iter()
@@ -1509,6 +1640,26 @@ fn fire_ready(x: &mut Exec, h: UnitId, actor: UnitId) {
         let from = x.s().units[h.index()].cell;
         spend(x, h, |b| b.stepped = true);
         x.emit(Event::Moved { unit: h, from, to });
+    }
+    if is_move {
+        let Some(path) = walk_path else { return };
+        // Rule P-124: a readied move action; it provokes like any move. The interrupted
+        // walk's bookkeeping is put aside until the triggering action goes on.
+        let r = st(x.s());
+        let already = r.saved_walk.last().is_some_and(|s| s.0 == actor);
+        if !already {
+            let (provokes, negated) = (r.walk_provokes, r.negated);
+            x.emit(ev(Ev::WalkSaved {
+                unit: actor,
+                provokes,
+                negated,
+            }));
+        }
+        spend(x, h, |b| b.moved = true);
+        x.emit(ev(Ev::Negated { negated: None }));
+        x.emit(ev(Ev::Walk { provokes: true }));
+        walk(x, h, &path.cells());
+        return;
     }
     if let Some(ranged) = ready_attack(x.s(), h, actor) {
         strike(x, h, actor, ranged);
@@ -1662,6 +1813,20 @@ pub fn log_line(s: &BattleState, e: &Ev) -> String {
                 format!("{} readies an attack for when {} acts", n(unit), n(t))
             }
         },
+        Ev::Held {
+            unit,
+            held: Some(Held::ReadyMove(t, to)),
+        } => match t {
+            ReadyTrigger::EnemyInReach => format!(
+                "{} readies a move to {to} for when an enemy comes within reach",
+                n(unit)
+            ),
+            ReadyTrigger::UnitActs { unit: t } => {
+                format!("{} readies a move to {to} for when {} acts", n(unit), n(t))
+            }
+        },
+        Ev::WalkSaved { .. } => "(the interrupted movement waits)".to_string(),
+        Ev::WalkRestored => "(the interrupted movement goes on)".to_string(),
         Ev::Held { unit, held: None } => format!("{} holds no action now", n(unit)),
         Ev::Lapsed { unit } => format!(
             "{}'s next action has come: its held action is lost",
@@ -1706,7 +1871,9 @@ pub fn clock(s: &BattleState, r: &State) -> Clock {
             let mut label = format!("CV {}", r.scores.get(u.index()).copied().unwrap_or(0));
             match r.held.get(u.index()) {
                 Some(Some(Held::Delay)) => label.push_str(" \u{b7} delaying"),
-                Some(Some(Held::Ready(_))) => label.push_str(" \u{b7} readied"),
+                Some(Some(Held::Ready(_) | Held::ReadyMove(..))) => {
+                    label.push_str(" \u{b7} readied")
+                }
                 _ => {}
             }
             if r.lose_next.get(u.index()).copied().unwrap_or(false) {
@@ -1778,6 +1945,10 @@ pub fn describe(s: &BattleState, r: &State, cmd: &Command) -> CommandInfo {
             }
             Action::Delay => "not an action".to_string(),
             Action::Dodge | Action::Ready { .. } => "attack action".to_string(),
+            Action::ReadyMove { to, .. } => {
+                info.path = move_path(s, u, *to, half(unit));
+                "attack action (readies a move action)".to_string()
+            }
             Action::Recover | Action::TakeRecovery => "full phase".to_string(),
             Action::GoProne => "free action".to_string(),
             Action::StandUp => {
@@ -1805,6 +1976,18 @@ pub fn describe(s: &BattleState, r: &State, cmd: &Command) -> CommandInfo {
             }
             _ => "free (attack of opportunity or readied attack)".to_string(),
         },
+        Command::React {
+            reaction: Reaction::TakeHeld,
+            ..
+        } => {
+            info.path = ready_move_path(s, u);
+            info.provokes = info.path.as_ref().is_some_and(|p| {
+                p.steps
+                    .iter()
+                    .any(|st| !aoo_reactors(s, u, st.from).is_empty())
+            });
+            "free (readied move action)".to_string()
+        }
         Command::React {
             reaction: Reaction::Abort { .. },
             ..

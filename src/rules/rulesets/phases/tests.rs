@@ -939,7 +939,18 @@ fn arbitrary_commands_never_panic_and_rejections_change_nothing() {
                         let unit = UnitId(pick.random_range(0..14u16));
                         let target = UnitId(pick.random_range(0..14u16));
                         let cell = Cell::new(pick.random_range(-2..18), pick.random_range(-2..14));
-                        let cmd = match pick.random_range(0..12) {
+                        let cmd = match pick.random_range(0..14) {
+                            12 => Command::Act {
+                                unit,
+                                action: Action::ReadyMove {
+                                    trigger: ReadyTrigger::UnitActs { unit: target },
+                                    to: cell,
+                                },
+                            },
+                            13 => Command::React {
+                                unit,
+                                reaction: Reaction::TakeHeld,
+                            },
                             0 => Command::Move { unit, to: cell },
                             1 => Command::Attack {
                                 unit,
@@ -1137,4 +1148,78 @@ fn a_readied_attack_may_take_a_1_hex_step_only_if_the_unit_has_not_moved_this_ph
     let e = act(&mut b, B, Action::Dodge);
     assert!(!e.iter().any(|e| matches!(e, Event::Interrupted(_))));
     assert_eq!(b.units[0].cell, Cell::new(2, 2));
+}
+
+#[test]
+fn a_readied_move_goes_off_when_an_enemy_comes_within_reach_and_the_enemys_move_goes_on() {
+    // Phase 1: Bo waits; Ada readies a move to (0, 2) for when an enemy comes within reach.
+    let (mut b, _) = BattleState::start_with_tape(&field(READY, ""), 1, []);
+    end(&mut b, B);
+    let ready = Command::Act {
+        unit: A,
+        action: Action::ReadyMove {
+            trigger: ReadyTrigger::EnemyInReach,
+            to: Cell::new(0, 2),
+        },
+    };
+    let info = crate::rules::rulesets::describe(&b, &ready);
+    assert_eq!(info.cost, "attack action (readies a move action)");
+    assert!(info.path.is_some());
+    run(&mut b, ready);
+    // Readying is her attack action: no attack or second ready this Phase.
+    assert!(
+        b.check(&Command::Act {
+            unit: A,
+            action: Action::Dodge
+        })
+        .is_err()
+    );
+    end(&mut b, A);
+    // Phase 2: Bo runs past Ada to (1, 2). Coming within her reach sets off her readied move.
+    let e = mv(&mut b, B, 1, 2);
+    assert!(e.iter().any(|e| matches!(
+        e,
+        Event::Interrupted(Interrupt {
+            trigger: Trigger::Ready { actor: B },
+            ..
+        })
+    )));
+    let legal = b.legal_commands();
+    let take = Command::React {
+        unit: A,
+        reaction: Reaction::TakeHeld,
+    };
+    assert!(legal.contains(&take), "{legal:?}");
+    // A readied move is not an attack.
+    assert!(
+        b.check(&Command::React {
+            unit: A,
+            reaction: Reaction::Attack { target: B }
+        })
+        .is_err_and(|r| r.reason.contains("readied a move"))
+    );
+    let bo_at = b.units[1].cell;
+    assert_ne!(bo_at, Cell::new(1, 2));
+    let mut e = run(&mut b, take);
+    // Leaving Bo's reach provokes (her readied move is a move); Bo lets it pass. Any other
+    // question on the way is declined too.
+    let mut asked_bo = false;
+    while let Decision::React { unit, trigger } = b.pending() {
+        asked_bo |= unit == B && matches!(trigger, Trigger::Opportunity { mover: A, .. });
+        e.extend(react(&mut b, unit, Reaction::Decline));
+    }
+    assert!(
+        asked_bo,
+        "{:?}",
+        e.iter()
+            .map(|x| crate::rules::battle::log::describe(&b, x))
+            .collect::<Vec<_>>()
+    );
+    assert_eq!(b.units[0].cell, Cell::new(0, 2));
+    // Bo's move went on to its end, and its walk's bookkeeping was put back.
+    assert_eq!(b.units[1].cell, Cell::new(1, 2));
+    assert!(state(&b).saved_walk.is_empty());
+    assert!(e.contains(&ev(Ev::WalkRestored)));
+    assert_eq!(state(&b).order, vec![A, B]);
+    assert!(state(&b).held[0].is_none());
 }
