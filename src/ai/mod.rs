@@ -345,7 +345,8 @@ fn prune(s: &BattleState, side: SideId, legal: Vec<Command>, keep: usize) -> Vec
 }
 
 /// The default policy for reactions: take an offered attack; else the first defence offered
-/// (dodge, parry, block...); else decline.
+/// (dodge, parry, block...) that costs no later action; else decline. Aborting (`phases`)
+/// gives up a whole action, so it is not taken by default.
 pub fn default_reaction(legal: &[Command]) -> Option<Command> {
     let attack = legal.iter().find(|c| {
         matches!(
@@ -357,7 +358,7 @@ pub fn default_reaction(legal: &[Command]) -> Option<Command> {
         )
     });
     let defend = legal.iter().find(|c| {
-        matches!(c, Command::React { reaction, .. } if *reaction != Reaction::Decline && !matches!(reaction, Reaction::Attack { .. }))
+        matches!(c, Command::React { reaction, .. } if *reaction != Reaction::Decline && !matches!(reaction, Reaction::Attack { .. } | Reaction::Abort { .. }))
     });
     attack.or(defend).or(legal.first()).cloned()
 }

@@ -115,6 +115,9 @@ pub fn describe(s: &BattleState, e: &Event) -> String {
             other => format!("{} reacts: {other:?}", name(s, *unit)),
         },
         Event::Resumed => "The action goes on".to_string(),
+        Event::Rules(crate::rules::rulesets::RulesEvent::Phases(r)) => {
+            crate::rules::rulesets::phases::log_line(s, r)
+        }
         Event::Rules(crate::rules::rulesets::RulesEvent::Sides(e)) => {
             crate::rules::rulesets::sides::log_line(s, e)
         }

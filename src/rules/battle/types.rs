@@ -121,6 +121,11 @@ pub enum Action {
     // --- casters (segments, alternating, action-points house rules)
     /// Cast the unit's spell at `target`.
     Cast { target: UnitId },
+    // --- phases (added)
+    /// Take a Recovery: a full-phase action that regains STUN.
+    TakeRecovery,
+    /// Ready a move action (`phases`): move to `to` when `trigger` happens.
+    ReadyMove { trigger: ReadyTrigger, to: Cell },
     /// Take up the other weapon: a unit with a melee and a ranged weapon holds one of them
     /// (`alternating` Brandish).
     Brandish,
@@ -135,6 +140,7 @@ impl Action {
             Action::GoProne => "Go Prone",
             Action::Delay => "Delay",
             Action::Ready { .. } => "Ready",
+            Action::ReadyMove { .. } => "Ready a Move",
             Action::Dodge => "Dodge",
             Action::Withdraw { .. } => "Withdraw",
             Action::Recover => "Recover",
@@ -158,6 +164,7 @@ impl Action {
             Action::CommandAlly { .. } => "Command",
             Action::Reload => "Reload",
             Action::Cast { .. } => "Cast",
+            Action::TakeRecovery => "Take a Recovery",
             Action::Brandish => "Brandish",
         }
     }

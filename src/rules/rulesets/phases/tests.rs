@@ -1,0 +1,1225 @@
+use super::*;
+use crate::rules::battle::tests::playouts_end_and_replay;
+use crate::rules::level::{self, Level};
+
+/// An 8×5 open field of pointy hexes. `units` are RON unit entries; `options` the level's.
+fn field(units: &str, options: &str) -> Level {
+    let src = format!(
+        r#"(
+    name: "Test field",
+    ruleset: "phases",
+    topology: Hex(orientation: Pointy),
+    size: (8, 5),
+    map: ["........", "........", "........", "........", "........"],
+    sides: [(name: "Heroes", controller: Human), (name: "Blades", controller: Ai)],
+    units: [{units}],
+    options: ({options}),
+)"#
+    );
+    match level::load("field.ron", &src) {
+        Ok(l) => l,
+        Err(d) => panic!("{d:?}"),
+    }
+}
+
+fn state(b: &BattleState) -> &State {
+    match &b.rules {
+        RulesState::Phases(r) => r,
+        _ => panic!("not phases"),
+    }
+}
+
+fn run(b: &mut BattleState, cmd: Command) -> Vec<Event> {
+    match b.execute(&cmd) {
+        Ok(e) => e,
+        Err(r) => panic!("{cmd:?} rejected: {r}"),
+    }
+}
+
+fn rolls(events: &[Event], purpose: Purpose) -> Vec<(i64, Option<i64>)> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Rolled {
+                purpose: p,
+                total,
+                against,
+                ..
+            } if *p == purpose => Some((*total, *against)),
+            _ => None,
+        })
+        .collect()
+}
+
+fn end(b: &mut BattleState, u: UnitId) -> Vec<Event> {
+    run(b, Command::EndTurn { unit: u })
+}
+
+fn mv(b: &mut BattleState, u: UnitId, x: i32, y: i32) -> Vec<Event> {
+    run(
+        b,
+        Command::Move {
+            unit: u,
+            to: Cell::new(x, y),
+        },
+    )
+}
+
+fn act(b: &mut BattleState, u: UnitId, action: Action) -> Vec<Event> {
+    run(b, Command::Act { unit: u, action })
+}
+
+fn react(b: &mut BattleState, u: UnitId, reaction: Reaction) -> Vec<Event> {
+    run(b, Command::React { unit: u, reaction })
+}
+
+fn attack(b: &mut BattleState, u: UnitId, target: UnitId) -> Vec<Event> {
+    run(
+        b,
+        Command::Attack {
+            unit: u,
+            target,
+            ranged: false,
+        },
+    )
+}
+
+const A: UnitId = UnitId(0);
+const B: UnitId = UnitId(1);
+const C: UnitId = UnitId(2);
+
+#[test]
+fn random_play_ends_and_replays_on_the_skirmish() {
+    playouts_end_and_replay("phases_hex_skirmish.ron");
+}
+
+#[test]
+fn random_play_ends_and_replays_in_the_canyon() {
+    playouts_end_and_replay("phases_flat_canyon.ron");
+}
+
+#[test]
+fn initiative_is_cv_plus_lightning_reflexes_and_ties_roll_off_once() {
+    // Ada and Bo both have CV 5 (a tie: 1d6 each, 2 and 5, so Bo first); Quill 6 + 3 = 9;
+    // the giant 4.
+    let units = r#"
+        (name: "Ada", side: "Heroes", cell: (0, 0), template: "swordsman"),
+        (name: "Bo", side: "Blades", cell: (7, 0), template: "swordsman"),
+        (name: "Quill", side: "Heroes", cell: (0, 4), template: "speedster"),
+        (name: "Gorrum", side: "Blades", cell: (7, 4), template: "giant"),
+    "#;
+    let (mut b, events) = BattleState::start_with_tape(&field(units, ""), 1, [2, 5]);
+    assert_eq!(
+        rolls(&events, Purpose::TieBreak),
+        vec![(2, None), (5, None)]
+    );
+    assert_eq!(state(&b).scores, vec![5, 5, 9, 4]);
+    assert_eq!(state(&b).order, vec![C, B, A, UnitId(3)]);
+    assert_eq!(b.pending(), Decision::Act { unit: C });
+    // Every Phase the same order, four Phases to a Turn, no new rolls.
+    let mut seen = Vec::new();
+    for _ in 0..8 {
+        let Decision::Act { unit } = b.pending() else {
+            panic!("{:?}", b.pending())
+        };
+        seen.push(unit);
+        let e = end(&mut b, unit);
+        assert!(rolls(&e, Purpose::TieBreak).is_empty());
+    }
+    assert_eq!(seen, vec![C, B, A, UnitId(3), C, B, A, UnitId(3)]);
+    assert_eq!(state(&b).phase, 3);
+    for _ in 0..8 {
+        let Decision::Act { unit } = b.pending() else {
+            panic!()
+        };
+        end(&mut b, unit);
+    }
+    assert_eq!(b.round, 2, "a new Turn after Phase 4");
+    assert_eq!(state(&b).phase, 1);
+}
+
+const DUEL: &str = r#"
+    (name: "Ada", side: "Heroes", cell: (2, 2), template: "swordsman", overrides: {"cv": 10}),
+    (name: "Bo", side: "Blades", cell: (3, 2), template: "swordsman"),
+"#;
+
+#[test]
+fn attacks_hit_on_3d6_plus_ocv_against_10_plus_dcv_and_deal_killing_damage() {
+    // 3d6 (3 3 2) + 6 = 14 vs 10 + 5 = 15: miss. Then 3 3 3 + 6 = 15: hit; 1d6 (6) + 1 = 7
+    // BODY: 7 - rpd 3 = 4 BODY, 21 - pd 5 = 16 STUN, more than con 13: Stunned.
+    let (mut b, _) = BattleState::start_with_tape(&field(DUEL, ""), 1, [3, 3, 2, 3, 3, 3, 6]);
+    let e = attack(&mut b, A, B);
+    // Bo has not acted this Phase: it may abort to Dodge; it declines.
+    assert!(e.iter().any(|e| matches!(e, Event::Interrupted(_))));
+    let e = react(&mut b, B, Reaction::Decline);
+    assert_eq!(rolls(&e, Purpose::Attack), vec![(14, Some(15))]);
+    assert_eq!(b.units[1].pool("body"), 10);
+    // Ada has used her attack action: a second attack is rejected, a move is not.
+    let second = Command::Attack {
+        unit: A,
+        target: B,
+        ranged: false,
+    };
+    assert!(b.check(&second).is_err());
+    end(&mut b, A);
+    end(&mut b, B);
+    attack(&mut b, A, B);
+    let e = react(&mut b, B, Reaction::Decline);
+    assert_eq!(rolls(&e, Purpose::Attack), vec![(15, Some(15))]);
+    assert_eq!(rolls(&e, Purpose::Damage), vec![(7, None)]);
+    assert_eq!(b.units[1].pool("body"), 6);
+    assert_eq!(b.units[1].pool("stun"), 8);
+    assert!(b.units[1].has(&Condition::Stunned));
+    end(&mut b, A);
+    // Bo's next action must be Recover from being Stunned.
+    assert_eq!(b.pending(), Decision::Act { unit: B });
+    assert_eq!(
+        b.legal_commands(),
+        vec![Command::Act {
+            unit: B,
+            action: Action::Recover
+        }]
+    );
+    act(&mut b, B, Action::Recover);
+    assert!(!b.units[1].has(&Condition::Stunned));
+}
+
+#[test]
+fn a_phase_holds_an_attack_and_a_move_two_moves_or_one_full_phase_move() {
+    let units = r#"
+        (name: "Ada", side: "Heroes", cell: (0, 2), template: "swordsman", overrides: {"cv": 10}),
+        (name: "Bo", side: "Blades", cell: (7, 0), template: "swordsman"),
+    "#;
+    let (mut b, _) = BattleState::start_with_tape(&field(units, ""), 1, []);
+    // Movement 6: 3 hexes is a move action; then another move action.
+    mv(&mut b, A, 3, 2);
+    assert_eq!(state(&b).budget[0].actions, 1);
+    // A 1-hex step is not allowed after moving.
+    assert!(
+        b.check(&Command::Act {
+            unit: A,
+            action: Action::Step {
+                to: Cell::new(4, 2)
+            }
+        })
+        .is_err()
+    );
+    // The second Move may cover only half (3), not 4.
+    assert!(
+        b.check(&Command::Move {
+            unit: A,
+            to: Cell::new(7, 2)
+        })
+        .is_err()
+    );
+    let e = mv(&mut b, A, 5, 2);
+    // Two move actions: the Phase is used; Bo acts next.
+    assert!(e.contains(&Event::TurnEnded { unit: A }));
+    assert_eq!(b.pending(), Decision::Act { unit: B });
+    end(&mut b, B);
+    // Phase 2: a 5-hex move is the full-phase action; nothing else follows.
+    let e = mv(&mut b, A, 0, 2);
+    assert!(state(&b).budget[0].full);
+    assert!(e.contains(&Event::TurnEnded { unit: A }));
+}
+
+#[test]
+fn the_1_hex_step_and_withdraw_never_provoke_but_a_move_does_and_goes_on() {
+    // Ada at (2,2) next to Bo (3,2).
+    let (mut b, _) = BattleState::start_with_tape(&field(DUEL, ""), 1, [1, 1, 1]);
+    let e = act(
+        &mut b,
+        A,
+        Action::Step {
+            to: Cell::new(1, 2),
+        },
+    );
+    assert!(!e.iter().any(|e| matches!(e, Event::Interrupted(_))));
+    assert_eq!(b.units[0].cell, Cell::new(1, 2));
+    // After the step no Move of any distance.
+    let r = b.check(&Command::Move {
+        unit: A,
+        to: Cell::new(0, 2),
+    });
+    assert!(r.is_err_and(|r| r.reason.contains("1-hex step")));
+    end(&mut b, A);
+    // Bo closes in with a step, then ends.
+    act(
+        &mut b,
+        B,
+        Action::Step {
+            to: Cell::new(2, 2),
+        },
+    );
+    end(&mut b, B);
+    // Phase 2: Ada withdraws 3 hexes: no attack of opportunity.
+    let e = act(
+        &mut b,
+        A,
+        Action::Withdraw {
+            to: Cell::new(0, 1),
+        },
+    );
+    assert!(!e.iter().any(|e| matches!(e, Event::Interrupted(_))));
+    assert!(state(&b).budget[0].full);
+    // Bo (its turn now) moves away from nothing; Phase 3: Bo steps next to Ada again.
+    assert_eq!(b.pending(), Decision::Act { unit: B });
+    end(&mut b, B);
+    end(&mut b, A);
+    act(
+        &mut b,
+        B,
+        Action::Step {
+            to: Cell::new(1, 1),
+        },
+    );
+    end(&mut b, B);
+    // Phase 4: Ada moves away: leaving Bo's threatened hex asks Bo.
+    let e = mv(&mut b, A, 0, 3);
+    assert!(e.iter().any(|e| matches!(
+        e,
+        Event::Interrupted(Interrupt {
+            trigger: Trigger::Opportunity { .. },
+            ..
+        })
+    )));
+    assert!(matches!(b.pending(), Decision::React { unit: B, .. }));
+    // Bo attacks (3d6 = 3 + 6 = 9 vs 15: a miss); the move goes on.
+    let e = react(&mut b, B, Reaction::Attack { target: A });
+    assert_eq!(rolls(&e, Purpose::Attack), vec![(9, Some(15))]);
+    assert!(e.contains(&Event::Resumed));
+    assert_eq!(b.units[0].cell, Cell::new(0, 3));
+}
+
+/// Ada (Heroes) moves along two hexes Bo threatens; Cy moves out of Bo's reach after her.
+const THREE: &str = r#"
+    (name: "Ada", side: "Heroes", cell: (3, 2), template: "swordsman", overrides: {"cv": 10}),
+    (name: "Bo", side: "Blades", cell: (4, 2), template: "swordsman"),
+    (name: "Cy", side: "Heroes", cell: (5, 2), template: "swordsman", overrides: {"cv": 9}),
+"#;
+
+fn opportunity_prompts(events: &[Event]) -> usize {
+    events
+        .iter()
+        .filter(|e| {
+            matches!(
+                e,
+                Event::Interrupted(Interrupt {
+                    trigger: Trigger::Opportunity { .. },
+                    ..
+                })
+            )
+        })
+        .count()
+}
+
+#[test]
+fn one_attack_of_opportunity_per_phase_and_one_opportunity_per_mover() {
+    // (3,2) -> (3,1) -> (4,0): both of the first two hexes are next to Bo: one opportunity.
+    let (mut b, _) = BattleState::start_with_tape(&field(THREE, ""), 1, [1, 1, 1]);
+    let e = mv(&mut b, A, 4, 0);
+    assert_eq!(opportunity_prompts(&e), 1);
+    let e = react(&mut b, B, Reaction::Decline);
+    assert_eq!(
+        opportunity_prompts(&e),
+        0,
+        "the same opportunity is not offered again"
+    );
+    assert_eq!(b.units[0].cell, Cell::new(4, 0));
+    end(&mut b, A);
+    // Cy leaves Bo's reach: a new opportunity; Bo takes it (a miss).
+    let e = mv(&mut b, C, 7, 2);
+    assert_eq!(opportunity_prompts(&e), 1);
+    react(&mut b, B, Reaction::Attack { target: C });
+    assert_eq!(b.units[2].cell, Cell::new(7, 2));
+    end(&mut b, C);
+    end(&mut b, B);
+    // Phase 2: Ada comes back next to Bo, Cy too, and both leave again: Bo already made one
+    // attack of opportunity... in Phase 1. This is Phase 2: one more, then none.
+    mv(&mut b, A, 3, 1);
+    end(&mut b, A);
+    mv(&mut b, C, 5, 2);
+    end(&mut b, C);
+    end(&mut b, B);
+    // Phase 3.
+    let e = mv(&mut b, A, 1, 1);
+    assert_eq!(opportunity_prompts(&e), 1);
+    react(&mut b, B, Reaction::Attack { target: A });
+    end(&mut b, A);
+    let e = mv(&mut b, C, 7, 2);
+    assert_eq!(opportunity_prompts(&e), 0, "Bo has made its one this Phase");
+}
+
+#[test]
+fn combat_reflexes_allow_one_attack_of_opportunity_per_opportunity() {
+    let units = THREE.replace(
+        r#"template: "swordsman"),
+    (name: "Cy""#,
+        r#"template: "speedster", overrides: {"cv": 5, "lightning_reflexes": 0}),
+    (name: "Cy""#,
+    );
+    let (mut b, _) = BattleState::start_with_tape(&field(&units, ""), 1, [1, 1, 1, 1, 1, 1]);
+    let e = mv(&mut b, A, 4, 0);
+    assert_eq!(opportunity_prompts(&e), 1);
+    let e = react(&mut b, B, Reaction::Attack { target: A });
+    assert_eq!(opportunity_prompts(&e), 0, "one attack per opportunity");
+    end(&mut b, A);
+    let e = mv(&mut b, C, 7, 2);
+    assert_eq!(
+        opportunity_prompts(&e),
+        1,
+        "a second opportunity in the same Phase"
+    );
+    let e = react(&mut b, B, Reaction::Attack { target: C });
+    assert_eq!(rolls(&e, Purpose::Attack).len(), 1);
+}
+
+#[test]
+fn a_dodging_unit_makes_no_attacks_of_opportunity() {
+    // Bo acts first and dodges; Ada then leaves its reach unasked.
+    let units = r#"
+        (name: "Ada", side: "Heroes", cell: (3, 2), template: "swordsman"),
+        (name: "Bo", side: "Blades", cell: (4, 2), template: "swordsman", overrides: {"cv": 10}),
+    "#;
+    let (mut b, _) = BattleState::start_with_tape(&field(units, ""), 1, [3, 3, 3]);
+    act(&mut b, B, Action::Dodge);
+    assert!(b.units[1].has(&Condition::Dodging));
+    end(&mut b, B);
+    let e = mv(&mut b, A, 0, 2);
+    assert_eq!(opportunity_prompts(&e), 0);
+    // Dodge adds 3 DCV: 3d6 (9) + 6 = 15 vs 10 + 5 + 3 = 18.
+    let units = r#"
+        (name: "Ada", side: "Heroes", cell: (3, 2), template: "swordsman"),
+        (name: "Bo", side: "Blades", cell: (4, 2), template: "swordsman", overrides: {"cv": 10}),
+    "#;
+    let (mut b, _) = BattleState::start_with_tape(&field(units, ""), 1, [3, 3, 3]);
+    act(&mut b, B, Action::Dodge);
+    end(&mut b, B);
+    let e = attack(&mut b, A, B);
+    assert_eq!(rolls(&e, Purpose::Attack), vec![(15, Some(18))]);
+    // The Dodge ends at Bo's next action.
+    end(&mut b, A);
+    assert!(!b.units[1].has(&Condition::Dodging));
+}
+
+#[test]
+fn acrobatics_negates_a_moves_attacks_of_opportunity() {
+    let units = r#"
+        (name: "Quill", side: "Heroes", cell: (3, 2), template: "speedster"),
+        (name: "Bo", side: "Blades", cell: (4, 2), template: "swordsman"),
+    "#;
+    // 3d6 (4 4 4) = 12 <= 13: no attack of opportunity.
+    let (mut b, _) = BattleState::start_with_tape(&field(units, ""), 1, [4, 4, 4]);
+    let e = mv(&mut b, A, 0, 2);
+    assert_eq!(rolls(&e, Purpose::Skill), vec![(12, Some(13))]);
+    assert_eq!(opportunity_prompts(&e), 0);
+    // 6 6 2 = 14 > 13: Bo is asked.
+    let (mut b, _) = BattleState::start_with_tape(&field(units, ""), 1, [6, 6, 2]);
+    let e = mv(&mut b, A, 0, 2);
+    assert_eq!(opportunity_prompts(&e), 1);
+}
+
+/// Bo (CV 10) acts before Ada (8) and Cy (6).
+const DELAYERS: &str = r#"
+    (name: "Ada", side: "Heroes", cell: (0, 0), template: "swordsman", overrides: {"cv": 8}),
+    (name: "Bo", side: "Blades", cell: (7, 4), template: "swordsman", overrides: {"cv": 10}),
+    (name: "Cy", side: "Heroes", cell: (0, 4), template: "swordsman", overrides: {"cv": 6}),
+"#;
+
+#[test]
+fn delay_moves_the_unit_in_the_order_and_a_late_delay_costs_the_regular_action() {
+    let (mut b, _) = BattleState::start_with_tape(&field(DELAYERS, ""), 1, []);
+    assert_eq!(state(&b).order, vec![B, A, C]);
+    end(&mut b, B);
+    act(&mut b, A, Action::Delay);
+    // Cy acts; before that Ada is not asked again at the point she delayed.
+    assert_eq!(b.pending(), Decision::Act { unit: C });
+    end(&mut b, C);
+    // End of Phase 1: Ada may act now; she keeps waiting.
+    assert_eq!(b.pending(), Decision::Act { unit: A });
+    act(&mut b, A, Action::Delay);
+    // Phase 2, before Bo: Ada takes her delayed action now (a move).
+    assert_eq!(state(&b).phase, 2);
+    assert_eq!(b.pending(), Decision::Act { unit: A });
+    mv(&mut b, A, 1, 0);
+    assert_eq!(
+        state(&b).order,
+        vec![A, B, C],
+        "her Initiative rose to that point"
+    );
+    end(&mut b, A);
+    // She does not get her regular action in Phase 2.
+    end(&mut b, B);
+    assert_eq!(b.pending(), Decision::Act { unit: C });
+    end(&mut b, C);
+    // Phase 3: Ada first.
+    assert_eq!(state(&b).phase, 3);
+    assert_eq!(b.pending(), Decision::Act { unit: A });
+}
+
+#[test]
+fn a_delay_still_unused_when_the_units_next_action_comes_is_lost() {
+    let (mut b, _) = BattleState::start_with_tape(&field(DELAYERS, ""), 1, []);
+    end(&mut b, B);
+    act(&mut b, A, Action::Delay);
+    end(&mut b, C);
+    act(&mut b, A, Action::Delay); // end of Phase 1: keeps waiting
+    act(&mut b, A, Action::Delay); // before Bo in Phase 2: keeps waiting
+    let e = end(&mut b, B);
+    assert!(e.contains(&ev(Ev::Lapsed { unit: A })));
+    assert_eq!(b.pending(), Decision::Act { unit: A });
+    assert_eq!(state(&b).order, vec![B, A, C]);
+    assert_eq!(state(&b).held[0], None);
+}
+
+/// Bo (CV 10) three hexes from Ada (8).
+const READY: &str = r#"
+    (name: "Ada", side: "Heroes", cell: (2, 2), template: "swordsman", overrides: {"cv": 8}),
+    (name: "Bo", side: "Blades", cell: (5, 2), template: "swordsman", overrides: {"cv": 10}),
+"#;
+
+#[test]
+fn a_readied_attack_interrupts_the_trigger_and_moves_the_unit_ahead_of_it() {
+    let (mut b, _) = BattleState::start_with_tape(&field(READY, ""), 1, [1, 1, 1]);
+    end(&mut b, B);
+    act(
+        &mut b,
+        A,
+        Action::Ready {
+            trigger: ReadyTrigger::EnemyInReach,
+        },
+    );
+    assert_eq!(
+        state(&b).budget[0].actions,
+        1,
+        "readying is an attack action"
+    );
+    end(&mut b, A);
+    // Phase 2: Bo walks up to Ada; the step into her reach triggers the readied attack.
+    let e = mv(&mut b, B, 2, 1);
+    assert!(matches!(
+        b.pending(),
+        Decision::React {
+            unit: A,
+            trigger: Trigger::Ready { actor: B }
+        }
+    ));
+    let moved = e
+        .iter()
+        .filter(|e| matches!(e, Event::Moved { .. }))
+        .count();
+    let e = react(&mut b, A, Reaction::Attack { target: B });
+    assert_eq!(rolls(&e, Purpose::Attack), vec![(9, Some(15))]);
+    // Ada now acts just ahead of Bo, and has used her Phase 2 action; Bo's move goes on.
+    assert_eq!(state(&b).order, vec![A, B]);
+    assert!(e.contains(&Event::Resumed));
+    assert!(moved >= 1);
+    assert_eq!(b.units[1].cell, Cell::new(2, 1));
+    end(&mut b, B);
+    assert_eq!(state(&b).phase, 3);
+    assert_eq!(b.pending(), Decision::Act { unit: A });
+}
+
+#[test]
+fn a_readied_attack_not_taken_by_the_units_next_action_is_lost() {
+    let (mut b, _) = BattleState::start_with_tape(&field(READY, ""), 1, []);
+    end(&mut b, B);
+    act(
+        &mut b,
+        A,
+        Action::Ready {
+            trigger: ReadyTrigger::UnitActs { unit: B },
+        },
+    );
+    end(&mut b, A);
+    // Bo does nothing in Phase 2 (ending is not an action); Ada's place comes: lost.
+    let e = end(&mut b, B);
+    assert!(e.contains(&ev(Ev::Lapsed { unit: A })));
+    assert_eq!(b.pending(), Decision::Act { unit: A });
+}
+
+#[test]
+fn a_readied_attack_on_a_unit_goes_off_just_before_its_action() {
+    // Bo adjacent to Ada this time.
+    let units = READY.replace("(5, 2)", "(3, 2)");
+    let (mut b, _) = BattleState::start_with_tape(&field(&units, ""), 1, [1, 1, 1, 6, 6, 6]);
+    end(&mut b, B);
+    act(
+        &mut b,
+        A,
+        Action::Ready {
+            trigger: ReadyTrigger::UnitActs { unit: B },
+        },
+    );
+    end(&mut b, A);
+    // Bo attacks Ada: Ada's readied attack comes first (a miss), then Bo's (18 vs 15).
+    let e = attack(&mut b, B, A);
+    assert!(rolls(&e, Purpose::Attack).is_empty());
+    let e = react(&mut b, A, Reaction::Attack { target: B });
+    assert_eq!(rolls(&e, Purpose::Attack), vec![(9, Some(15))]);
+    assert_eq!(state(&b).order, vec![A, B]);
+    // Bo's attack goes on; Ada (her place in this Phase used) may still abort; she declines.
+    assert!(matches!(
+        b.pending(),
+        Decision::React {
+            unit: A,
+            trigger: Trigger::Targeted { .. }
+        }
+    ));
+    let e = react(&mut b, A, Reaction::Decline);
+    assert_eq!(rolls(&e, Purpose::Attack), vec![(24, Some(15))]);
+}
+
+#[test]
+fn abort_gives_up_this_phases_action_before_its_place_and_the_next_after_it() {
+    // Ada (CV 10) attacks Bo before Bo's place: Bo aborts to Dodge, losing this Phase's
+    // action. 3d6 (9) + 6 = 15 vs 10 + 5 + 3 = 18.
+    let (mut b, _) = BattleState::start_with_tape(&field(DUEL, ""), 1, [3, 3, 3]);
+    attack(&mut b, A, B);
+    let e = react(
+        &mut b,
+        B,
+        Reaction::Abort {
+            action: Action::Dodge,
+        },
+    );
+    assert_eq!(rolls(&e, Purpose::Attack), vec![(15, Some(18))]);
+    assert!(e.contains(&ev(Ev::Aborted {
+        unit: B,
+        next_phase: false
+    })));
+    let e = end(&mut b, A);
+    // Bo's place is gone: Phase 2 starts with Ada.
+    assert_eq!(state(&b).phase, 2);
+    assert!(!e.contains(&Event::TurnStarted { unit: B }));
+    assert_eq!(b.pending(), Decision::Act { unit: A });
+    // Initiative unchanged.
+    assert_eq!(state(&b).order, vec![A, B]);
+
+    // Bo (CV 10) acts first; Ada attacks it after its place: aborting costs Bo's Phase 2
+    // action, and Bo cannot abort again until its place in Phase 2 has passed.
+    let units = r#"
+        (name: "Ada", side: "Heroes", cell: (2, 2), template: "swordsman"),
+        (name: "Bo", side: "Blades", cell: (3, 2), template: "swordsman", overrides: {"cv": 10}),
+    "#;
+    let (mut b, _) = BattleState::start_with_tape(&field(units, ""), 1, [3, 3, 3, 3, 3, 3]);
+    end(&mut b, B);
+    attack(&mut b, A, B);
+    let e = react(
+        &mut b,
+        B,
+        Reaction::Abort {
+            action: Action::Dodge,
+        },
+    );
+    assert!(e.contains(&ev(Ev::Aborted {
+        unit: B,
+        next_phase: true
+    })));
+    let e = end(&mut b, A);
+    assert!(e.contains(&ev(Ev::Forfeit { unit: B })));
+    assert_eq!(b.pending(), Decision::Act { unit: A });
+    assert_eq!(state(&b).phase, 2);
+    // Still Dodging (its next action has not come), and no abort offered now.
+    let e = attack(&mut b, A, B);
+    assert!(!e.iter().any(|e| matches!(e, Event::Interrupted(_))));
+    assert_eq!(rolls(&e, Purpose::Attack), vec![(15, Some(18))]);
+}
+
+#[test]
+fn the_surprise_phase_lets_the_aware_act_once_against_unaware_at_minus_3_dcv() {
+    let units = r#"
+        (name: "Ada", side: "Heroes", cell: (2, 2), template: "swordsman"),
+        (name: "Bo", side: "Blades", cell: (3, 2), template: "swordsman", overrides: {"cv": 10}),
+        (name: "Cy", side: "Heroes", cell: (0, 0), template: "swordsman"),
+    "#;
+    // Surprised: the Blades. Ada and Cy tie at CV 5: 1d6 each (4, 1): Ada first.
+    let (mut b, events) = BattleState::start_with_tape(
+        &field(units, r#"surprised: ["Blades"]"#),
+        1,
+        [4, 1, 3, 3, 3],
+    );
+    assert!(events.contains(&ev(Ev::Phase { phase: 0 })));
+    assert!(b.units[1].has(&Condition::Surprised));
+    // Bo (CV 10) does not act: Ada is first.
+    assert_eq!(b.pending(), Decision::Act { unit: A });
+    // 9 + 6 = 15 vs 10 + 5 - 3 = 12: hit. No abort for the unaware.
+    let e = attack(&mut b, A, B);
+    assert_eq!(rolls(&e, Purpose::Attack), vec![(15, Some(12))]);
+    // One action only: no move after the attack.
+    assert!(
+        b.check(&Command::Move {
+            unit: A,
+            to: Cell::new(1, 2)
+        })
+        .is_err()
+    );
+    end(&mut b, A);
+    // Cy may only take a half move (3), not a full-phase one.
+    assert!(
+        b.check(&Command::Move {
+            unit: C,
+            to: Cell::new(4, 0)
+        })
+        .is_err()
+    );
+    // The move is its one action: its part of the Surprise Phase ends by itself.
+    mv(&mut b, C, 3, 0);
+    // Phase 1: everyone aware, Bo first.
+    assert_eq!(state(&b).phase, 1);
+    assert!(!b.units[1].has(&Condition::Surprised));
+    assert_eq!(b.pending(), Decision::Act { unit: B });
+}
+
+#[test]
+fn no_surprise_phase_when_everyone_or_no_one_is_surprised() {
+    let (_, events) =
+        BattleState::start_with_tape(&field(DUEL, r#"surprised: ["Heroes", "Blades"]"#), 1, []);
+    assert!(events.contains(&ev(Ev::Phase { phase: 1 })));
+    assert!(!events.contains(&ev(Ev::Phase { phase: 0 })));
+}
+
+#[test]
+fn the_post_turn_recovers_stun() {
+    // Ada hits Bo in Phase 1 (9+6 = 15 vs 15; 1d6 = 3: 4 BODY: 1 BODY, 7 STUN), then the
+    // Turn runs out: Bo regains rec 5 STUN.
+    let (mut b, _) = BattleState::start_with_tape(&field(DUEL, ""), 1, [3, 3, 3, 3]);
+    attack(&mut b, A, B);
+    react(&mut b, B, Reaction::Decline);
+    assert_eq!(b.units[1].pool("stun"), 17);
+    for _ in 0..7 {
+        let Decision::Act { unit } = b.pending() else {
+            panic!()
+        };
+        end(&mut b, unit);
+    }
+    let e = end(&mut b, B);
+    assert!(e.contains(&ev(Ev::PostTurn)));
+    assert_eq!(b.units[1].pool("stun"), 22);
+    assert_eq!(b.round, 2);
+}
+
+#[test]
+fn odds_agree_with_what_attacks_do() {
+    let level = field(DUEL, "");
+    let (b, _) = BattleState::start(&level, 1);
+    let o = crate::rules::rulesets::odds(&b, A, B, false).expect("Bo is in reach");
+    assert!(o.hit > 0.05 && o.hit < 0.95, "{o:?}");
+    let (mut hits, mut damage) = (0usize, 0i64);
+    let n = 4000;
+    for seed in 0..n {
+        let (mut b, _) = BattleState::start(&level, seed);
+        let before = b.units[1].pool("stun");
+        attack(&mut b, A, B);
+        if matches!(b.pending(), Decision::React { .. }) {
+            react(&mut b, B, Reaction::Decline);
+        }
+        let hit = b.units[1].pool("body") < 10 || b.units[1].pool("stun") < before;
+        hits += usize::from(hit);
+        damage += before - b.units[1].pool("stun");
+    }
+    let rate = hits as f64 / n as f64;
+    let mean = damage as f64 / n as f64;
+    let tol = 4.0 * (o.hit * (1.0 - o.hit) / n as f64).sqrt();
+    assert!(
+        (rate - o.hit).abs() < tol,
+        "hit rate {rate} vs odds {}",
+        o.hit
+    );
+    assert!(
+        (mean - o.expected_damage).abs() < 0.1 * o.expected_damage + 0.05,
+        "mean STUN {mean} vs odds {}",
+        o.expected_damage
+    );
+    let far = field(
+        r#"(name: "Ada", side: "Heroes", cell: (0, 0), template: "swordsman"),
+           (name: "Bo", side: "Blades", cell: (7, 4), template: "swordsman"),"#,
+        "",
+    );
+    let (b, _) = BattleState::start(&far, 1);
+    assert!(crate::rules::rulesets::odds(&b, A, B, false).is_none());
+}
+
+#[test]
+fn the_clock_and_the_menu_speak_in_phases() {
+    let (b, _) = BattleState::start_with_tape(&field(DUEL, ""), 1, []);
+    let clock = crate::rules::rulesets::clock(&b);
+    assert!(
+        clock.headline.contains("Turn 1") && clock.headline.contains("Phase 1 of 4"),
+        "{}",
+        clock.headline
+    );
+    assert_eq!(clock.order[0].label, "CV 10");
+    assert!(clock.order[0].current);
+    let info = crate::rules::rulesets::describe(
+        &b,
+        &Command::Move {
+            unit: A,
+            to: Cell::new(0, 2),
+        },
+    );
+    assert_eq!(info.cost, "move action");
+    assert!(info.provokes);
+    assert!(info.path.is_some());
+    let info = crate::rules::rulesets::describe(
+        &b,
+        &Command::Move {
+            unit: A,
+            to: Cell::new(2, 0),
+        },
+    );
+    let far = crate::rules::rulesets::describe(
+        &b,
+        &Command::Act {
+            unit: A,
+            action: Action::Step {
+                to: Cell::new(1, 2),
+            },
+        },
+    );
+    assert!(!far.provokes);
+    assert!(info.cost == "move action" || info.cost == "full phase");
+}
+
+#[test]
+fn rejected_commands_say_why_and_change_nothing() {
+    let (mut b, _) = BattleState::start_with_tape(&field(DUEL, ""), 1, []);
+    let before = ron::to_string(&b).expect("serialize");
+    for (cmd, why) in [
+        (Command::EndTurn { unit: B }, "Ada's action"),
+        (
+            Command::Act {
+                unit: A,
+                action: Action::Sprint {
+                    to: Cell::new(0, 0),
+                },
+            },
+            "not an action in the phases ruleset",
+        ),
+        (
+            Command::Act {
+                unit: A,
+                action: Action::Recover,
+            },
+            "not Stunned",
+        ),
+        (
+            Command::Attack {
+                unit: A,
+                target: B,
+                ranged: true,
+            },
+            "no ranged attack",
+        ),
+    ] {
+        let r = b.execute(&cmd);
+        assert!(
+            r.as_ref().is_err_and(|r| r.reason.contains(why)),
+            "{cmd:?}: {r:?}"
+        );
+        assert_eq!(ron::to_string(&b).expect("serialize"), before);
+    }
+}
+
+#[test]
+fn standing_up_from_prone_provokes_and_dropping_prone_is_free() {
+    // Ada drops prone (free: her Phase is untouched) and cannot move until she stands.
+    let (mut b, _) = BattleState::start_with_tape(&field(DUEL, ""), 1, [1, 1, 1, 3, 3, 3]);
+    let e = act(&mut b, A, Action::GoProne);
+    assert!(e.contains(&Event::Condition {
+        unit: A,
+        condition: Condition::Prone,
+        on: true
+    }));
+    assert_eq!(state(&b).budget[0], Budget::default());
+    assert!(
+        b.check(&Command::Move {
+            unit: A,
+            to: Cell::new(0, 2)
+        })
+        .is_err_and(|r| r.reason.contains("prone"))
+    );
+    // Standing up next to Bo provokes (a move action); Bo attacks: 3 + 6 = 9 vs 10 + 5/2.
+    let e = act(&mut b, A, Action::StandUp);
+    assert!(e.iter().any(|e| matches!(
+        e,
+        Event::Interrupted(Interrupt {
+            trigger: Trigger::Provoked { actor: A, .. },
+            ..
+        })
+    )));
+    let e = react(&mut b, B, Reaction::Attack { target: A });
+    assert_eq!(rolls(&e, Purpose::Attack), vec![(9, Some(12))]);
+    assert!(!b.units[0].is_prone());
+    assert_eq!(state(&b).budget[0].actions, 1);
+    // Bo made its attack of opportunity for this Phase: Ada's next move is not asked about.
+    let e = mv(&mut b, A, 0, 2);
+    assert!(!e.iter().any(|e| matches!(e, Event::Interrupted(_))));
+}
+
+#[test]
+fn take_a_recovery_is_a_full_phase_action_that_regains_stun() {
+    let (mut b, _) = BattleState::start_with_tape(&field(DUEL, ""), 1, [3, 3, 3, 3]);
+    assert!(
+        b.check(&Command::Act {
+            unit: A,
+            action: Action::TakeRecovery
+        })
+        .is_err_and(|r| r.reason.contains("all its STUN"))
+    );
+    attack(&mut b, A, B);
+    react(&mut b, B, Reaction::Decline);
+    assert_eq!(b.units[1].pool("stun"), 17);
+    end(&mut b, A);
+    let e = act(&mut b, B, Action::TakeRecovery);
+    assert_eq!(b.units[1].pool("stun"), 22);
+    assert!(e.contains(&Event::TurnEnded { unit: B }) || b.pending() == Decision::Act { unit: B });
+    assert!(state(&b).budget[1].full);
+}
+
+#[test]
+fn the_combat_log_explains_phases_events_in_words() {
+    let (b, events) = BattleState::start_with_tape(&field(DUEL, ""), 1, []);
+    let lines: Vec<String> = events
+        .iter()
+        .map(|e| crate::rules::battle::log::describe(&b, e))
+        .collect();
+    assert!(
+        lines.contains(&"Initiative order: Ada, Bo".to_string()),
+        "{lines:?}"
+    );
+    assert!(lines.contains(&"--- Phase 1 ---".to_string()), "{lines:?}");
+    assert!(lines.iter().all(|l| !l.contains("UnitId")), "{lines:?}");
+}
+
+/// Random play on both phases levels with more seeds than the shared helper's four: every
+/// listed command is accepted (the helper panics otherwise), every battle ends, and replaying
+/// the commands gives the same events.
+#[test]
+fn random_play_on_both_levels_with_more_seeds_ends_and_replays() {
+    use crate::rules::battle::tests::{load, random_play};
+    for file in ["phases_hex_skirmish.ron", "phases_flat_canyon.ron"] {
+        let level = load(file);
+        for seed in 5..=10 {
+            let (b, commands, events) = random_play(&level, seed, 20_000);
+            assert!(
+                b.outcome.is_some(),
+                "{file} seed {seed}: no end after {} commands",
+                commands.len()
+            );
+            let (mut again, mut replayed) = BattleState::start(&level, seed);
+            for c in &commands {
+                replayed.extend(run(&mut again, c.clone()));
+            }
+            assert_eq!(replayed, events, "{file} seed {seed}");
+        }
+    }
+}
+
+/// No input panics: at states of random battles on both levels, arbitrary commands (units and
+/// targets that do not exist, cells off the map, actions of other rulesets, reactions with
+/// nothing to react to) are accepted or rejected with a reason; a rejection changes nothing;
+/// what legal_commands lists is accepted; and the view's questions always answer.
+#[test]
+fn arbitrary_commands_never_panic_and_rejections_change_nothing() {
+    use crate::rules::battle::tests::{load, random_play};
+    use crate::rules::rulesets;
+    use rand::rngs::ChaCha8Rng;
+    use rand::{RngExt, SeedableRng};
+    let mut pick = ChaCha8Rng::seed_from_u64(77);
+    let (mut accepted, mut rejected) = (0, 0);
+    for file in ["phases_hex_skirmish.ron", "phases_flat_canyon.ron"] {
+        let level = load(file);
+        for seed in 1..=2 {
+            let (_, commands, _) = random_play(&level, seed, 20_000);
+            let (mut b, _) = BattleState::start(&level, seed);
+            for (i, next) in commands.iter().enumerate() {
+                if i % 4 == 0 {
+                    for _ in 0..6 {
+                        let unit = UnitId(pick.random_range(0..14u16));
+                        let target = UnitId(pick.random_range(0..14u16));
+                        let cell = Cell::new(pick.random_range(-2..18), pick.random_range(-2..14));
+                        let cmd = match pick.random_range(0..14) {
+                            12 => Command::Act {
+                                unit,
+                                action: Action::ReadyMove {
+                                    trigger: ReadyTrigger::UnitActs { unit: target },
+                                    to: cell,
+                                },
+                            },
+                            13 => Command::React {
+                                unit,
+                                reaction: Reaction::TakeHeld,
+                            },
+                            0 => Command::Move { unit, to: cell },
+                            1 => Command::Attack {
+                                unit,
+                                target,
+                                ranged: pick.random_range(0..2) == 1,
+                            },
+                            2 => Command::EndTurn { unit },
+                            3 => Command::Act {
+                                unit,
+                                action: Action::Delay,
+                            },
+                            4 => Command::Act {
+                                unit,
+                                action: Action::Step { to: cell },
+                            },
+                            5 => Command::Act {
+                                unit,
+                                action: Action::Withdraw { to: cell },
+                            },
+                            6 => Command::Act {
+                                unit,
+                                action: Action::Ready {
+                                    trigger: ReadyTrigger::UnitActs { unit: target },
+                                },
+                            },
+                            7 => Command::React {
+                                unit,
+                                reaction: Reaction::Abort {
+                                    action: Action::Dodge,
+                                },
+                            },
+                            8 => Command::React {
+                                unit,
+                                reaction: Reaction::Attack { target },
+                            },
+                            9 => Command::Act {
+                                unit,
+                                action: Action::Cast { target },
+                            },
+                            10 => Command::Act {
+                                unit,
+                                action: Action::StandUp,
+                            },
+                            _ => Command::Pick { unit },
+                        };
+                        let _ = rulesets::describe(&b, &cmd);
+                        let _ = rulesets::odds(&b, cmd.unit(), target, true);
+                        let _ = rulesets::odds(&b, cmd.unit(), target, false);
+                        let mut probe = b.clone();
+                        let before = ron::to_string(&probe).expect("ron");
+                        let listed = probe.legal_commands().contains(&cmd);
+                        match probe.execute(&cmd) {
+                            Ok(events) => {
+                                accepted += 1;
+                                assert!(!events.is_empty(), "{cmd:?} accepted but did nothing");
+                            }
+                            Err(r) => {
+                                rejected += 1;
+                                assert!(!r.to_string().is_empty(), "{cmd:?}");
+                                assert!(!listed, "{cmd:?} listed but rejected: {r}");
+                                assert_eq!(ron::to_string(&probe).expect("ron"), before, "{cmd:?}");
+                            }
+                        }
+                    }
+                }
+                let _ = rulesets::clock(&b);
+                run(&mut b, next.clone());
+            }
+        }
+    }
+    assert!(accepted > 0 && rejected > 0, "{accepted} {rejected}");
+}
+
+#[test]
+fn a_prone_unit_crawls_one_hex_as_a_move_action_that_provokes() {
+    // Ada drops prone next to Bo; she may crawl only to a hex next to her, not step or withdraw.
+    let (mut b, _) = BattleState::start_with_tape(&field(DUEL, ""), 1, [1, 1, 1]);
+    act(&mut b, A, Action::GoProne);
+    for bad in [
+        Command::Move {
+            unit: A,
+            to: Cell::new(0, 2),
+        },
+        Command::Act {
+            unit: A,
+            action: Action::Step {
+                to: Cell::new(1, 2),
+            },
+        },
+    ] {
+        assert!(
+            b.check(&bad).is_err_and(|r| r.reason.contains("prone")),
+            "{bad:?}"
+        );
+    }
+    let crawl = Command::Move {
+        unit: A,
+        to: Cell::new(1, 2),
+    };
+    assert!(b.legal_commands().contains(&crawl));
+    let info = crate::rules::rulesets::describe(&b, &crawl);
+    assert_eq!(info.cost, "move action (crawl one hex)");
+    assert!(info.provokes);
+    // Crawling out of Bo's reach provokes; Bo attacks (1 1 1 + 6 = 9 vs 10 + 5/2: a miss)
+    // and the crawl goes on. Ada is still prone and has used one move action.
+    let e = run(&mut b, crawl);
+    assert!(e.iter().any(|e| matches!(
+        e,
+        Event::Interrupted(Interrupt {
+            trigger: Trigger::Opportunity { mover: A, .. },
+            ..
+        })
+    )));
+    let e = react(&mut b, B, Reaction::Attack { target: A });
+    assert_eq!(rolls(&e, Purpose::Attack), vec![(9, Some(12))]);
+    assert_eq!(b.units[0].cell, Cell::new(1, 2));
+    assert!(b.units[0].is_prone());
+    assert_eq!(state(&b).budget[0].actions, 1);
+    assert!(!state(&b).budget[0].full);
+    // A second crawl is her second move action, which ends her part of the Phase.
+    let e = mv(&mut b, A, 0, 2);
+    assert_eq!(b.units[0].cell, Cell::new(0, 2));
+    assert_eq!(state(&b).budget[0].actions, 2);
+    assert!(e.contains(&Event::TurnEnded { unit: A }));
+    assert_eq!(b.pending(), Decision::Act { unit: B });
+}
+
+#[test]
+fn a_readied_attack_may_take_a_1_hex_step_only_if_the_unit_has_not_moved_this_phase() {
+    // Bo (CV 10) is two hexes from Ada. Phase 1: Bo waits; Ada readies an attack for when Bo
+    // acts. Phase 2: Bo dodges; Ada's readied attack goes first, with a 1-hex step to (3, 2)
+    // next to Bo (no attack of opportunity), and misses (1 1 1 + 6 = 9 vs 10 + 5).
+    let units = READY.replace("(5, 2)", "(4, 2)");
+    let (mut b, _) = BattleState::start_with_tape(&field(&units, ""), 1, [1, 1, 1]);
+    end(&mut b, B);
+    act(
+        &mut b,
+        A,
+        Action::Ready {
+            trigger: ReadyTrigger::UnitActs { unit: B },
+        },
+    );
+    end(&mut b, A);
+    let dodge = Command::Act {
+        unit: B,
+        action: Action::Dodge,
+    };
+    let e = run(&mut b, dodge);
+    assert!(e.iter().any(|e| matches!(
+        e,
+        Event::Interrupted(Interrupt {
+            trigger: Trigger::Ready { actor: B },
+            ..
+        })
+    )));
+    let fire = Command::React {
+        unit: A,
+        reaction: Reaction::Attack { target: B },
+    };
+    assert!(b.legal_commands().contains(&fire));
+    let info = crate::rules::rulesets::describe(&b, &fire);
+    assert_eq!(info.cost, "free (readied attack, with a 1-hex step)");
+    assert_eq!(
+        info.path.map(|p| p.cells()),
+        Some(vec![Cell::new(2, 2), Cell::new(3, 2)])
+    );
+    let e = run(&mut b, fire);
+    assert!(e.contains(&Event::Moved {
+        unit: A,
+        from: Cell::new(2, 2),
+        to: Cell::new(3, 2)
+    }));
+    assert_eq!(rolls(&e, Purpose::Attack), vec![(9, Some(15))]);
+    assert!(state(&b).budget[0].stepped);
+    assert_eq!(state(&b).order, vec![A, B]);
+    // Bo's Dodge goes on.
+    assert!(b.units[1].has(&Condition::Dodging));
+
+    // Had Ada moved this Phase before readying, the readied attack could not step: Bo out of
+    // reach, it is not offered.
+    let units = r#"
+    (name: "Ada", side: "Heroes", cell: (1, 2), template: "swordsman", overrides: {"cv": 10}),
+    (name: "Bo", side: "Blades", cell: (4, 2), template: "swordsman"),
+"#;
+    let (mut b, _) = BattleState::start_with_tape(&field(units, ""), 1, []);
+    mv(&mut b, A, 2, 2);
+    act(
+        &mut b,
+        A,
+        Action::Ready {
+            trigger: ReadyTrigger::UnitActs { unit: B },
+        },
+    );
+    assert_eq!(b.pending(), Decision::Act { unit: B });
+    let e = act(&mut b, B, Action::Dodge);
+    assert!(!e.iter().any(|e| matches!(e, Event::Interrupted(_))));
+    assert_eq!(b.units[0].cell, Cell::new(2, 2));
+}
+
+#[test]
+fn a_readied_move_goes_off_when_an_enemy_comes_within_reach_and_the_enemys_move_goes_on() {
+    // Phase 1: Bo waits; Ada readies a move to (0, 2) for when an enemy comes within reach.
+    let (mut b, _) = BattleState::start_with_tape(&field(READY, ""), 1, []);
+    end(&mut b, B);
+    let ready = Command::Act {
+        unit: A,
+        action: Action::ReadyMove {
+            trigger: ReadyTrigger::EnemyInReach,
+            to: Cell::new(0, 2),
+        },
+    };
+    let info = crate::rules::rulesets::describe(&b, &ready);
+    assert_eq!(info.cost, "attack action (readies a move action)");
+    assert!(info.path.is_some());
+    run(&mut b, ready);
+    // Readying is her attack action: no attack or second ready this Phase.
+    assert!(
+        b.check(&Command::Act {
+            unit: A,
+            action: Action::Dodge
+        })
+        .is_err()
+    );
+    end(&mut b, A);
+    // Phase 2: Bo runs past Ada to (1, 2). Coming within her reach sets off her readied move.
+    let e = mv(&mut b, B, 1, 2);
+    assert!(e.iter().any(|e| matches!(
+        e,
+        Event::Interrupted(Interrupt {
+            trigger: Trigger::Ready { actor: B },
+            ..
+        })
+    )));
+    let legal = b.legal_commands();
+    let take = Command::React {
+        unit: A,
+        reaction: Reaction::TakeHeld,
+    };
+    assert!(legal.contains(&take), "{legal:?}");
+    // A readied move is not an attack.
+    assert!(
+        b.check(&Command::React {
+            unit: A,
+            reaction: Reaction::Attack { target: B }
+        })
+        .is_err_and(|r| r.reason.contains("readied a move"))
+    );
+    let bo_at = b.units[1].cell;
+    assert_ne!(bo_at, Cell::new(1, 2));
+    let mut e = run(&mut b, take);
+    // Leaving Bo's reach provokes (her readied move is a move); Bo lets it pass. Any other
+    // question on the way is declined too.
+    let mut asked_bo = false;
+    while let Decision::React { unit, trigger } = b.pending() {
+        asked_bo |= unit == B && matches!(trigger, Trigger::Opportunity { mover: A, .. });
+        e.extend(react(&mut b, unit, Reaction::Decline));
+    }
+    assert!(
+        asked_bo,
+        "{:?}",
+        e.iter()
+            .map(|x| crate::rules::battle::log::describe(&b, x))
+            .collect::<Vec<_>>()
+    );
+    assert_eq!(b.units[0].cell, Cell::new(0, 2));
+    // Bo's move went on to its end, and its walk's bookkeeping was put back.
+    assert_eq!(b.units[1].cell, Cell::new(1, 2));
+    assert!(state(&b).saved_walk.is_empty());
+    assert!(e.contains(&ev(Ev::WalkRestored)));
+    assert_eq!(state(&b).order, vec![A, B]);
+    assert!(state(&b).held[0].is_none());
+}
