@@ -1,6 +1,6 @@
-//! `fray shot`: waits until the board (or the level's error screen) has been drawn for a few
-//! frames, saves a screenshot of the window, then exits. Active only when a [`ShotRequest`]
-//! resource exists.
+//! `fray shot`: waits until the battle's board and units (or the level's error screen) have
+//! been drawn for a few frames, saves a screenshot of the window, then exits. Active only when
+//! a [`ShotRequest`] resource exists.
 
 use std::path::PathBuf;
 
@@ -10,6 +10,7 @@ use bevy::render::view::screenshot::{Screenshot, ScreenshotCaptured, save_to_dis
 use super::AppSystems;
 use super::board::Board;
 use super::level::LevelErrors;
+use super::units::UnitToken;
 
 pub(super) fn plugin(app: &mut App) {
     app.add_systems(
@@ -30,8 +31,8 @@ pub struct ShotRequest {
 }
 
 /// Frames to wait once there is something to show: the tilemap's texture array is built a
-/// frame or two after the tilemap spawns, text needs a layout pass.
-const SETTLE_FRAMES: u32 = 8;
+/// frame or two after the tilemap spawns, text needs a layout pass, the HUD a frame more.
+const SETTLE_FRAMES: u32 = 12;
 /// Give up if nothing shows after this many frames.
 const TIMEOUT_FRAMES: u32 = 1200;
 
@@ -46,6 +47,7 @@ fn take_screenshot(
     mut commands: Commands,
     request: Res<ShotRequest>,
     boards: Query<(), With<Board>>,
+    tokens: Query<(), With<UnitToken>>,
     errors: Option<Res<LevelErrors>>,
     mut progress: Local<Progress>,
     mut exit: MessageWriter<AppExit>,
@@ -59,7 +61,7 @@ fn take_screenshot(
         exit.write(AppExit::error());
         return;
     }
-    let ready = !boards.is_empty() || errors.is_some();
+    let ready = (!boards.is_empty() && !tokens.is_empty()) || errors.is_some();
     if !ready {
         return;
     }
