@@ -55,7 +55,9 @@ fn app_on(levels: &Path, setup: impl FnOnce(&mut App)) -> App {
         InputPlugin,
     ))
     .init_asset::<Image>()
-    .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_millis(50)));
+    .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_millis(
+        50,
+    )));
     setup(&mut app);
     app.add_plugins(fray::game::core_plugin);
     app.insert_resource(Settings {
@@ -256,12 +258,19 @@ fn every_level_opens_in_battle_view_with_its_board_and_units() {
         assert_eq!(screen(&app), Screen::Battle, "{}", path.display());
         assert_eq!(drawn(&mut app).len(), cells, "{}", path.display());
         let mut tokens = app.world_mut().query::<&UnitToken>();
-        assert_eq!(tokens.iter(app.world()).count(), units, "{}", path.display());
+        assert_eq!(
+            tokens.iter(app.world()).count(),
+            units,
+            "{}",
+            path.display()
+        );
         // The HUD shows the ruleset's clock headline.
         let headline = fray::rules::rulesets::clock(&battle(&app).shown).headline;
         let shown = texts(&mut app);
         assert!(
-            shown.iter().any(|t| *t == fray::game::menu::ascii(&headline)),
+            shown
+                .iter()
+                .any(|t| *t == fray::game::menu::ascii(&headline)),
             "{}: {headline:?} not in {shown:?}",
             path.display()
         );
@@ -290,13 +299,12 @@ fn an_ai_versus_ai_battle_is_played_to_the_result_screen() {
     // The replay reproduces the battle.
     let replayed = Battle::replay(b.setup.clone(), &b.commands).expect("replays");
     assert_eq!(replayed.state.outcome, Some(outcome.clone()));
-    app.update();
-    let shown = texts(&mut app);
     let headline = match outcome.winner {
         Some(w) => format!("{} wins", b.state.sides[w.index()].name),
         None => "A draw".into(),
     };
-    let _ = b;
+    app.update();
+    let shown = texts(&mut app);
     assert!(shown.contains(&headline), "{headline:?} not in {shown:?}");
     assert!(shown.iter().any(|t| t.contains("Rematch")));
 }
@@ -420,7 +428,10 @@ fn hot_seat_hides_the_board_until_the_next_player_is_ready() {
     while battle(&app).deciding() == Some(first) {
         let unit = acting(&app);
         tap(&mut app, KeyCode::KeyE);
-        assert_eq!(battle(&app).commands.last(), Some(&Command::EndTurn { unit }));
+        assert_eq!(
+            battle(&app).commands.last(),
+            Some(&Command::EndTurn { unit })
+        );
         guard += 1;
         assert!(guard < 20);
     }
@@ -428,13 +439,9 @@ fn hot_seat_hides_the_board_until_the_next_player_is_ready() {
     let hs = app.world().resource::<HotSeat>().clone();
     assert!(hs.waiting, "{hs:?}");
     assert_eq!(hs.viewer, Some(first));
-    let mut screens = app
-        .world_mut()
-        .query_filtered::<(), With<HandOverScreen>>();
+    let mut screens = app.world_mut().query_filtered::<(), With<HandOverScreen>>();
     assert_eq!(screens.iter(app.world()).count(), 1);
-    let mut boards = app
-        .world_mut()
-        .query_filtered::<&Visibility, With<Board>>();
+    let mut boards = app.world_mut().query_filtered::<&Visibility, With<Board>>();
     assert!(
         boards.iter(app.world()).all(|v| *v == Visibility::Hidden),
         "the board is hidden"
@@ -449,9 +456,7 @@ fn hot_seat_hides_the_board_until_the_next_player_is_ready() {
     let hs = app.world().resource::<HotSeat>().clone();
     assert!(!hs.waiting);
     assert_eq!(hs.viewer, battle(&app).deciding());
-    let mut boards = app
-        .world_mut()
-        .query_filtered::<&Visibility, With<Board>>();
+    let mut boards = app.world_mut().query_filtered::<&Visibility, With<Board>>();
     assert!(
         boards.iter(app.world()).all(|v| *v != Visibility::Hidden),
         "the board shows again"
@@ -473,7 +478,11 @@ fn the_setup_screen_lists_broken_levels_with_their_errors() {
         dir.join("a_good.ron"),
     )
     .expect("copy");
-    std::fs::write(dir.join("b_broken.ron"), "(name: \"broken\", size: (3, oops").expect("write");
+    std::fs::write(
+        dir.join("b_broken.ron"),
+        "(name: \"broken\", size: (3, oops",
+    )
+    .expect("write");
     let mut app = app_on(&dir, |_| {});
     app.update();
     tap(&mut app, KeyCode::KeyN);
@@ -498,12 +507,23 @@ fn the_setup_screen_lists_broken_levels_with_their_errors() {
     // Both are listed; selecting the broken one shows its errors, and Enter does not start it.
     app.update();
     let shown = texts(&mut app);
-    assert!(shown.iter().any(|t| t.contains("Sunken Temple")), "{shown:?}");
-    assert!(shown.iter().any(|t| t.contains("b_broken.ron") && t.contains("error")));
+    assert!(
+        shown.iter().any(|t| t.contains("Sunken Temple")),
+        "{shown:?}"
+    );
+    assert!(
+        shown
+            .iter()
+            .any(|t| t.contains("b_broken.ron") && t.contains("error"))
+    );
     tap(&mut app, KeyCode::ArrowDown);
     app.update();
     let shown = texts(&mut app);
-    assert!(shown.contains(&errors[0]), "{:?} not in {shown:?}", errors[0]);
+    assert!(
+        shown.contains(&errors[0]),
+        "{:?} not in {shown:?}",
+        errors[0]
+    );
     tap(&mut app, KeyCode::Enter);
     assert_eq!(screen(&app), Screen::Setup);
     // The good level starts.
@@ -542,11 +562,11 @@ fn a_corrupt_or_outdated_save_gives_a_message_and_leaves_the_good_save_intact() 
     // A damaged file and one from another version give messages.
     let bad = dir.join("bad.ron");
     std::fs::write(&bad, "(version: 1, seed: 3, garbage").expect("write");
-    let e = saves::load(&bad).err().expect("refused");
+    let e = saves::load(&bad).expect_err("refused");
     assert!(e.contains("damaged"), "{e}");
     let old = dir.join("old.ron");
     std::fs::write(&old, good_bytes_with_version(&good_bytes, 999)).expect("write");
-    let e = saves::load(&old).err().expect("refused");
+    let e = saves::load(&old).expect_err("refused");
     assert!(e.contains("another version"), "{e}");
     assert_eq!(std::fs::read(&good).expect("read"), good_bytes);
     assert!(saves::load(&good).is_ok());
@@ -568,7 +588,10 @@ fn a_corrupt_or_outdated_save_gives_a_message_and_leaves_the_good_save_intact() 
     assert!(saves::load(&quick).is_ok());
     tap(&mut app, KeyCode::F9);
     let shown = texts(&mut app);
-    assert!(shown.iter().any(|t| t.contains("Quick save loaded")), "{shown:?}");
+    assert!(
+        shown.iter().any(|t| t.contains("Quick save loaded")),
+        "{shown:?}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 

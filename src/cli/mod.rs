@@ -292,18 +292,42 @@ mod tests {
         assert!(Cli::try_parse_from(["fray", "shot", "x.ron", "--out", "x.png"]).is_ok());
         // An overlay needs a unit, and only the three kinds exist.
         assert!(
-            Cli::try_parse_from(["fray", "shot", "x.ron", "--out", "x.png", "--overlay", "reach"])
-                .is_err()
-        );
-        assert!(
             Cli::try_parse_from([
-                "fray", "shot", "x.ron", "--out", "x.png", "--overlay", "fog", "--unit", "A"
+                "fray",
+                "shot",
+                "x.ron",
+                "--out",
+                "x.png",
+                "--overlay",
+                "reach"
             ])
             .is_err()
         );
         assert!(
             Cli::try_parse_from([
-                "fray", "shot", "x.ron", "--out", "x.png", "--overlay", "sight", "--unit", "A"
+                "fray",
+                "shot",
+                "x.ron",
+                "--out",
+                "x.png",
+                "--overlay",
+                "fog",
+                "--unit",
+                "A"
+            ])
+            .is_err()
+        );
+        assert!(
+            Cli::try_parse_from([
+                "fray",
+                "shot",
+                "x.ron",
+                "--out",
+                "x.png",
+                "--overlay",
+                "sight",
+                "--unit",
+                "A"
             ])
             .is_ok()
         );

@@ -60,10 +60,7 @@ impl AiPlayers {
                 SideControl::Human => None,
             })
             .collect();
-        Self {
-            ais,
-            ..default()
-        }
+        Self { ais, ..default() }
     }
 
     /// Whether an AI is thinking (or holding its answer for the pace): the HUD's indicator.
@@ -83,9 +80,7 @@ fn drive_ai(
     let players = &mut *players;
     let now = time.elapsed_secs();
     let at = battle.state.applied;
-    let side = battle
-        .deciding()
-        .filter(|&s| !battle.control(s).is_human());
+    let side = battle.deciding().filter(|&s| !battle.control(s).is_human());
     // The pace counts from when the board has shown everything.
     if players.since.is_none_or(|(_, a)| a != at) || !battle.queue.is_empty() {
         players.since = Some((now, at));

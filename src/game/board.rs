@@ -56,9 +56,11 @@ fn sync_board(
         commands.entity(e).despawn();
     }
     let board = spawn_tilemap(&mut commands, terrain, &art);
-    commands
-        .entity(board)
-        .insert((BoardTerrain(terrain.clone()), OnBoard, DespawnOnExit(Screen::Battle)));
+    commands.entity(board).insert((
+        BoardTerrain(terrain.clone()),
+        OnBoard,
+        DespawnOnExit(Screen::Battle),
+    ));
 }
 
 fn hide_for_hand_over(

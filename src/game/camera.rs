@@ -14,6 +14,8 @@ use super::board::{Board, BoardGrid, BoardLayout};
 /// Public so headless tests can drive it (it needs `InputPlugin`'s resources and `Time`;
 /// without a primary window, drags and cursor-anchored zoom do nothing).
 pub fn plugin(app: &mut App) {
+    // Sent by the window plugin; registered here too so headless apps run the camera.
+    app.add_message::<bevy::window::WindowResized>();
     app.add_systems(Startup, spawn_camera);
     app.add_systems(
         Update,
@@ -73,7 +75,10 @@ fn frame(
         && let Projection::Orthographic(ortho) = projection
     {
         let (l, r, t, b) = super::hud::INSETS;
-        let free = Vec2::new((w.width() - l - r).max(100.0), (w.height() - t - b).max(100.0));
+        let free = Vec2::new(
+            (w.width() - l - r).max(100.0),
+            (w.height() - t - b).max(100.0),
+        );
         let size = bounds.size() * (1.0 + 2.0 * MARGIN);
         let k = (size.x / free.x).max(size.y / free.y).max(0.01);
         ortho.scaling_mode = ScalingMode::WindowSize;
@@ -107,7 +112,12 @@ fn fit_new_board(
     let bounds = BoardLayout::new(grid.0).bounds();
     commands.insert_resource(BoardView { bounds });
     for (mut transform, mut projection) in &mut camera {
-        frame(bounds, &mut transform, &mut projection, window.single().ok());
+        frame(
+            bounds,
+            &mut transform,
+            &mut projection,
+            window.single().ok(),
+        );
     }
 }
 
@@ -124,7 +134,12 @@ fn refit(
     let resized = resized.read().count() > 0;
     if keys.just_pressed(KeyCode::Home) || resized {
         for (mut transform, mut projection) in &mut camera {
-            frame(view.bounds, &mut transform, &mut projection, window.single().ok());
+            frame(
+                view.bounds,
+                &mut transform,
+                &mut projection,
+                window.single().ok(),
+            );
         }
     }
 }

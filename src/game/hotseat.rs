@@ -114,9 +114,13 @@ fn screen(
     if !hotseat.waiting {
         return;
     }
-    let side = battle
-        .deciding()
-        .and_then(|s| battle.state.sides.get(s.index()).map(|x| (s, x.name.clone())));
+    let side = battle.deciding().and_then(|s| {
+        battle
+            .state
+            .sides
+            .get(s.index())
+            .map(|x| (s, x.name.clone()))
+    });
     let (id, name) = side.unwrap_or((SideId(0), "the next player".into()));
     commands
         .spawn((

@@ -24,7 +24,10 @@ pub(super) fn plugin(app: &mut App) {
         .init_resource::<Paused>()
         .init_resource::<InputBlocked>()
         .init_resource::<LogScroll>()
-        .add_systems(OnEnter(Screen::Battle), (reset_battle_ui, spawn_hud).chain())
+        .add_systems(
+            OnEnter(Screen::Battle),
+            (reset_battle_ui, spawn_hud).chain(),
+        )
         .add_systems(
             Update,
             (
@@ -291,7 +294,11 @@ fn update_view(
     mut view: ResMut<View>,
     mut blocked: ResMut<InputBlocked>,
 ) {
-    if !battle.is_changed() && !hotseat.is_changed() && !targeting.is_changed() && !paused.is_changed() && view.state.is_some()
+    if !battle.is_changed()
+        && !hotseat.is_changed()
+        && !targeting.is_changed()
+        && !paused.is_changed()
+        && view.state.is_some()
     {
         return;
     }
@@ -398,7 +405,9 @@ fn battle_actions(
             UiAction::ToggleThreat => settings.show_threat = !settings.show_threat,
             UiAction::Speed => settings.speed = Settings::cycle(&Settings::SPEEDS, settings.speed),
             UiAction::SkipAnimations => settings.skip_animations = !settings.skip_animations,
-            UiAction::Pace => settings.ai_pace = Settings::cycle(&Settings::PACES, settings.ai_pace),
+            UiAction::Pace => {
+                settings.ai_pace = Settings::cycle(&Settings::PACES, settings.ai_pace)
+            }
             UiAction::Undo => {
                 if battle.undo() {
                     toasts.write(Toast("Move undone".into()));
@@ -509,7 +518,11 @@ fn top_bar(
         b.spawn(small(
             format!(
                 "[F3] Anim {}",
-                if settings.skip_animations { "skip" } else { "on" }
+                if settings.skip_animations {
+                    "skip"
+                } else {
+                    "on"
+                }
             ),
             UiAction::SkipAnimations,
         ));
@@ -545,55 +558,58 @@ fn turn_order(
     let Ok(panel) = panel.single() else {
         return;
     };
-    commands.entity(panel).despawn_children().with_children(|p| {
-        p.spawn(ui::text("Turn order", 17.0, ui::ACCENT));
-        if clock.order.is_empty() {
-            p.spawn(ui::text("(the ruleset lists no order now)", 13.0, ui::DIM));
-        }
-        for e in &clock.order {
-            let Some(u) = state.unit(e.unit) else {
-                continue;
-            };
-            let colour = if e.current {
-                ui::TEXT
-            } else if e.done || !u.is_active() {
-                ui::DIM
-            } else {
-                Color::srgb(0.82, 0.8, 0.76)
-            };
-            p.spawn((
-                Node {
-                    flex_direction: FlexDirection::Row,
-                    align_items: AlignItems::Center,
-                    column_gap: px(5),
-                    padding: UiRect::axes(px(3), px(2)),
-                    border_radius: BorderRadius::all(px(3)),
-                    ..default()
-                },
-                BackgroundColor(if e.current {
-                    ui::BUTTON_ON
+    commands
+        .entity(panel)
+        .despawn_children()
+        .with_children(|p| {
+            p.spawn(ui::text("Turn order", 17.0, ui::ACCENT));
+            if clock.order.is_empty() {
+                p.spawn(ui::text("(the ruleset lists no order now)", 13.0, ui::DIM));
+            }
+            for e in &clock.order {
+                let Some(u) = state.unit(e.unit) else {
+                    continue;
+                };
+                let colour = if e.current {
+                    ui::TEXT
+                } else if e.done || !u.is_active() {
+                    ui::DIM
                 } else {
-                    Color::NONE
-                }),
-            ))
-            .with_children(|r| {
-                r.spawn((
+                    Color::srgb(0.82, 0.8, 0.76)
+                };
+                p.spawn((
                     Node {
-                        width: px(10),
-                        height: px(10),
+                        flex_direction: FlexDirection::Row,
+                        align_items: AlignItems::Center,
+                        column_gap: px(5),
+                        padding: UiRect::axes(px(3), px(2)),
+                        border_radius: BorderRadius::all(px(3)),
                         ..default()
                     },
-                    BackgroundColor(side_colour(Some(u.side.index()))),
-                ));
-                let mark = if e.current { "> " } else { "" };
-                r.spawn(ui::text(
-                    format!("{mark}{}  {}", u.name, e.label),
-                    13.0,
-                    colour,
-                ));
-            });
-        }
-    });
+                    BackgroundColor(if e.current {
+                        ui::BUTTON_ON
+                    } else {
+                        Color::NONE
+                    }),
+                ))
+                .with_children(|r| {
+                    r.spawn((
+                        Node {
+                            width: px(10),
+                            height: px(10),
+                            ..default()
+                        },
+                        BackgroundColor(side_colour(Some(u.side.index()))),
+                    ));
+                    let mark = if e.current { "> " } else { "" };
+                    r.spawn(ui::text(
+                        format!("{mark}{}  {}", u.name, e.label),
+                        13.0,
+                        colour,
+                    ));
+                });
+            }
+        });
 }
 
 /// The odds in words for an attack command, if it is one.
@@ -615,7 +631,9 @@ fn odds_words(s: &BattleState, cmd: &Command) -> Option<String> {
 }
 
 fn entry_line(s: &BattleState, e: &MenuEntry) -> String {
-    let key = e.hotkey.map_or(String::new(), |k| format!("[{}] ", k.label()));
+    let key = e
+        .hotkey
+        .map_or(String::new(), |k| format!("[{}] ", k.label()));
     let mut line = format!("{key}{}", e.label);
     if !e.cost.is_empty() {
         line.push_str(&format!(" - {}", e.cost));
@@ -653,7 +671,11 @@ fn action_menu(
         (_, false) => match battle.deciding() {
             Some(s) => format!(
                 "Waiting for {} ({})",
-                battle.state.sides.get(s.index()).map_or("?", |x| x.name.as_str()),
+                battle
+                    .state
+                    .sides
+                    .get(s.index())
+                    .map_or("?", |x| x.name.as_str()),
                 battle.control(s).label()
             ),
             None => String::new(),
@@ -679,7 +701,11 @@ fn action_menu(
             })
             .collect()
     };
-    let key = format!("{title}|{lines:?}|{:?}|{}", targeting.group, battle.can_undo());
+    let key = format!(
+        "{title}|{lines:?}|{:?}|{}",
+        targeting.group,
+        battle.can_undo()
+    );
     if *last == key {
         return;
     }
@@ -689,45 +715,49 @@ fn action_menu(
     };
     let can_undo = battle.can_undo();
     let group = targeting.group.clone();
-    commands.entity(panel).despawn_children().with_children(|p| {
-        p.spawn((
-            ui::text(&title, 17.0, ui::ACCENT),
-            Node {
-                margin: UiRect::bottom(px(4)),
-                ..default()
-            },
-        ));
-        if let Some(g) = &group {
-            let what = if g == "Move" {
-                "Choose a highlighted cell on the board (click, or arrows + Enter)".to_string()
-            } else {
-                format!("{g}: choose a target on the board or below")
-            };
-            p.spawn(ui::text(what, 13.0, ui::TEXT));
-        }
-        for (label, action, on) in lines {
+    commands
+        .entity(panel)
+        .despawn_children()
+        .with_children(|p| {
             p.spawn((
-                Button,
-                action,
-                ui::ButtonColour(if on { ui::BUTTON_ON } else { ui::BUTTON }),
+                ui::text(&title, 17.0, ui::ACCENT),
                 Node {
-                    padding: UiRect::axes(px(6), px(3)),
-                    border_radius: BorderRadius::all(px(3)),
+                    margin: UiRect::bottom(px(4)),
                     ..default()
                 },
-                BackgroundColor(if on { ui::BUTTON_ON } else { ui::BUTTON }),
-                children![ui::text(label, 14.0, ui::TEXT)],
             ));
-        }
-        if group.is_some() {
-            p.spawn(ui::button("Cancel", Some("Esc"), UiAction::CancelTarget));
-        }
-        if can_undo {
-            p.spawn(ui::button("Undo move", Some("U"), UiAction::Undo));
-        }
-    });
+            if let Some(g) = &group {
+                let what = if g == "Move" {
+                    "Choose a highlighted cell on the board (click, or arrows + Enter)".to_string()
+                } else {
+                    format!("{g}: choose a target on the board or below")
+                };
+                p.spawn(ui::text(what, 13.0, ui::TEXT));
+            }
+            for (label, action, on) in lines {
+                p.spawn((
+                    Button,
+                    action,
+                    ui::ButtonColour(if on { ui::BUTTON_ON } else { ui::BUTTON }),
+                    Node {
+                        padding: UiRect::axes(px(6), px(3)),
+                        border_radius: BorderRadius::all(px(3)),
+                        ..default()
+                    },
+                    BackgroundColor(if on { ui::BUTTON_ON } else { ui::BUTTON }),
+                    children![ui::text(label, 14.0, ui::TEXT)],
+                ));
+            }
+            if group.is_some() {
+                p.spawn(ui::button("Cancel", Some("Esc"), UiAction::CancelTarget));
+            }
+            if can_undo {
+                p.spawn(ui::button("Undo move", Some("U"), UiAction::Undo));
+            }
+        });
 }
 
+#[allow(clippy::too_many_arguments)]
 fn combat_log(
     mut commands: Commands,
     battle: Res<Battle>,
@@ -774,27 +804,30 @@ fn combat_log(
     };
     let end = visible.len() - scroll.0.min(visible.len());
     let start = end.saturating_sub(SHOWN);
-    commands.entity(lines).despawn_children().with_children(|p| {
-        p.spawn(ui::text(
-            if scroll.0 > 0 {
-                format!("Combat log (scrolled back {}; PgDn)", scroll.0)
-            } else {
-                "Combat log (PgUp / wheel to scroll)".to_string()
-            },
-            14.0,
-            ui::ACCENT,
-        ));
-        for line in &visible[start..end] {
-            let colour = if line.starts_with("---") || line.starts_with("Battle over") {
-                ui::ACCENT
-            } else if line.contains(" rolls ") {
-                ui::DIM
-            } else {
-                ui::TEXT
-            };
-            p.spawn(ui::text(*line, 13.0, colour));
-        }
-    });
+    commands
+        .entity(lines)
+        .despawn_children()
+        .with_children(|p| {
+            p.spawn(ui::text(
+                if scroll.0 > 0 {
+                    format!("Combat log (scrolled back {}; PgDn)", scroll.0)
+                } else {
+                    "Combat log (PgUp / wheel to scroll)".to_string()
+                },
+                14.0,
+                ui::ACCENT,
+            ));
+            for line in &visible[start..end] {
+                let colour = if line.starts_with("---") || line.starts_with("Battle over") {
+                    ui::ACCENT
+                } else if line.contains(" rolls ") {
+                    ui::DIM
+                } else {
+                    ui::TEXT
+                };
+                p.spawn(ui::text(*line, 13.0, colour));
+            }
+        });
 }
 
 fn reaction_prompt(
@@ -851,7 +884,15 @@ fn reaction_prompt(
             for (i, e) in view.menu.iter().enumerate() {
                 let default = if i == 0 { " (default: Enter)" } else { "" };
                 p.spawn(ui::button(
-                    format!("{}{}{default}", e.label, if e.cost.is_empty() { String::new() } else { format!(" - {}", e.cost) }),
+                    format!(
+                        "{}{}{default}",
+                        e.label,
+                        if e.cost.is_empty() {
+                            String::new()
+                        } else {
+                            format!(" - {}", e.cost)
+                        }
+                    ),
                     e.hotkey.map(|k| k.label()).as_deref(),
                     UiAction::Menu(i),
                 ));
@@ -860,11 +901,7 @@ fn reaction_prompt(
         });
 }
 
-fn pause_menu(
-    mut commands: Commands,
-    paused: Res<Paused>,
-    menus: Query<Entity, With<PauseMenu>>,
-) {
+fn pause_menu(mut commands: Commands, paused: Res<Paused>, menus: Query<Entity, With<PauseMenu>>) {
     if !paused.is_changed() {
         return;
     }
@@ -913,15 +950,19 @@ fn pause_menu(
 }
 
 /// What the tooltip says about a cell and the unit on it.
-pub fn tooltip_lines(s: &BattleState, acting: Option<UnitId>, cell: crate::rules::grid::Cell) -> Vec<String> {
+pub fn tooltip_lines(
+    s: &BattleState,
+    acting: Option<UnitId>,
+    cell: crate::rules::grid::Cell,
+) -> Vec<String> {
     let mut out = Vec::new();
     let Some(terrain) = s.terrain.terrain(cell) else {
         return out;
     };
-    if let Some(uid) = s.unit_at(cell).or_else(|| {
-        s.unit_ids()
-            .find(|&u| s.units[u.index()].cell == cell)
-    }) && let Some(u) = s.unit(uid)
+    if let Some(uid) = s
+        .unit_at(cell)
+        .or_else(|| s.unit_ids().find(|&u| s.units[u.index()].cell == cell))
+        && let Some(u) = s.unit(uid)
     {
         let template = s
             .ruleset()
@@ -931,7 +972,11 @@ pub fn tooltip_lines(s: &BattleState, acting: Option<UnitId>, cell: crate::rules
         out.push(format!("{} - {template} ({side})", u.name));
         out.push(health_text(u));
         if !u.conditions.is_empty() {
-            let c: Vec<String> = u.conditions.iter().map(|c| super::units::condition_name(s, c)).collect();
+            let c: Vec<String> = u
+                .conditions
+                .iter()
+                .map(|c| super::units::condition_name(s, c))
+                .collect();
             out.push(format!("Conditions: {}", c.join(", ")));
         }
         if let Some(a) = acting
@@ -1023,11 +1068,18 @@ fn tooltip(
         return;
     }
     *last = key;
-    commands.entity(entity).despawn_children().with_children(|p| {
-        for (i, l) in lines.iter().enumerate() {
-            p.spawn(ui::text(l, 13.0, if i == 0 { ui::ACCENT } else { ui::TEXT }));
-        }
-    });
+    commands
+        .entity(entity)
+        .despawn_children()
+        .with_children(|p| {
+            for (i, l) in lines.iter().enumerate() {
+                p.spawn(ui::text(
+                    l,
+                    13.0,
+                    if i == 0 { ui::ACCENT } else { ui::TEXT },
+                ));
+            }
+        });
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -1056,7 +1108,9 @@ fn hints(
             _ => String::new(),
         }
     } else if let Some(g) = &targeting.group {
-        format!("{g}: click a highlighted cell or target (or arrows + Enter, or a number). Esc cancels.")
+        format!(
+            "{g}: click a highlighted cell or target (or arrows + Enter, or a number). Esc cancels."
+        )
     } else {
         match s.pending() {
             Decision::Act { unit } => format!(
@@ -1070,7 +1124,9 @@ fn hints(
                 "Declare what {} will do this round (the other side cannot see it): pick from the menu.",
                 unit_name(s, unit)
             ),
-            Decision::React { .. } => "Answer the prompt: a number, or Enter for the default.".into(),
+            Decision::React { .. } => {
+                "Answer the prompt: a number, or Enter for the default.".into()
+            }
             Decision::Over { .. } => String::new(),
         }
     };

@@ -63,6 +63,7 @@ fn reset_cursor(mut cursor: ResMut<CursorCell>, battle: Res<Battle>) {
         .map(|u| u.cell);
 }
 
+#[allow(clippy::type_complexity)]
 fn pointer_over_ui(
     panels: Query<&Interaction, Or<(With<HudPanel>, With<Button>)>>,
     mut over: ResMut<PointerOverUi>,
@@ -312,7 +313,14 @@ fn keyboard(
             // The default answer.
             click(&mut clicks, UiAction::Menu(0));
         } else if let Some(c) = cursor.0 {
-            confirm(c, &view, &mut targeting, &mut submit, &mut toasts, &mut clicks);
+            confirm(
+                c,
+                &view,
+                &mut targeting,
+                &mut submit,
+                &mut toasts,
+                &mut clicks,
+            );
         }
     }
 }
@@ -331,7 +339,10 @@ fn confirm(
     };
     if let Decision::Pick { .. } = state.pending() {
         if let Some(u) = state.unit_at(cell)
-            && view.legal.iter().any(|d| d.command == Command::Pick { unit: u })
+            && view
+                .legal
+                .iter()
+                .any(|d| d.command == Command::Pick { unit: u })
         {
             clicks.write(UiClick(UiAction::Pick(u)));
         } else {
@@ -349,7 +360,9 @@ fn confirm(
             });
         }
         None if targeting.group.is_some() => {
-            toasts.write(Toast("Not a valid choice here: pick a highlighted cell".into()));
+            toasts.write(Toast(
+                "Not a valid choice here: pick a highlighted cell".into(),
+            ));
         }
         None => {}
     }
@@ -371,6 +384,13 @@ fn mouse_click(
         return;
     }
     if let Some(c) = cursor.0 {
-        confirm(c, &view, &mut targeting, &mut submit, &mut toasts, &mut clicks);
+        confirm(
+            c,
+            &view,
+            &mut targeting,
+            &mut submit,
+            &mut toasts,
+            &mut clicks,
+        );
     }
 }

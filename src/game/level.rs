@@ -12,7 +12,10 @@ use crate::rules::map::{Sight, Terrain, TerrainMap, kinds};
 
 pub(super) fn plugin(app: &mut App) {
     app.add_systems(Startup, show_errors.run_if(resource_exists::<LevelErrors>))
-        .add_systems(Update, dismiss_errors.run_if(resource_exists::<LevelErrors>));
+        .add_systems(
+            Update,
+            dismiss_errors.run_if(resource_exists::<LevelErrors>),
+        );
 }
 
 /// The screen listing a level's errors.

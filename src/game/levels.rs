@@ -25,10 +25,7 @@ pub(super) fn plugin(app: &mut App) {
         .init_resource::<Catalog>()
         .add_message::<LevelChanged>()
         .add_systems(Startup, load_catalog)
-        .add_systems(
-            Update,
-            track_assets.in_set(super::AppSystems::RecordInput),
-        );
+        .add_systems(Update, track_assets.in_set(super::AppSystems::RecordInput));
 }
 
 /// A level file as loaded: the ready level, or every problem as `file:line:col: error: ...`.
@@ -183,11 +180,7 @@ fn track_assets(
             continue;
         };
         entry.level = Some(asset.level.clone());
-        entry.thumbnail = asset
-            .level
-            .as_ref()
-            .ok()
-            .map(|l| images.add(thumbnail(l)));
+        entry.thumbnail = asset.level.as_ref().ok().map(|l| images.add(thumbnail(l)));
         changed.write(LevelChanged {
             path: entry.path.clone(),
         });

@@ -355,7 +355,10 @@ mod tests {
             .filter(|d| matches!(d.command, Command::Move { .. }))
             .count();
         assert!(moves > 1);
-        let mv = entries.iter().find(|e| e.group == "Move").expect("a move entry");
+        let mv = entries
+            .iter()
+            .find(|e| e.group == "Move")
+            .expect("a move entry");
         assert_eq!(mv.commands.len(), moves);
         assert!(mv.needs_target());
         let last = entries.last().expect("entries");

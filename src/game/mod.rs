@@ -99,7 +99,12 @@ pub fn run(level: Option<PathBuf>) -> ExitCode {
 /// view, saves a screenshot once the board is drawn, and exits. Exits with 1 if the level
 /// fails to load (the screenshot then shows its errors), if the overlay or unit is unknown,
 /// or if no screenshot could be written.
-pub fn shot(level: PathBuf, out: PathBuf, overlay: Option<String>, unit: Option<String>) -> ExitCode {
+pub fn shot(
+    level: PathBuf,
+    out: PathBuf,
+    overlay: Option<String>,
+    unit: Option<String>,
+) -> ExitCode {
     let loaded = crate::rules::level::load_path(&level);
     // A stale file must not pass for a fresh screenshot.
     if out.exists()
@@ -123,13 +128,7 @@ pub fn shot(level: PathBuf, out: PathBuf, overlay: Option<String>, unit: Option<
                     return ExitCode::from(2);
                 };
                 let name = unit.unwrap_or_default();
-                let Some(id) = setup
-                    .level
-                    .file
-                    .units
-                    .iter()
-                    .position(|u| u.name == name)
-                else {
+                let Some(id) = setup.level.file.units.iter().position(|u| u.name == name) else {
                     eprintln!(
                         "fray shot: --overlay needs --unit NAME with a unit of the level (got '{name}')"
                     );
@@ -171,8 +170,11 @@ fn exit_code(exit: AppExit) -> ExitCode {
 /// Registers the `levels://` asset source on `dir`; call before adding `AssetPlugin`.
 pub fn register_levels_source(app: &mut App, dir: &Path) {
     let path = dir.to_string_lossy().into_owned();
-    app.register_asset_source(levels::SOURCE, AssetSourceBuilder::platform_default(&path, None))
-        .insert_resource(levels::LevelsDir(dir.to_path_buf()));
+    app.register_asset_source(
+        levels::SOURCE,
+        AssetSourceBuilder::platform_default(&path, None),
+    )
+    .insert_resource(levels::LevelsDir(dir.to_path_buf()));
 }
 
 /// The windowed app.
@@ -297,7 +299,8 @@ fn reload_open_level(
         match &entry.level {
             Some(Ok(level)) => {
                 // Only an edit: the first load of the open level changes nothing.
-                if ron::to_string(&level.file).ok() == ron::to_string(&battle.setup.level.file).ok() {
+                if ron::to_string(&level.file).ok() == ron::to_string(&battle.setup.level.file).ok()
+                {
                     continue;
                 }
                 let mut setup = battle.setup.clone();
@@ -308,7 +311,9 @@ fn reload_open_level(
                 let b = Battle::new(setup);
                 commands.insert_resource(ai_driver::AiPlayers::for_battle(&b));
                 commands.insert_resource(b);
-                toasts.write(battle::Toast("The level was edited: a fresh battle on it".into()));
+                toasts.write(battle::Toast(
+                    "The level was edited: a fresh battle on it".into(),
+                ));
             }
             Some(Err(lines)) => {
                 commands

@@ -26,8 +26,7 @@ use crate::rules::sight::{self, Cover};
 pub(super) fn plugin(app: &mut App) {
     app.add_systems(
         Update,
-        draw
-            .in_set(super::AppSystems::Update)
+        draw.in_set(super::AppSystems::Update)
             .run_if(in_state(Screen::Battle).and_then(resource_exists::<Battle>)),
     );
 }
@@ -133,7 +132,11 @@ pub fn layers(
         && show_threat
     {
         let map = s.threat_for(a, |_| true);
-        out.threat = s.grid().cells().filter(|c| map.get(*c) == Some(&true)).collect();
+        out.threat = s
+            .grid()
+            .cells()
+            .filter(|c| map.get(*c) == Some(&true))
+            .collect();
     }
     if let Some(c) = cursor {
         out.path = legal
@@ -192,7 +195,11 @@ pub fn forced_layers(s: &BattleState, f: ForcedOverlay) -> Layers {
         }
         OverlayKind::Threat => {
             let map = s.threat_for(f.unit, |_| true);
-            out.threat = s.grid().cells().filter(|c| map.get(*c) == Some(&true)).collect();
+            out.threat = s
+                .grid()
+                .cells()
+                .filter(|c| map.get(*c) == Some(&true))
+                .collect();
         }
         OverlayKind::Sight => {
             out.cover_map = s
@@ -299,32 +306,45 @@ fn draw(
             Transform::from_translation(at.extend(z)),
         ));
     };
-    let label = |commands: &mut Commands, kind: Overlay, at: Vec2, z: f32, t: String, px: f32, c: Color| {
-        commands.spawn((
-            kind,
-            OnBoard,
-            DespawnOnExit(Screen::Battle),
-            Text2d::new(menu::ascii(&t)),
-            TextFont {
-                font_size: FontSize::Px(px),
-                ..default()
-            },
-            TextColor(c),
-            Text2dShadow {
-                offset: Vec2::new(1.0, -1.0),
-                color: Color::srgba(0.0, 0.0, 0.0, 0.95),
-            },
-            Transform::from_translation(at.extend(z)),
-        ));
-    };
+    let label =
+        |commands: &mut Commands, kind: Overlay, at: Vec2, z: f32, t: String, px: f32, c: Color| {
+            commands.spawn((
+                kind,
+                OnBoard,
+                DespawnOnExit(Screen::Battle),
+                Text2d::new(menu::ascii(&t)),
+                TextFont {
+                    font_size: FontSize::Px(px),
+                    ..default()
+                },
+                TextColor(c),
+                Text2dShadow {
+                    offset: Vec2::new(1.0, -1.0),
+                    color: Color::srgba(0.0, 0.0, 0.0, 0.95),
+                },
+                Transform::from_translation(at.extend(z)),
+            ));
+        };
     for c in &layers.threat {
         if let Some(p) = layout.cell_center(*c) {
-            spawn(&mut commands, Overlay::Threat, p, 1.0, (cell_sprite(Pattern::Threat, THREAT),));
+            spawn(
+                &mut commands,
+                Overlay::Threat,
+                p,
+                1.0,
+                (cell_sprite(Pattern::Threat, THREAT),),
+            );
         }
     }
     for (c, cost) in &layers.reach {
         if let Some(p) = layout.cell_center(*c) {
-            spawn(&mut commands, Overlay::Reach, p, 1.5, (cell_sprite(Pattern::Reach, REACH),));
+            spawn(
+                &mut commands,
+                Overlay::Reach,
+                p,
+                1.5,
+                (cell_sprite(Pattern::Reach, REACH),),
+            );
             label(
                 &mut commands,
                 Overlay::Label,
@@ -344,15 +364,35 @@ fn draw(
                 Cover::Full => (Pattern::Target, Color::srgba(0.95, 0.45, 0.1, 0.9), "F"),
                 Cover::Blocked => (Pattern::Threat, Color::srgba(0.1, 0.1, 0.15, 0.7), "X"),
             };
-            spawn(&mut commands, Overlay::Sight, p, 1.2, (cell_sprite(pattern, colour),));
+            spawn(
+                &mut commands,
+                Overlay::Sight,
+                p,
+                1.2,
+                (cell_sprite(pattern, colour),),
+            );
             if !mark.is_empty() {
-                label(&mut commands, Overlay::Label, p, 3.0, mark.into(), size * 0.22, Color::WHITE);
+                label(
+                    &mut commands,
+                    Overlay::Label,
+                    p,
+                    3.0,
+                    mark.into(),
+                    size * 0.22,
+                    Color::WHITE,
+                );
             }
         }
     }
     for c in &layers.targets {
         if let Some(p) = layout.cell_center(*c) {
-            spawn(&mut commands, Overlay::Target, p, 2.0, (cell_sprite(Pattern::Target, TARGET),));
+            spawn(
+                &mut commands,
+                Overlay::Target,
+                p,
+                2.0,
+                (cell_sprite(Pattern::Target, TARGET),),
+            );
         }
     }
     if let Some(path) = &layers.path {
@@ -408,7 +448,12 @@ fn draw(
             let pieces: Vec<(f32, f32)> = if blocked {
                 let dash = size * 0.18;
                 (0..((len / (2.0 * dash)) as usize + 1))
-                    .map(|i| (i as f32 * 2.0 * dash, (i as f32 * 2.0 * dash + dash).min(len)))
+                    .map(|i| {
+                        (
+                            i as f32 * 2.0 * dash,
+                            (i as f32 * 2.0 * dash + dash).min(len),
+                        )
+                    })
                     .filter(|(s, e)| e > s)
                     .collect()
             } else {
@@ -436,7 +481,13 @@ fn draw(
         && forced.is_none()
         && let Some(p) = layout.cell_center(c)
     {
-        spawn(&mut commands, Overlay::Cursor, p, 5.0, (cell_sprite(Pattern::Cursor, CURSOR),));
+        spawn(
+            &mut commands,
+            Overlay::Cursor,
+            p,
+            5.0,
+            (cell_sprite(Pattern::Cursor, CURSOR),),
+        );
         if !layers.label.is_empty() {
             label(
                 &mut commands,

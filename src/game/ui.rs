@@ -125,6 +125,7 @@ fn press_buttons(
     }
 }
 
+#[allow(clippy::type_complexity)]
 fn hover_colours(
     mut buttons: Query<
         (&Interaction, &ButtonColour, &mut BackgroundColor),

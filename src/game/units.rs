@@ -288,7 +288,11 @@ fn play_events(
             }
             Event::Status { unit, status } if *status != Status::Active => {
                 if let Some(p) = at(*unit, &battle.shown) {
-                    let t = if *status == Status::Dead { "Dead" } else { "Down" };
+                    let t = if *status == Status::Dead {
+                        "Dead"
+                    } else {
+                        "Down"
+                    };
                     float_text(
                         &mut commands,
                         p + Vec2::new(0.0, -size * 0.2),
@@ -365,7 +369,14 @@ fn sync_tokens(
 }
 
 /// One unit's token.
-fn token(index: usize, unit: &Unit, at: Vec3, cell: f32, art: &Art, silhouette: &str) -> impl Bundle {
+fn token(
+    index: usize,
+    unit: &Unit,
+    at: Vec3,
+    cell: f32,
+    art: &Art,
+    silhouette: &str,
+) -> impl Bundle {
     let side = unit.side.index();
     let shadow = Text2dShadow {
         offset: Vec2::new(1.5, -1.5),
@@ -590,18 +601,21 @@ fn place_tokens(
             last_icons[token.0] = icons.clone();
             for child in children.iter() {
                 if let Ok((holder, _)) = parts.p5().get(child) {
-                    commands.entity(holder).despawn_children().with_children(|h| {
-                        for (i, icon) in icons.iter().enumerate() {
-                            h.spawn((
-                                Sprite {
-                                    image: art.icon(*icon),
-                                    custom_size: Some(Vec2::splat(size * 0.26)),
-                                    ..default()
-                                },
-                                Transform::from_xyz(i as f32 * size * 0.24, 0.0, 0.0),
-                            ));
-                        }
-                    });
+                    commands
+                        .entity(holder)
+                        .despawn_children()
+                        .with_children(|h| {
+                            for (i, icon) in icons.iter().enumerate() {
+                                h.spawn((
+                                    Sprite {
+                                        image: art.icon(*icon),
+                                        custom_size: Some(Vec2::splat(size * 0.26)),
+                                        ..default()
+                                    },
+                                    Transform::from_xyz(i as f32 * size * 0.24, 0.0, 0.0),
+                                ));
+                            }
+                        });
                 }
             }
         }
