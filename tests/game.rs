@@ -296,6 +296,9 @@ fn an_ai_versus_ai_battle_is_played_to_the_result_screen() {
     let b = battle(&app);
     let outcome = b.state.outcome.clone().expect("the battle ended");
     assert!(b.commands.len() > 10, "{} commands", b.commands.len());
+    // The log names units, never their ids.
+    assert!(b.log.iter().all(|l| !l.text.contains("UnitId(")));
+    assert!(b.log.iter().any(|l| l.text.contains(" rolls ")));
     // The replay reproduces the battle.
     let replayed = Battle::replay(b.setup.clone(), &b.commands).expect("replays");
     assert_eq!(replayed.state.outcome, Some(outcome.clone()));

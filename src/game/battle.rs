@@ -155,6 +155,37 @@ pub struct Battle {
     pub saved_round: u32,
 }
 
+/// A combat log line: [`log::describe`], with unit ids in a ruleset's own events (which the
+/// engine writes out as data) replaced by the units' names.
+pub fn log_text(state: &BattleState, event: &Event) -> String {
+    let text = log::describe(state, event);
+    if !matches!(event, Event::Rules(_)) {
+        return text;
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text.as_str();
+    while let Some(at) = rest.find("UnitId(") {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + "UnitId(".len()..];
+        let digits = after.find(')').map(|end| (&after[..end], &after[end + 1..]));
+        match digits.and_then(|(d, tail)| Some((d.parse::<u16>().ok()?, tail))) {
+            Some((id, tail)) => {
+                match state.unit(crate::rules::battle::UnitId(id)) {
+                    Some(u) => out.push_str(&u.name),
+                    None => out.push_str(&format!("unit {id}")),
+                }
+                rest = tail;
+            }
+            None => {
+                out.push_str("UnitId(");
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
 impl Battle {
     /// Starts a battle. The opening events (initiative...) go straight to the log.
     pub fn new(setup: BattleSetup) -> Self {
@@ -162,7 +193,7 @@ impl Battle {
         let log = events
             .iter()
             .map(|e| LogLine {
-                text: log::describe(&state, e),
+                text: log_text(&state, e),
                 private_to: None,
             })
             .collect();
@@ -190,7 +221,7 @@ impl Battle {
             let private = private_owner(&b.state, c);
             for e in &events {
                 b.log.push(LogLine {
-                    text: log::describe(&b.state, e),
+                    text: log_text(&b.state, e),
                     private_to: private.filter(|_| matches!(e, Event::Rules(_))),
                 });
             }
@@ -301,7 +332,7 @@ impl Battle {
         let q = self.queue.pop_front()?;
         self.shown.apply(&q.event);
         self.log.push(LogLine {
-            text: log::describe(&self.shown, &q.event),
+            text: log_text(&self.shown, &q.event),
             private_to: q.private_to,
         });
         if self.queue.is_empty() {

@@ -477,16 +477,19 @@ fn top_bar(
     };
     commands.entity(bar).despawn_children().with_children(|b| {
         b.spawn((
-            ui::text(&clock.headline, 18.0, ui::ACCENT),
+            ui::text(&clock.headline, 17.0, ui::ACCENT),
             Node {
                 flex_grow: 1.0,
+                flex_shrink: 1.0,
+                min_width: px(0),
                 ..default()
             },
         ));
         b.spawn((
             ui::text(thinking_text, 16.0, ui::GOOD),
             Node {
-                width: px(220),
+                flex_shrink: 0.0,
+                margin: UiRect::right(px(8)),
                 ..default()
             },
         ));
@@ -498,6 +501,7 @@ fn top_bar(
                 Node {
                     padding: UiRect::axes(px(6), px(3)),
                     border_radius: BorderRadius::all(px(3)),
+                    flex_shrink: 0.0,
                     ..default()
                 },
                 BackgroundColor(ui::BUTTON),

@@ -169,6 +169,9 @@ fn exit_code(exit: AppExit) -> ExitCode {
 
 /// Registers the `levels://` asset source on `dir`; call before adding `AssetPlugin`.
 pub fn register_levels_source(app: &mut App, dir: &Path) {
+    // Bevy resolves a relative source path against the executable's folder, not the working
+    // directory: make it absolute first.
+    let dir = &std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
     let path = dir.to_string_lossy().into_owned();
     app.register_asset_source(
         levels::SOURCE,

@@ -19,6 +19,27 @@ pub(super) fn plugin(app: &mut App) {
             .run_if(resource_exists::<ShotRequest>)
             .in_set(AppSystems::Update),
     );
+    app.add_systems(Update, screenshot_key.in_set(AppSystems::Update));
+}
+
+/// F12 saves a screenshot of the window as `fray-screenshot-N.png` in the working directory
+/// (or in `$FRAY_SCREENSHOT_DIR`), N counting up from the first free number.
+fn screenshot_key(mut commands: Commands, keys: Res<ButtonInput<KeyCode>>) {
+    if !keys.just_pressed(KeyCode::F12) {
+        return;
+    }
+    let dir =
+        std::env::var_os("FRAY_SCREENSHOT_DIR").map_or_else(|| PathBuf::from("."), PathBuf::from);
+    let Some(path) = (1..10_000)
+        .map(|n| dir.join(format!("fray-screenshot-{n}.png")))
+        .find(|p| !p.exists())
+    else {
+        return;
+    };
+    info!("screenshot to {}", path.display());
+    commands
+        .spawn(Screenshot::primary_window())
+        .observe(save_to_disk(path));
 }
 
 /// Take one screenshot to `out`, then exit (with an error code if `failed`, or if the file
