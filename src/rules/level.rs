@@ -61,8 +61,9 @@ pub struct LevelFile {
 pub struct Options {
     /// Sides or units (by name) caught unaware when the battle starts. What that means is the
     /// ruleset's: a Surprise Phase (`phases`), a free round for their foes (`sides`,
-    /// `alternating`), reactions only until their first turn (`action-points`). In `segments`
-    /// surprise is rolled; a side listed here is surprised on 1-3 instead of 1-2.
+    /// `alternating`), reactions only until their first turn (`action-points`). Not allowed in
+    /// `segments`, where every side rolls for surprise: there "surprises on 1-3" is a trait of
+    /// the creature that does the surprising, its `surprises_on` stat.
     pub surprised: Vec<String>,
     /// The side whose member started the fight: it takes the first pick in `alternating`.
     /// Default: the first side.
@@ -1023,6 +1024,15 @@ pub fn check(file: &LevelFile) -> Vec<Problem> {
                 ),
             );
         }
+    }
+    if file.ruleset == "segments" && !o.surprised.is_empty() {
+        out.push(
+            vec![F("options"), F("surprised")],
+            "options.surprised has no meaning in segments: every side rolls a d6 for surprise \
+             (sides in options.alerted make no roll). A creature that surprises its foes on 1-3 \
+             says so in its stats: overrides: {\"surprises_on\": 3}"
+                .to_string(),
+        );
     }
     for (i, name) in o.alerted.iter().enumerate() {
         if !side_index.contains_key(name.as_str()) {

@@ -287,3 +287,36 @@ pub fn dice(text: &str) -> DiceExpr {
 pub fn ndx(count: i64, sides: i64, bonus: i64) -> DiceExpr {
     DiceExpr::dice(count.max(0) as u32, sides.max(1) as u32).plus(bonus)
 }
+
+impl Exec<'_> {
+    /// Applies and records `batch` as one instant: the victory check runs once, after the last
+    /// event, instead of after each. Two combatants who kill each other at the same moment
+    /// (`segments`' simultaneous initiative) then end the battle in a draw, not in a win for
+    /// whichever was reported dead second.
+    pub fn emit_together(&mut self, batch: Vec<Event>) {
+        if self.state.outcome.is_some() || batch.is_empty() {
+            return;
+        }
+        let may_end = batch.iter().any(|e| {
+            matches!(
+                e,
+                Event::Moved { .. }
+                    | Event::Placed { .. }
+                    | Event::Status { .. }
+                    | Event::RoundStarted { .. }
+            )
+        });
+        for e in batch {
+            self.state.apply(&e);
+            self.events.push(e);
+        }
+        if may_end && let Some(o) = self.state.victory_check() {
+            let end = Event::Ended {
+                winner: o.winner,
+                reason: o.reason,
+            };
+            self.state.apply(&end);
+            self.events.push(end);
+        }
+    }
+}

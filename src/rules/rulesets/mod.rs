@@ -157,5 +157,20 @@ pub fn odds(s: &BattleState, attacker: UnitId, target: UnitId, ranged: bool) -> 
 /// `segments`), so an AI searching a clone of it cannot cheat. The rulesets without hidden
 /// information leave the state as it is.
 pub fn redact(state: &mut BattleState, viewer: crate::rules::battle::SideId) {
-    let _ = (state, viewer);
+    if let RulesState::Segments(_) = state.rules {
+        segments::redact(state, viewer);
+    }
+}
+
+/// An event as `viewer`'s side may see it (the combat log of a hot-seat view): another side's
+/// hidden declaration loses its content in `segments`. Other events are returned as they are.
+pub fn redact_event(
+    state: &BattleState,
+    event: &crate::rules::battle::Event,
+    viewer: crate::rules::battle::SideId,
+) -> crate::rules::battle::Event {
+    match state.rules {
+        RulesState::Segments(_) => segments::redact_event(state, event, viewer),
+        _ => event.clone(),
+    }
 }

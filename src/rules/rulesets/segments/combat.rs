@@ -1,0 +1,520 @@
+//! Fighting in `segments`: moving (with fleeing attacks and spears set against a charge),
+//! attack routines, damage (deferred deaths in simultaneous segments), spells and spoiling.
+
+use super::{
+    Ev, Mode, Phase, State, after_action, casting_time, ev, finish_turn, is_casting, mode, name,
+    st, stat, surprised_now,
+};
+use crate::rules::battle::common::ndx;
+use crate::rules::battle::{
+    BattleState, Condition, Event, Exec, Interrupt, Purpose, Reaction, Rejected, Resume, Status,
+    Trigger, UnitId,
+};
+use crate::rules::dice::DiceExpr;
+use crate::rules::grid::Cell;
+use crate::rules::sight::{self, Cover};
+
+/// What an attack is made with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Kind {
+    Melee,
+    Missile,
+    Spell,
+}
+
+pub(crate) fn kind_of(ranged: bool) -> Kind {
+    if ranged { Kind::Missile } else { Kind::Melee }
+}
+
+/// The action the set-spear prompt names (a [`Trigger::Provoked`]).
+pub(crate) const CHARGE: &str = "charges into a spear set against it";
+
+/// Whether `target` is a valid target of `unit`'s attack of `kind` from where both stand.
+pub(crate) fn target_ok(
+    s: &BattleState,
+    unit: UnitId,
+    target: UnitId,
+    kind: Kind,
+) -> Result<(), Rejected> {
+    let Some(t) = s.unit(target) else {
+        return Err(Rejected::new(format!("there is no {target}")));
+    };
+    let who = name(s, unit);
+    if !s.are_enemies(unit, target) {
+        return Err(Rejected::new(format!(
+            "{} is not an enemy of {who}",
+            t.name
+        )));
+    }
+    if !t.is_active() {
+        return Err(Rejected::new(format!(
+            "{} is already out of the fight",
+            t.name
+        )));
+    }
+    if t.pool("hp") <= 0 {
+        return Err(Rejected::new(format!(
+            "{} is already beaten: it falls when this segment ends",
+            t.name
+        )));
+    }
+    let (range, what) = match kind {
+        Kind::Melee => {
+            if !s.in_melee_reach(unit, target) {
+                return Err(Rejected::new(format!(
+                    "{} is not within {who}'s reach",
+                    t.name
+                )));
+            }
+            return Ok(());
+        }
+        Kind::Missile => (
+            stat(s, unit, "long_range").max(stat(s, unit, "range")),
+            "missile weapon",
+        ),
+        Kind::Spell => (stat(s, unit, "spell_range"), "spell"),
+    };
+    if range <= 0 {
+        return Err(Rejected::new(format!("{who} has no {what}")));
+    }
+    let d = i64::from(s.distance(unit, target));
+    if d > range {
+        return Err(Rejected::new(format!(
+            "{} is {d} squares from {who}; its {what} reaches {range}",
+            t.name
+        )));
+    }
+    if s.cover(unit, target) == Cover::Blocked {
+        return Err(Rejected::new(format!("{who} cannot see {}", t.name)));
+    }
+    Ok(())
+}
+
+/// The roll `attacker` makes to hit `target` with `kind`, what it needs, and the words for it.
+pub(crate) fn to_hit(
+    s: &BattleState,
+    attacker: UnitId,
+    target: UnitId,
+    kind: Kind,
+) -> (DiceExpr, i64, String) {
+    let thac0 = stat(s, attacker, "thac0");
+    let ac = stat(s, target, "ac");
+    let needed = thac0 - ac;
+    let mut bonus = 0;
+    let mut notes = format!("THAC0 {thac0} - AC {ac}");
+    if kind == Kind::Missile {
+        let mb = stat(s, attacker, "missile_bonus");
+        bonus += mb;
+        if mb != 0 {
+            notes.push_str(&format!(", missile bonus {mb:+}"));
+        }
+        if i64::from(s.distance(attacker, target)) > stat(s, attacker, "range") {
+            bonus -= 2;
+            notes.push_str(", long range -2");
+        }
+    }
+    (ndx(1, 20, bonus), needed, notes)
+}
+
+/// The damage of one hit (before doubling) and of a spell.
+pub(crate) fn damage_dice(s: &BattleState, attacker: UnitId, kind: Kind) -> DiceExpr {
+    let g = |k: &str| stat(s, attacker, k);
+    match kind {
+        Kind::Melee => ndx(g("damage_dice"), g("damage_die"), g("damage_bonus")),
+        Kind::Missile => ndx(
+            g("ranged_damage_dice"),
+            g("ranged_damage_die"),
+            g("ranged_damage_bonus"),
+        ),
+        Kind::Spell => {
+            let n = g("spell_missiles").max(1);
+            ndx(
+                n * g("spell_damage_dice"),
+                g("spell_damage_die"),
+                n * g("spell_damage_bonus"),
+            )
+        }
+    }
+}
+
+/// Attacks in one routine of `kind`.
+pub(crate) fn strikes(s: &BattleState, u: UnitId, kind: Kind) -> i64 {
+    match kind {
+        Kind::Missile => stat(s, u, "rate_of_fire"),
+        _ => stat(s, u, "strikes"),
+    }
+    .clamp(1, 10)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Moving
+
+/// Whether `e` can strike at `cell` in melee (its reach, with sight beyond touching).
+fn reaches(s: &BattleState, e: UnitId, cell: Cell) -> bool {
+    let Some(u) = s.unit(e) else { return false };
+    let d = s.grid().distance_steps(u.cell, cell);
+    d >= 1 && d <= u.reach && (d == 1 || sight::line_of_sight(&s.terrain, u.cell, cell))
+}
+
+/// Whether `e` may react at all now: in the fight, not surprised, not casting.
+pub(crate) fn can_react(s: &BattleState, r: &State, e: UnitId) -> bool {
+    s.unit(e).is_some_and(|u| u.is_active()) && !surprised_now(r, e) && !is_casting(r, e)
+}
+
+/// Enemies `mover` leaves the reach of by stepping from `from` to `to`: each may take a
+/// fleeing attack.
+pub(crate) fn fleeing_reactors(
+    s: &BattleState,
+    r: &State,
+    mover: UnitId,
+    from: Cell,
+    to: Cell,
+) -> Vec<UnitId> {
+    s.enemies_of(mover)
+        .into_iter()
+        .filter(|&e| can_react(s, r, e) && reaches(s, e, from) && !reaches(s, e, to))
+        .collect()
+}
+
+/// Whether `e` stands with a spear set against a charge: it has one, declared Melee (or acts
+/// freely in a surprise segment), and has neither moved nor attacked this round.
+fn spear_set(s: &BattleState, r: &State, e: UnitId) -> bool {
+    stat(s, e, "set_vs_charge") > 0
+        && matches!(mode(r, e), Mode::Melee | Mode::Free)
+        && !r.at(e.index()).moved
+        && r.at(e.index()).spent == 0
+}
+
+/// Enemies with a set spear whose reach `mover` enters by stepping from `from` to `to`.
+pub(crate) fn spear_reactors(
+    s: &BattleState,
+    r: &State,
+    mover: UnitId,
+    from: Cell,
+    to: Cell,
+) -> Vec<UnitId> {
+    s.enemies_of(mover)
+        .into_iter()
+        .filter(|&e| {
+            can_react(s, r, e) && spear_set(s, r, e) && !reaches(s, e, from) && reaches(s, e, to)
+        })
+        .collect()
+}
+
+/// The mover a reaction prompt is about.
+pub(crate) fn trigger_mover(t: &Trigger) -> Option<UnitId> {
+    match t {
+        Trigger::Opportunity { mover, .. } => Some(*mover),
+        Trigger::Provoked { actor, .. } => Some(*actor),
+        _ => None,
+    }
+}
+
+/// The path a move of `unit` to `to` with `budget` walks: the cheapest, then the one leaving
+/// fewest cells threatened by enemies that can react.
+pub(crate) fn move_path(
+    s: &BattleState,
+    r: &State,
+    unit: UnitId,
+    to: Cell,
+    budget: u32,
+) -> Option<crate::rules::path::Path> {
+    let threat = s.threat_for(unit, |e| can_react(s, r, e));
+    s.reach_of(unit, budget, Some(&threat)).path_to(to)
+}
+
+pub(crate) fn do_move(x: &mut Exec, unit: UnitId, to: Cell) {
+    let Some(r) = st(x.s()) else { return };
+    let budget = match super::allowed(x.s(), r).map(|a| a.move_budget) {
+        Some(Ok(b)) => b,
+        _ => return,
+    };
+    let Some(path) = move_path(x.s(), r, unit, to, budget) else {
+        return;
+    };
+    x.emit(ev(Ev::MoveDone {
+        unit,
+        cost: path.cost(),
+    }));
+    walk(x, unit, &path.cells(), false, false);
+}
+
+/// Walks `unit` along `cells` (its cell first). Before each step, enemies whose reach it leaves
+/// are asked for a fleeing attack, then set spears whose reach it enters; the walk pauses at
+/// the step with an interrupt. `skip_flee` / `skip_charge`: the first step has already asked.
+/// Returns `true` when the walk is over.
+pub(crate) fn walk(
+    x: &mut Exec,
+    unit: UnitId,
+    cells: &[Cell],
+    skip_flee: bool,
+    skip_charge: bool,
+) -> bool {
+    for (i, pair) in cells.windows(2).enumerate() {
+        let (from, to) = (pair[0], pair[1]);
+        if x.over() || !x.s().unit(unit).is_some_and(|u| u.is_active()) {
+            return true;
+        }
+        let Some(r) = st(x.s()) else { return true };
+        if !(skip_flee && i == 0) {
+            let reactors = fleeing_reactors(x.s(), r, unit, from, to);
+            if !reactors.is_empty() {
+                x.emit(Event::Interrupted(Interrupt {
+                    trigger: Trigger::Opportunity {
+                        mover: unit,
+                        from,
+                        to,
+                    },
+                    reactors,
+                    resume: Resume::Move {
+                        unit,
+                        rest: cells[i..].to_vec(),
+                    },
+                }));
+                return false;
+            }
+        }
+        if !(skip_charge && i == 0) {
+            let reactors = spear_reactors(x.s(), r, unit, from, to);
+            if !reactors.is_empty() {
+                x.emit(Event::Interrupted(Interrupt {
+                    trigger: Trigger::Provoked {
+                        actor: unit,
+                        action: CHARGE.to_string(),
+                    },
+                    reactors,
+                    resume: Resume::Move {
+                        unit,
+                        rest: cells[i..].to_vec(),
+                    },
+                }));
+                return false;
+            }
+        }
+        x.emit(Event::Moved { unit, from, to });
+    }
+    true
+}
+
+pub(crate) fn check_reaction(
+    s: &BattleState,
+    unit: UnitId,
+    reaction: &Reaction,
+) -> Result<(), Rejected> {
+    match reaction {
+        Reaction::Decline => Ok(()),
+        Reaction::Attack { target } => {
+            let mover = s.interrupts.last().and_then(|i| trigger_mover(&i.trigger));
+            if mover == Some(*target) && s.unit(*target).is_some_and(|t| t.pool("hp") > 0) {
+                Ok(())
+            } else {
+                Err(Rejected::new(format!(
+                    "{} may only strike at {}",
+                    name(s, unit),
+                    mover.map_or_else(|| "the unit moving".to_string(), |m| name(s, m))
+                )))
+            }
+        }
+        other => Err(Rejected::new(format!(
+            "{other:?} is not a reaction in the segments ruleset; strike (Attack) or Decline"
+        ))),
+    }
+}
+
+pub(crate) fn react(x: &mut Exec, unit: UnitId, reaction: &Reaction) {
+    let Some(top) = x.s().interrupts.last().cloned() else {
+        return;
+    };
+    let charge = matches!(top.trigger, Trigger::Provoked { .. });
+    x.emit(Event::Reacted {
+        unit,
+        reaction: reaction.clone(),
+    });
+    if let Reaction::Attack { target } = reaction {
+        if charge {
+            // The set spear's strike is the spearman's attack routine for the round.
+            x.emit(ev(Ev::Routine { unit }));
+        }
+        strike(x, unit, *target, Kind::Melee, charge);
+    }
+    if x.over() {
+        return;
+    }
+    if x.s()
+        .interrupts
+        .last()
+        .is_some_and(|i| i.reactors.is_empty())
+    {
+        x.emit(Event::Resumed);
+        if let Resume::Move { unit: mover, rest } = top.resume {
+            walk(x, mover, &rest, true, charge);
+        }
+    }
+    after_action(x);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Attacks and damage
+
+/// Whether damage now is dealt in a simultaneous segment (deaths wait for its end).
+fn deferred(x: &Exec) -> bool {
+    st(x.s()).is_some_and(|r| {
+        r.simultaneous && matches!(r.phase, Phase::Surprise | Phase::Round) && r.segment > 0
+    })
+}
+
+/// One attack routine: `strikes` melee attacks or `rate_of_fire` missiles at `target`; the
+/// rest of the routine is lost once the target is down to 0 hp.
+pub(crate) fn routine(x: &mut Exec, unit: UnitId, target: UnitId, ranged: bool) {
+    let kind = kind_of(ranged);
+    x.emit(ev(Ev::Routine { unit }));
+    for _ in 0..strikes(x.s(), unit, kind) {
+        let t = &x.s().units[target.index()];
+        if x.over() || !t.is_active() || t.pool("hp") <= 0 {
+            break;
+        }
+        strike(x, unit, target, kind, false);
+    }
+}
+
+/// One attack roll and its damage (`double`: a set spear against a charge).
+pub(crate) fn strike(x: &mut Exec, attacker: UnitId, target: UnitId, kind: Kind, double: bool) {
+    let (a, t) = (&x.s().units[attacker.index()], &x.s().units[target.index()]);
+    if !a.is_active() || !t.is_active() {
+        return;
+    }
+    let (dice, needed, _) = to_hit(x.s(), attacker, target, kind);
+    let roll = x.roll(Some(attacker), None, Purpose::Attack, &dice, Some(needed));
+    let hit = roll.total >= needed;
+    x.emit(Event::Attacked {
+        attacker,
+        target,
+        ranged: kind == Kind::Missile,
+        hit,
+        crit: false,
+    });
+    if !hit {
+        return;
+    }
+    let dmg = damage_dice(x.s(), attacker, kind);
+    let mut amount = x
+        .roll(Some(attacker), None, Purpose::Damage, &dmg, None)
+        .total
+        .max(1);
+    if double {
+        amount *= 2;
+    }
+    let defer = deferred(x);
+    deal(x, target, amount, defer);
+}
+
+/// Deals `amount` damage. A spell being cast is spoiled. Unless `defer` (a simultaneous
+/// segment), a unit at 0 hp or below dies at once.
+pub(crate) fn deal(x: &mut Exec, target: UnitId, amount: i64, defer: bool) {
+    x.add_pool(target, "hp", -amount);
+    let casting = st(x.s()).is_some_and(|r| is_casting(r, target));
+    if casting {
+        spoil(x, target);
+    } else if defer {
+        x.emit(ev(Ev::Hurt { unit: target }));
+    }
+    if !defer && x.s().units[target.index()].pool("hp") <= 0 {
+        x.set_status(target, Status::Dead);
+    }
+}
+
+fn spoil(x: &mut Exec, caster: UnitId) {
+    x.emit(ev(Ev::Spoiled { caster }));
+    x.set_condition(caster, Condition::Casting, false);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Spells
+
+/// Begins casting: the slot is used now; the spell goes off when its casting time has passed.
+/// In a simultaneous segment, damage already taken in it spoils the spell at once.
+pub(crate) fn begin_cast(x: &mut Exec, caster: UnitId, target: UnitId) {
+    let Some(r) = st(x.s()) else { return };
+    let tick = r.tick;
+    let hurt_now = r.simultaneous && r.at(caster.index()).hurt == tick;
+    let t = casting_time(x.s(), caster);
+    x.add_pool(caster, "spells", -1);
+    x.emit(ev(Ev::CastBegun {
+        caster,
+        target,
+        start: tick,
+        last: tick + t - 1,
+    }));
+    x.set_condition(caster, Condition::Casting, true);
+    if hurt_now {
+        spoil(x, caster);
+    }
+    finish_turn(x, caster, false);
+}
+
+/// The end of a segment: in a simultaneous one, everyone at 0 hp or below dies now, all at
+/// once; then the spells whose last casting segment this was go off.
+pub(crate) fn end_segment(x: &mut Exec) {
+    let Some(r) = st(x.s()) else { return };
+    let tick = r.tick;
+    let segment = r.segment;
+    let round = if r.phase == Phase::Surprise {
+        0
+    } else {
+        x.s().round
+    };
+    if r.simultaneous {
+        let deaths: Vec<Event> = x
+            .s()
+            .units
+            .iter()
+            .enumerate()
+            .filter(|(_, u)| u.is_active() && u.pool("hp") <= 0)
+            .map(|(i, _)| Event::Status {
+                unit: UnitId(i as u16),
+                status: Status::Dead,
+            })
+            .collect();
+        x.emit_together(deaths);
+        if x.over() {
+            return;
+        }
+    }
+    let Some(r) = st(x.s()) else { return };
+    let lost: Vec<UnitId> = r
+        .casting
+        .iter()
+        .filter(|c| !x.s().units[c.caster.index()].is_active())
+        .map(|c| c.caster)
+        .collect();
+    for caster in lost {
+        spoil(x, caster);
+    }
+    let Some(r) = st(x.s()) else { return };
+    let due: Vec<(UnitId, UnitId)> = r
+        .casting
+        .iter()
+        .filter(|c| c.last <= tick)
+        .map(|c| (c.caster, c.target))
+        .collect();
+    for (caster, target) in due {
+        if x.over() {
+            return;
+        }
+        x.emit(ev(Ev::SpellWentOff {
+            caster,
+            target,
+            round,
+            segment: segment + 1,
+        }));
+        x.set_condition(caster, Condition::Casting, false);
+        if x.s().units[target.index()].is_active() {
+            let dice = damage_dice(x.s(), caster, Kind::Spell);
+            let amount = x
+                .roll(Some(caster), None, Purpose::Spell, &dice, None)
+                .total
+                .max(1);
+            deal(x, target, amount, false);
+        }
+    }
+}

@@ -1,0 +1,489 @@
+//! What the view and the AI may ask `segments` without changing the battle, and what each side
+//! may know: the clock in segments, the action menu, attack odds, redaction of hidden
+//! declarations, and the combat log's words for the ruleset's events.
+//!
+//! Hidden information: a unit's declaration is known to its own side at once and to the other
+//! sides only once its first turn of the round begins ([`Ev::Revealed`]). Everything that shows
+//! a declaration (the clock's segments, the log) must be given a state passed through
+//! [`redact`] and events passed through [`redact_event`] for the side looking.
+
+use super::combat::{self, Kind};
+use super::{
+    Ev, Mode, Phase, SEGMENTS, State, TurnKind, allowed, attacks, casting_time, mode, name,
+    next_to_declare, side_segment, unit_segment,
+};
+use crate::rules::battle::{
+    Action, BattleState, Command, Event, Intent, Reaction, SideId, Trigger, UnitId,
+};
+use crate::rules::dice::BattleRng;
+use crate::rules::rulesets::view::{self, Clock, CommandInfo, Odds, OrderEntry};
+use crate::rules::rulesets::{RulesEvent, RulesState};
+
+/// Removes from `state` what `viewer`'s side cannot know: the other sides' declarations not
+/// revealed yet, and the dice to come (the generator is replaced by one seeded from what every
+/// side has seen).
+pub fn redact(state: &mut BattleState, viewer: SideId) {
+    let sides: Vec<SideId> = state.units.iter().map(|u| u.side).collect();
+    let applied = state.applied;
+    if let RulesState::Segments(r) = &mut state.rules {
+        for (m, side) in r.units.iter_mut().zip(sides) {
+            if side != viewer && !m.revealed {
+                m.intent = None;
+            }
+        }
+        state.rng = BattleRng::new(applied ^ 0x5e67_3e47);
+    }
+}
+
+/// The event as `viewer`'s side may see it: another side's declaration without its content.
+pub fn redact_event(s: &BattleState, e: &Event, viewer: SideId) -> Event {
+    match e {
+        Event::Rules(RulesEvent::Segments(Ev::Declared { unit, .. }))
+            if s.unit(*unit).is_some_and(|u| u.side != viewer) =>
+        {
+            Event::Rules(RulesEvent::Segments(Ev::Declared {
+                unit: *unit,
+                intent: None,
+            }))
+        }
+        other => other.clone(),
+    }
+}
+
+fn side_name(s: &BattleState, side: SideId) -> String {
+    s.sides
+        .get(side.index())
+        .map_or_else(|| side.to_string(), |x| x.name.clone())
+}
+
+fn intent_words(s: &BattleState, intent: &Option<Intent>) -> String {
+    match intent {
+        None => "(hidden)".to_string(),
+        Some(Intent::Melee) => "fight in melee".to_string(),
+        Some(Intent::Missile) => "use a missile weapon".to_string(),
+        Some(Intent::Spell { target }) => format!("cast a spell at {}", name(s, *target)),
+        Some(Intent::Run) => "run".to_string(),
+        Some(Intent::Hold) => "hold (do nothing)".to_string(),
+    }
+}
+
+fn plural(n: u32, one: &str) -> String {
+    if n == 1 {
+        format!("1 {one}")
+    } else {
+        format!("{n} {one}s")
+    }
+}
+
+/// When a spell whose last casting segment is tick `last` goes off, in words: at the start of
+/// the next segment, or as the surprise segments or a round end (before the next round's
+/// declarations).
+pub(crate) fn goes_off_words(s: &BattleState, r: &State, last: u32) -> String {
+    let ss = r.surprise_segments;
+    if last < ss {
+        return format!("at the start of surprise segment {}", last + 1);
+    }
+    if last == ss && ss > 0 {
+        return "as the surprise segments end".to_string();
+    }
+    // Segments of rounds played by the end of the casting (at least 1: casting is begun in a turn).
+    let into = (last - ss).max(1);
+    let round = (into - 1) / SEGMENTS + 1;
+    let n = (into - 1) % SEGMENTS + 1;
+    let of_round = |round: u32| {
+        if round == s.round && r.phase == Phase::Round {
+            String::new()
+        } else {
+            format!(" of round {round}")
+        }
+    };
+    if n == SEGMENTS {
+        format!("as round {round} ends")
+    } else {
+        format!("at the start of segment {}{}", n + 1, of_round(round))
+    }
+}
+
+/// One line of the combat log for a ruleset event.
+pub fn log_line(s: &BattleState, e: &Ev) -> String {
+    match e {
+        Ev::Surprise {
+            rolls,
+            segments,
+            count,
+        } => {
+            let mut parts: Vec<String> = rolls
+                .iter()
+                .enumerate()
+                .map(|(i, r)| {
+                    let side = side_name(s, SideId(i as u8));
+                    match r {
+                        Some(r) => format!("{side} rolled {r}"),
+                        None => format!("{side} made no roll"),
+                    }
+                })
+                .collect();
+            if *count == 0 {
+                parts.push("no one is surprised".to_string());
+            } else {
+                let who: Vec<String> = segments
+                    .iter()
+                    .enumerate()
+                    .filter(|&(_, &k)| k > 0)
+                    .map(|(i, &k)| format!("{} {k}", name(s, UnitId(i as u16))))
+                    .collect();
+                parts.push(format!(
+                    "{}; surprised for: {}",
+                    plural(*count, "surprise segment"),
+                    who.join(", ")
+                ));
+            }
+            format!("Surprise: {}", parts.join("; "))
+        }
+        Ev::Declaring => "Declare spells and general actions".to_string(),
+        Ev::Declared { unit, intent } => match intent {
+            Some(_) => format!("{} declares: {}", name(s, *unit), intent_words(s, intent)),
+            None => format!("{} declares", name(s, *unit)),
+        },
+        Ev::Initiative { rolls } => {
+            let parts: Vec<String> = rolls
+                .iter()
+                .enumerate()
+                .map(|(i, roll)| {
+                    let others = rolls
+                        .iter()
+                        .enumerate()
+                        .filter(|&(j, _)| j != i)
+                        .map(|(_, r)| *r)
+                        .max()
+                        .unwrap_or(0);
+                    format!(
+                        "{} rolled {roll}, acts in segment {others}",
+                        side_name(s, SideId(i as u8))
+                    )
+                })
+                .collect();
+            format!("Initiative: {}", parts.join("; "))
+        }
+        Ev::Segment {
+            round,
+            n,
+            queue,
+            simultaneous,
+            ..
+        } => {
+            let what = if *round == 0 {
+                format!("Surprise segment {n}")
+            } else {
+                format!("Segment {n}")
+            };
+            if queue.is_empty() {
+                format!("{what}: no one acts")
+            } else {
+                let who: Vec<String> = queue.iter().map(|&u| name(s, u)).collect();
+                format!(
+                    "{what}: {} {}{}",
+                    who.join(", "),
+                    if queue.len() == 1 { "acts" } else { "act" },
+                    if *simultaneous {
+                        " (simultaneous: no one falls before the segment ends)"
+                    } else {
+                        ""
+                    }
+                )
+            }
+        }
+        Ev::Revealed { unit, intent } => format!(
+            "{} had declared: {}",
+            name(s, *unit),
+            intent_words(s, intent)
+        ),
+        Ev::TurnBegun { kind, routines, .. } => {
+            let what = match kind {
+                TurnKind::Surprise => "a whole round's action in a surprise segment",
+                TurnKind::Main => "its initiative segment",
+                TurnKind::Held => "its held action",
+                TurnKind::Extra => "its further attack routines",
+            };
+            format!("({what}; {} left)", plural(*routines, "attack routine"))
+        }
+        Ev::MoveDone { unit, cost } => {
+            format!("{} moves {}", name(s, *unit), plural(*cost, "square"))
+        }
+        Ev::Routine { unit } => format!("{} makes an attack routine", name(s, *unit)),
+        Ev::TurnDone { unit, held, .. } => {
+            if *held {
+                format!("{} holds its action for a later segment", name(s, *unit))
+            } else {
+                format!("{} is done", name(s, *unit))
+            }
+        }
+        Ev::Hurt { unit } => format!(
+            "{} is hurt (if it falls, it falls when the segment ends)",
+            name(s, *unit)
+        ),
+        Ev::CastBegun {
+            caster,
+            target,
+            start,
+            last,
+        } => format!(
+            "{} begins casting at {} ({} of casting)",
+            name(s, *caster),
+            name(s, *target),
+            plural(last + 1 - start, "segment")
+        ),
+        Ev::Spoiled { caster } => format!("{}'s spell is spoiled", name(s, *caster)),
+        Ev::SpellWentOff {
+            caster,
+            target,
+            round,
+            segment,
+        } => format!(
+            "{}'s spell goes off at {} ({})",
+            name(s, *caster),
+            name(s, *target),
+            if *round == 0 {
+                format!("as surprise segment {} ends", segment - 1)
+            } else if *segment > SEGMENTS {
+                format!("as round {round} ends")
+            } else {
+                format!("round {round}, start of segment {segment}")
+            }
+        ),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The clock
+
+pub fn clock(s: &BattleState, r: &State) -> Clock {
+    let headline = match r.phase {
+        Phase::Start => format!("Round {}", s.round),
+        Phase::Surprise => format!(
+            "Surprise segment {} of {}{}",
+            r.segment,
+            r.surprise_segments,
+            if r.simultaneous {
+                " · simultaneous"
+            } else {
+                ""
+            }
+        ),
+        Phase::Declare => {
+            let active: Vec<UnitId> = s
+                .unit_ids()
+                .filter(|&u| s.units[u.index()].is_active())
+                .collect();
+            let done = active.iter().filter(|u| r.at(u.index()).declared).count();
+            format!(
+                "Round {} · declarations ({done} of {} declared)",
+                s.round,
+                active.len()
+            )
+        }
+        Phase::Round => {
+            let sides: Vec<String> = (0..s.sides.len())
+                .map(|i| {
+                    let side = SideId(i as u8);
+                    format!("{} act in {}", side_name(s, side), side_segment(s, r, side))
+                })
+                .collect();
+            format!(
+                "Round {} · Segment {} of {SEGMENTS} · {}{}",
+                s.round,
+                r.segment,
+                sides.join(", "),
+                if r.simultaneous {
+                    " · simultaneous"
+                } else {
+                    ""
+                }
+            )
+        }
+    };
+    let current = match r.phase {
+        Phase::Declare => next_to_declare(s, r),
+        _ => r.current.as_ref().map(|t| t.unit),
+    };
+    let mut order: Vec<(u32, OrderEntry)> = s
+        .unit_ids()
+        .filter(|&u| s.units[u.index()].is_active())
+        .map(|u| {
+            let i = u.index();
+            let casting = r.casting.iter().find(|c| c.caster == u);
+            let declared = r.at(i).declared;
+            let acted = r.at(i).acted;
+            let holding = r.at(i).holding;
+            let (key, label, done) = if let Some(c) = casting {
+                (
+                    0,
+                    format!("casting: goes off {}", goes_off_words(s, r, c.last)),
+                    true,
+                )
+            } else {
+                match r.phase {
+                    Phase::Surprise => {
+                        let k = r.at(i).surprise;
+                        if k >= r.segment {
+                            (
+                                k + 1,
+                                format!("surprised for {}", plural(k, "segment")),
+                                false,
+                            )
+                        } else {
+                            (0, "acts".to_string(), false)
+                        }
+                    }
+                    Phase::Declare | Phase::Start => (
+                        0,
+                        if declared { "declared" } else { "to declare" }.to_string(),
+                        declared,
+                    ),
+                    Phase::Round => {
+                        if holding {
+                            (r.segment, "holding".to_string(), false)
+                        } else {
+                            match unit_segment(s, r, u) {
+                                Some(seg) => (seg, format!("segment {seg}"), acted),
+                                None => (SEGMENTS + 1, "hold".to_string(), true),
+                            }
+                        }
+                    }
+                }
+            };
+            (
+                key,
+                OrderEntry {
+                    unit: u,
+                    label,
+                    current: current == Some(u),
+                    done,
+                },
+            )
+        })
+        .collect();
+    order.sort_by_key(|(k, e)| (*k, e.unit));
+    Clock {
+        headline,
+        order: order.into_iter().map(|(_, e)| e).collect(),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The action menu
+
+pub fn describe(s: &BattleState, r: &State, cmd: &Command) -> CommandInfo {
+    let mut info = view::generic(s, cmd);
+    info.provokes = false;
+    info.path = None;
+    let unit = cmd.unit();
+    match cmd {
+        Command::Move { to, .. } => {
+            let a = allowed(s, r).filter(|a| a.unit == unit);
+            let budget = match a.as_ref().map(|a| a.move_budget.clone()) {
+                Some(Ok(b)) => b,
+                _ => super::walk_budget(s, unit),
+            };
+            let path = combat::move_path(s, r, unit, *to, budget);
+            if let Some(p) = &path {
+                info.provokes = p.steps.iter().any(|st| {
+                    !combat::fleeing_reactors(s, r, unit, st.from, st.to).is_empty()
+                        || !combat::spear_reactors(s, r, unit, st.from, st.to).is_empty()
+                });
+                let walk = super::walk_budget(s, unit);
+                let cost = p.cost();
+                info.cost = match mode(r, unit) {
+                    Mode::Run => format!("run {cost} of {budget} squares"),
+                    Mode::Free if cost > walk => {
+                        format!("run {cost} of {budget} squares (no attack after)")
+                    }
+                    _ => format!("move {cost} of {walk} squares, then attack"),
+                };
+            }
+            info.path = path;
+        }
+        Command::Attack { target, ranged, .. } => {
+            let kind = combat::kind_of(*ranged);
+            let n = combat::strikes(s, unit, kind);
+            let left = r.current.as_ref().map_or(0, |t| t.routines);
+            info.cost = format!(
+                "attack routine ({}{}), {} of {} this round left",
+                plural(n as u32, if *ranged { "missile" } else { "strike" }),
+                if *ranged { "" } else { " in melee" },
+                left,
+                attacks(s, unit)
+            );
+            let _ = target;
+        }
+        Command::Act {
+            action: Action::Cast { .. },
+            ..
+        } => {
+            let t = casting_time(s, unit);
+            info.cost = format!(
+                "begins a {}-segment spell: it goes off {} unless damage spoils it",
+                t,
+                goes_off_words(s, r, r.tick + t - 1)
+            );
+        }
+        Command::Act {
+            action: Action::Delay,
+            ..
+        } => info.cost = "holds the declared action to a later segment".to_string(),
+        Command::EndTurn { .. } => info.cost = "ends its turn".to_string(),
+        Command::Declare { .. } => {
+            info.cost = "declaration: hidden from the other side until its segment".to_string()
+        }
+        Command::React {
+            reaction: Reaction::Attack { .. },
+            ..
+        } => {
+            let charge = s
+                .interrupts
+                .last()
+                .is_some_and(|i| matches!(i.trigger, Trigger::Provoked { .. }));
+            info.cost = if charge {
+                "set spear: strikes first for double damage; its attack routine this round"
+            } else {
+                "fleeing attack: one free strike"
+            }
+            .to_string();
+        }
+        Command::React { .. } | Command::Act { .. } | Command::Pick { .. } => {}
+    }
+    info
+}
+
+/// The odds of one strike (`hit`) and the expected damage of a whole attack routine.
+pub fn odds(
+    s: &BattleState,
+    _: &State,
+    attacker: UnitId,
+    target: UnitId,
+    ranged: bool,
+) -> Option<Odds> {
+    let kind = combat::kind_of(ranged);
+    if kind == Kind::Missile && !super::has_missile(s, attacker) {
+        return None;
+    }
+    combat::target_ok(s, attacker, target, kind).ok()?;
+    let (dice, needed, notes) = combat::to_hit(s, attacker, target, kind);
+    let hit = dice.distribution().at_least(needed);
+    let per_hit = combat::damage_dice(s, attacker, kind)
+        .distribution()
+        .expect(|d| d.max(1) as f64);
+    let n = combat::strikes(s, attacker, kind);
+    Some(Odds {
+        hit,
+        expected_damage: n as f64 * hit * per_hit,
+        formula: format!(
+            "{dice} vs {needed} ({notes}){}",
+            if n > 1 {
+                format!(", {n} {}", if ranged { "missiles" } else { "strikes" })
+            } else {
+                String::new()
+            }
+        ),
+    })
+}
