@@ -167,7 +167,9 @@ pub fn log_text(state: &BattleState, event: &Event) -> String {
     while let Some(at) = rest.find("UnitId(") {
         out.push_str(&rest[..at]);
         let after = &rest[at + "UnitId(".len()..];
-        let digits = after.find(')').map(|end| (&after[..end], &after[end + 1..]));
+        let digits = after
+            .find(')')
+            .map(|end| (&after[..end], &after[end + 1..]));
         match digits.and_then(|(d, tail)| Some((d.parse::<u16>().ok()?, tail))) {
             Some((id, tail)) => {
                 match state.unit(crate::rules::battle::UnitId(id)) {
