@@ -671,3 +671,47 @@ fn camera_fits_the_board_then_pans_and_zooms() {
     assert!(back.distance(bounds.center()) < 0.01);
     assert_eq!(scale, 1.0);
 }
+
+#[test]
+fn a_segments_declaration_is_hidden_from_the_other_side_until_the_reveal() {
+    let level =
+        fray::rules::level::load_path(&levels_dir().join("segments_crypt.ron")).expect("crypt");
+    let mut setup = BattleSetup::new(level, None);
+    setup.controls = vec![SideControl::Human; 2];
+    let mut b = Battle::new(setup);
+    // Play the first legal command until someone declares.
+    let mut declared = None;
+    for _ in 0..200 {
+        let Some(side) = b.deciding() else { break };
+        let legal = b.state.legal_commands();
+        let cmd = legal
+            .iter()
+            .find(|c| matches!(c, Command::Declare { .. }))
+            .or_else(|| legal.iter().find(|c| matches!(c, Command::EndTurn { .. })))
+            .or(legal.first())
+            .cloned()
+            .expect("a legal command");
+        b.submit(&cmd, true).expect("legal");
+        b.show_all();
+        if matches!(cmd, Command::Declare { .. }) {
+            declared = Some(side);
+            break;
+        }
+    }
+    let side = declared.expect("a side declared");
+    let other = fray::rules::battle::SideId(1 - side.0);
+    let line = b
+        .log
+        .iter()
+        .rev()
+        .find(|l| l.text.contains(" declares: "))
+        .expect("the declaration is logged");
+    assert!(line.text_for(Some(side)).contains(" declares: "));
+    assert!(
+        line.text_for(None).contains(" declares: "),
+        "a spectator sees all"
+    );
+    let seen = line.text_for(Some(other));
+    assert!(!seen.contains(" declares: "), "{seen}");
+    assert!(seen.ends_with(" declares"), "{seen}");
+}

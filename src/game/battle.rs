@@ -17,6 +17,7 @@ use super::menu::{self, deciding_side};
 use crate::ai::{Difficulty, Kind};
 use crate::rules::battle::{BattleState, Command, Event, SideId, log};
 use crate::rules::level::{Controller, Level};
+use crate::rules::rulesets;
 
 pub(super) fn plugin(app: &mut App) {
     app.add_message::<Submit>()
@@ -103,21 +104,42 @@ impl BattleSetup {
     }
 }
 
-/// A line of the combat log. `private_to` hides it from the other sides' players (a
-/// declaration in `segments` before the reveal).
+/// A line of the combat log: `text` as a spectator reads it, and `others`: what a side whose
+/// view [`rulesets::redact_event`] changes reads instead (another side's declaration in
+/// `segments` before the reveal). An empty text is not shown.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LogLine {
     pub text: String,
-    pub private_to: Option<SideId>,
+    pub others: Vec<(SideId, String)>,
 }
 
 impl LogLine {
-    /// Whether `viewer` may read it (`None`: a spectator, who sees everything).
-    pub fn visible_to(&self, viewer: Option<SideId>) -> bool {
-        match (self.private_to, viewer) {
-            (Some(owner), Some(v)) => owner == v,
-            _ => true,
+    /// The line for `event`, which has just been applied to `state`.
+    pub fn of(state: &BattleState, event: &Event) -> Self {
+        let text = log_text(state, event);
+        let others = (0..state.sides.len())
+            .map(|i| SideId(i as u8))
+            .filter_map(|side| {
+                let seen = rulesets::redact_event(state, event, side);
+                (seen != *event).then(|| (side, log_text(state, &seen)))
+            })
+            .collect();
+        Self { text, others }
+    }
+
+    /// A line of plain text, the same for everyone.
+    pub fn plain(text: impl Into<String>) -> Self {
+        Self {
+            text: text.into(),
+            others: Vec::new(),
         }
+    }
+
+    /// The text `viewer` reads (`None`: a spectator, who sees everything).
+    pub fn text_for(&self, viewer: Option<SideId>) -> &str {
+        viewer
+            .and_then(|v| self.others.iter().find(|(s, _)| *s == v))
+            .map_or(self.text.as_str(), |(_, t)| t.as_str())
     }
 }
 
@@ -125,7 +147,6 @@ impl LogLine {
 #[derive(Clone, Debug)]
 pub struct Queued {
     pub event: Event,
-    pub private_to: Option<SideId>,
 }
 
 /// The state before an undoable move.
@@ -157,7 +178,11 @@ pub struct Battle {
 
 /// A combat log line: [`log::describe`], with unit ids in a ruleset's own events (which the
 /// engine writes out as data) replaced by the units' names.
+/// An empty line is not shown (the event is told by another line).
 pub fn log_text(state: &BattleState, event: &Event) -> String {
+    if let Some(text) = action_points_text(state, event) {
+        return text;
+    }
     let text = log::describe(state, event);
     if !matches!(event, Event::Rules(_)) {
         return text;
@@ -188,17 +213,55 @@ pub fn log_text(state: &BattleState, event: &Event) -> String {
     out
 }
 
+/// Words for the `action-points` ruleset's own events, which `log::describe` writes out as
+/// data. `None` for every other event.
+fn action_points_text(state: &BattleState, event: &Event) -> Option<String> {
+    use crate::rules::rulesets::{RulesEvent, action_points::Ev};
+    let Event::Rules(RulesEvent::ActionPoints(e)) = event else {
+        return None;
+    };
+    let name = |u: crate::rules::battle::UnitId| {
+        state
+            .unit(u)
+            .map_or_else(|| format!("unit {}", u.0), |u| u.name.clone())
+    };
+    Some(match e {
+        Ev::Initiative { order, .. } => format!(
+            "Initiative order: {}",
+            order
+                .iter()
+                .map(|u| name(*u))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        // The engine's own "X's turn" line follows.
+        Ev::Turn { .. } => String::new(),
+        Ev::ExtendedStarted {
+            unit,
+            command,
+            remaining,
+        } => format!(
+            "{} starts {} ({remaining} AP still needed)",
+            name(*unit),
+            crate::rules::rulesets::describe(state, command).label
+        ),
+        Ev::ExtendedDone { unit, completed } => {
+            if *completed {
+                format!("{} completes the extended action", name(*unit))
+            } else {
+                format!("{} loses the extended action", name(*unit))
+            }
+        }
+        #[allow(unreachable_patterns)]
+        _ => return None,
+    })
+}
+
 impl Battle {
     /// Starts a battle. The opening events (initiative...) go straight to the log.
     pub fn new(setup: BattleSetup) -> Self {
         let (state, events) = BattleState::start(&setup.level, setup.seed);
-        let log = events
-            .iter()
-            .map(|e| LogLine {
-                text: log_text(&state, e),
-                private_to: None,
-            })
-            .collect();
+        let log = events.iter().map(|e| LogLine::of(&state, e)).collect();
         Self {
             shown: state.clone(),
             state,
@@ -220,12 +283,8 @@ impl Battle {
                 .state
                 .execute(c)
                 .map_err(|r| format!("command {} of the replay was rejected: {r}", i + 1))?;
-            let private = private_owner(&b.state, c);
             for e in &events {
-                b.log.push(LogLine {
-                    text: log_text(&b.state, e),
-                    private_to: private.filter(|_| matches!(e, Event::Rules(_))),
-                });
+                b.log.push(LogLine::of(&b.state, e));
             }
             b.commands.push(c.clone());
         }
@@ -296,11 +355,9 @@ impl Battle {
                 log: before.2 + self.queue.len(),
             });
         }
-        let private = private_owner(&self.state, cmd);
         self.commands.push(cmd.clone());
         for event in events {
-            let private_to = private.filter(|_| matches!(event, Event::Rules(_)));
-            self.queue.push_back(Queued { event, private_to });
+            self.queue.push_back(Queued { event });
         }
         Ok(())
     }
@@ -333,10 +390,7 @@ impl Battle {
     pub fn show_next(&mut self) -> Option<Event> {
         let q = self.queue.pop_front()?;
         self.shown.apply(&q.event);
-        self.log.push(LogLine {
-            text: log_text(&self.shown, &q.event),
-            private_to: q.private_to,
-        });
+        self.log.push(LogLine::of(&self.shown, &q.event));
         if self.queue.is_empty() {
             // In step with the truth (the random generator included).
             self.shown = self.state.clone();
@@ -352,14 +406,6 @@ impl Battle {
     /// The battle is over and everything has been shown.
     pub fn finished(&self) -> bool {
         self.queue.is_empty() && self.state.outcome.is_some()
-    }
-}
-
-/// The side whose eyes only may see what `cmd` causes: the declaring side of a declaration.
-fn private_owner(s: &BattleState, cmd: &Command) -> Option<SideId> {
-    match cmd {
-        Command::Declare { unit, .. } => s.unit(*unit).map(|u| u.side),
-        _ => None,
     }
 }
 

@@ -116,6 +116,8 @@ struct MenuPanel;
 #[derive(Component)]
 struct LogLines;
 #[derive(Component)]
+struct LogHeader;
+#[derive(Component)]
 struct Modal;
 #[derive(Component)]
 struct PauseMenu;
@@ -229,13 +231,33 @@ fn spawn_hud(mut commands: Commands) {
             ))
             .with_children(|l| {
                 l.spawn((
-                    LogLines,
+                    LogHeader,
+                    ui::text("Combat log (PgUp / wheel to scroll)", 14.0, ui::ACCENT),
                     Node {
-                        flex_direction: FlexDirection::Column,
-                        row_gap: px(1),
+                        flex_shrink: 0.0,
                         ..default()
                     },
                 ));
+                // The newest lines sit at the bottom; what does not fit is cut at the top.
+                l.spawn(Node {
+                    flex_direction: FlexDirection::Column,
+                    flex_grow: 1.0,
+                    min_height: px(0),
+                    overflow: Overflow::clip(),
+                    justify_content: JustifyContent::FlexEnd,
+                    ..default()
+                })
+                .with_children(|c| {
+                    c.spawn((
+                        LogLines,
+                        Node {
+                            flex_direction: FlexDirection::Column,
+                            flex_shrink: 0.0,
+                            row_gap: px(1),
+                            ..default()
+                        },
+                    ));
+                });
             });
         });
     commands
@@ -771,14 +793,15 @@ fn combat_log(
     wheel: Res<AccumulatedMouseScroll>,
     hovered: Query<&Interaction, With<LogPanel>>,
     lines: Query<Entity, With<LogLines>>,
+    mut header: Query<&mut Text, With<LogHeader>>,
     mut last: Local<(usize, usize, Option<SideId>)>,
 ) {
     const SHOWN: usize = 40;
     let visible: Vec<&str> = battle
         .log
         .iter()
-        .filter(|l| l.visible_to(view.viewer))
-        .map(|l| l.text.as_str())
+        .map(|l| l.text_for(view.viewer))
+        .filter(|t| !t.is_empty())
         .collect();
     let max_back = visible.len().saturating_sub(SHOWN);
     if keys.just_pressed(KeyCode::PageUp) {
@@ -808,19 +831,17 @@ fn combat_log(
     };
     let end = visible.len() - scroll.0.min(visible.len());
     let start = end.saturating_sub(SHOWN);
+    if let Ok(mut header) = header.single_mut() {
+        header.0 = if scroll.0 > 0 {
+            format!("Combat log (scrolled back {}; PgDn)", scroll.0)
+        } else {
+            "Combat log (PgUp / wheel to scroll)".to_string()
+        };
+    }
     commands
         .entity(lines)
         .despawn_children()
         .with_children(|p| {
-            p.spawn(ui::text(
-                if scroll.0 > 0 {
-                    format!("Combat log (scrolled back {}; PgDn)", scroll.0)
-                } else {
-                    "Combat log (PgUp / wheel to scroll)".to_string()
-                },
-                14.0,
-                ui::ACCENT,
-            ));
             for line in &visible[start..end] {
                 let colour = if line.starts_with("---") || line.starts_with("Battle over") {
                     ui::ACCENT

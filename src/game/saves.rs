@@ -152,10 +152,7 @@ pub fn load(path: &Path) -> Result<Battle, String> {
             b.shown = b.state.clone();
             b.commands = file.commands;
             b.saved_round = b.state.round;
-            b.log.push(super::battle::LogLine {
-                text: "(Loaded from the saved state: the rules changed since this save, so the log before it is not shown.)".into(),
-                private_to: None,
-            });
+            b.log.push(super::battle::LogLine::plain("(Loaded from the saved state: the rules changed since this save, so the log before it is not shown.)"));
             Ok(b)
         }
     }
