@@ -36,8 +36,20 @@ pub struct LevelAsset {
 }
 
 /// Loads `*.ron` levels; never fails, so broken levels can be listed with their errors.
-#[derive(Default, TypePath)]
-pub struct LevelLoader;
+#[derive(TypePath)]
+pub struct LevelLoader {
+    /// The folder of the `levels` source, to name files in messages.
+    dir: PathBuf,
+}
+
+impl FromWorld for LevelLoader {
+    fn from_world(world: &mut World) -> Self {
+        let dir = world
+            .get_resource::<LevelsDir>()
+            .map_or_else(crate::cli::levels_dir, |d| d.0.clone());
+        Self { dir }
+    }
+}
 
 /// The loader cannot fail (its errors are part of the asset); this type is never built.
 #[derive(Debug)]
@@ -63,7 +75,7 @@ impl AssetLoader for LevelLoader {
         load_context: &mut LoadContext<'_>,
     ) -> Result<LevelAsset, NeverFails> {
         let path = load_context.path().path().to_path_buf();
-        let file_name = display_name(&path);
+        let file_name = display_name(&self.dir.join(&path));
         let mut bytes = Vec::new();
         let level = match reader.read_to_end(&mut bytes).await {
             Ok(_) => level::load_bytes(&file_name, &bytes)
@@ -78,9 +90,15 @@ impl AssetLoader for LevelLoader {
     }
 }
 
-/// How a level file is named in messages: `levels/<name>` for files in the levels folder.
+/// How a level file is named in messages: relative to the working directory when it is
+/// inside it (`levels/ruins.ron`), else in full.
 fn display_name(path: &Path) -> String {
-    format!("levels/{}", path.display())
+    let here = std::env::current_dir().ok();
+    here.as_deref()
+        .and_then(|h| path.strip_prefix(h).ok())
+        .unwrap_or(path)
+        .display()
+        .to_string()
 }
 
 /// One level of the catalog.

@@ -79,7 +79,20 @@ pub struct StayOnBattle;
 /// Opens the game window: on the title screen, or straight into a battle on `level`. A level
 /// that fails to load shows its errors in the window (and on stderr).
 pub fn run(level: Option<PathBuf>) -> ExitCode {
-    let mut app = window_app();
+    // The open level's folder is the one listed and watched, so that a saved edit reloads it.
+    let dir = level
+        .as_deref()
+        .and_then(Path::parent)
+        .map(|d| {
+            if d.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                d
+            }
+        })
+        .filter(|d| d.is_dir())
+        .map_or_else(crate::cli::levels_dir, Path::to_path_buf);
+    let mut app = window_app(&dir);
     if let Some(path) = level {
         match crate::rules::level::load_path(&path) {
             Ok(l) => {
@@ -113,7 +126,7 @@ pub fn shot(
         eprintln!("{}: error: cannot replace the file: {e}", out.display());
         return ExitCode::FAILURE;
     }
-    let mut app = window_app();
+    let mut app = window_app(&crate::cli::levels_dir());
     // Keep updating even when the (virtual) window is unfocused.
     app.insert_resource(WinitSettings::continuous())
         .insert_resource(StayOnBattle);
@@ -180,10 +193,10 @@ pub fn register_levels_source(app: &mut App, dir: &Path) {
     .insert_resource(levels::LevelsDir(dir.to_path_buf()));
 }
 
-/// The windowed app.
-fn window_app() -> App {
+/// The windowed app, listing (and watching) the levels in `levels`.
+fn window_app(levels: &Path) -> App {
     let mut app = App::new();
-    register_levels_source(&mut app, &crate::cli::levels_dir());
+    register_levels_source(&mut app, levels);
     app.add_plugins(
         DefaultPlugins
             .set(WindowPlugin {
