@@ -1083,7 +1083,15 @@ fn tooltip(
         if let Some(c) = layout.cell_center(cell)
             && let Ok(screen) = camera.world_to_viewport(global, c.extend(0.0))
         {
-            node.left = px(screen.x + 28.0);
+            // On the cell's right, or on its left when that would cover the side panel.
+            let width = camera.logical_viewport_size().map_or(f32::MAX, |v| v.x);
+            if screen.x + 28.0 + 340.0 > width - INSETS.1 {
+                node.left = Val::Auto;
+                node.right = px((width - screen.x + 20.0).max(0.0));
+            } else {
+                node.left = px(screen.x + 28.0);
+                node.right = Val::Auto;
+            }
             node.top = px(screen.y + 12.0);
             node.bottom = Val::Auto;
         }
