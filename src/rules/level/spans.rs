@@ -242,7 +242,10 @@ impl Lexer<'_> {
         let start = self.pos;
         self.pos += 1;
         if self.peek() == Some(b'\\') {
-            self.pos += 2;
+            self.pos += 1;
+            if self.peek().is_some() {
+                self.bump();
+            }
         } else if self.peek().is_some() {
             self.bump();
         }
@@ -254,7 +257,8 @@ impl Lexer<'_> {
             if self.pos - start > 12 || b == b'\n' {
                 return;
             }
-            self.pos += 1;
+            // A whole character, so that giving up never stops inside one.
+            self.bump();
         }
         self.pos = self.pos.min(self.s.len());
     }
