@@ -150,6 +150,18 @@ fn merged_legend_keeps_standard_order_then_new_glyphs() {
     assert_eq!(merged[2].1, kinds::rough());
 }
 
+#[test]
+fn a_long_char_literal_is_given_up_on_a_character_boundary() {
+    // Found by the proptest below: the literal is abandoned inside a 4-byte character.
+    let s = "(A'\u{a1}a  \u{1d2e0}A\u{c60}";
+    let spans = Spans::index(s);
+    let at = spans.locate(&[I(2)]);
+    assert!(at <= s.len());
+    assert!(s.is_char_boundary(at));
+    let _ = char_in_string(s, at, 3);
+    let _ = next_token(s, at);
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(1000))]
 
