@@ -1,31 +1,142 @@
-//! The game without a window: the GPU-free plugins on `MinimalPlugins`, driven by
-//! `app.update()`.
+//! The game without a window: the GPU-free plugins on `MinimalPlugins` with states, input and
+//! assets, driven by `app.update()`.
 #![cfg(feature = "game")]
 
+use std::path::{Path, PathBuf};
+use std::sync::Once;
+use std::time::Duration;
+
+use bevy::input::InputPlugin;
 use bevy::prelude::*;
+use bevy::state::app::StatesPlugin;
+use bevy::time::TimeUpdateStrategy;
 use bevy_ecs_tilemap::prelude::*;
 
 use fray::game::art::TileArt;
+use fray::game::battle::{Battle, BattleSetup, Settings, SideControl};
 use fray::game::board::{Board, BoardCell, BoardLayout};
-use fray::game::level::{self, BoardLevel, LevelErrors};
+use fray::game::hotseat::{HandOverScreen, HotSeat};
+use fray::game::input::MouseWorld;
+use fray::game::level::{self, BoardLevel};
+use fray::game::levels::Catalog;
 use fray::game::units::UnitToken;
+use fray::game::{Screen, StartBattle, saves};
+use fray::rules::battle::{Command, Decision};
 use fray::rules::grid::{Cell, Diagonals, HexOrientation, Topology};
 
-fn app_with(level: Option<BoardLevel>, errors: Option<LevelErrors>) -> App {
+fn manifest() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Saves of this test binary go to a temporary folder, never the player's.
+fn isolate_saves() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        let dir = std::env::temp_dir().join(format!("fray-game-saves-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("save dir");
+        // SAFETY: set once, before any test thread of this binary reads it (every test
+        // calls this first, and `Once` makes the others wait for it).
+        unsafe { std::env::set_var("FRAY_SAVE_DIR", &dir) };
+    });
+}
+
+/// A headless app on `levels` with the game's GPU-free plugins.
+fn app_on(levels: &Path, setup: impl FnOnce(&mut App)) -> App {
+    isolate_saves();
     let mut app = App::new();
-    app.add_plugins((MinimalPlugins, AssetPlugin::default()))
-        .init_asset::<Image>();
-    if let Some(level) = level {
-        app.insert_resource(level);
-    }
-    if let Some(errors) = errors {
-        app.insert_resource(errors);
-    }
+    fray::game::register_levels_source(&mut app, levels);
+    app.add_plugins((
+        MinimalPlugins,
+        AssetPlugin {
+            watch_for_changes_override: Some(false),
+            ..default()
+        },
+        StatesPlugin,
+        InputPlugin,
+    ))
+    .init_asset::<Image>()
+    .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_millis(
+        50,
+    )));
+    setup(&mut app);
     app.add_plugins(fray::game::core_plugin);
+    app.insert_resource(Settings {
+        skip_animations: true,
+        ai_pace: 0.0,
+        ..default()
+    });
+    app
+}
+
+fn levels_dir() -> PathBuf {
+    manifest().join("levels")
+}
+
+fn ruins() -> fray::rules::level::Level {
+    fray::rules::level::load_path(&levels_dir().join("action_points_ruins.ron")).expect("ruins")
+}
+
+/// An app that opens straight into a battle.
+fn battle_app(setup: BattleSetup) -> App {
+    let mut app = app_on(&levels_dir(), |app| {
+        app.insert_resource(StartBattle(setup));
+    });
     for _ in 0..3 {
         app.update();
     }
     app
+}
+
+fn screen(app: &App) -> Screen {
+    *app.world().resource::<State<Screen>>().get()
+}
+
+fn battle(app: &App) -> &Battle {
+    app.world().resource::<Battle>()
+}
+
+fn texts(app: &mut App) -> Vec<String> {
+    let mut q = app.world_mut().query::<&Text>();
+    q.iter(app.world()).map(|t| t.0.clone()).collect()
+}
+
+/// Sends a key press or release the way winit would.
+fn key(app: &mut App, code: KeyCode, pressed: bool) {
+    use bevy::input::ButtonState;
+    use bevy::input::keyboard::{Key, KeyboardInput};
+    app.world_mut().write_message(KeyboardInput {
+        key_code: code,
+        logical_key: Key::Unidentified(bevy::input::keyboard::NativeKey::Unidentified),
+        state: if pressed {
+            ButtonState::Pressed
+        } else {
+            ButtonState::Released
+        },
+        text: None,
+        repeat: false,
+        window: Entity::PLACEHOLDER,
+    });
+}
+
+/// Presses and releases a key over two frames.
+fn tap(app: &mut App, code: KeyCode) {
+    key(app, code, true);
+    app.update();
+    key(app, code, false);
+    app.update();
+}
+
+fn click(app: &mut App) {
+    use bevy::input::ButtonState;
+    use bevy::input::mouse::MouseButtonInput;
+    for state in [ButtonState::Pressed, ButtonState::Released] {
+        app.world_mut().write_message(MouseButtonInput {
+            button: MouseButton::Left,
+            state,
+            window: Entity::PLACEHOLDER,
+        });
+        app.update();
+    }
 }
 
 /// Texture index of every drawn cell.
@@ -52,9 +163,13 @@ fn index_at(tiles: &[(Cell, TilePos, u32)], x: i32, y: i32) -> u32 {
 fn check_demo(topology: Topology) {
     let level = level::demo(topology);
     let grid = *level.terrain.grid();
-    let mut app = app_with(Some(level.clone()), None);
-
-    // One board whose storage holds one tile per cell.
+    let mut app = app_on(&levels_dir(), |app| {
+        app.insert_resource(level.clone());
+    });
+    for _ in 0..3 {
+        app.update();
+    }
+    let _: &BoardLevel = app.world().resource::<BoardLevel>();
     let mut boards = app
         .world_mut()
         .query_filtered::<(&TileStorage, &TilemapSize, &TilemapTexture, &TilemapType), With<Board>>(
@@ -76,7 +191,6 @@ fn check_demo(topology: Topology) {
     );
     match topology {
         Topology::Square { .. } => assert_eq!(map_type, TilemapType::Square),
-        // 9 rows: odd height keeps the odd-r parity after flipping rows.
         Topology::Hex {
             orientation: HexOrientation::Pointy,
         } => assert_eq!(map_type, TilemapType::Hexagon(HexCoordSystem::RowOdd)),
@@ -84,17 +198,14 @@ fn check_demo(topology: Topology) {
             orientation: HexOrientation::Flat,
         } => assert_eq!(map_type, TilemapType::Hexagon(HexCoordSystem::ColumnEven)),
     }
-
     let tiles = drawn(&mut app);
     assert_eq!(tiles.len(), grid.len());
-    // Rows are flipped: row 0 (top of the map text) is the tilemap's top row.
     for (cell, pos, _) in &tiles {
         assert_eq!(
             (pos.x, pos.y),
             (cell.x as u32, grid.height - 1 - cell.y as u32)
         );
     }
-    // Known cells of the demo map.
     assert_eq!(index_at(&tiles, 0, 0), TileArt::Wall.index());
     assert_eq!(index_at(&tiles, 2, 0), TileArt::Floor.index());
     assert_eq!(index_at(&tiles, 1, 1), TileArt::Pillar.index());
@@ -104,31 +215,6 @@ fn check_demo(topology: Topology) {
     assert_eq!(index_at(&tiles, 11, 2), TileArt::Slit.index());
     assert_eq!(index_at(&tiles, 0, 4), TileArt::Slit.index());
     assert_eq!(index_at(&tiles, 5, 4), TileArt::Rubble.index());
-
-    // One token per unit, standing on its cell.
-    let layout = BoardLayout::new(grid);
-    let mut units = app.world_mut().query::<(&UnitToken, &Transform)>();
-    let tokens: Vec<(usize, Vec2)> = units
-        .iter(app.world())
-        .map(|(u, t)| (u.0, t.translation.truncate()))
-        .collect();
-    assert_eq!(tokens.len(), level.units.len());
-    for (i, at) in tokens {
-        let cell = level.units[i].cell;
-        let center = layout.cell_center(cell).expect("units stand on the map");
-        assert!(
-            at.distance(center) < 0.01,
-            "unit {i} at {at}, cell {cell} at {center}"
-        );
-    }
-    // The tile of the top-left cell is drawn above and left of the bottom-right one.
-    let top_left = layout.cell_center(Cell::new(0, 0)).expect("in bounds");
-    let w = grid.width as i32;
-    let h = grid.height as i32;
-    let bottom_right = layout
-        .cell_center(Cell::new(w - 1, h - 1))
-        .expect("in bounds");
-    assert!(top_left.x < bottom_right.x && top_left.y > bottom_right.y);
 }
 
 #[test]
@@ -153,9 +239,8 @@ fn flat_hex_board_has_one_tile_per_cell() {
 }
 
 #[test]
-fn every_level_in_the_levels_folder_is_drawn() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("levels");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
+fn every_level_opens_in_battle_view_with_its_board_and_units() {
+    let mut files: Vec<_> = std::fs::read_dir(levels_dir())
         .expect("levels/")
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == "ron"))
@@ -163,10 +248,14 @@ fn every_level_in_the_levels_folder_is_drawn() {
     files.sort();
     assert!(!files.is_empty());
     for path in files {
-        let level = level::load(&path).unwrap_or_else(|e| panic!("{}: {e:?}", path.display()));
-        let cells = level.terrain.grid().len();
-        let units = level.units.len();
-        let mut app = app_with(Some(level), None);
+        let level = fray::rules::level::load_path(&path)
+            .unwrap_or_else(|e| panic!("{}: {e:?}", path.display()));
+        let cells = level.grid.len();
+        let units = level.file.units.len();
+        let mut setup = BattleSetup::new(level, Some(path.clone()));
+        setup.controls = vec![SideControl::Human; setup.controls.len()];
+        let mut app = battle_app(setup);
+        assert_eq!(screen(&app), Screen::Battle, "{}", path.display());
         assert_eq!(drawn(&mut app).len(), cells, "{}", path.display());
         let mut tokens = app.world_mut().query::<&UnitToken>();
         assert_eq!(
@@ -175,68 +264,362 @@ fn every_level_in_the_levels_folder_is_drawn() {
             "{}",
             path.display()
         );
+        // The HUD shows the ruleset's clock headline.
+        let headline = fray::rules::rulesets::clock(&battle(&app).shown).headline;
+        let shown = texts(&mut app);
+        assert!(
+            shown
+                .iter()
+                .any(|t| *t == fray::game::menu::ascii(&headline)),
+            "{}: {headline:?} not in {shown:?}",
+            path.display()
+        );
     }
 }
 
 #[test]
-fn a_level_that_fails_to_load_shows_its_errors_and_no_board() {
-    let dir = std::env::temp_dir().join(format!("fray-game-test-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let path = dir.join("broken.ron");
-    std::fs::write(&path, "(name: \"broken\", size: (3, oops").expect("write");
-    let errors = level::load(&path).expect_err("a broken level does not load");
-    assert!(!errors.is_empty());
-    let mut app = app_with(None, Some(LevelErrors(errors.clone())));
-    let mut boards = app.world_mut().query_filtered::<(), With<Board>>();
-    assert_eq!(boards.iter(app.world()).count(), 0);
-    let mut texts = app.world_mut().query::<&Text>();
-    let shown: Vec<String> = texts.iter(app.world()).map(|t| t.0.clone()).collect();
-    for line in &errors {
-        assert!(shown.contains(line), "{line:?} not in {shown:?}");
+fn an_ai_versus_ai_battle_is_played_to_the_result_screen() {
+    let mut setup = BattleSetup::new(ruins(), None);
+    setup.seed = 11;
+    setup.controls = vec![SideControl::Ai(fray::ai::Kind::Greedy); 2];
+    let mut app = battle_app(setup);
+    let mut frames = 0;
+    while screen(&app) != Screen::Result {
+        app.update();
+        frames += 1;
+        assert!(frames < 40_000, "no result after {frames} frames");
+        if frames % 64 == 0 {
+            // The AI thinks on another thread: give it time.
+            std::thread::sleep(Duration::from_millis(1));
+        }
     }
+    let b = battle(&app);
+    let outcome = b.state.outcome.clone().expect("the battle ended");
+    assert!(b.commands.len() > 10, "{} commands", b.commands.len());
+    // The log names units, never their ids.
+    assert!(b.log.iter().all(|l| !l.text.contains("UnitId(")));
+    assert!(b.log.iter().any(|l| l.text.contains(" rolls ")));
+    // The replay reproduces the battle.
+    let replayed = Battle::replay(b.setup.clone(), &b.commands).expect("replays");
+    assert_eq!(replayed.state.outcome, Some(outcome.clone()));
+    let headline = match outcome.winner {
+        Some(w) => format!("{} wins", b.state.sides[w.index()].name),
+        None => "A draw".into(),
+    };
+    app.update();
+    let shown = texts(&mut app);
+    assert!(shown.contains(&headline), "{headline:?} not in {shown:?}");
+    assert!(shown.iter().any(|t| t.contains("Rematch")));
+}
+
+/// A hot-seat battle on the ruins, both sides human.
+fn hot_seat() -> App {
+    let mut setup = BattleSetup::new(ruins(), None);
+    setup.seed = 5001;
+    setup.controls = vec![SideControl::Human; 2];
+    battle_app(setup)
+}
+
+fn acting(app: &App) -> fray::rules::battle::UnitId {
+    match battle(app).state.pending() {
+        Decision::Act { unit } => unit,
+        other => panic!("expected a unit to act, got {other:?}"),
+    }
+}
+
+#[test]
+fn e_ends_the_turn_and_a_click_on_a_cell_moves_there() {
+    let mut app = hot_seat();
+    let unit = acting(&app);
+    // Click a reachable cell.
+    let to = battle(&app)
+        .state
+        .legal_commands()
+        .into_iter()
+        .find_map(|c| match c {
+            Command::Move { to, .. } => Some(to),
+            _ => None,
+        })
+        .expect("a move");
+    let layout = BoardLayout::new(*battle(&app).state.grid());
+    let world = layout.cell_center(to).expect("on the map");
+    app.world_mut().resource_mut::<MouseWorld>().0 = Some(world);
+    app.update();
+    click(&mut app);
+    assert_eq!(
+        battle(&app).commands,
+        vec![Command::Move { unit, to }],
+        "the click sent the move"
+    );
+    assert_eq!(battle(&app).state.units[unit.index()].cell, to);
+    // E ends the turn.
+    tap(&mut app, KeyCode::KeyE);
+    assert_eq!(
+        battle(&app).commands.last(),
+        Some(&Command::EndTurn { unit })
+    );
+}
+
+#[test]
+fn the_keyboard_cursor_and_enter_move_and_undo_takes_it_back() {
+    let mut app = hot_seat();
+    let unit = acting(&app);
+    let start = battle(&app).state.units[unit.index()].cell;
+    let before = ron::to_string(&battle(&app).state).expect("ron");
+    // The cursor starts on the acting unit; walk it right until a cell the unit can move to.
+    let legal = battle(&app).state.legal_commands();
+    let right = (1..4)
+        .map(|d| Cell::new(start.x + d, start.y))
+        .find(|c| legal.contains(&Command::Move { unit, to: *c }))
+        .expect("a reachable cell to the right");
+    for _ in start.x..right.x {
+        tap(&mut app, KeyCode::ArrowRight);
+    }
+    assert_eq!(
+        app.world().resource::<fray::game::input::CursorCell>().0,
+        Some(right)
+    );
+    tap(&mut app, KeyCode::Enter);
+    assert_eq!(
+        battle(&app).commands,
+        vec![Command::Move { unit, to: right }]
+    );
+    // No die was rolled: U takes the move back, state and replay alike.
+    tap(&mut app, KeyCode::KeyU);
+    assert!(battle(&app).commands.is_empty());
+    assert_eq!(ron::to_string(&battle(&app).state).expect("ron"), before);
+    assert_eq!(battle(&app).state.units[unit.index()].cell, start);
+}
+
+#[test]
+fn menu_hotkeys_send_the_listed_command() {
+    let mut app = hot_seat();
+    let unit = acting(&app);
+    // The menu's entries are listed with their keys; Guard has its own entry with a digit.
+    let view = app.world().resource::<fray::game::hud::View>();
+    let (i, entry) = view
+        .menu
+        .iter()
+        .enumerate()
+        .find(|(_, e)| e.group == "Guard")
+        .expect("a Guard entry");
+    let hotkey = entry.hotkey.expect("a key");
+    let code = fray::game::input::key_of(hotkey).expect("a key code");
+    let shown = texts(&mut app);
+    assert!(
+        shown
+            .iter()
+            .any(|t| t.starts_with(&format!("[{}] Guard", hotkey.label()))),
+        "entry {i} not shown with its key: {shown:?}"
+    );
+    tap(&mut app, code);
+    assert_eq!(
+        battle(&app).commands,
+        vec![Command::Act {
+            unit,
+            action: fray::rules::battle::Action::Guard
+        }]
+    );
+}
+
+#[test]
+fn hot_seat_hides_the_board_until_the_next_player_is_ready() {
+    let mut app = hot_seat();
+    let first = battle(&app).deciding().expect("a side decides");
+    // End turns until the other side must decide.
+    let mut guard = 0;
+    while battle(&app).deciding() == Some(first) {
+        let unit = acting(&app);
+        tap(&mut app, KeyCode::KeyE);
+        assert_eq!(
+            battle(&app).commands.last(),
+            Some(&Command::EndTurn { unit })
+        );
+        guard += 1;
+        assert!(guard < 20);
+    }
+    app.update();
+    let hs = app.world().resource::<HotSeat>().clone();
+    assert!(hs.waiting, "{hs:?}");
+    assert_eq!(hs.viewer, Some(first));
+    let mut screens = app.world_mut().query_filtered::<(), With<HandOverScreen>>();
+    assert_eq!(screens.iter(app.world()).count(), 1);
+    let mut boards = app.world_mut().query_filtered::<&Visibility, With<Board>>();
+    assert!(
+        boards.iter(app.world()).all(|v| *v == Visibility::Hidden),
+        "the board is hidden"
+    );
+    // While waiting, no board input goes through: E does nothing.
+    let n = battle(&app).commands.len();
+    tap(&mut app, KeyCode::KeyE);
+    // (E is not a hand-over key.)
+    assert_eq!(battle(&app).commands.len(), n);
+    tap(&mut app, KeyCode::Enter);
+    app.update();
+    let hs = app.world().resource::<HotSeat>().clone();
+    assert!(!hs.waiting);
+    assert_eq!(hs.viewer, battle(&app).deciding());
+    let mut boards = app.world_mut().query_filtered::<&Visibility, With<Board>>();
+    assert!(
+        boards.iter(app.world()).all(|v| *v != Visibility::Hidden),
+        "the board shows again"
+    );
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("fray-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir
+}
+
+#[test]
+fn the_setup_screen_lists_broken_levels_with_their_errors() {
+    let dir = temp_dir("setup-levels");
+    std::fs::copy(
+        levels_dir().join("action_points_ruins.ron"),
+        dir.join("a_good.ron"),
+    )
+    .expect("copy");
+    std::fs::write(
+        dir.join("b_broken.ron"),
+        "(name: \"broken\", size: (3, oops",
+    )
+    .expect("write");
+    let mut app = app_on(&dir, |_| {});
+    app.update();
+    tap(&mut app, KeyCode::KeyN);
+    assert_eq!(screen(&app), Screen::Setup);
+    // Wait for both levels to load.
+    for _ in 0..400 {
+        app.update();
+        let c = app.world().resource::<Catalog>();
+        if c.entries.len() == 2 && c.entries.iter().all(|e| e.level.is_some()) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let c = app.world().resource::<Catalog>();
+    assert_eq!(c.entries.len(), 2);
+    assert!(matches!(c.entries[0].level, Some(Ok(_))));
+    let Some(Err(errors)) = c.entries[1].level.clone() else {
+        panic!("the broken level has errors");
+    };
+    assert!(errors[0].contains("b_broken.ron:1:"), "{errors:?}");
+    assert!(c.entries[0].thumbnail.is_some(), "a thumbnail");
+    // Both are listed; selecting the broken one shows its errors, and Enter does not start it.
+    app.update();
+    let shown = texts(&mut app);
+    assert!(
+        shown.iter().any(|t| t.contains("Sunken Temple")),
+        "{shown:?}"
+    );
+    assert!(
+        shown
+            .iter()
+            .any(|t| t.contains("b_broken.ron") && t.contains("error"))
+    );
+    tap(&mut app, KeyCode::ArrowDown);
+    app.update();
+    let shown = texts(&mut app);
+    assert!(
+        shown.contains(&errors[0]),
+        "{:?} not in {shown:?}",
+        errors[0]
+    );
+    tap(&mut app, KeyCode::Enter);
+    assert_eq!(screen(&app), Screen::Setup);
+    // The good level starts.
+    tap(&mut app, KeyCode::ArrowUp);
+    tap(&mut app, KeyCode::Enter);
+    app.update();
+    assert_eq!(screen(&app), Screen::Battle);
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// Sends a key press or release the way winit would.
-fn key(app: &mut App, code: KeyCode, pressed: bool) {
-    use bevy::input::ButtonState;
-    use bevy::input::keyboard::{Key, KeyboardInput};
-    app.world_mut().write_message(KeyboardInput {
-        key_code: code,
-        logical_key: Key::Unidentified(bevy::input::keyboard::NativeKey::Unidentified),
-        state: if pressed {
-            ButtonState::Pressed
-        } else {
-            ButtonState::Released
-        },
-        text: None,
-        repeat: false,
-        window: Entity::PLACEHOLDER,
-    });
+#[test]
+fn a_corrupt_or_outdated_save_gives_a_message_and_leaves_the_good_save_intact() {
+    isolate_saves();
+    let dir = temp_dir("saves");
+    let mut setup = BattleSetup::new(ruins(), None);
+    setup.controls = vec![SideControl::Human; 2];
+    let mut b = Battle::new(setup);
+    let cmd = b
+        .state
+        .legal_commands()
+        .into_iter()
+        .find(|c| matches!(c, Command::Move { .. }))
+        .expect("a move");
+    b.submit(&cmd, true).expect("legal");
+    b.show_all();
+    let good = dir.join("good.ron");
+    saves::save(&b, &good).expect("saved");
+    let good_bytes = std::fs::read(&good).expect("read");
+    // Loading gives the same battle back, by replay.
+    let back = saves::load(&good).expect("loads");
+    assert_eq!(back.commands, b.commands);
+    assert_eq!(
+        ron::to_string(&back.state).expect("ron"),
+        ron::to_string(&b.state).expect("ron")
+    );
+    // A damaged file and one from another version give messages.
+    let bad = dir.join("bad.ron");
+    std::fs::write(&bad, "(version: 1, seed: 3, garbage").expect("write");
+    let e = saves::load(&bad).expect_err("refused");
+    assert!(e.contains("damaged"), "{e}");
+    let old = dir.join("old.ron");
+    std::fs::write(&old, good_bytes_with_version(&good_bytes, 999)).expect("write");
+    let e = saves::load(&old).expect_err("refused");
+    assert!(e.contains("another version"), "{e}");
+    assert_eq!(std::fs::read(&good).expect("read"), good_bytes);
+    assert!(saves::load(&good).is_ok());
+
+    // In the game: F9 on a damaged quick save shows the message and changes nothing.
+    let quick = saves::quicksave_path();
+    std::fs::create_dir_all(quick.parent().expect("dir")).expect("dir");
+    std::fs::write(&quick, "not a save").expect("write");
+    let mut app = hot_seat();
+    let before = battle(&app).commands.clone();
+    tap(&mut app, KeyCode::F9);
+    app.update();
+    let shown = texts(&mut app);
+    assert!(shown.iter().any(|t| t.contains("damaged")), "{shown:?}");
+    assert_eq!(battle(&app).commands, before);
+    assert_eq!(std::fs::read_to_string(&quick).expect("read"), "not a save");
+    // F5 then writes a good one, which F9 loads.
+    tap(&mut app, KeyCode::F5);
+    assert!(saves::load(&quick).is_ok());
+    tap(&mut app, KeyCode::F9);
+    let shown = texts(&mut app);
+    assert!(
+        shown.iter().any(|t| t.contains("Quick save loaded")),
+        "{shown:?}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+fn good_bytes_with_version(bytes: &[u8], v: u32) -> String {
+    String::from_utf8_lossy(bytes).replacen("version: 1", &format!("version: {v}"), 1)
 }
 
 #[test]
 fn camera_fits_the_board_then_pans_and_zooms() {
     use bevy::camera::ScalingMode;
-    use bevy::input::InputPlugin;
     use bevy::input::mouse::{MouseScrollUnit, MouseWheel};
     use bevy::input::touch::TouchPhase;
-    use bevy::time::TimeUpdateStrategy;
     use fray::game::camera::{self, BoardView, MainCamera};
-    use std::time::Duration;
 
     let level = level::demo(Topology::Square {
         diagonals: Diagonals::One,
     });
     let bounds = BoardLayout::new(*level.terrain.grid()).bounds();
-    let mut app = App::new();
-    app.add_plugins((MinimalPlugins, AssetPlugin::default(), InputPlugin))
-        .init_asset::<Image>()
-        .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_millis(
-            100,
-        )))
-        .insert_resource(level)
-        .add_plugins((fray::game::core_plugin, camera::plugin));
+    let mut app = app_on(&levels_dir(), |app| {
+        app.insert_resource(level);
+    });
+    app.insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_millis(
+        100,
+    )))
+    .add_plugins(camera::plugin);
     app.update();
     app.update();
 
@@ -252,7 +635,6 @@ fn camera_fits_the_board_then_pans_and_zooms() {
         };
         (t.translation.truncate(), o.scale, o.scaling_mode)
     };
-    // Fitted: centred on the board, everything in view.
     let (at, scale, mode) = camera(&mut app);
     assert!(at.distance(bounds.center()) < 0.01);
     assert_eq!(scale, 1.0);
@@ -263,8 +645,7 @@ fn camera_fits_the_board_then_pans_and_zooms() {
         } => assert!(min_width >= bounds.width() && min_height >= bounds.height()),
         other => panic!("unexpected scaling {other:?}"),
     }
-
-    // Holding D pans right.
+    // Without a battle, holding D pans right.
     key(&mut app, KeyCode::KeyD, true);
     app.update();
     key(&mut app, KeyCode::KeyD, false);
@@ -274,8 +655,6 @@ fn camera_fits_the_board_then_pans_and_zooms() {
         moved.x > at.x && (moved.y - at.y).abs() < 0.01,
         "{at} -> {moved}"
     );
-
-    // Wheel up zooms in (a smaller scale).
     app.world_mut().write_message(MouseWheel {
         unit: MouseScrollUnit::Line,
         x: 0.0,
@@ -286,11 +665,53 @@ fn camera_fits_the_board_then_pans_and_zooms() {
     app.update();
     let (_, zoomed, _) = camera(&mut app);
     assert!(zoomed < 1.0, "{zoomed}");
-
-    // Home fits again.
     key(&mut app, KeyCode::Home, true);
     app.update();
     let (back, scale, _) = camera(&mut app);
     assert!(back.distance(bounds.center()) < 0.01);
     assert_eq!(scale, 1.0);
+}
+
+#[test]
+fn a_segments_declaration_is_hidden_from_the_other_side_until_the_reveal() {
+    let level =
+        fray::rules::level::load_path(&levels_dir().join("segments_crypt.ron")).expect("crypt");
+    let mut setup = BattleSetup::new(level, None);
+    setup.controls = vec![SideControl::Human; 2];
+    let mut b = Battle::new(setup);
+    // Play the first legal command until someone declares.
+    let mut declared = None;
+    for _ in 0..200 {
+        let Some(side) = b.deciding() else { break };
+        let legal = b.state.legal_commands();
+        let cmd = legal
+            .iter()
+            .find(|c| matches!(c, Command::Declare { .. }))
+            .or_else(|| legal.iter().find(|c| matches!(c, Command::EndTurn { .. })))
+            .or(legal.first())
+            .cloned()
+            .expect("a legal command");
+        b.submit(&cmd, true).expect("legal");
+        b.show_all();
+        if matches!(cmd, Command::Declare { .. }) {
+            declared = Some(side);
+            break;
+        }
+    }
+    let side = declared.expect("a side declared");
+    let other = fray::rules::battle::SideId(1 - side.0);
+    let line = b
+        .log
+        .iter()
+        .rev()
+        .find(|l| l.text.contains(" declares: "))
+        .expect("the declaration is logged");
+    assert!(line.text_for(Some(side)).contains(" declares: "));
+    assert!(
+        line.text_for(None).contains(" declares: "),
+        "a spectator sees all"
+    );
+    let seen = line.text_for(Some(other));
+    assert!(!seen.contains(" declares: "), "{seen}");
+    assert!(seen.ends_with(" declares"), "{seen}");
 }

@@ -21,9 +21,10 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Open the game (the default when no subcommand is given).
+    /// Open the game: the title screen, or with LEVEL straight into a battle on it (the
+    /// level's own controllers and seed).
     Play {
-        /// Level file to open (default: the first level in `levels/`).
+        /// Level file to play at once.
         level: Option<PathBuf>,
     },
     /// Check level files; prints `file:line:col: error: message`, exits 1 on any error.
@@ -70,13 +71,19 @@ pub enum Command {
         #[arg(long)]
         ron: bool,
     },
-    /// Render a level in a window, save a PNG screenshot once the board is drawn, and exit.
+    /// Render a level in battle view, save a PNG screenshot once the board is drawn, and exit.
     Shot {
         /// Level file to render.
         level: PathBuf,
         /// Where to write the PNG.
         #[arg(long)]
         out: PathBuf,
+        /// An overlay to show: reach, threat or sight (needs --unit).
+        #[arg(long, value_parser = ["reach", "threat", "sight"], requires = "unit")]
+        overlay: Option<String>,
+        /// The unit the overlay is for, by name.
+        #[arg(long)]
+        unit: Option<String>,
     },
 }
 
@@ -90,7 +97,12 @@ pub fn run(cli: Cli) -> ExitCode {
         None => play(None),
         Some(Command::Play { level }) => play(level),
         Some(Command::Validate { paths }) => validate::run(&paths),
-        Some(Command::Shot { level, out }) => shot(level, out),
+        Some(Command::Shot {
+            level,
+            out,
+            overlay,
+            unit,
+        }) => shot(level, out, overlay, unit),
         Some(Command::Scenario { paths }) => scenario(&paths),
         Some(Command::Replay { file, ron }) => replay(&file, ron),
         Some(Command::Simulate {
@@ -216,12 +228,12 @@ pub fn default_level() -> Option<PathBuf> {
 
 #[cfg(feature = "game")]
 fn play(level: Option<PathBuf>) -> ExitCode {
-    crate::game::run(level.or_else(default_level))
+    crate::game::run(level)
 }
 
 #[cfg(feature = "game")]
-fn shot(level: PathBuf, out: PathBuf) -> ExitCode {
-    crate::game::shot(level, out)
+fn shot(level: PathBuf, out: PathBuf, overlay: Option<String>, unit: Option<String>) -> ExitCode {
+    crate::game::shot(level, out, overlay, unit)
 }
 
 #[cfg(not(feature = "game"))]
@@ -230,7 +242,12 @@ fn play(_level: Option<PathBuf>) -> ExitCode {
 }
 
 #[cfg(not(feature = "game"))]
-fn shot(_level: PathBuf, _out: PathBuf) -> ExitCode {
+fn shot(
+    _level: PathBuf,
+    _out: PathBuf,
+    _overlay: Option<String>,
+    _unit: Option<String>,
+) -> ExitCode {
     no_game()
 }
 
@@ -273,5 +290,46 @@ mod tests {
     fn shot_needs_out() {
         assert!(Cli::try_parse_from(["fray", "shot", "x.ron"]).is_err());
         assert!(Cli::try_parse_from(["fray", "shot", "x.ron", "--out", "x.png"]).is_ok());
+        // An overlay needs a unit, and only the three kinds exist.
+        assert!(
+            Cli::try_parse_from([
+                "fray",
+                "shot",
+                "x.ron",
+                "--out",
+                "x.png",
+                "--overlay",
+                "reach"
+            ])
+            .is_err()
+        );
+        assert!(
+            Cli::try_parse_from([
+                "fray",
+                "shot",
+                "x.ron",
+                "--out",
+                "x.png",
+                "--overlay",
+                "fog",
+                "--unit",
+                "A"
+            ])
+            .is_err()
+        );
+        assert!(
+            Cli::try_parse_from([
+                "fray",
+                "shot",
+                "x.ron",
+                "--out",
+                "x.png",
+                "--overlay",
+                "sight",
+                "--unit",
+                "A"
+            ])
+            .is_ok()
+        );
     }
 }

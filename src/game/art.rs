@@ -1,5 +1,6 @@
-//! Procedural placeholder art: terrain tile atlases (square, pointy hex, flat hex) and the unit
-//! disc, drawn pixel by pixel at startup. Every terrain has its own *pattern* (flagstones,
+//! Procedural art, all drawn by this code at startup: terrain tile atlases (square, pointy hex,
+//! flat hex), unit tokens (a base shape per side and a silhouette per template), status icons
+//! and overlay patterns. Every terrain has its own *pattern* (flagstones,
 //! pebbles, bricks, a dark slot, a round column, waves, canopies, chunks, hatching), not only its
 //! own colour, so colour-blind players can tell them apart.
 //!
@@ -17,7 +18,7 @@ pub(super) fn plugin(app: &mut App) {
     app.init_resource::<Art>();
 }
 
-/// The generated images: one tile atlas per cell shape and the unit disc.
+/// The generated images: one tile atlas per cell shape, unit tokens, icons and overlays.
 #[derive(Resource, Debug, Clone)]
 pub struct Art {
     pub square: Handle<Image>,
@@ -25,9 +26,54 @@ pub struct Art {
     pub flat: Handle<Image>,
     /// A white disc with a grey rim, to be tinted with a side's colour.
     pub unit_disc: Handle<Image>,
+    /// Token bases by side (circle, square, diamond, octagon), white, to be tinted: sides
+    /// differ in shape as well as colour.
+    pub bases: Vec<Handle<Image>>,
+    /// One silhouette per name of [`crate::rules::ruleset_data::SILHOUETTES`], same order.
+    pub silhouettes: Vec<Handle<Image>>,
+    /// Status icons by [`Icon`].
+    pub icons: Vec<Handle<Image>>,
+    /// Overlay patterns per cell shape, by [`Pattern`]: `[square, pointy, flat]`.
+    pub patterns: Vec<[Handle<Image>; 3]>,
+    /// A ring (outline of a circle), for the acting unit and targets.
+    pub ring: Handle<Image>,
+    /// A small round dot (paths).
+    pub dot: Handle<Image>,
+    /// A warning triangle with "!" (a step that provokes).
+    pub warning: Handle<Image>,
+    /// A white pixel, for bars and lines.
+    pub pixel: Handle<Image>,
 }
 
 impl Art {
+    /// The silhouette of a template's `silhouette` name (the soldier for an unknown one).
+    pub fn silhouette(&self, name: &str) -> Handle<Image> {
+        let i = crate::rules::ruleset_data::SILHOUETTES
+            .iter()
+            .position(|s| *s == name)
+            .unwrap_or(0);
+        self.silhouettes[i.min(self.silhouettes.len() - 1)].clone()
+    }
+
+    /// The token base of a side.
+    pub fn base(&self, side: usize) -> Handle<Image> {
+        self.bases[side % self.bases.len()].clone()
+    }
+
+    pub fn icon(&self, icon: Icon) -> Handle<Image> {
+        self.icons[icon as usize].clone()
+    }
+
+    /// An overlay pattern for a cell shape.
+    pub fn pattern(&self, p: Pattern, shape: TileShape) -> Handle<Image> {
+        let i = match shape {
+            TileShape::Square => 0,
+            TileShape::PointyHex => 1,
+            TileShape::FlatHex => 2,
+        };
+        self.patterns[p as usize][i].clone()
+    }
+
     /// The atlas for a cell shape.
     pub fn atlas(&self, shape: TileShape) -> Handle<Image> {
         match shape {
@@ -49,11 +95,43 @@ impl FromWorld for Art {
         let pointy = atlas(TileShape::PointyHex);
         let flat = atlas(TileShape::FlatHex);
         let unit_disc = images.add(rgba_image(DISC_SIZE, DISC_SIZE, disc_pixels(DISC_SIZE)));
+        let bases = (0..4)
+            .map(|i| images.add(rgba_image(DISC_SIZE, DISC_SIZE, base_pixels(i, DISC_SIZE))))
+            .collect();
+        let silhouettes = SILHOUETTE_ART
+            .iter()
+            .map(|rows| images.add(rgba_image(64, 64, bitmap_pixels(rows, 4, [250, 248, 240]))))
+            .collect();
+        let icons = Icon::ALL
+            .iter()
+            .map(|i| images.add(rgba_image(20, 20, icon_pixels(*i))))
+            .collect();
+        let patterns = Pattern::ALL
+            .iter()
+            .map(|p| {
+                [TileShape::Square, TileShape::PointyHex, TileShape::FlatHex].map(|shape| {
+                    let (w, h) = shape.tile_size();
+                    images.add(rgba_image(w, h, pattern_pixels(*p, shape)))
+                })
+            })
+            .collect();
+        let ring = images.add(rgba_image(64, 64, ring_pixels(64)));
+        let dot = images.add(rgba_image(16, 16, dot_pixels(16)));
+        let warning = images.add(rgba_image(24, 24, warning_pixels(24)));
+        let pixel = images.add(rgba_image(1, 1, vec![255, 255, 255, 255]));
         Self {
             square,
             pointy,
             flat,
             unit_disc,
+            bases,
+            silhouettes,
+            icons,
+            patterns,
+            ring,
+            dot,
+            warning,
+            pixel,
         }
     }
 }
@@ -105,6 +183,22 @@ impl TileArt {
     /// The tile's index in the atlas (`TileTextureIndex`).
     pub fn index(self) -> u32 {
         self as u32
+    }
+
+    /// A typical colour of the tile (for map thumbnails), RGBA8.
+    pub fn swatch(self) -> [u8; 4] {
+        let c = match self {
+            TileArt::Floor => FLOOR,
+            TileArt::Rough => rgb(150, 124, 84),
+            TileArt::Wall => BRICK,
+            TileArt::Slit => rgb(140, 136, 126),
+            TileArt::Pillar => rgb(120, 118, 128),
+            TileArt::Water => rgb(52, 104, 166),
+            TileArt::Trees => rgb(44, 112, 52),
+            TileArt::Rubble => rgb(130, 120, 104),
+            TileArt::Chasm => rgb(18, 16, 24),
+        };
+        [c[0] as u8, c[1] as u8, c[2] as u8, 255]
     }
 
     /// Picks the picture for a terrain: first by words in its name, then by its properties
@@ -453,6 +547,450 @@ pub fn disc_pixels(size: u32) -> Vec<u8> {
     out
 }
 
+/// The silhouettes, 16x16, in the order of [`crate::rules::ruleset_data::SILHOUETTES`]:
+/// soldier (sword and shield), archer (bow), brute (hammer), caster (hat and staff),
+/// skirmisher (two daggers, crouching), beast (on four legs).
+const SILHOUETTE_ART: [[&str; 16]; 6] = [
+    [
+        "................",
+        ".......##.......",
+        "......####......",
+        "......####......",
+        ".......##.....#.",
+        ".##..######..#..",
+        "####.######.#...",
+        "####.######.....",
+        "####.######.....",
+        ".##..######.....",
+        "......#..#......",
+        "......#..#......",
+        "......#..#......",
+        ".....##..##.....",
+        "................",
+        "................",
+    ],
+    [
+        "................",
+        ".......##....#..",
+        "......####....#.",
+        "......####.....#",
+        ".......##......#",
+        ".....######....#",
+        "....#######....#",
+        "...##.####.#####",
+        ".....######....#",
+        ".....######....#",
+        "......#..#.....#",
+        "......#..#.....#",
+        "......#..#....#.",
+        ".....##..##..#..",
+        "................",
+        "................",
+    ],
+    [
+        ".............###",
+        "......###....###",
+        ".....#####....#.",
+        ".....#####...#..",
+        "......###...#...",
+        "...#########....",
+        "..##########....",
+        ".###########....",
+        ".###.#####.##...",
+        ".##..#####..##..",
+        ".....#####......",
+        ".....##.##......",
+        "....###.###.....",
+        "...####.####....",
+        "................",
+        "................",
+    ],
+    [
+        ".......#........",
+        "......###.......",
+        ".....#####...#..",
+        "....#######.###.",
+        "......###....#..",
+        "......###....#..",
+        ".....#####...#..",
+        "....#######.##..",
+        "...#########.#..",
+        "...#########.#..",
+        "..###########...",
+        "..###########...",
+        ".#############..",
+        ".#############..",
+        "................",
+        "................",
+    ],
+    [
+        "................",
+        "........##......",
+        ".......####.....",
+        ".......####.....",
+        "..#.....##...#..",
+        "...#..######.#..",
+        "....########....",
+        ".....######.....",
+        ".....######.....",
+        ".....#######....",
+        "....##....##....",
+        "...##......##...",
+        "..##........##..",
+        ".##..........#..",
+        "................",
+        "................",
+    ],
+    [
+        "................",
+        "................",
+        "..##............",
+        ".####...........",
+        ".#####..........",
+        "########........",
+        ".#######.......#",
+        "...###########.#",
+        "...############.",
+        "...############.",
+        "...##.#....#.##.",
+        "...#..#....#..#.",
+        "..##..##..##..##",
+        "................",
+        "................",
+        "................",
+    ],
+];
+
+/// A bitmap (`#` set) scaled `k` times, in `colour` with a dark one-pixel outline, RGBA8.
+fn bitmap_pixels(rows: &[&str], k: u32, colour: [u8; 3]) -> Vec<u8> {
+    let h = rows.len() as u32;
+    let w = rows.first().map_or(0, |r| r.len()) as u32;
+    let set = |x: i32, y: i32| {
+        x >= 0
+            && y >= 0
+            && (y as u32) < h
+            && (x as u32) < w
+            && rows[y as usize].as_bytes()[x as usize] == b'#'
+    };
+    let (pw, ph) = (w * k, h * k);
+    let mut out = vec![0u8; (pw * ph * 4) as usize];
+    for py in 0..ph {
+        for px in 0..pw {
+            let (x, y) = ((px / k) as i32, (py / k) as i32);
+            let i = ((py * pw + px) * 4) as usize;
+            if set(x, y) {
+                out[i..i + 4].copy_from_slice(&[colour[0], colour[1], colour[2], 255]);
+            } else {
+                // Outline: a set pixel within one scaled pixel.
+                let near = [(-1, 0), (1, 0), (0, -1), (0, 1)].iter().any(|(dx, dy)| {
+                    let qx = (px as i32 + dx * (k as i32 / 2).max(1)).div_euclid(k as i32);
+                    let qy = (py as i32 + dy * (k as i32 / 2).max(1)).div_euclid(k as i32);
+                    set(qx, qy)
+                });
+                if near {
+                    out[i..i + 4].copy_from_slice(&[20, 18, 24, 230]);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Status icons shown over a unit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Icon {
+    Prone = 0,
+    Surprised = 1,
+    Stunned = 2,
+    Grappled = 3,
+    Dodging = 4,
+    Guarding = 5,
+    TotalDefense = 6,
+    Disengaged = 7,
+    InCover = 8,
+    Screening = 9,
+    Holding = 10,
+    Casting = 11,
+    Down = 12,
+    Other = 13,
+}
+
+impl Icon {
+    pub const ALL: [Icon; 14] = [
+        Icon::Prone,
+        Icon::Surprised,
+        Icon::Stunned,
+        Icon::Grappled,
+        Icon::Dodging,
+        Icon::Guarding,
+        Icon::TotalDefense,
+        Icon::Disengaged,
+        Icon::InCover,
+        Icon::Screening,
+        Icon::Holding,
+        Icon::Casting,
+        Icon::Down,
+        Icon::Other,
+    ];
+
+    fn bitmap(self) -> [&'static str; 8] {
+        match self {
+            Icon::Prone => [
+                "...##...", "...##...", "...##...", ".######.", "..####..", "...##...", "........",
+                "########",
+            ],
+            Icon::Surprised => [
+                "...##...", "...##...", "...##...", "...##...", "...##...", "........", "...##...",
+                "...##...",
+            ],
+            Icon::Stunned => [
+                ".####...", "#....#..", "#.##..#.", "#.#.#.#.", "#.#..#..", "#..##...", ".#......",
+                "..####..",
+            ],
+            Icon::Grappled => [
+                ".##.....", "#..#....", "#..###..", ".##..#..", "..#..##.", "..###..#", ".....#.#",
+                "......#.",
+            ],
+            Icon::Dodging => [
+                "........", ".##...#.", "#..#.#..", "....#...", "........", ".##...#.", "#..#.#..",
+                "....#...",
+            ],
+            Icon::Guarding => [
+                "########", "#......#", "#.####.#", "#.####.#", "#.####.#", ".#.##.#.", "..#..#..",
+                "...##...",
+            ],
+            Icon::TotalDefense => [
+                "########", "########", "########", "########", ".######.", ".######.", "..####..",
+                "...##...",
+            ],
+            Icon::Disengaged => [
+                "........", "..#..#..", ".##..##.", "###..###", ".##..##.", "..#..#..", "........",
+                "........",
+            ],
+            Icon::InCover => [
+                "........", "########", "#..#..##", "########", "##..#..#", "########", "........",
+                "........",
+            ],
+            Icon::Screening => [
+                ".######.", "##....##", "##......", ".######.", "......##", "##....##", ".######.",
+                "........",
+            ],
+            Icon::Holding => [
+                "########", ".#....#.", "..#..#..", "...##...", "...##...", "..#..#..", ".#....#.",
+                "########",
+            ],
+            Icon::Casting => [
+                "...#....", "...#....", "..###...", "#######.", "..###...", "...#....", "...#....",
+                "........",
+            ],
+            Icon::Down => [
+                "#......#", ".#....#.", "..#..#..", "...##...", "...##...", "..#..#..", ".#....#.",
+                "#......#",
+            ],
+            Icon::Other => [
+                ".####...", "#....#..", ".....#..", "...##...", "...#....", "........", "...#....",
+                "........",
+            ],
+        }
+    }
+}
+
+/// A 20x20 icon: a dark round badge with the white 8x8 bitmap scaled twice in the middle.
+fn icon_pixels(icon: Icon) -> Vec<u8> {
+    let rows = icon.bitmap();
+    let mut out = vec![0u8; 20 * 20 * 4];
+    for y in 0..20 {
+        for x in 0..20 {
+            let (fx, fy) = (x as f32 - 9.5, y as f32 - 9.5);
+            let d = (fx * fx + fy * fy).sqrt();
+            let i = (y * 20 + x) * 4;
+            if d <= 9.8 {
+                let rim = d > 8.6;
+                let c = if rim { [230, 200, 120] } else { [30, 28, 40] };
+                out[i..i + 4].copy_from_slice(&[c[0], c[1], c[2], 240]);
+            }
+            let (bx, by) = (x as i32 - 2, y as i32 - 2);
+            if (0..16).contains(&bx)
+                && (0..16).contains(&by)
+                && rows[(by / 2) as usize].as_bytes()[(bx / 2) as usize] == b'#'
+            {
+                out[i..i + 4].copy_from_slice(&[255, 255, 255, 255]);
+            }
+        }
+    }
+    out
+}
+
+/// Overlay fills: each has its own pattern so they read without colour.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pattern {
+    /// Reachable: a soft fill with a dot in the middle.
+    Reach = 0,
+    /// Threatened: diagonal hatching.
+    Threat = 1,
+    /// The cursor: a thick outline.
+    Cursor = 2,
+    /// A valid target or destination of the chosen action: corner brackets.
+    Target = 3,
+}
+
+impl Pattern {
+    pub const ALL: [Pattern; 4] = [
+        Pattern::Reach,
+        Pattern::Threat,
+        Pattern::Cursor,
+        Pattern::Target,
+    ];
+}
+
+/// A white overlay pattern masked to the cell shape (tinted when drawn).
+fn pattern_pixels(p: Pattern, shape: TileShape) -> Vec<u8> {
+    let (w, h) = shape.tile_size();
+    let mut out = vec![0u8; (w * h * 4) as usize];
+    for y in 0..h {
+        for x in 0..w {
+            let d = edge_distance(shape, x, y);
+            if d < 0.0 {
+                continue;
+            }
+            let (px, py) = (
+                x as f32 + 0.5 - w as f32 / 2.0,
+                y as f32 + 0.5 - h as f32 / 2.0,
+            );
+            let a: u8 = match p {
+                Pattern::Reach => {
+                    let r = (px * px + py * py).sqrt();
+                    if r < 4.0 {
+                        230
+                    } else if d < 2.5 {
+                        200
+                    } else {
+                        70
+                    }
+                }
+                Pattern::Threat => {
+                    if (x + y) % 10 < 3 {
+                        190
+                    } else if d < 2.0 {
+                        160
+                    } else {
+                        0
+                    }
+                }
+                Pattern::Cursor => {
+                    if d < 4.0 {
+                        255
+                    } else {
+                        0
+                    }
+                }
+                Pattern::Target => {
+                    let corner = px.abs() > w as f32 * 0.22 && py.abs() > h as f32 * 0.18;
+                    if d < 4.0 && corner {
+                        255
+                    } else if d < 2.0 {
+                        120
+                    } else {
+                        0
+                    }
+                }
+            };
+            let i = ((y * w + x) * 4) as usize;
+            out[i..i + 4].copy_from_slice(&[255, 255, 255, a]);
+        }
+    }
+    out
+}
+
+/// The base of a token, white: 0 circle, 1 rounded square, 2 diamond, 3 octagon; a darker rim.
+pub fn base_pixels(kind: usize, size: u32) -> Vec<u8> {
+    let mut out = Vec::with_capacity((size * size * 4) as usize);
+    let r = size as f32 / 2.0 - 1.0;
+    for y in 0..size {
+        for x in 0..size {
+            let px = x as f32 + 0.5 - size as f32 / 2.0;
+            let py = y as f32 + 0.5 - size as f32 / 2.0;
+            // Signed distance to the edge (positive inside).
+            let d = match kind % 4 {
+                0 => r - (px * px + py * py).sqrt(),
+                1 => (r * 0.9 - px.abs()).min(r * 0.9 - py.abs()),
+                2 => (r - (px.abs() + py.abs())) / std::f32::consts::SQRT_2,
+                _ => {
+                    let a = r * 0.93 - px.abs().max(py.abs());
+                    let b = (r * 1.25 - (px.abs() + py.abs())) / std::f32::consts::SQRT_2;
+                    a.min(b)
+                }
+            };
+            let alpha = (d + 0.5).clamp(0.0, 1.0);
+            let grey = if d < 4.0 {
+                120.0
+            } else {
+                255.0 - 40.0 * ((px + py) / (2.0 * r)).clamp(0.0, 1.0)
+            };
+            let g = grey as u8;
+            out.extend_from_slice(&[g, g, g, (alpha * 255.0) as u8]);
+        }
+    }
+    out
+}
+
+fn ring_pixels(size: u32) -> Vec<u8> {
+    let mut out = Vec::with_capacity((size * size * 4) as usize);
+    let r = size as f32 / 2.0 - 1.5;
+    for y in 0..size {
+        for x in 0..size {
+            let px = x as f32 + 0.5 - size as f32 / 2.0;
+            let py = y as f32 + 0.5 - size as f32 / 2.0;
+            let d = (px * px + py * py).sqrt();
+            let a = (3.0 - (d - (r - 3.0)).abs()).clamp(0.0, 1.0);
+            out.extend_from_slice(&[255, 255, 255, (a * 255.0) as u8]);
+        }
+    }
+    out
+}
+
+fn dot_pixels(size: u32) -> Vec<u8> {
+    let mut out = Vec::with_capacity((size * size * 4) as usize);
+    let r = size as f32 / 2.0 - 0.5;
+    for y in 0..size {
+        for x in 0..size {
+            let px = x as f32 + 0.5 - size as f32 / 2.0;
+            let py = y as f32 + 0.5 - size as f32 / 2.0;
+            let d = (px * px + py * py).sqrt();
+            let a = (r - d).clamp(0.0, 1.0);
+            let g = if d > r - 2.5 { 40 } else { 255 };
+            out.extend_from_slice(&[g, g, g, (a * 255.0) as u8]);
+        }
+    }
+    out
+}
+
+/// A warning triangle: orange-ready white with a black "!" and outline.
+fn warning_pixels(size: u32) -> Vec<u8> {
+    let mut out = Vec::with_capacity((size * size * 4) as usize);
+    let s = size as f32;
+    for y in 0..size {
+        for x in 0..size {
+            let (fx, fy) = (x as f32 + 0.5, y as f32 + 0.5);
+            // Apex at the top centre, base at the bottom.
+            let half = (fy / s) * (s / 2.0);
+            let inside = (fx - s / 2.0).abs() <= half && fy <= s - 1.0;
+            let edge = inside && ((fx - s / 2.0).abs() > half - 2.0 || fy > s - 3.0);
+            let bang = (fx - s / 2.0).abs() < 1.5
+                && ((fy > s * 0.35 && fy < s * 0.7) || (fy > s * 0.76 && fy < s * 0.86));
+            let c: [u8; 4] = if !inside {
+                [0, 0, 0, 0]
+            } else if edge || bang {
+                [10, 10, 10, 255]
+            } else {
+                [255, 255, 255, 255]
+            };
+            out.extend_from_slice(&c);
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -515,6 +1053,26 @@ mod tests {
             TileArt::for_terrain(&t("xyz", Some(1), Sight::Clear, false)),
             TileArt::Floor
         );
+    }
+
+    #[test]
+    fn silhouettes_are_16_by_16_and_distinct() {
+        assert_eq!(
+            SILHOUETTE_ART.len(),
+            crate::rules::ruleset_data::SILHOUETTES.len()
+        );
+        for (i, a) in SILHOUETTE_ART.iter().enumerate() {
+            for row in a {
+                assert_eq!(row.len(), 16, "silhouette {i}");
+            }
+            for b in &SILHOUETTE_ART[i + 1..] {
+                assert_ne!(a, b);
+            }
+        }
+        for icon in Icon::ALL {
+            let rows = icon.bitmap();
+            assert!(rows.iter().all(|r| r.len() == 8), "{icon:?}");
+        }
     }
 
     #[test]

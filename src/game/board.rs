@@ -6,16 +6,77 @@
 //! from the bottom (world y goes up). So a cell's tile is `(x, height - 1 - y)`, and the hex
 //! offset layouts must be re-chosen after that flip (see [`BoardLayout::map_type`]).
 
+use std::sync::Arc;
+
 use bevy::prelude::*;
 use bevy_ecs_tilemap::prelude::*;
 
+use super::Screen;
 use super::art::{Art, TileArt, TileShape};
+use super::battle::Battle;
 use super::level::BoardLevel;
 use crate::rules::grid::{Cell, Grid, HexOrientation, Topology};
 use crate::rules::map::TerrainMap;
 
 pub(super) fn plugin(app: &mut App) {
     app.add_systems(Startup, spawn_board);
+    app.add_systems(
+        Update,
+        (sync_board, hide_for_hand_over)
+            .chain()
+            .in_set(super::AppSystems::Update)
+            .run_if(in_state(Screen::Battle).and_then(resource_exists::<Battle>)),
+    );
+}
+
+/// Everything drawn in the world for a battle (board, tokens, overlays): hidden while the
+/// hot-seat hand-over screen is up.
+#[derive(Component, Debug, Clone, Copy, Default)]
+pub struct OnBoard;
+
+/// The terrain a board draws (a new battle's terrain rebuilds the board).
+#[derive(Component, Debug, Clone)]
+pub struct BoardTerrain(pub Arc<TerrainMap>);
+
+/// Builds the battle's board when the battle (its terrain) changes.
+fn sync_board(
+    mut commands: Commands,
+    battle: Res<Battle>,
+    art: Res<Art>,
+    boards: Query<(Entity, &BoardTerrain, &TileStorage)>,
+) {
+    let terrain = &battle.state.terrain;
+    if boards.iter().any(|(_, t, _)| Arc::ptr_eq(&t.0, terrain)) {
+        return;
+    }
+    for (e, _, storage) in &boards {
+        for tile in storage.iter().flatten() {
+            commands.entity(*tile).despawn();
+        }
+        commands.entity(e).despawn();
+    }
+    let board = spawn_tilemap(&mut commands, terrain, &art);
+    commands.entity(board).insert((
+        BoardTerrain(terrain.clone()),
+        OnBoard,
+        DespawnOnExit(Screen::Battle),
+    ));
+}
+
+fn hide_for_hand_over(
+    hotseat: Res<super::hotseat::HotSeat>,
+    mut q: Query<&mut Visibility, With<OnBoard>>,
+) {
+    let want = if hotseat.waiting {
+        Visibility::Hidden
+    } else {
+        Visibility::Inherited
+    };
+    for mut v in &mut q {
+        if *v != want {
+            *v = want;
+        }
+    }
 }
 
 /// The tilemap entity of the board.
@@ -171,6 +232,7 @@ fn spawn_tilemap(commands: &mut Commands, terrain: &TerrainMap, art: &Art) -> En
         let tile = commands
             .spawn((
                 BoardCell(cell),
+                DespawnOnExit(Screen::Battle),
                 TileBundle {
                     position,
                     texture_index: TileTextureIndex(index),

@@ -1,5 +1,6 @@
-//! The camera: fits the board to the window when it appears (and on `Home`), pans with a
-//! right- or middle-button drag and with the arrow keys or WASD, and zooms with the mouse
+//! The camera: fits the board to the window when it appears (and on `Home`), leaving room for
+//! the HUD panels; pans with a right- or middle-button drag and with Shift + arrow keys or
+//! WASD (the plain keys move the cell cursor, which the camera follows); zooms with the mouse
 //! wheel (towards the cursor) or `+`/`-`.
 
 use bevy::camera::ScalingMode;
@@ -13,10 +14,19 @@ use super::board::{Board, BoardGrid, BoardLayout};
 /// Public so headless tests can drive it (it needs `InputPlugin`'s resources and `Time`;
 /// without a primary window, drags and cursor-anchored zoom do nothing).
 pub fn plugin(app: &mut App) {
+    // Sent by the window plugin; registered here too so headless apps run the camera.
+    app.add_message::<bevy::window::WindowResized>();
     app.add_systems(Startup, spawn_camera);
     app.add_systems(
         Update,
-        (fit_new_board, refit, pan_with_keys, pan_with_drag, zoom)
+        (
+            fit_new_board,
+            refit,
+            pan_with_keys,
+            pan_with_drag,
+            zoom,
+            follow_cursor,
+        )
             .chain()
             .in_set(AppSystems::Update),
     );
@@ -50,9 +60,34 @@ fn spawn_camera(mut commands: Commands) {
     ));
 }
 
-/// Frames a rectangle: centre the camera on it and scale so all of it shows with a margin,
-/// whatever the window's shape (and it stays fitted when the window is resized).
-fn frame(bounds: Rect, transform: &mut Transform, projection: &mut Projection) {
+/// Frames a rectangle: centre the camera on it and scale so all of it shows with a margin. With
+/// a window, the board goes in the room the HUD leaves ([`super::hud::INSETS`]); without one,
+/// it fills the view whatever its shape.
+fn frame(
+    bounds: Rect,
+    transform: &mut Transform,
+    projection: &mut Projection,
+    window: Option<&Window>,
+) {
+    if let Some(w) = window
+        && w.width() > 0.0
+        && w.height() > 0.0
+        && let Projection::Orthographic(ortho) = projection
+    {
+        let (l, r, t, b) = super::hud::INSETS;
+        let free = Vec2::new(
+            (w.width() - l - r).max(100.0),
+            (w.height() - t - b).max(100.0),
+        );
+        let size = bounds.size() * (1.0 + 2.0 * MARGIN);
+        let k = (size.x / free.x).max(size.y / free.y).max(0.01);
+        ortho.scaling_mode = ScalingMode::WindowSize;
+        ortho.scale = k;
+        // Shift so the board's centre lands in the middle of the free room.
+        transform.translation.x = bounds.center().x - (l - r) / 2.0 * k;
+        transform.translation.y = bounds.center().y + (t - b) / 2.0 * k;
+        return;
+    }
     let size = bounds.size() * (1.0 + 2.0 * MARGIN);
     transform.translation.x = bounds.center().x;
     transform.translation.y = bounds.center().y;
@@ -68,6 +103,7 @@ fn frame(bounds: Rect, transform: &mut Transform, projection: &mut Projection) {
 fn fit_new_board(
     mut commands: Commands,
     boards: Query<&BoardGrid, Added<Board>>,
+    window: Query<&Window, With<PrimaryWindow>>,
     mut camera: Query<(&mut Transform, &mut Projection), With<MainCamera>>,
 ) {
     let Some(grid) = boards.iter().last() else {
@@ -76,22 +112,78 @@ fn fit_new_board(
     let bounds = BoardLayout::new(grid.0).bounds();
     commands.insert_resource(BoardView { bounds });
     for (mut transform, mut projection) in &mut camera {
-        frame(bounds, &mut transform, &mut projection);
+        frame(
+            bounds,
+            &mut transform,
+            &mut projection,
+            window.single().ok(),
+        );
     }
 }
 
 fn refit(
     keys: Res<ButtonInput<KeyCode>>,
     view: Option<Res<BoardView>>,
+    window: Query<&Window, With<PrimaryWindow>>,
+    mut resized: MessageReader<bevy::window::WindowResized>,
     mut camera: Query<(&mut Transform, &mut Projection), With<MainCamera>>,
 ) {
     let Some(view) = view else {
         return;
     };
-    if keys.just_pressed(KeyCode::Home) {
+    let resized = resized.read().count() > 0;
+    if keys.just_pressed(KeyCode::Home) || resized {
         for (mut transform, mut projection) in &mut camera {
-            frame(view.bounds, &mut transform, &mut projection);
+            frame(
+                view.bounds,
+                &mut transform,
+                &mut projection,
+                window.single().ok(),
+            );
         }
+    }
+}
+
+/// Keeps the keyboard's cell cursor in view: when it leaves the room the HUD leaves, the
+/// camera moves just enough to bring it back.
+fn follow_cursor(
+    mut moved: MessageReader<super::input::CursorMoved>,
+    boards: Query<&BoardGrid>,
+    window: Query<&Window, With<PrimaryWindow>>,
+    mut camera: Query<(&Camera, &GlobalTransform, &mut Transform), With<MainCamera>>,
+) {
+    let Some(super::input::CursorMoved(cell)) = moved.read().last().copied() else {
+        return;
+    };
+    let Some(grid) = boards.iter().next() else {
+        return;
+    };
+    let Some(target) = BoardLayout::new(grid.0).cell_center(cell) else {
+        return;
+    };
+    let Ok(window) = window.single() else {
+        return;
+    };
+    let (l, r, t, b) = super::hud::INSETS;
+    for (camera, global, mut transform) in &mut camera {
+        let Ok(screen) = camera.world_to_viewport(global, target.extend(0.0)) else {
+            continue;
+        };
+        let margin = 48.0;
+        let min = Vec2::new(l + margin, t + margin);
+        let max = Vec2::new(window.width() - r - margin, window.height() - b - margin);
+        let clamped = screen.clamp(min, max.max(min));
+        let delta_px = screen - clamped;
+        if delta_px == Vec2::ZERO {
+            continue;
+        }
+        let (Ok(a), Ok(c)) = (
+            camera.viewport_to_world_2d(global, clamped),
+            camera.viewport_to_world_2d(global, screen),
+        ) else {
+            continue;
+        };
+        transform.translation += (c - a).extend(0.0);
     }
 }
 
@@ -108,8 +200,14 @@ fn world_per_pixel(projection: &Projection, window: &Window) -> f32 {
 fn pan_with_keys(
     keys: Res<ButtonInput<KeyCode>>,
     time: Res<Time>,
+    battle: Option<Res<super::battle::Battle>>,
     mut camera: Query<(&mut Transform, &Projection), With<MainCamera>>,
 ) {
+    // In a battle the plain keys move the cell cursor; Shift pans.
+    let shift = keys.any_pressed([KeyCode::ShiftLeft, KeyCode::ShiftRight]);
+    if battle.is_some() && !shift {
+        return;
+    }
     let mut dir = Vec2::ZERO;
     for (key, alt, d) in [
         (KeyCode::ArrowLeft, KeyCode::KeyA, Vec2::NEG_X),
@@ -165,13 +263,16 @@ fn pan_with_drag(
 fn zoom(
     scroll: Res<AccumulatedMouseScroll>,
     keys: Res<ButtonInput<KeyCode>>,
+    over_ui: Option<Res<super::input::PointerOverUi>>,
     window: Query<&Window, With<PrimaryWindow>>,
     mut camera: Query<
         (&Camera, &GlobalTransform, &mut Transform, &mut Projection),
         With<MainCamera>,
     >,
 ) {
+    // Over a HUD panel the wheel scrolls the panel instead.
     let lines = match scroll.unit {
+        _ if over_ui.is_some_and(|o| o.0) => 0.0,
         MouseScrollUnit::Line => scroll.delta.y,
         MouseScrollUnit::Pixel => scroll.delta.y / 40.0,
     };

@@ -11,7 +11,29 @@ use crate::rules::level::{self, Level};
 use crate::rules::map::{Sight, Terrain, TerrainMap, kinds};
 
 pub(super) fn plugin(app: &mut App) {
-    app.add_systems(Startup, show_errors.run_if(resource_exists::<LevelErrors>));
+    app.add_systems(Startup, show_errors.run_if(resource_exists::<LevelErrors>))
+        .add_systems(
+            Update,
+            dismiss_errors.run_if(resource_exists::<LevelErrors>),
+        );
+}
+
+/// The screen listing a level's errors.
+#[derive(Component)]
+pub struct ErrorScreen;
+
+fn dismiss_errors(
+    mut commands: Commands,
+    keys: Res<ButtonInput<KeyCode>>,
+    screens: Query<Entity, With<ErrorScreen>>,
+    shot: Option<Res<super::shot::ShotRequest>>,
+) {
+    if shot.is_none() && keys.any_just_pressed([KeyCode::Escape, KeyCode::Enter]) {
+        for e in &screens {
+            commands.entity(e).despawn();
+        }
+        commands.remove_resource::<LevelErrors>();
+    }
 }
 
 /// What the board and unit layers draw: a level's terrain and where its units stand.
@@ -149,6 +171,8 @@ fn show_errors(mut commands: Commands, errors: Res<LevelErrors>) {
     commands
         .spawn((
             Name::new("Level errors"),
+            ErrorScreen,
+            GlobalZIndex(200),
             Node {
                 width: percent(100),
                 height: percent(100),
@@ -172,6 +196,11 @@ fn show_errors(mut commands: Commands, errors: Res<LevelErrors>) {
                     TextColor(Color::srgb(0.92, 0.9, 0.86)),
                 ));
             }
+            parent.spawn((
+                Text::new("Press Esc to go on to the title screen."),
+                font(16.0),
+                TextColor(Color::srgb(0.6, 0.58, 0.56)),
+            ));
         });
 }
 

@@ -1,30 +1,61 @@
 //! The Bevy game layer (feature `game`), one plugin per file in the bevy_new_2d style.
 //!
-//! - [`art`]: procedural terrain tiles and unit discs;
-//! - [`level`]: the level on show ([`level::BoardLevel`]) and its error screen;
-//! - [`board`]: the terrain as a bevy_ecs_tilemap tilemap, square or hex;
-//! - [`units`]: unit tokens;
-//! - [`camera`]: fit, pan, zoom;
-//! - `shot`: the screenshot behind `fray shot`.
+//! Screens are [`Screen`] states: Title, Setup, Battle, Result. The battle is a [`battle::Battle`]
+//! resource driven by commands from controllers (the player's input, the AI on the async
+//! compute pool) and shown by animating the events the engine returns.
+//!
+//! - [`menu`]: the action menu as data (pure; no Bevy);
+//! - [`battle`]: the battle, the command messages, undo, the event queue;
+//! - [`ai_driver`]: AI sides thinking off the main thread;
+//! - [`screens`]: Title, Setup, Result; [`hud`]: the battle's HUD; [`hotseat`]: hand-over;
+//! - [`input`]: mouse and keyboard on the board; [`camera`]: fit, pan, zoom, follow;
+//! - [`board`]: the terrain as a bevy_ecs_tilemap tilemap; [`units`]: tokens and animation;
+//! - [`overlays`]: reach, path, threat, sight and cover, odds;
+//! - [`saves`]: autosave, quick save and load; [`levels`]: the level asset loader, hot reload
+//!   and the catalog of `levels/`; [`level`]: loading one level file, its error screen;
+//! - [`art`]: procedural art; [`ui`]: shared UI pieces; `shot`: `fray shot`.
 //!
 //! Entry points: [`run`] (the `fray` command) and [`shot`] (`fray shot`). [`core_plugin`] is
 //! everything that needs no GPU, for headless tests.
 
+pub mod ai_driver;
 pub mod art;
+pub mod battle;
 pub mod board;
 pub mod camera;
+pub mod hotseat;
+pub mod hud;
+pub mod input;
 pub mod level;
-mod shot;
+pub mod levels;
+pub mod menu;
+pub mod overlays;
+pub mod saves;
+pub mod screens;
+pub(crate) mod shot;
+pub mod ui;
 pub mod units;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use bevy::asset::io::AssetSourceBuilder;
 use bevy::prelude::*;
 use bevy::winit::WinitSettings;
 use bevy_ecs_tilemap::TilemapPlugin;
 
-use level::{BoardLevel, LevelErrors};
+use battle::{Battle, BattleSetup, SideControl};
+use level::LevelErrors;
+
+/// The game's screens.
+#[derive(States, Default, Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Screen {
+    #[default]
+    Title,
+    Setup,
+    Battle,
+    Result,
+}
 
 /// The game's `Update` systems, in this order.
 #[derive(SystemSet, Debug, Clone, Copy, Eq, PartialEq, Hash, PartialOrd, Ord)]
@@ -37,24 +68,57 @@ pub enum AppSystems {
     Update,
 }
 
-/// Opens the game window on a level file, or on the built-in demo level when `level` is
-/// `None`. A level that fails to load shows its errors in the window (and on stderr).
+/// A battle to open at startup (`fray play LEVEL`, `fray shot`).
+#[derive(Resource, Clone, Debug)]
+pub struct StartBattle(pub BattleSetup);
+
+/// Stay on the battle screen when the battle ends (`fray shot`).
+#[derive(Resource, Clone, Copy, Debug, Default)]
+pub struct StayOnBattle;
+
+/// Opens the game window: on the title screen, or straight into a battle on `level`. A level
+/// that fails to load shows its errors in the window (and on stderr).
 pub fn run(level: Option<PathBuf>) -> ExitCode {
-    let loaded = match &level {
-        Some(path) => level::load(path),
-        None => Ok(level::demo(level::demo_topology())),
-    };
-    report(&loaded);
-    exit_code(window_app(loaded).run())
+    // The open level's folder is the one listed and watched, so that a saved edit reloads it.
+    let dir = level
+        .as_deref()
+        .and_then(Path::parent)
+        .map(|d| {
+            if d.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                d
+            }
+        })
+        .filter(|d| d.is_dir())
+        .map_or_else(crate::cli::levels_dir, Path::to_path_buf);
+    let mut app = window_app(&dir);
+    if let Some(path) = level {
+        match crate::rules::level::load_path(&path) {
+            Ok(l) => {
+                app.insert_resource(StartBattle(BattleSetup::new(l, Some(path))));
+            }
+            Err(d) => {
+                let errors: Vec<String> = d.iter().map(|d| d.to_string()).collect();
+                report(&errors);
+                app.insert_resource(LevelErrors(errors));
+            }
+        }
+    }
+    exit_code(app.run())
 }
 
-/// `fray shot LEVEL --out FILE.png`: opens the window on a level, saves a screenshot once the
-/// board is drawn, and exits. Exits with 1 if the level fails to load (the screenshot then
-/// shows its errors) or if no screenshot could be written.
-pub fn shot(level: PathBuf, out: PathBuf) -> ExitCode {
-    let loaded = level::load(&level);
-    report(&loaded);
-    let failed = loaded.is_err();
+/// `fray shot LEVEL --out FILE.png [--overlay KIND --unit NAME]`: opens the level in battle
+/// view, saves a screenshot once the board is drawn, and exits. Exits with 1 if the level
+/// fails to load (the screenshot then shows its errors), if the overlay or unit is unknown,
+/// or if no screenshot could be written.
+pub fn shot(
+    level: PathBuf,
+    out: PathBuf,
+    overlay: Option<String>,
+    unit: Option<String>,
+) -> ExitCode {
+    let loaded = crate::rules::level::load_path(&level);
     // A stale file must not pass for a fresh screenshot.
     if out.exists()
         && let Err(e) = std::fs::remove_file(&out)
@@ -62,19 +126,50 @@ pub fn shot(level: PathBuf, out: PathBuf) -> ExitCode {
         eprintln!("{}: error: cannot replace the file: {e}", out.display());
         return ExitCode::FAILURE;
     }
-    let mut app = window_app(loaded);
+    let mut app = window_app(&crate::cli::levels_dir());
     // Keep updating even when the (virtual) window is unfocused.
     app.insert_resource(WinitSettings::continuous())
-        .insert_resource(shot::ShotRequest { out, failed });
+        .insert_resource(StayOnBattle);
+    let failed = match loaded {
+        Ok(l) => {
+            let mut setup = BattleSetup::new(l, Some(level.clone()));
+            // A still picture: nobody plays.
+            setup.controls = vec![SideControl::Human; setup.controls.len()];
+            if let Some(kind) = overlay {
+                let Some(kind) = overlays::OverlayKind::parse(&kind) else {
+                    eprintln!("fray shot: unknown overlay '{kind}'; use reach, threat or sight");
+                    return ExitCode::from(2);
+                };
+                let name = unit.unwrap_or_default();
+                let Some(id) = setup.level.file.units.iter().position(|u| u.name == name) else {
+                    eprintln!(
+                        "fray shot: --overlay needs --unit NAME with a unit of the level (got '{name}')"
+                    );
+                    return ExitCode::from(2);
+                };
+                app.insert_resource(overlays::ForcedOverlay {
+                    kind,
+                    unit: crate::rules::battle::UnitId(id as u16),
+                });
+            }
+            app.insert_resource(StartBattle(setup));
+            false
+        }
+        Err(d) => {
+            let errors: Vec<String> = d.iter().map(|d| d.to_string()).collect();
+            report(&errors);
+            app.insert_resource(LevelErrors(errors));
+            true
+        }
+    };
+    app.insert_resource(shot::ShotRequest { out, failed });
     exit_code(app.run())
 }
 
 /// Prints a level's errors to stderr.
-fn report(loaded: &Result<BoardLevel, Vec<String>>) {
-    if let Err(errors) = loaded {
-        for line in errors {
-            eprintln!("{line}");
-        }
+fn report(errors: &[String]) {
+    for line in errors {
+        eprintln!("{line}");
     }
 }
 
@@ -85,9 +180,23 @@ fn exit_code(exit: AppExit) -> ExitCode {
     }
 }
 
-/// The windowed app showing a level, or its errors.
-fn window_app(loaded: Result<BoardLevel, Vec<String>>) -> App {
+/// Registers the `levels://` asset source on `dir`; call before adding `AssetPlugin`.
+pub fn register_levels_source(app: &mut App, dir: &Path) {
+    // Bevy resolves a relative source path against the executable's folder, not the working
+    // directory: make it absolute first.
+    let dir = &std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
+    let path = dir.to_string_lossy().into_owned();
+    app.register_asset_source(
+        levels::SOURCE,
+        AssetSourceBuilder::platform_default(&path, None),
+    )
+    .insert_resource(levels::LevelsDir(dir.to_path_buf()));
+}
+
+/// The windowed app, listing (and watching) the levels in `levels`.
+fn window_app(levels: &Path) -> App {
     let mut app = App::new();
+    register_levels_source(&mut app, levels);
     app.add_plugins(
         DefaultPlugins
             .set(WindowPlugin {
@@ -101,17 +210,14 @@ fn window_app(loaded: Result<BoardLevel, Vec<String>>) -> App {
             .set(ImagePlugin::default_nearest()),
     )
     .add_plugins(TilemapPlugin);
-    match loaded {
-        Ok(level) => app.insert_resource(level),
-        Err(errors) => app.insert_resource(LevelErrors(errors)),
-    };
     app.add_plugins((core_plugin, camera::plugin, shot::plugin));
     app
 }
 
-/// Everything of the game that runs without a window or GPU: the art (needs
-/// `Assets<Image>`), the level error screen, the board and the units. Insert a
-/// [`BoardLevel`] resource before the first update to show a level.
+/// Everything of the game that runs without a window or GPU: screens, the battle and its
+/// controllers, the HUD, input, overlays, board and units, saves, levels. Needs `AssetPlugin`
+/// (with the `levels://` source, see [`register_levels_source`]), `StatesPlugin`,
+/// `InputPlugin` and `Assets<Image>`.
 pub fn core_plugin(app: &mut App) {
     app.configure_sets(
         Update,
@@ -122,5 +228,164 @@ pub fn core_plugin(app: &mut App) {
         )
             .chain(),
     );
-    app.add_plugins((art::plugin, level::plugin, board::plugin, units::plugin));
+    app.init_state::<Screen>();
+    app.add_plugins((
+        art::plugin,
+        ui::plugin,
+        level::plugin,
+        levels::plugin,
+        board::plugin,
+        battle::plugin,
+        ai_driver::plugin,
+        screens::plugin,
+    ));
+    app.add_plugins((
+        hud::plugin,
+        input::plugin,
+        overlays::plugin,
+        units::plugin,
+        hotseat::plugin,
+        saves::plugin,
+    ));
+    app.add_systems(Startup, open_requested_battle)
+        .add_systems(
+            Update,
+            (to_result, reload_open_level)
+                .in_set(AppSystems::Update)
+                .run_if(in_state(Screen::Battle).and_then(resource_exists::<Battle>)),
+        )
+        .add_systems(Last, save_on_exit);
+}
+
+fn open_requested_battle(mut commands: Commands, start: Option<Res<StartBattle>>) {
+    if let Some(start) = start {
+        screens::start_battle(&mut commands, Battle::new(start.0.clone()));
+        commands.remove_resource::<StartBattle>();
+    }
+}
+
+/// Seconds the final position stays on screen before the Result screen.
+const RESULT_DELAY: f32 = 1.5;
+
+fn to_result(
+    battle: Res<Battle>,
+    stay: Option<Res<StayOnBattle>>,
+    time: Res<Time>,
+    mut since: Local<Option<f32>>,
+    mut commands: Commands,
+) {
+    if stay.is_some() || !battle.finished() {
+        *since = None;
+        return;
+    }
+    let now = time.elapsed_secs();
+    let start = *since.get_or_insert(now);
+    if now - start >= RESULT_DELAY {
+        *since = None;
+        // The battle is over: nothing to continue.
+        let _ = saves::save_on_quit(&battle);
+        commands.set_state(Screen::Result);
+    }
+}
+
+/// A saved edit of the open level's file: a fresh battle on it, or its errors on screen.
+fn reload_open_level(
+    mut changed: MessageReader<levels::LevelChanged>,
+    catalog: Res<levels::Catalog>,
+    battle: Res<Battle>,
+    mut commands: Commands,
+    mut toasts: MessageWriter<battle::Toast>,
+    errors: Query<Entity, With<ReloadErrors>>,
+) {
+    let Some(open) = battle.setup.path.clone() else {
+        return;
+    };
+    for c in changed.read() {
+        let same = c.path == open
+            || (std::fs::canonicalize(&c.path).ok() == std::fs::canonicalize(&open).ok());
+        if !same {
+            continue;
+        }
+        let Some(entry) = catalog.find(&c.path) else {
+            continue;
+        };
+        for e in &errors {
+            commands.entity(e).despawn();
+        }
+        match &entry.level {
+            Some(Ok(level)) => {
+                // Only an edit: the first load of the open level changes nothing.
+                if ron::to_string(&level.file).ok() == ron::to_string(&battle.setup.level.file).ok()
+                {
+                    continue;
+                }
+                let mut setup = battle.setup.clone();
+                setup.level = level.clone();
+                if setup.controls.len() != level.file.sides.len() {
+                    setup.controls = BattleSetup::new(level.clone(), None).controls;
+                }
+                let b = Battle::new(setup);
+                commands.insert_resource(ai_driver::AiPlayers::for_battle(&b));
+                commands.insert_resource(b);
+                toasts.write(battle::Toast(
+                    "The level was edited: a fresh battle on it".into(),
+                ));
+            }
+            Some(Err(lines)) => {
+                commands
+                    .spawn((
+                        Name::new("Level errors"),
+                        ReloadErrors,
+                        hud::HudPanel,
+                        Interaction::default(),
+                        DespawnOnExit(Screen::Battle),
+                        Node {
+                            position_type: PositionType::Absolute,
+                            left: px(260),
+                            right: px(370),
+                            top: px(50),
+                            flex_direction: FlexDirection::Column,
+                            padding: UiRect::all(px(10)),
+                            row_gap: px(4),
+                            ..default()
+                        },
+                        BackgroundColor(Color::srgba(0.25, 0.06, 0.05, 0.95)),
+                        ZIndex(30),
+                    ))
+                    .with_children(|p| {
+                        p.spawn(ui::text(
+                            "The edited level does not validate; the battle goes on with the last good version. Fix and save the file:",
+                            15.0,
+                            ui::ACCENT,
+                        ));
+                        for l in lines.iter().take(12) {
+                            p.spawn(ui::text(l, 14.0, ui::TEXT));
+                        }
+                    });
+            }
+            None => {}
+        }
+    }
+}
+
+/// The error panel of a broken edit of the open level.
+#[derive(Component)]
+pub struct ReloadErrors;
+
+/// Autosaves a battle in progress when the app exits.
+fn save_on_exit(
+    mut exits: MessageReader<AppExit>,
+    battle: Option<Res<Battle>>,
+    state: Option<Res<State<Screen>>>,
+    stay: Option<Res<StayOnBattle>>,
+) {
+    if exits.read().count() == 0 || stay.is_some() {
+        return;
+    }
+    if let (Some(b), Some(s)) = (battle, state)
+        && *s.get() == Screen::Battle
+        && let Err(e) = saves::save_on_quit(&b)
+    {
+        eprintln!("autosave on quit failed: {e}");
+    }
 }

@@ -1,22 +1,54 @@
-//! Unit tokens: each unit of the level as a disc in its side's colour with its initial, and its
-//! name underneath. (Placeholder art until units get sprites.)
+//! Unit tokens and the animation of events.
+//!
+//! A token is a base in its side's colour and shape (sides differ in both), the silhouette of
+//! its template on top, a health bar, status icons and, on hover or while acting, its name.
+//! Tokens are drawn from the battle's `shown` state. Queued events are shown one at a time:
+//! a step slides the token, an attack lunges at the target with "Hit"/"Miss" and damage
+//! numbers floating up, a fallen unit fades. The speed setting scales every animation;
+//! "skip animations" (or Space) shows everything at once.
 
 use bevy::prelude::*;
 use bevy::sprite::Text2dShadow;
 
-use super::art::Art;
-use super::board::BoardLayout;
-use super::level::{BoardLevel, UnitMarker};
+use super::Screen;
+use super::art::{Art, Icon};
+use super::battle::{Battle, Settings};
+use super::board::{BoardGrid, BoardLayout, OnBoard};
+use super::hud::View;
+use super::input::CursorCell;
+use crate::rules::battle::{BattleState, Condition, Event, Status, Unit, UnitId};
 
 pub(super) fn plugin(app: &mut App) {
-    app.add_systems(Startup, spawn_units);
+    app.init_resource::<Anim>().add_systems(
+        Update,
+        (play_events, sync_tokens, place_tokens, float_texts)
+            .chain()
+            .in_set(super::AppSystems::Update)
+            .run_if(in_state(Screen::Battle).and_then(resource_exists::<Battle>)),
+    );
 }
 
-/// A unit's token; the index is the unit's position in [`BoardLevel::units`].
+/// A unit's token; the index is the unit's id.
 #[derive(Component, Debug, Clone, Copy, PartialEq, Eq)]
 pub struct UnitToken(pub usize);
 
-/// Units draw above the board.
+/// Parts of a token updated every frame.
+#[derive(Component)]
+struct TokenBase;
+#[derive(Component)]
+struct TokenSilhouette;
+#[derive(Component)]
+struct TokenName;
+#[derive(Component)]
+struct HealthFill;
+#[derive(Component)]
+struct HealthBack;
+#[derive(Component)]
+struct ActiveRing;
+#[derive(Component)]
+struct StatusIcons;
+
+/// Units draw above the board and its overlays.
 pub const UNIT_Z: f32 = 10.0;
 
 /// Side colours from the Okabe–Ito palette (distinguishable with the common colour-vision
@@ -40,72 +72,552 @@ pub fn side_colour(side: Option<usize>) -> Color {
     }
 }
 
-fn spawn_units(mut commands: Commands, level: Option<Res<BoardLevel>>, art: Res<Art>) {
-    let Some(level) = level else {
-        return;
-    };
-    let layout = BoardLayout::new(*level.terrain.grid());
-    let size = layout.tile_size.x.min(layout.tile_size.y);
-    for (i, unit) in level.units.iter().enumerate() {
-        // Units off the map are the level validator's business; the board just skips them.
-        let Some(center) = layout.cell_center(unit.cell) else {
-            warn!(
-                "unit {:?} stands outside the map at {}",
-                unit.name, unit.cell
-            );
-            continue;
-        };
-        commands.spawn(token(
-            i,
-            unit,
-            center.extend(UNIT_Z + i as f32 * 0.01),
-            size,
-            &art,
-        ));
+/// Pools that measure health, most telling first: the bar shows the first a unit has.
+const HEALTH_POOLS: [&str; 6] = ["hp", "health", "body", "endurance", "stun", "wounds"];
+
+/// The health pool of a unit and its fraction left (by the template's stat of the same name).
+pub fn health(u: &Unit) -> Option<(&'static str, f32)> {
+    let key = HEALTH_POOLS.iter().find(|k| u.pools.contains_key(**k))?;
+    let max = u.stat(key).max(u.pool(key)).max(1);
+    Some((key, (u.pool(key) as f32 / max as f32).clamp(0.0, 1.0)))
+}
+
+/// Every pool in words: "hp 10/14, ap 2/3".
+pub fn health_text(u: &Unit) -> String {
+    if u.pools.is_empty() {
+        return "no pools yet".into();
+    }
+    u.pools
+        .iter()
+        .map(|(k, v)| {
+            let max = u.stat(k);
+            if max > 0 {
+                format!("{k} {v}/{max}")
+            } else {
+                format!("{k} {v}")
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// A condition in words, naming units by name.
+pub fn condition_name(s: &BattleState, c: &Condition) -> String {
+    let name = |u: &UnitId| s.unit(*u).map_or("?".to_string(), |u| u.name.clone());
+    match c {
+        Condition::Prone => "prone".into(),
+        Condition::Surprised => "surprised".into(),
+        Condition::Stunned => "stunned".into(),
+        Condition::Grappled { by } => format!("grappled by {}", name(by)),
+        Condition::Dodging => "dodging".into(),
+        Condition::Guarding => "guarding".into(),
+        Condition::TotalDefense => "total defense".into(),
+        Condition::Disengaged => "disengaged".into(),
+        Condition::InCover => "in cover".into(),
+        Condition::Screening { ally } => format!("screening {}", name(ally)),
+        Condition::Holding => "holding an action".into(),
+        Condition::Casting => "casting".into(),
+        #[allow(unreachable_patterns)]
+        other => format!("{other:?}").to_lowercase(),
     }
 }
 
-/// One unit's token: the tinted disc, the initial on it and the name below.
-fn token(index: usize, unit: &UnitMarker, at: Vec3, cell: f32, art: &Art) -> impl Bundle {
-    let initial: String = unit
-        .name
-        .chars()
-        .find(|c| c.is_alphanumeric())
-        .map(|c| c.to_uppercase().collect())
-        .unwrap_or_else(|| "?".into());
+/// The icon of a condition.
+pub fn condition_icon(c: &Condition) -> Icon {
+    match c {
+        Condition::Prone => Icon::Prone,
+        Condition::Surprised => Icon::Surprised,
+        Condition::Stunned => Icon::Stunned,
+        Condition::Grappled { .. } => Icon::Grappled,
+        Condition::Dodging => Icon::Dodging,
+        Condition::Guarding => Icon::Guarding,
+        Condition::TotalDefense => Icon::TotalDefense,
+        Condition::Disengaged => Icon::Disengaged,
+        Condition::InCover => Icon::InCover,
+        Condition::Screening { .. } => Icon::Screening,
+        Condition::Holding => Icon::Holding,
+        Condition::Casting => Icon::Casting,
+        #[allow(unreachable_patterns)]
+        _ => Icon::Other,
+    }
+}
+
+/// The event being animated.
+#[derive(Resource, Default, Debug)]
+pub struct Anim {
+    pub current: Option<Playing>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Playing {
+    pub event: Event,
+    /// Seconds played.
+    pub t: f32,
+    pub duration: f32,
+}
+
+impl Playing {
+    fn progress(&self) -> f32 {
+        if self.duration <= 0.0 {
+            1.0
+        } else {
+            (self.t / self.duration).clamp(0.0, 1.0)
+        }
+    }
+}
+
+/// How long an event animates at normal speed, in seconds (0: at once).
+pub fn duration(e: &Event) -> f32 {
+    match e {
+        Event::Moved { .. } => 0.16,
+        Event::Placed { .. } => 0.2,
+        Event::Attacked { .. } => 0.45,
+        Event::Status { status, .. } if *status != Status::Active => 0.4,
+        Event::Pool { pool, delta, .. } if *delta < 0 && HEALTH_POOLS.contains(&pool.as_str()) => {
+            0.25
+        }
+        Event::RoundStarted { .. } => 0.3,
+        _ => 0.0,
+    }
+}
+
+/// Floating text over the board ("-6", "Miss").
+#[derive(Component)]
+pub struct Floater {
+    life: f32,
+    age: f32,
+}
+
+fn float_text(commands: &mut Commands, at: Vec2, text: String, colour: Color, size: f32) {
+    commands.spawn((
+        Name::new("Floating text"),
+        Floater {
+            life: 1.1,
+            age: 0.0,
+        },
+        OnBoard,
+        DespawnOnExit(Screen::Battle),
+        Text2d::new(text),
+        TextFont {
+            font_size: FontSize::Px(size),
+            ..default()
+        },
+        TextColor(colour),
+        Text2dShadow {
+            offset: Vec2::new(1.5, -1.5),
+            color: Color::srgba(0.0, 0.0, 0.0, 0.9),
+        },
+        Transform::from_translation(at.extend(UNIT_Z + 5.0)),
+    ));
+}
+
+#[allow(clippy::too_many_arguments)]
+fn play_events(
+    mut commands: Commands,
+    mut battle: ResMut<Battle>,
+    mut anim: ResMut<Anim>,
+    settings: Res<Settings>,
+    keys: Res<ButtonInput<KeyCode>>,
+    time: Res<Time>,
+    boards: Query<&BoardGrid>,
+) {
+    let skip = settings.skip_animations || keys.just_pressed(KeyCode::Space);
+    if let Some(p) = anim.current.as_mut() {
+        p.t += time.delta_secs() * settings.speed;
+        if p.t >= p.duration || skip {
+            anim.current = None;
+        }
+    }
+    if anim.current.is_some() || battle.queue.is_empty() {
+        return;
+    }
+    let layout = boards.iter().next().map(|g| BoardLayout::new(g.0));
+    let size = layout
+        .as_ref()
+        .map_or(64.0, |l| l.tile_size.x.min(l.tile_size.y));
+    // Show events until one needs time (all of them when skipping).
+    let mut shown = 0;
+    while let Some(event) = battle.show_next() {
+        shown += 1;
+        let at = |u: UnitId, s: &BattleState| {
+            let cell = s.unit(u).map(|u| u.cell)?;
+            layout.as_ref()?.cell_center(cell)
+        };
+        match &event {
+            Event::Attacked {
+                target, hit, crit, ..
+            } => {
+                if let Some(p) = at(*target, &battle.shown) {
+                    let (t, c) = match (hit, crit) {
+                        (true, true) => ("Critical!", Color::srgb(1.0, 0.85, 0.3)),
+                        (true, false) => ("Hit", Color::srgb(1.0, 0.9, 0.75)),
+                        _ => ("Miss", Color::srgb(0.75, 0.85, 1.0)),
+                    };
+                    float_text(
+                        &mut commands,
+                        p + Vec2::new(0.0, size * 0.5),
+                        t.into(),
+                        c,
+                        size * 0.3,
+                    );
+                }
+            }
+            Event::Pool {
+                unit, pool, delta, ..
+            } if *delta != 0 && pool != "ap" => {
+                if let Some(p) = at(*unit, &battle.shown) {
+                    let health = HEALTH_POOLS.contains(&pool.as_str());
+                    let label = if pool == "hp" {
+                        format!("{delta:+}")
+                    } else {
+                        format!("{delta:+} {pool}")
+                    };
+                    let colour = match (*delta < 0, health) {
+                        (true, true) => Color::srgb(1.0, 0.45, 0.35),
+                        (false, true) => Color::srgb(0.5, 1.0, 0.5),
+                        _ => Color::srgb(0.85, 0.85, 0.95),
+                    };
+                    float_text(
+                        &mut commands,
+                        p + Vec2::new(size * 0.2, size * 0.2),
+                        label,
+                        colour,
+                        size * if health { 0.36 } else { 0.24 },
+                    );
+                }
+            }
+            Event::Status { unit, status } if *status != Status::Active => {
+                if let Some(p) = at(*unit, &battle.shown) {
+                    let t = if *status == Status::Dead {
+                        "Dead"
+                    } else {
+                        "Down"
+                    };
+                    float_text(
+                        &mut commands,
+                        p + Vec2::new(0.0, -size * 0.2),
+                        t.into(),
+                        Color::srgb(1.0, 0.6, 0.6),
+                        size * 0.3,
+                    );
+                }
+            }
+            _ => {}
+        }
+        let d = duration(&event);
+        if !skip && d > 0.0 {
+            anim.current = Some(Playing {
+                event,
+                t: 0.0,
+                duration: d,
+            });
+            break;
+        }
+        if shown > 10_000 {
+            break;
+        }
+    }
+}
+
+fn float_texts(
+    mut commands: Commands,
+    time: Res<Time>,
+    mut q: Query<(Entity, &mut Floater, &mut Transform, &mut TextColor)>,
+) {
+    let dt = time.delta_secs();
+    for (e, mut f, mut t, mut c) in &mut q {
+        f.age += dt;
+        t.translation.y += 28.0 * dt;
+        let a = (1.0 - f.age / f.life).clamp(0.0, 1.0);
+        c.0.set_alpha(a);
+        if f.age >= f.life {
+            commands.entity(e).despawn();
+        }
+    }
+}
+
+/// Spawns tokens for a new board (or a battle with other units) and removes stale ones.
+fn sync_tokens(
+    mut commands: Commands,
+    battle: Res<Battle>,
+    art: Res<Art>,
+    tokens: Query<(Entity, &UnitToken)>,
+    boards: Query<&BoardGrid, Added<BoardGrid>>,
+) {
+    let new_board = boards.iter().next().is_some();
+    let count = tokens.iter().count();
+    if !new_board && count == battle.shown.units.len() {
+        return;
+    }
+    for (e, _) in &tokens {
+        commands.entity(e).despawn();
+    }
+    let layout = BoardLayout::new(*battle.shown.grid());
+    let size = layout.tile_size.x.min(layout.tile_size.y);
+    for (i, u) in battle.shown.units.iter().enumerate() {
+        let at = layout
+            .cell_center(u.cell)
+            .unwrap_or_default()
+            .extend(UNIT_Z + i as f32 * 0.01);
+        let silhouette = battle
+            .shown
+            .ruleset()
+            .and_then(|r| r.template(&u.template))
+            .map_or("soldier", |t| t.silhouette.as_str());
+        commands.spawn(token(i, u, at, size, &art, silhouette));
+    }
+}
+
+/// One unit's token.
+fn token(
+    index: usize,
+    unit: &Unit,
+    at: Vec3,
+    cell: f32,
+    art: &Art,
+    silhouette: &str,
+) -> impl Bundle {
+    let side = unit.side.index();
     let shadow = Text2dShadow {
         offset: Vec2::new(1.5, -1.5),
-        color: Color::srgba(0.0, 0.0, 0.0, 0.8),
+        color: Color::srgba(0.0, 0.0, 0.0, 0.85),
     };
-    let font = |px: f32| TextFont {
-        font_size: FontSize::Px(px),
-        ..default()
-    };
+    let bar_w = cell * 0.7;
     (
         Name::new(format!("Unit {}", unit.name)),
         UnitToken(index),
-        Sprite {
-            image: art.unit_disc.clone(),
-            color: side_colour(unit.side),
-            custom_size: Some(Vec2::splat(cell * 0.72)),
-            ..default()
-        },
+        OnBoard,
+        DespawnOnExit(Screen::Battle),
         Transform::from_translation(at),
+        Visibility::default(),
         children![
             (
-                Text2d::new(initial),
-                font(cell * 0.4),
-                TextColor(Color::WHITE),
-                shadow,
-                Transform::from_xyz(0.0, 0.0, 0.1),
+                ActiveRing,
+                Sprite {
+                    image: art.ring.clone(),
+                    color: Color::srgb(1.0, 0.9, 0.4),
+                    custom_size: Some(Vec2::splat(cell * 0.95)),
+                    ..default()
+                },
+                Transform::from_xyz(0.0, 0.0, -0.05),
+                Visibility::Hidden,
             ),
             (
-                Text2d::new(unit.name.clone()),
-                font(cell * 0.22),
+                TokenBase,
+                Sprite {
+                    image: art.base(side),
+                    color: side_colour(Some(side)),
+                    custom_size: Some(Vec2::splat(cell * 0.78)),
+                    ..default()
+                },
+                Transform::from_xyz(0.0, 0.0, 0.0),
+            ),
+            (
+                TokenSilhouette,
+                Sprite {
+                    image: art.silhouette(silhouette),
+                    custom_size: Some(Vec2::splat(cell * 0.62)),
+                    ..default()
+                },
+                Transform::from_xyz(0.0, 0.0, 0.05),
+            ),
+            (
+                HealthBack,
+                Sprite {
+                    image: art.pixel.clone(),
+                    color: Color::srgba(0.0, 0.0, 0.0, 0.8),
+                    custom_size: Some(Vec2::new(bar_w + 2.0, 6.0)),
+                    ..default()
+                },
+                Transform::from_xyz(0.0, -cell * 0.42, 0.1),
+            ),
+            (
+                HealthFill,
+                Sprite {
+                    image: art.pixel.clone(),
+                    color: Color::srgb(0.4, 0.85, 0.4),
+                    custom_size: Some(Vec2::new(bar_w, 4.0)),
+                    ..default()
+                },
+                Transform::from_xyz(0.0, -cell * 0.42, 0.15),
+            ),
+            (
+                StatusIcons,
+                Transform::from_xyz(-cell * 0.34, cell * 0.38, 0.3),
+                Visibility::default(),
+            ),
+            (
+                TokenName,
+                Text2d::new(super::menu::ascii(&unit.name)),
+                TextFont {
+                    font_size: FontSize::Px(cell * 0.24),
+                    ..default()
+                },
                 TextColor(Color::srgb(1.0, 0.98, 0.9)),
                 shadow,
-                Transform::from_xyz(0.0, -cell * 0.44, 0.2),
+                Transform::from_xyz(0.0, -cell * 0.6, 0.4),
+                Visibility::Hidden,
             ),
         ],
     )
+}
+
+#[allow(clippy::type_complexity, clippy::too_many_arguments)]
+fn place_tokens(
+    mut commands: Commands,
+    battle: Res<Battle>,
+    view: Res<View>,
+    anim: Res<Anim>,
+    cursor: Res<CursorCell>,
+    art: Res<Art>,
+    mut tokens: Query<(&UnitToken, &mut Transform, &Children)>,
+    mut parts: ParamSet<(
+        Query<&mut Sprite, With<TokenBase>>,
+        Query<&mut Sprite, With<TokenSilhouette>>,
+        Query<(&mut Sprite, &mut Transform), (With<HealthFill>, Without<UnitToken>)>,
+        Query<&mut Visibility, (With<TokenName>, Without<UnitToken>)>,
+        Query<&mut Visibility, (With<ActiveRing>, Without<UnitToken>)>,
+        Query<(Entity, Option<&Children>), With<StatusIcons>>,
+        Query<&mut Visibility, (With<HealthBack>, Without<UnitToken>)>,
+    )>,
+    mut last_icons: Local<Vec<Vec<Icon>>>,
+) {
+    let s = view.state.as_ref().unwrap_or(&battle.shown);
+    let layout = BoardLayout::new(*s.grid());
+    let size = layout.tile_size.x.min(layout.tile_size.y);
+    let acting = battle.shown.pending().unit();
+    if last_icons.len() != s.units.len() {
+        *last_icons = vec![Vec::new(); s.units.len()];
+    }
+    for (token, mut transform, children) in &mut tokens {
+        let Some(u) = s.units.get(token.0) else {
+            continue;
+        };
+        let id = UnitId(token.0 as u16);
+        let mut pos = layout.cell_center(u.cell).unwrap_or_default();
+        let mut alpha = match u.status {
+            Status::Active => 1.0,
+            Status::Down => 0.55,
+            Status::Dead => 0.25,
+        };
+        if let Some(p) = &anim.current {
+            let k = p.progress();
+            match &p.event {
+                Event::Moved { unit, from, to } if *unit == id => {
+                    if let (Some(a), Some(b)) = (layout.cell_center(*from), layout.cell_center(*to))
+                    {
+                        pos = a.lerp(b, k);
+                    }
+                }
+                Event::Attacked {
+                    attacker,
+                    target,
+                    ranged,
+                    hit,
+                    ..
+                } => {
+                    let other = |u: UnitId| s.unit(u).and_then(|u| layout.cell_center(u.cell));
+                    if *attacker == id
+                        && let Some(t) = other(*target)
+                    {
+                        let dir = (t - pos).normalize_or_zero();
+                        let reach = if *ranged { 0.08 } else { 0.3 };
+                        pos += dir * size * reach * (k * std::f32::consts::PI).sin();
+                    }
+                    if *target == id && *hit {
+                        pos.x += (k * 40.0).sin() * size * 0.05 * (1.0 - k);
+                    }
+                }
+                Event::Status { unit, status } if *unit == id && *status != Status::Active => {
+                    alpha = 1.0 - (1.0 - alpha) * k;
+                }
+                _ => {}
+            }
+        }
+        let z = UNIT_Z + token.0 as f32 * 0.01 + if u.is_active() { 1.0 } else { 0.0 };
+        transform.translation = pos.extend(z);
+        let (fraction, bar) = match health(u) {
+            Some((_, f)) => (f, u.status != Status::Dead),
+            None => (1.0, false),
+        };
+        let hovered = cursor.0 == Some(u.cell);
+        let is_acting = acting == Some(id);
+        for child in children.iter() {
+            if let Ok(mut sprite) = parts.p0().get_mut(child) {
+                sprite.color.set_alpha(alpha);
+            }
+            if let Ok(mut sprite) = parts.p1().get_mut(child) {
+                sprite.color = if u.status == Status::Active {
+                    Color::WHITE
+                } else {
+                    Color::srgb(0.55, 0.55, 0.55)
+                };
+                sprite.color.set_alpha(alpha);
+            }
+            if let Ok((mut sprite, mut t)) = parts.p2().get_mut(child) {
+                let w = size * 0.7;
+                sprite.custom_size = Some(Vec2::new(w * fraction, 4.0));
+                t.translation.x = -w * (1.0 - fraction) / 2.0;
+                sprite.color = if fraction > 0.6 {
+                    Color::srgb(0.35, 0.8, 0.35)
+                } else if fraction > 0.3 {
+                    Color::srgb(0.95, 0.75, 0.2)
+                } else {
+                    Color::srgb(0.95, 0.3, 0.25)
+                };
+                if !bar {
+                    sprite.color.set_alpha(0.0);
+                }
+            }
+            if let Ok(mut v) = parts.p6().get_mut(child) {
+                *v = if bar {
+                    Visibility::Inherited
+                } else {
+                    Visibility::Hidden
+                };
+            }
+            if let Ok(mut v) = parts.p3().get_mut(child) {
+                *v = if hovered || is_acting {
+                    Visibility::Inherited
+                } else {
+                    Visibility::Hidden
+                };
+            }
+            if let Ok(mut v) = parts.p4().get_mut(child) {
+                *v = if is_acting && u.is_active() {
+                    Visibility::Inherited
+                } else {
+                    Visibility::Hidden
+                };
+            }
+        }
+        // Status icons: conditions, and "down" for the fallen.
+        let mut icons: Vec<Icon> = u.conditions.iter().map(condition_icon).collect();
+        if u.status != Status::Active {
+            icons.insert(0, Icon::Down);
+        }
+        icons.truncate(4);
+        if last_icons[token.0] != icons {
+            last_icons[token.0] = icons.clone();
+            for child in children.iter() {
+                if let Ok((holder, _)) = parts.p5().get(child) {
+                    commands
+                        .entity(holder)
+                        .despawn_children()
+                        .with_children(|h| {
+                            for (i, icon) in icons.iter().enumerate() {
+                                h.spawn((
+                                    Sprite {
+                                        image: art.icon(*icon),
+                                        custom_size: Some(Vec2::splat(size * 0.26)),
+                                        ..default()
+                                    },
+                                    Transform::from_xyz(i as f32 * size * 0.24, 0.0, 0.0),
+                                ));
+                            }
+                        });
+                }
+            }
+        }
+    }
 }

@@ -165,6 +165,18 @@ fn an_unclosed_char_literal_of_wide_characters_stops_on_a_character_boundary() {
     assert!(escaped.is_char_boundary(at));
 }
 
+#[test]
+fn a_long_char_literal_is_given_up_on_a_character_boundary() {
+    // Found by the proptest below: the literal is abandoned inside a 4-byte character.
+    let s = "(A'\u{a1}a  \u{1d2e0}A\u{c60}";
+    let spans = Spans::index(s);
+    let at = spans.locate(&[I(2)]);
+    assert!(at <= s.len());
+    assert!(s.is_char_boundary(at));
+    let _ = char_in_string(s, at, 3);
+    let _ = next_token(s, at);
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(1000))]
 

@@ -1,0 +1,490 @@
+//! The battle being played: the [`Battle`] resource (the engine's state, the replay log of
+//! commands, who controls each side, the combat log), the [`Submit`] message every controller
+//! sends its commands with, undo, and the queue of events waiting to be animated.
+//!
+//! Two copies of the state: `state` is the truth the engine executes commands on; `shown` is
+//! what the board shows, and lags behind while events animate (each event is applied to it as
+//! its animation starts, with the same [`BattleState::apply`] the engine uses). Input is taken
+//! only when nothing is left to animate.
+
+use std::collections::VecDeque;
+use std::path::PathBuf;
+
+use bevy::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use super::menu::{self, deciding_side};
+use crate::ai::{Difficulty, Kind};
+use crate::rules::battle::{BattleState, Command, Event, SideId, log};
+use crate::rules::level::{Controller, Level};
+use crate::rules::rulesets;
+
+pub(super) fn plugin(app: &mut App) {
+    app.add_message::<Submit>()
+        .add_message::<Toast>()
+        .init_resource::<Settings>()
+        .add_systems(
+            Update,
+            (apply_submissions, undo_key)
+                .chain()
+                .in_set(super::AppSystems::Update)
+                .run_if(resource_exists::<Battle>),
+        );
+}
+
+/// Who plays a side.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum SideControl {
+    Human,
+    Ai(Kind),
+}
+
+impl SideControl {
+    /// The level's default: its controller, with the AI at normal difficulty.
+    pub fn of(c: Controller) -> Self {
+        match c {
+            Controller::Human => SideControl::Human,
+            Controller::Ai => SideControl::Ai(Kind::Utility(Difficulty::Normal)),
+        }
+    }
+
+    pub fn is_human(self) -> bool {
+        self == SideControl::Human
+    }
+
+    /// "Human", "AI (normal)".
+    pub fn label(self) -> String {
+        match self {
+            SideControl::Human => "Human".into(),
+            SideControl::Ai(k) => format!("AI ({})", k.name()),
+        }
+    }
+
+    /// The next choice on the setup screen: Human, AI easy, normal, hard, Human...
+    pub fn next(self) -> Self {
+        match self {
+            SideControl::Human => SideControl::Ai(Kind::Utility(Difficulty::Easy)),
+            SideControl::Ai(Kind::Utility(Difficulty::Easy)) => {
+                SideControl::Ai(Kind::Utility(Difficulty::Normal))
+            }
+            SideControl::Ai(Kind::Utility(Difficulty::Normal)) => {
+                SideControl::Ai(Kind::Utility(Difficulty::Hard))
+            }
+            SideControl::Ai(_) => SideControl::Human,
+        }
+    }
+}
+
+/// What a new battle starts from.
+#[derive(Resource, Clone, Debug)]
+pub struct BattleSetup {
+    pub level: Level,
+    /// The level's file, for saves and hot reload (`None` for a level built in code).
+    pub path: Option<PathBuf>,
+    pub seed: u64,
+    pub controls: Vec<SideControl>,
+}
+
+impl BattleSetup {
+    /// The level's own controllers and seed.
+    pub fn new(level: Level, path: Option<PathBuf>) -> Self {
+        let controls = level
+            .file
+            .sides
+            .iter()
+            .map(|s| SideControl::of(s.controller))
+            .collect();
+        let seed = level.file.seed;
+        Self {
+            level,
+            path,
+            seed,
+            controls,
+        }
+    }
+}
+
+/// A line of the combat log: `text` as a spectator reads it, and `others`: what a side whose
+/// view [`rulesets::redact_event`] changes reads instead (another side's declaration in
+/// `segments` before the reveal). An empty text is not shown.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LogLine {
+    pub text: String,
+    pub others: Vec<(SideId, String)>,
+}
+
+impl LogLine {
+    /// The line for `event`, which has just been applied to `state`.
+    pub fn of(state: &BattleState, event: &Event) -> Self {
+        let text = log_text(state, event);
+        let others = (0..state.sides.len())
+            .map(|i| SideId(i as u8))
+            .filter_map(|side| {
+                let seen = rulesets::redact_event(state, event, side);
+                (seen != *event).then(|| (side, log_text(state, &seen)))
+            })
+            .collect();
+        Self { text, others }
+    }
+
+    /// A line of plain text, the same for everyone.
+    pub fn plain(text: impl Into<String>) -> Self {
+        Self {
+            text: text.into(),
+            others: Vec::new(),
+        }
+    }
+
+    /// The text `viewer` reads (`None`: a spectator, who sees everything).
+    pub fn text_for(&self, viewer: Option<SideId>) -> &str {
+        viewer
+            .and_then(|v| self.others.iter().find(|(s, _)| *s == v))
+            .map_or(self.text.as_str(), |(_, t)| t.as_str())
+    }
+}
+
+/// An event waiting to be animated.
+#[derive(Clone, Debug)]
+pub struct Queued {
+    pub event: Event,
+}
+
+/// The state before an undoable move.
+#[derive(Clone, Debug)]
+struct Snapshot {
+    state: BattleState,
+    side: SideId,
+    commands: usize,
+    log: usize,
+}
+
+/// The battle on the Battle screen.
+#[derive(Resource, Debug)]
+pub struct Battle {
+    pub setup: BattleSetup,
+    /// The engine's state: commands execute on it.
+    pub state: BattleState,
+    /// What the board shows: `state` as of the last animated event.
+    pub shown: BattleState,
+    /// Every command executed, in order (the replay).
+    pub commands: Vec<Command>,
+    pub log: Vec<LogLine>,
+    /// Events executed but not yet shown.
+    pub queue: VecDeque<Queued>,
+    undo: Vec<Snapshot>,
+    /// The last round an autosave was written for.
+    pub saved_round: u32,
+}
+
+/// A combat log line: [`log::describe`], with unit ids in a ruleset's own events (which the
+/// engine writes out as data) replaced by the units' names.
+/// An empty line is not shown (the event is told by another line).
+pub fn log_text(state: &BattleState, event: &Event) -> String {
+    if let Some(text) = action_points_text(state, event) {
+        return text;
+    }
+    let text = log::describe(state, event);
+    if !matches!(event, Event::Rules(_)) {
+        return text;
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text.as_str();
+    while let Some(at) = rest.find("UnitId(") {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + "UnitId(".len()..];
+        let digits = after
+            .find(')')
+            .map(|end| (&after[..end], &after[end + 1..]));
+        match digits.and_then(|(d, tail)| Some((d.parse::<u16>().ok()?, tail))) {
+            Some((id, tail)) => {
+                match state.unit(crate::rules::battle::UnitId(id)) {
+                    Some(u) => out.push_str(&u.name),
+                    None => out.push_str(&format!("unit {id}")),
+                }
+                rest = tail;
+            }
+            None => {
+                out.push_str("UnitId(");
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Words for the `action-points` ruleset's own events, which `log::describe` writes out as
+/// data. `None` for every other event.
+fn action_points_text(state: &BattleState, event: &Event) -> Option<String> {
+    use crate::rules::rulesets::{RulesEvent, action_points::Ev};
+    let Event::Rules(RulesEvent::ActionPoints(e)) = event else {
+        return None;
+    };
+    let name = |u: crate::rules::battle::UnitId| {
+        state
+            .unit(u)
+            .map_or_else(|| format!("unit {}", u.0), |u| u.name.clone())
+    };
+    Some(match e {
+        Ev::Initiative { order, .. } => format!(
+            "Initiative order: {}",
+            order
+                .iter()
+                .map(|u| name(*u))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        // The engine's own "X's turn" line follows.
+        Ev::Turn { .. } => String::new(),
+        Ev::ExtendedStarted {
+            unit,
+            command,
+            remaining,
+        } => format!(
+            "{} starts {} ({remaining} AP still needed)",
+            name(*unit),
+            crate::rules::rulesets::describe(state, command).label
+        ),
+        Ev::ExtendedDone { unit, completed } => {
+            if *completed {
+                format!("{} completes the extended action", name(*unit))
+            } else {
+                format!("{} loses the extended action", name(*unit))
+            }
+        }
+        #[allow(unreachable_patterns)]
+        _ => return None,
+    })
+}
+
+impl Battle {
+    /// Starts a battle. The opening events (initiative...) go straight to the log.
+    pub fn new(setup: BattleSetup) -> Self {
+        let (state, events) = BattleState::start(&setup.level, setup.seed);
+        let log = events.iter().map(|e| LogLine::of(&state, e)).collect();
+        Self {
+            shown: state.clone(),
+            state,
+            setup,
+            commands: Vec::new(),
+            log,
+            queue: VecDeque::new(),
+            undo: Vec::new(),
+            saved_round: 0,
+        }
+    }
+
+    /// Rebuilds a battle from its replay: the level and seed of `setup`, then `commands`.
+    /// Fails with the engine's reason if a command is rejected.
+    pub fn replay(setup: BattleSetup, commands: &[Command]) -> Result<Self, String> {
+        let mut b = Battle::new(setup);
+        for (i, c) in commands.iter().enumerate() {
+            let events = b
+                .state
+                .execute(c)
+                .map_err(|r| format!("command {} of the replay was rejected: {r}", i + 1))?;
+            for e in &events {
+                b.log.push(LogLine::of(&b.state, e));
+            }
+            b.commands.push(c.clone());
+        }
+        b.shown = b.state.clone();
+        b.saved_round = b.state.round;
+        Ok(b)
+    }
+
+    /// Who controls `side`.
+    pub fn control(&self, side: SideId) -> SideControl {
+        self.setup
+            .controls
+            .get(side.index())
+            .copied()
+            .unwrap_or(SideControl::Human)
+    }
+
+    /// The side that must answer now.
+    pub fn deciding(&self) -> Option<SideId> {
+        deciding_side(&self.state)
+    }
+
+    /// Whether a human answers now (and nothing is left to animate).
+    pub fn human_to_decide(&self) -> bool {
+        self.queue.is_empty() && self.deciding().is_some_and(|s| self.control(s).is_human())
+    }
+
+    /// Human sides, in order.
+    pub fn human_sides(&self) -> Vec<SideId> {
+        (0..self.state.sides.len())
+            .map(|i| SideId(i as u8))
+            .filter(|&s| self.control(s).is_human())
+            .collect()
+    }
+
+    /// Whose eyes the screen shows: the human side deciding now, else the last human side
+    /// that decided, else the only human side; `None` (everything) when no side is human.
+    pub fn default_viewer(&self) -> Option<SideId> {
+        let humans = self.human_sides();
+        match self.deciding() {
+            Some(s) if humans.contains(&s) => Some(s),
+            _ => humans.first().copied(),
+        }
+    }
+
+    /// Checks and executes a command, queueing its events for animation. `human` marks a
+    /// command chosen by a player (only those can be undone).
+    pub fn submit(&mut self, cmd: &Command, human: bool) -> Result<(), String> {
+        let side = self.state.unit(cmd.unit()).map(|u| u.side);
+        let before = (self.state.clone(), self.commands.len(), self.log.len());
+        let events = self.state.execute(cmd).map_err(|r| r.reason)?;
+        // Undo: only moves, only by the same human side, only while no die is rolled.
+        let rolled = events.iter().any(|e| matches!(e, Event::Rolled { .. }));
+        let moving = menu::is_moving(&before.0, cmd);
+        let same_side = self.undo.last().is_none_or(|s| Some(s.side) == side);
+        if !human || rolled || !moving || !same_side {
+            self.undo.clear();
+        }
+        if human
+            && moving
+            && !rolled
+            && let Some(side) = side
+        {
+            self.undo.push(Snapshot {
+                state: before.0,
+                side,
+                commands: before.1,
+                log: before.2 + self.queue.len(),
+            });
+        }
+        self.commands.push(cmd.clone());
+        for event in events {
+            self.queue.push_back(Queued { event });
+        }
+        Ok(())
+    }
+
+    /// Whether [`Battle::undo`] would do something now.
+    pub fn can_undo(&self) -> bool {
+        self.queue.is_empty()
+            && self
+                .undo
+                .last()
+                .is_some_and(|s| self.deciding() == Some(s.side))
+    }
+
+    /// Takes back the last move: the state before it, the replay and log without it.
+    pub fn undo(&mut self) -> bool {
+        if !self.can_undo() {
+            return false;
+        }
+        let Some(snap) = self.undo.pop() else {
+            return false;
+        };
+        self.state = snap.state;
+        self.shown = self.state.clone();
+        self.commands.truncate(snap.commands);
+        self.log.truncate(snap.log);
+        true
+    }
+
+    /// Shows the next queued event: applies it to `shown` and logs it. Returns it.
+    pub fn show_next(&mut self) -> Option<Event> {
+        let q = self.queue.pop_front()?;
+        self.shown.apply(&q.event);
+        self.log.push(LogLine::of(&self.shown, &q.event));
+        if self.queue.is_empty() {
+            // In step with the truth (the random generator included).
+            self.shown = self.state.clone();
+        }
+        Some(q.event)
+    }
+
+    /// Shows every queued event at once.
+    pub fn show_all(&mut self) {
+        while self.show_next().is_some() {}
+    }
+
+    /// The battle is over and everything has been shown.
+    pub fn finished(&self) -> bool {
+        self.queue.is_empty() && self.state.outcome.is_some()
+    }
+}
+
+/// A command from a controller (the player's input, the AI, a test).
+#[derive(Message, Clone, Debug, PartialEq)]
+pub struct Submit {
+    pub command: Command,
+    /// A player chose it (it may be undone).
+    pub human: bool,
+}
+
+/// A short message shown at the bottom of the screen (a rejected command, "saved").
+#[derive(Message, Clone, Debug, PartialEq)]
+pub struct Toast(pub String);
+
+/// Player preferences for the battle screen.
+#[derive(Resource, Clone, Debug, PartialEq)]
+pub struct Settings {
+    /// Animation speed factor (1 is normal).
+    pub speed: f32,
+    /// Show events at once, without animation.
+    pub skip_animations: bool,
+    /// The least time between two AI commands, in seconds, so AI turns can be followed.
+    pub ai_pace: f32,
+    /// Show the cells enemies threaten.
+    pub show_threat: bool,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Self {
+            speed: 1.0,
+            skip_animations: false,
+            ai_pace: 0.5,
+            show_threat: true,
+        }
+    }
+}
+
+impl Settings {
+    pub const SPEEDS: [f32; 4] = [0.5, 1.0, 2.0, 4.0];
+    pub const PACES: [f32; 4] = [0.0, 0.25, 0.5, 1.0];
+
+    /// The next value of a cycling setting.
+    pub fn cycle(values: &[f32], now: f32) -> f32 {
+        let i = values.iter().position(|v| (*v - now).abs() < 1e-3);
+        values[i.map_or(0, |i| (i + 1) % values.len())]
+    }
+}
+
+fn apply_submissions(
+    mut submits: MessageReader<Submit>,
+    mut battle: ResMut<Battle>,
+    mut toasts: MessageWriter<Toast>,
+) {
+    for s in submits.read() {
+        if let Err(reason) = battle.submit(&s.command, s.human) {
+            toasts.write(Toast(format!("Not allowed: {reason}")));
+        }
+    }
+}
+
+fn undo_key(
+    keys: Res<ButtonInput<KeyCode>>,
+    mut battle: ResMut<Battle>,
+    mut toasts: MessageWriter<Toast>,
+    blocked: Option<Res<super::hud::InputBlocked>>,
+) {
+    if blocked.is_some_and(|b| b.0) {
+        return;
+    }
+    let ctrl = keys.any_pressed([KeyCode::ControlLeft, KeyCode::ControlRight]);
+    if keys.just_pressed(KeyCode::KeyU) || (ctrl && keys.just_pressed(KeyCode::KeyZ)) {
+        if battle.undo() {
+            toasts.write(Toast("Move undone".into()));
+        } else if battle.human_to_decide() {
+            toasts.write(Toast(
+                "Nothing to undo: only moves with no die rolled since can be taken back".into(),
+            ));
+        }
+    }
+}

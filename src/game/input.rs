@@ -1,0 +1,396 @@
+//! Board input, by mouse and by keyboard alike. The [`CursorCell`] is the cell the player points
+//! at: the mouse moves it (hovering), and so do the arrow keys or WASD (the camera follows).
+//! Enter or a left click confirms there: a move to a highlighted cell, an attack on an enemy,
+//! the unit to act next, or the chosen menu group's command. Esc cancels (then opens the
+//! pause menu), Tab jumps to the next unit, E ends the turn, digits and letters press the menu
+//! entries they are shown with.
+
+use bevy::prelude::*;
+use bevy::window::PrimaryWindow;
+
+use super::Screen;
+use super::battle::{Battle, Submit, Toast};
+use super::board::{BoardGrid, BoardLayout};
+use super::camera::MainCamera;
+use super::hud::{HudPanel, InputBlocked, Paused, Targeting, View};
+use super::menu::{self, Hotkey};
+use super::ui::{UiAction, UiClick};
+use crate::rules::battle::{Command, Decision};
+use crate::rules::grid::Cell;
+
+pub(super) fn plugin(app: &mut App) {
+    app.init_resource::<CursorCell>()
+        .init_resource::<MouseWorld>()
+        .init_resource::<PointerOverUi>()
+        .add_message::<CursorMoved>()
+        .add_systems(OnEnter(Screen::Battle), reset_cursor)
+        .add_systems(
+            Update,
+            (
+                (pointer_over_ui, mouse_world, hover_cell).chain(),
+                keyboard,
+                mouse_click,
+            )
+                .chain()
+                .in_set(super::AppSystems::RecordInput)
+                .run_if(in_state(Screen::Battle).and_then(resource_exists::<Battle>)),
+        );
+}
+
+/// The board cell the player points at (mouse or keyboard).
+#[derive(Resource, Default, Debug, Clone, Copy, PartialEq)]
+pub struct CursorCell(pub Option<Cell>);
+
+/// The mouse's position in the world, when it is over the window. Set from the window and
+/// camera; headless tests set it to "move the mouse".
+#[derive(Resource, Default, Debug, Clone, Copy, PartialEq)]
+pub struct MouseWorld(pub Option<Vec2>);
+
+/// The mouse is over a HUD panel or button: the board ignores it.
+#[derive(Resource, Default, Debug, Clone, Copy, PartialEq)]
+pub struct PointerOverUi(pub bool);
+
+/// The keyboard moved the cursor: the camera brings the cell into view.
+#[derive(Message, Debug, Clone, Copy)]
+pub struct CursorMoved(pub Cell);
+
+fn reset_cursor(mut cursor: ResMut<CursorCell>, battle: Res<Battle>) {
+    cursor.0 = battle
+        .state
+        .pending()
+        .unit()
+        .and_then(|u| battle.state.unit(u))
+        .map(|u| u.cell);
+}
+
+#[allow(clippy::type_complexity)]
+fn pointer_over_ui(
+    panels: Query<&Interaction, Or<(With<HudPanel>, With<Button>)>>,
+    mut over: ResMut<PointerOverUi>,
+) {
+    let now = panels.iter().any(|i| *i != Interaction::None);
+    if over.0 != now {
+        over.0 = now;
+    }
+}
+
+fn mouse_world(
+    window: Query<&Window, With<PrimaryWindow>>,
+    camera: Query<(&Camera, &GlobalTransform), With<MainCamera>>,
+    mut world: ResMut<MouseWorld>,
+) {
+    // Headless (no window): leave it to whoever sets it.
+    let Ok(window) = window.single() else {
+        return;
+    };
+    let pos = window.cursor_position().and_then(|c| {
+        let (camera, global) = camera.single().ok()?;
+        camera.viewport_to_world_2d(global, c).ok()
+    });
+    if world.0 != pos {
+        world.0 = pos;
+    }
+}
+
+/// The cell under a world position: the nearest cell centre, if the point is on that cell.
+pub fn cell_at(layout: &BoardLayout, p: Vec2) -> Option<Cell> {
+    let (w, h) = (layout.tile_size.x, layout.tile_size.y);
+    let mut best: Option<(f32, Cell)> = None;
+    for c in layout.grid.cells() {
+        let Some(centre) = layout.cell_center(c) else {
+            continue;
+        };
+        let d = centre.distance_squared(p);
+        if best.is_none_or(|(b, _)| d < b) {
+            best = Some((d, c));
+        }
+    }
+    let (_, c) = best?;
+    let centre = layout.cell_center(c)?;
+    let off = (p - centre).abs();
+    (off.x <= w / 2.0 && off.y <= h / 2.0).then_some(c)
+}
+
+fn hover_cell(
+    world: Res<MouseWorld>,
+    over: Res<PointerOverUi>,
+    boards: Query<&BoardGrid>,
+    mut cursor: ResMut<CursorCell>,
+) {
+    if !world.is_changed() || over.0 {
+        return;
+    }
+    let Some(grid) = boards.iter().next() else {
+        return;
+    };
+    let Some(p) = world.0 else {
+        return;
+    };
+    let layout = BoardLayout::new(grid.0);
+    if let Some(c) = cell_at(&layout, p)
+        && cursor.0 != Some(c)
+    {
+        cursor.0 = Some(c);
+    }
+}
+
+const DIGITS: [KeyCode; 10] = [
+    KeyCode::Digit1,
+    KeyCode::Digit2,
+    KeyCode::Digit3,
+    KeyCode::Digit4,
+    KeyCode::Digit5,
+    KeyCode::Digit6,
+    KeyCode::Digit7,
+    KeyCode::Digit8,
+    KeyCode::Digit9,
+    KeyCode::Digit0,
+];
+
+/// The key of a hotkey.
+pub fn key_of(h: Hotkey) -> Option<KeyCode> {
+    match h {
+        Hotkey::Digit(0) => Some(KeyCode::Digit0),
+        Hotkey::Digit(d) => DIGITS.get(d as usize - 1).copied(),
+        Hotkey::Letter(c) => Some(match c {
+            'E' => KeyCode::KeyE,
+            'R' => KeyCode::KeyR,
+            'F' => KeyCode::KeyF,
+            'G' => KeyCode::KeyG,
+            'C' => KeyCode::KeyC,
+            'V' => KeyCode::KeyV,
+            'B' => KeyCode::KeyB,
+            'N' => KeyCode::KeyN,
+            'M' => KeyCode::KeyM,
+            'J' => KeyCode::KeyJ,
+            'K' => KeyCode::KeyK,
+            'L' => KeyCode::KeyL,
+            _ => return None,
+        }),
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn keyboard(
+    keys: Res<ButtonInput<KeyCode>>,
+    view: Res<View>,
+    battle: Res<Battle>,
+    blocked: Res<InputBlocked>,
+    paused: Res<Paused>,
+    mut targeting: ResMut<Targeting>,
+    mut cursor: ResMut<CursorCell>,
+    mut clicks: MessageWriter<UiClick>,
+    mut moved: MessageWriter<CursorMoved>,
+    mut submit: MessageWriter<Submit>,
+    mut toasts: MessageWriter<Toast>,
+) {
+    let click = |clicks: &mut MessageWriter<UiClick>, a: UiAction| {
+        clicks.write(UiClick(a));
+    };
+    // Settings and saves work everywhere on the battle screen.
+    for (key, action) in [
+        (KeyCode::F2, UiAction::Speed),
+        (KeyCode::F3, UiAction::SkipAnimations),
+        (KeyCode::F4, UiAction::Pace),
+        (KeyCode::F5, UiAction::QuickSave),
+        (KeyCode::F9, UiAction::QuickLoad),
+        (KeyCode::KeyT, UiAction::ToggleThreat),
+    ] {
+        if keys.just_pressed(key) {
+            click(&mut clicks, action);
+        }
+    }
+    if paused.0 {
+        if keys.just_pressed(KeyCode::Escape) {
+            click(&mut clicks, UiAction::Resume);
+        }
+        if keys.just_pressed(KeyCode::KeyQ) {
+            click(&mut clicks, UiAction::SaveAndQuit);
+        }
+        return;
+    }
+    if blocked.0 {
+        return;
+    }
+    if keys.just_pressed(KeyCode::Escape) {
+        if targeting.group.is_some() {
+            targeting.group = None;
+        } else {
+            click(&mut clicks, UiAction::Pause);
+        }
+    }
+    let Some(state) = view.state.as_ref() else {
+        return;
+    };
+    let grid = *state.grid();
+    // The cursor: arrows or WASD (Shift pans the camera instead).
+    let shift = keys.any_pressed([KeyCode::ShiftLeft, KeyCode::ShiftRight]);
+    let ctrl = keys.any_pressed([KeyCode::ControlLeft, KeyCode::ControlRight]);
+    if !shift && !ctrl {
+        let mut d = IVec2::ZERO;
+        for (a, b, v) in [
+            (KeyCode::ArrowLeft, KeyCode::KeyA, IVec2::NEG_X),
+            (KeyCode::ArrowRight, KeyCode::KeyD, IVec2::X),
+            (KeyCode::ArrowUp, KeyCode::KeyW, IVec2::NEG_Y),
+            (KeyCode::ArrowDown, KeyCode::KeyS, IVec2::Y),
+        ] {
+            if keys.just_pressed(a) || keys.just_pressed(b) {
+                d += v;
+            }
+        }
+        if d != IVec2::ZERO {
+            let from = cursor.0.unwrap_or(Cell::new(0, 0));
+            let to = Cell::new(
+                (from.x + d.x).clamp(0, grid.width as i32 - 1),
+                (from.y + d.y).clamp(0, grid.height as i32 - 1),
+            );
+            cursor.0 = Some(to);
+            moved.write(CursorMoved(to));
+        }
+    }
+    // Tab: the next unit (the ones that may be picked, else every standing unit).
+    if keys.just_pressed(KeyCode::Tab) {
+        let mut cells: Vec<Cell> = match state.pending() {
+            Decision::Pick { options, .. } => options
+                .iter()
+                .filter_map(|u| state.unit(*u).map(|u| u.cell))
+                .collect(),
+            _ => {
+                let clock = crate::rules::rulesets::clock(state);
+                let mut v: Vec<Cell> = clock
+                    .order
+                    .iter()
+                    .filter_map(|e| state.unit(e.unit))
+                    .filter(|u| u.is_active())
+                    .map(|u| u.cell)
+                    .collect();
+                for u in state.units.iter().filter(|u| u.is_active()) {
+                    if !v.contains(&u.cell) {
+                        v.push(u.cell);
+                    }
+                }
+                v
+            }
+        };
+        if shift {
+            cells.reverse();
+        }
+        if !cells.is_empty() {
+            let i = cursor
+                .0
+                .and_then(|c| cells.iter().position(|x| *x == c))
+                .map_or(0, |i| (i + 1) % cells.len());
+            cursor.0 = Some(cells[i]);
+            moved.write(CursorMoved(cells[i]));
+        }
+    }
+    if !view.can_act() {
+        return;
+    }
+    // Menu hotkeys: the sub-list's when one is open, else the menu's.
+    let react = matches!(battle.state.pending(), Decision::React { .. });
+    let list = if targeting.group.is_some() && !view.sub.is_empty() {
+        &view.sub
+    } else {
+        &view.menu
+    };
+    for (i, e) in list.iter().enumerate() {
+        let Some(k) = e.hotkey.and_then(key_of) else {
+            continue;
+        };
+        if keys.just_pressed(k) && !ctrl {
+            let action = if std::ptr::eq(list, &view.sub) {
+                UiAction::Sub(i)
+            } else {
+                UiAction::Menu(i)
+            };
+            click(&mut clicks, action);
+            return;
+        }
+    }
+    if keys.just_pressed(KeyCode::Enter) || keys.just_pressed(KeyCode::NumpadEnter) {
+        if react {
+            // The default answer.
+            click(&mut clicks, UiAction::Menu(0));
+        } else if let Some(c) = cursor.0 {
+            confirm(
+                c,
+                &view,
+                &mut targeting,
+                &mut submit,
+                &mut toasts,
+                &mut clicks,
+            );
+        }
+    }
+}
+
+/// Enter or a click on `cell`.
+fn confirm(
+    cell: Cell,
+    view: &View,
+    targeting: &mut Targeting,
+    submit: &mut MessageWriter<Submit>,
+    toasts: &mut MessageWriter<Toast>,
+    clicks: &mut MessageWriter<UiClick>,
+) {
+    let Some(state) = view.state.as_ref() else {
+        return;
+    };
+    if let Decision::Pick { .. } = state.pending() {
+        if let Some(u) = state.unit_at(cell)
+            && view
+                .legal
+                .iter()
+                .any(|d| d.command == Command::Pick { unit: u })
+        {
+            clicks.write(UiClick(UiAction::Pick(u)));
+        } else {
+            toasts.write(Toast("Choose one of the units that may act next".into()));
+        }
+        return;
+    }
+    let cmds = menu::command_at(state, &view.legal, cell, targeting.group.as_deref());
+    match cmds.first() {
+        Some(c) => {
+            targeting.group = None;
+            submit.write(Submit {
+                command: c.clone(),
+                human: true,
+            });
+        }
+        None if targeting.group.is_some() => {
+            toasts.write(Toast(
+                "Not a valid choice here: pick a highlighted cell".into(),
+            ));
+        }
+        None => {}
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn mouse_click(
+    buttons: Res<ButtonInput<MouseButton>>,
+    over: Res<PointerOverUi>,
+    blocked: Res<InputBlocked>,
+    view: Res<View>,
+    cursor: Res<CursorCell>,
+    mut targeting: ResMut<Targeting>,
+    mut submit: MessageWriter<Submit>,
+    mut toasts: MessageWriter<Toast>,
+    mut clicks: MessageWriter<UiClick>,
+) {
+    if !buttons.just_pressed(MouseButton::Left) || over.0 || blocked.0 || !view.can_act() {
+        return;
+    }
+    if let Some(c) = cursor.0 {
+        confirm(
+            c,
+            &view,
+            &mut targeting,
+            &mut submit,
+            &mut toasts,
+            &mut clicks,
+        );
+    }
+}

@@ -1,0 +1,409 @@
+//! The action menu as data, without Bevy: the legal commands of the pending decision grouped
+//! the way a player chooses them, with labels, costs, "provokes" marks and hotkeys from the
+//! ruleset's own [`rulesets::describe`], and where on the board each command points.
+//!
+//! Nothing here decides a rule: every entry is a command from
+//! [`BattleState::legal_commands`]. Commands are grouped generically (by command kind and
+//! [`Action::name`]), and the board anchor of a command (the unit it targets, the cell it goes
+//! to) is read from its serialized fields, so actions other engineers add later work without a
+//! change here.
+
+use crate::rules::battle::{BattleState, Command, Decision, SideId, UnitId};
+use crate::rules::grid::Cell;
+use crate::rules::rulesets::{self, CommandInfo};
+
+/// Where a command points on the board.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Anchor {
+    /// The unit it targets (an enemy to attack, an ally to help), if any.
+    pub unit: Option<UnitId>,
+    /// The cell it moves to, if any.
+    pub cell: Option<Cell>,
+}
+
+impl Anchor {
+    /// The board cell to click for this command: where it moves to, else its target's cell.
+    pub fn board_cell(&self, s: &BattleState) -> Option<Cell> {
+        self.cell
+            .or_else(|| self.unit.and_then(|u| s.unit(u).map(|u| u.cell)))
+    }
+}
+
+/// Reads the target unit and destination cell of any command from its fields (`target`,
+/// `ally`; `to`, `push`), whatever its variant.
+pub fn anchor(cmd: &Command) -> Anchor {
+    fn walk(v: &serde_json::Value, out: &mut Anchor) {
+        match v {
+            serde_json::Value::Object(map) => {
+                for (k, v) in map {
+                    match (k.as_str(), v) {
+                        ("target" | "ally", serde_json::Value::Number(n)) => {
+                            if out.unit.is_none() {
+                                out.unit = n.as_u64().map(|n| UnitId(n as u16));
+                            }
+                        }
+                        ("to" | "push", serde_json::Value::Object(c)) => {
+                            let x = c.get("x").and_then(|x| x.as_i64());
+                            let y = c.get("y").and_then(|y| y.as_i64());
+                            if let (Some(x), Some(y), None) = (x, y, out.cell) {
+                                out.cell = Some(Cell::new(x as i32, y as i32));
+                            }
+                        }
+                        _ => walk(v, out),
+                    }
+                }
+            }
+            serde_json::Value::Array(items) => items.iter().for_each(|i| walk(i, out)),
+            _ => {}
+        }
+    }
+    let mut out = Anchor::default();
+    if let Ok(v) = serde_json::to_value(cmd) {
+        walk(&v, &mut out);
+    }
+    out
+}
+
+/// The group a command is listed under: "Move", "Attack", "Shoot", the action's name, "End
+/// turn", "React", "Pick", "Declare".
+pub fn group_of(cmd: &Command) -> String {
+    match cmd {
+        Command::Move { .. } => "Move".into(),
+        Command::Attack { ranged: false, .. } => "Attack".into(),
+        Command::Attack { ranged: true, .. } => "Shoot".into(),
+        Command::Act { action, .. } => action.name().into(),
+        Command::EndTurn { .. } => "End turn".into(),
+        Command::Pick { .. } => "Pick".into(),
+        Command::Declare { .. } => "Declare".into(),
+        Command::React { .. } => "React".into(),
+    }
+}
+
+/// Whether a command moves the acting unit (it has a path to show).
+pub fn is_moving(s: &BattleState, cmd: &Command) -> bool {
+    matches!(cmd, Command::Move { .. })
+        || (matches!(cmd, Command::Act { .. })
+            && anchor(cmd).cell.is_some()
+            && rulesets::describe(s, cmd).path.is_some())
+}
+
+/// A key a menu entry answers to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Hotkey {
+    /// `1`..`9`, then `0` (as 10).
+    Digit(u8),
+    /// A letter key.
+    Letter(char),
+}
+
+impl Hotkey {
+    /// The `n`th hotkey (0-based) of a list: 1-9, 0, then letters that no other battle key
+    /// uses. `None` past the end.
+    pub fn nth(n: usize) -> Option<Hotkey> {
+        const LETTERS: [char; 11] = ['R', 'F', 'G', 'C', 'V', 'B', 'N', 'M', 'J', 'K', 'L'];
+        match n {
+            0..=8 => Some(Hotkey::Digit(n as u8 + 1)),
+            9 => Some(Hotkey::Digit(0)),
+            _ => LETTERS.get(n - 10).map(|&c| Hotkey::Letter(c)),
+        }
+    }
+
+    /// How the menu prints it.
+    pub fn label(self) -> String {
+        match self {
+            Hotkey::Digit(d) => d.to_string(),
+            Hotkey::Letter(c) => c.to_string(),
+        }
+    }
+}
+
+/// One line of the action menu.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MenuEntry {
+    /// The group (see [`group_of`]).
+    pub group: String,
+    /// "Attack Shade", "Move (choose a cell)", "Shoot (choose a target)", "End turn".
+    pub label: String,
+    /// The cost in the ruleset's terms; for a group of commands with different costs, the
+    /// range of them.
+    pub cost: String,
+    /// Doing it provokes (for a group: some of its commands do).
+    pub provokes: bool,
+    /// Its key; `End turn` is always `E`.
+    pub hotkey: Option<Hotkey>,
+    /// The commands behind the entry: one means "do it"; more mean "choose one on the board
+    /// or from the sub-list".
+    pub commands: Vec<Command>,
+}
+
+impl MenuEntry {
+    /// Whether choosing the entry asks for a target or cell rather than acting at once.
+    pub fn needs_target(&self) -> bool {
+        self.commands.len() > 1
+    }
+}
+
+/// A command with how the ruleset describes it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Described {
+    pub command: Command,
+    pub info: CommandInfo,
+}
+
+/// Every legal command of the pending decision with its description, in the engine's order.
+pub fn described(s: &BattleState) -> Vec<Described> {
+    s.legal_commands()
+        .into_iter()
+        .map(|command| Described {
+            info: rulesets::describe(s, &command),
+            command,
+        })
+        .collect()
+}
+
+/// The action menu of an `Act` decision: commands grouped (moves into one "Move" entry chosen
+/// on the board, attacks on several targets into one entry), `End turn` last with key `E`.
+/// For other decisions (reactions, picks, declarations) every legal command is its own entry.
+pub fn menu(s: &BattleState, legal: &[Described]) -> Vec<MenuEntry> {
+    let grouped = matches!(s.pending(), Decision::Act { .. });
+    let mut groups: Vec<(String, Vec<&Described>)> = Vec::new();
+    for d in legal {
+        let key = if grouped {
+            group_of(&d.command)
+        } else {
+            // One entry per command.
+            format!("{}#{}", group_of(&d.command), groups.len())
+        };
+        match groups.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, v)) => v.push(d),
+            None => groups.push((key, vec![d])),
+        }
+    }
+    // End turn goes last.
+    groups.sort_by_key(|(k, _)| k == "End turn");
+    let mut out = Vec::new();
+    let mut n = 0;
+    for (key, items) in groups {
+        let group = key.split('#').next().unwrap_or_default().to_string();
+        let single = items.len() == 1;
+        let label = if single {
+            items[0].info.label.clone()
+        } else if items.iter().all(|d| anchor(&d.command).cell.is_some()) {
+            format!("{group} (choose a cell)")
+        } else {
+            format!("{group} (choose a target)")
+        };
+        let costs: Vec<&str> = items.iter().map(|d| d.info.cost.as_str()).collect();
+        let cost = if costs.iter().all(|c| *c == costs[0]) {
+            costs[0].to_string()
+        } else {
+            let mut distinct: Vec<&str> = Vec::new();
+            for c in costs {
+                if !distinct.contains(&c) {
+                    distinct.push(c);
+                }
+            }
+            if distinct.len() <= 2 {
+                distinct.join(" or ")
+            } else {
+                "varies".to_string()
+            }
+        };
+        let hotkey = if group == "End turn" {
+            Some(Hotkey::Letter('E'))
+        } else {
+            let k = Hotkey::nth(n);
+            n += 1;
+            k
+        };
+        out.push(MenuEntry {
+            group,
+            label,
+            cost,
+            provokes: items.iter().any(|d| d.info.provokes),
+            hotkey,
+            commands: items.iter().map(|d| d.command.clone()).collect(),
+        });
+    }
+    out
+}
+
+/// The entries of a group's sub-list (after choosing "Shoot (choose a target)"): one per
+/// command, keys 1-9, 0, then letters.
+pub fn sub_menu(legal: &[Described], group: &str) -> Vec<MenuEntry> {
+    legal
+        .iter()
+        .filter(|d| group_of(&d.command) == group)
+        .enumerate()
+        .map(|(i, d)| MenuEntry {
+            group: group.to_string(),
+            label: d.info.label.clone(),
+            cost: d.info.cost.clone(),
+            provokes: d.info.provokes,
+            hotkey: Hotkey::nth(i),
+            commands: vec![d.command.clone()],
+        })
+        .collect()
+}
+
+/// The command a click (or Enter) on `cell` sends, if any, when no group is chosen: a move
+/// there, else an attack on the unit there (melee before ranged), else the only other command
+/// pointing there. With `group`, only that group's commands count.
+pub fn command_at(
+    s: &BattleState,
+    legal: &[Described],
+    cell: Cell,
+    group: Option<&str>,
+) -> Vec<Command> {
+    let here: Vec<&Described> = legal
+        .iter()
+        .filter(|d| group.is_none_or(|g| group_of(&d.command) == g))
+        .filter(|d| anchor(&d.command).board_cell(s) == Some(cell))
+        .collect();
+    if group.is_some() {
+        return here.iter().map(|d| d.command.clone()).collect();
+    }
+    // Without a chosen group, prefer the plain move, then melee, then ranged.
+    for preferred in ["Move", "Attack", "Shoot"] {
+        if let Some(d) = here.iter().find(|d| group_of(&d.command) == preferred) {
+            return vec![d.command.clone()];
+        }
+    }
+    here.iter().map(|d| d.command.clone()).collect()
+}
+
+/// The side whose player answers the pending decision (`None` once the battle is over).
+pub fn deciding_side(s: &BattleState) -> Option<SideId> {
+    match s.pending() {
+        Decision::Act { unit } | Decision::React { unit, .. } => s.unit(unit).map(|u| u.side),
+        Decision::Pick { side, .. } | Decision::Declare { side, .. } => Some(side),
+        Decision::Over { .. } => None,
+    }
+}
+
+/// Makes text safe for the game's font, which has only printable ASCII: common typographic
+/// characters become their ASCII look-alikes, anything else a `?`.
+pub fn ascii(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            ' '..='~' | '\n' => out.push(c),
+            '\u{b7}' | '\u{2022}' => out.push('-'),
+            '\u{d7}' => out.push('x'),
+            '\u{2013}' | '\u{2014}' | '\u{2212}' => out.push('-'),
+            '\u{2018}' | '\u{2019}' => out.push('\''),
+            '\u{201c}' | '\u{201d}' => out.push('"'),
+            '\u{2026}' => out.push_str("..."),
+            '\u{bd}' => out.push_str("1/2"),
+            '\u{2192}' => out.push_str("->"),
+            '\u{2190}' => out.push_str("<-"),
+            '\u{2264}' => out.push_str("<="),
+            '\u{2265}' => out.push_str(">="),
+            '\t' => out.push(' '),
+            _ => out.push('?'),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::battle::Action;
+    use crate::rules::level;
+    use std::path::Path;
+
+    fn ruins() -> BattleState {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("levels/action_points_ruins.ron");
+        let level = level::load_path(&path).expect("the ruins level loads");
+        BattleState::start(&level, 7).0
+    }
+
+    #[test]
+    fn anchors_read_targets_and_cells_of_any_command() {
+        let u = UnitId(0);
+        let t = UnitId(4);
+        let c = Cell::new(3, 4);
+        assert_eq!(anchor(&Command::Move { unit: u, to: c }).cell, Some(c));
+        let a = anchor(&Command::Attack {
+            unit: u,
+            target: t,
+            ranged: true,
+        });
+        assert_eq!((a.unit, a.cell), (Some(t), None));
+        let a = anchor(&Command::Act {
+            unit: u,
+            action: Action::Charge { target: t, to: c },
+        });
+        assert_eq!((a.unit, a.cell), (Some(t), Some(c)));
+        let a = anchor(&Command::Act {
+            unit: u,
+            action: Action::Guard,
+        });
+        assert_eq!(a, Anchor::default());
+        // The acting unit itself is never the anchor.
+        assert_eq!(anchor(&Command::EndTurn { unit: u }), Anchor::default());
+    }
+
+    #[test]
+    fn the_menu_groups_moves_and_puts_end_turn_last_on_e() {
+        let s = ruins();
+        let legal = described(&s);
+        let entries = menu(&s, &legal);
+        let moves = legal
+            .iter()
+            .filter(|d| matches!(d.command, Command::Move { .. }))
+            .count();
+        assert!(moves > 1);
+        let mv = entries
+            .iter()
+            .find(|e| e.group == "Move")
+            .expect("a move entry");
+        assert_eq!(mv.commands.len(), moves);
+        assert!(mv.needs_target());
+        let last = entries.last().expect("entries");
+        assert_eq!(last.group, "End turn");
+        assert_eq!(last.hotkey, Some(Hotkey::Letter('E')));
+        // Every legal command is behind exactly one entry.
+        let total: usize = entries.iter().map(|e| e.commands.len()).sum();
+        assert_eq!(total, legal.len());
+        // Hotkeys are distinct.
+        let mut keys: Vec<_> = entries.iter().filter_map(|e| e.hotkey).collect();
+        keys.sort_by_key(|k| k.label());
+        keys.dedup();
+        assert_eq!(keys.len(), entries.len());
+    }
+
+    #[test]
+    fn a_click_on_a_reachable_cell_moves_and_on_an_enemy_attacks() {
+        let s = ruins();
+        let legal = described(&s);
+        let to = legal
+            .iter()
+            .find_map(|d| match d.command {
+                Command::Move { to, .. } => Some(to),
+                _ => None,
+            })
+            .expect("a move");
+        let cmds = command_at(&s, &legal, to, None);
+        assert!(matches!(cmds.as_slice(), [Command::Move { to: t, .. }] if *t == to));
+        // An attack, if the acting unit has one, is found on its target's cell.
+        if let Some(d) = legal
+            .iter()
+            .find(|d| matches!(d.command, Command::Attack { .. }))
+        {
+            let cell = anchor(&d.command).board_cell(&s).expect("target cell");
+            let cmds = command_at(&s, &legal, cell, None);
+            assert_eq!(cmds.len(), 1);
+            assert!(matches!(cmds[0], Command::Attack { .. }));
+        }
+        // A wall is nothing.
+        assert!(command_at(&s, &legal, Cell::new(3, 2), None).is_empty());
+    }
+
+    #[test]
+    fn text_is_made_ascii() {
+        assert_eq!(ascii("Round 1 \u{b7} 3\u{d7}4"), "Round 1 - 3x4");
+        assert_eq!(ascii("caf\u{e9}"), "caf?");
+    }
+}

@@ -1,0 +1,700 @@
+//! The menu screens: Title (New battle, Continue, Quit), Setup (pick a level, who plays each
+//! side, the seed) and Result (who won; Rematch, Back). The Battle screen is the board and the
+//! HUD (see `hud`). Every button has a key.
+
+use bevy::prelude::*;
+
+use super::Screen;
+use super::ai_driver::AiPlayers;
+use super::battle::{Battle, BattleSetup, SideControl};
+use super::levels::{Catalog, LevelChanged};
+use super::saves::{self, SaveStatus};
+use super::ui::{self, UiAction, UiClick};
+use crate::rules::battle::{SideId, Status};
+use crate::rules::grid::Topology;
+
+pub(super) fn plugin(app: &mut App) {
+    app.init_resource::<SetupState>()
+        .add_systems(OnEnter(Screen::Title), spawn_title)
+        .add_systems(OnEnter(Screen::Setup), enter_setup)
+        .add_systems(OnEnter(Screen::Result), spawn_result)
+        .add_systems(
+            Update,
+            (
+                title_keys.run_if(in_state(Screen::Title)),
+                setup_keys.run_if(in_state(Screen::Setup)),
+                result_keys.run_if(in_state(Screen::Result)),
+            )
+                .in_set(super::AppSystems::RecordInput),
+        )
+        .add_systems(
+            Update,
+            (
+                title_actions.run_if(in_state(Screen::Title)),
+                (setup_actions, setup_follow_catalog, rebuild_setup)
+                    .chain()
+                    .run_if(in_state(Screen::Setup)),
+                result_actions.run_if(in_state(Screen::Result)),
+                refresh_title.run_if(in_state(Screen::Title)),
+            )
+                .in_set(super::AppSystems::Update),
+        );
+}
+
+/// Starts a battle: the resource, its AI players, and the Battle screen.
+pub fn start_battle(commands: &mut Commands, battle: Battle) {
+    commands.insert_resource(AiPlayers::for_battle(&battle));
+    commands.insert_resource(battle);
+    commands.set_state(Screen::Battle);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Title
+
+#[derive(Component)]
+struct TitleRoot;
+
+#[derive(Component)]
+struct TitleMessage;
+
+fn spawn_title(mut commands: Commands, status: Res<SaveStatus>) {
+    let has_save = saves::autosave_exists();
+    commands
+        .spawn((
+            Name::new("Title"),
+            TitleRoot,
+            DespawnOnExit(Screen::Title),
+            ui::screen_root(),
+        ))
+        .with_children(|p| {
+            p.spawn(ui::text("FRAY", 72.0, ui::ACCENT));
+            p.spawn(ui::text(
+                "Tabletop-RPG combat on hex and square grids",
+                20.0,
+                ui::DIM,
+            ));
+            p.spawn(Node {
+                height: px(24),
+                ..default()
+            });
+            p.spawn(ui::button("New battle", Some("N"), UiAction::NewBattle));
+            if has_save {
+                p.spawn(ui::button("Continue", Some("C"), UiAction::Continue));
+            }
+            p.spawn(ui::button("Quit", Some("Q"), UiAction::Quit));
+            p.spawn((
+                TitleMessage,
+                ui::text(status.message.clone(), 16.0, ui::BAD),
+                Node {
+                    max_width: px(900),
+                    margin: UiRect::top(px(24)),
+                    ..default()
+                },
+            ));
+        });
+}
+
+fn refresh_title(status: Res<SaveStatus>, mut text: Query<&mut Text, With<TitleMessage>>) {
+    if status.is_changed() {
+        for mut t in &mut text {
+            t.0 = super::menu::ascii(&status.message);
+        }
+    }
+}
+
+fn title_keys(keys: Res<ButtonInput<KeyCode>>, mut clicks: MessageWriter<UiClick>) {
+    if keys.just_pressed(KeyCode::KeyN) || keys.just_pressed(KeyCode::Enter) {
+        clicks.write(UiClick(UiAction::NewBattle));
+    }
+    if keys.just_pressed(KeyCode::KeyC) {
+        clicks.write(UiClick(UiAction::Continue));
+    }
+    if keys.just_pressed(KeyCode::KeyQ) || keys.just_pressed(KeyCode::Escape) {
+        clicks.write(UiClick(UiAction::Quit));
+    }
+}
+
+fn title_actions(
+    mut clicks: MessageReader<UiClick>,
+    mut commands: Commands,
+    mut status: ResMut<SaveStatus>,
+    mut exit: MessageWriter<AppExit>,
+) {
+    for UiClick(action) in clicks.read() {
+        match action {
+            UiAction::NewBattle => commands.set_state(Screen::Setup),
+            UiAction::Continue => match saves::load(&saves::autosave_path()) {
+                Ok(battle) => {
+                    status.message.clear();
+                    start_battle(&mut commands, battle);
+                }
+                Err(e) => status.message = e,
+            },
+            UiAction::Quit => {
+                exit.write(AppExit::Success);
+            }
+            _ => {}
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Setup
+
+/// The choices on the Setup screen.
+#[derive(Resource, Debug, Clone, Default)]
+pub struct SetupState {
+    /// Index into the catalog.
+    pub selected: usize,
+    /// Who plays each side of the selected level.
+    pub controls: Vec<SideControl>,
+    pub seed: u64,
+    /// The seed field has the keyboard.
+    pub seed_focused: bool,
+    /// The level the controls were made for.
+    controls_for: Option<std::path::PathBuf>,
+    /// A message (why a battle could not start).
+    pub message: String,
+}
+
+impl SetupState {
+    /// Resets the side controls to the selected level's defaults when the level changes.
+    fn sync_controls(&mut self, catalog: &Catalog) {
+        let Some(entry) = catalog.entries.get(self.selected) else {
+            return;
+        };
+        let same = self.controls_for.as_ref() == Some(&entry.path);
+        if let Some(Ok(level)) = &entry.level {
+            if !same || self.controls.len() != level.file.sides.len() {
+                self.controls = level
+                    .file
+                    .sides
+                    .iter()
+                    .map(|s| SideControl::of(s.controller))
+                    .collect();
+                self.controls_for = Some(entry.path.clone());
+            }
+        } else if !same {
+            self.controls.clear();
+            self.controls_for = Some(entry.path.clone());
+        }
+    }
+}
+
+#[derive(Component)]
+struct SetupRoot;
+
+fn random_seed() -> u64 {
+    use std::time::{SystemTime, UNIX_EPOCH};
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    // Keep it short enough to read and type.
+    (nanos ^ (nanos >> 17)).wrapping_mul(0x9e37_79b9_7f4a_7c15) % 1_000_000
+}
+
+fn enter_setup(mut setup: ResMut<SetupState>, catalog: Res<Catalog>) {
+    setup.seed = random_seed();
+    setup.seed_focused = false;
+    setup.message.clear();
+    if setup.selected >= catalog.entries.len() {
+        setup.selected = 0;
+    }
+    setup.sync_controls(&catalog);
+    // Force a rebuild.
+    setup.set_changed();
+}
+
+fn setup_follow_catalog(
+    mut changed: MessageReader<LevelChanged>,
+    catalog: Res<Catalog>,
+    mut setup: ResMut<SetupState>,
+) {
+    if changed.read().count() > 0 {
+        setup.sync_controls(&catalog);
+        setup.set_changed();
+    }
+}
+
+fn setup_keys(
+    keys: Res<ButtonInput<KeyCode>>,
+    mut setup: ResMut<SetupState>,
+    catalog: Res<Catalog>,
+    mut clicks: MessageWriter<UiClick>,
+) {
+    let digits = [
+        KeyCode::Digit0,
+        KeyCode::Digit1,
+        KeyCode::Digit2,
+        KeyCode::Digit3,
+        KeyCode::Digit4,
+        KeyCode::Digit5,
+        KeyCode::Digit6,
+        KeyCode::Digit7,
+        KeyCode::Digit8,
+        KeyCode::Digit9,
+    ];
+    if setup.seed_focused {
+        for (d, k) in digits.iter().enumerate() {
+            if keys.just_pressed(*k) && setup.seed < 1_000_000_000_000 {
+                setup.seed = setup.seed * 10 + d as u64;
+            }
+        }
+        if keys.just_pressed(KeyCode::Backspace) {
+            setup.seed /= 10;
+        }
+        if keys.just_pressed(KeyCode::Escape) || keys.just_pressed(KeyCode::Tab) {
+            setup.seed_focused = false;
+        }
+        if keys.just_pressed(KeyCode::Enter) {
+            clicks.write(UiClick(UiAction::Start));
+        }
+        return;
+    }
+    let n = catalog.entries.len();
+    if n > 0 {
+        if keys.any_just_pressed([KeyCode::ArrowDown, KeyCode::KeyS]) {
+            clicks.write(UiClick(UiAction::SelectLevel((setup.selected + 1) % n)));
+        }
+        if keys.any_just_pressed([KeyCode::ArrowUp, KeyCode::KeyW]) {
+            clicks.write(UiClick(UiAction::SelectLevel((setup.selected + n - 1) % n)));
+        }
+    }
+    for (d, k) in digits.iter().enumerate().skip(1) {
+        if keys.just_pressed(*k) && d <= setup.controls.len() {
+            clicks.write(UiClick(UiAction::CycleSide(d - 1)));
+        }
+    }
+    if keys.just_pressed(KeyCode::KeyR) {
+        clicks.write(UiClick(UiAction::RandomSeed));
+    }
+    if keys.just_pressed(KeyCode::Tab) {
+        clicks.write(UiClick(UiAction::FocusSeed));
+    }
+    if keys.just_pressed(KeyCode::Enter) {
+        clicks.write(UiClick(UiAction::Start));
+    }
+    if keys.just_pressed(KeyCode::Escape) {
+        clicks.write(UiClick(UiAction::Back));
+    }
+}
+
+fn setup_actions(
+    mut clicks: MessageReader<UiClick>,
+    mut setup: ResMut<SetupState>,
+    catalog: Res<Catalog>,
+    mut commands: Commands,
+) {
+    for UiClick(action) in clicks.read() {
+        match action {
+            UiAction::SelectLevel(i) if *i < catalog.entries.len() => {
+                setup.selected = *i;
+                setup.message.clear();
+                setup.sync_controls(&catalog);
+            }
+            UiAction::CycleSide(i) => {
+                if let Some(c) = setup.controls.get_mut(*i) {
+                    *c = c.next();
+                }
+            }
+            UiAction::RandomSeed => {
+                setup.seed = random_seed();
+                setup.seed_focused = false;
+            }
+            UiAction::FocusSeed => setup.seed_focused = !setup.seed_focused,
+            UiAction::Back => commands.set_state(Screen::Title),
+            UiAction::Start => {
+                let Some(entry) = catalog.entries.get(setup.selected) else {
+                    setup.message = "There is no level to play: add one to levels/".into();
+                    continue;
+                };
+                match &entry.level {
+                    Some(Ok(level)) => {
+                        let mut s = BattleSetup::new(level.clone(), Some(entry.path.clone()));
+                        s.seed = setup.seed;
+                        if setup.controls.len() == s.controls.len() {
+                            s.controls = setup.controls.clone();
+                        }
+                        start_battle(&mut commands, Battle::new(s));
+                    }
+                    Some(Err(_)) => {
+                        setup.message =
+                            "This level has errors (listed on the right); fix the file and it reloads"
+                                .into();
+                    }
+                    None => setup.message = "The level is still loading".into(),
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// A level's grid in words: "square, diagonal 1", "hex, pointy-top".
+pub fn grid_words(t: Topology) -> &'static str {
+    t.describe()
+}
+
+fn rebuild_setup(
+    mut commands: Commands,
+    setup: Res<SetupState>,
+    catalog: Res<Catalog>,
+    roots: Query<Entity, With<SetupRoot>>,
+) {
+    if !setup.is_changed() && !catalog.is_changed() {
+        return;
+    }
+    for e in &roots {
+        commands.entity(e).despawn();
+    }
+    let selected = catalog.entries.get(setup.selected);
+    commands
+        .spawn((
+            Name::new("Setup"),
+            SetupRoot,
+            DespawnOnExit(Screen::Setup),
+            Node {
+                width: percent(100),
+                height: percent(100),
+                flex_direction: FlexDirection::Column,
+                padding: UiRect::all(px(20)),
+                row_gap: px(8),
+                ..default()
+            },
+            BackgroundColor(ui::BG),
+        ))
+        .with_children(|root| {
+            root.spawn(ui::text("New battle", 32.0, ui::ACCENT));
+            root.spawn(ui::text(
+                "Up/Down: level   1-9: who plays side N   Tab: edit seed   R: random seed   Enter: start   Esc: back",
+                14.0,
+                ui::DIM,
+            ));
+            root.spawn(Node {
+                flex_direction: FlexDirection::Row,
+                column_gap: px(20),
+                flex_grow: 1.0,
+                min_height: px(0),
+                ..default()
+            })
+            .with_children(|row| {
+                // The level list.
+                row.spawn(Node {
+                    flex_direction: FlexDirection::Column,
+                    width: px(430),
+                    row_gap: px(2),
+                    overflow: Overflow::clip_y(),
+                    ..default()
+                })
+                .with_children(|list| {
+                    for (i, e) in catalog.entries.iter().enumerate() {
+                        let line = match &e.level {
+                            Some(Ok(l)) => format!(
+                                "{}  ({}, {}, {}x{})",
+                                l.name(),
+                                l.file.ruleset,
+                                kind_word(l.grid.topology),
+                                l.grid.width,
+                                l.grid.height
+                            ),
+                            Some(Err(errs)) => {
+                                format!("{}  - {} error(s)", e.title(), errs.len())
+                            }
+                            None => format!("{}  (loading)", e.title()),
+                        };
+                        let colour = if i == setup.selected {
+                            ui::BUTTON_ON
+                        } else if matches!(e.level, Some(Err(_))) {
+                            Color::srgb(0.35, 0.16, 0.14)
+                        } else {
+                            ui::BUTTON
+                        };
+                        list.spawn(ui::button_coloured(line, UiAction::SelectLevel(i), colour));
+                    }
+                    if catalog.entries.is_empty() {
+                        list.spawn(ui::text("No levels found in levels/", 16.0, ui::BAD));
+                    }
+                });
+                // The details of the selected level.
+                row.spawn(Node {
+                    flex_direction: FlexDirection::Column,
+                    flex_grow: 1.0,
+                    row_gap: px(6),
+                    min_width: px(0),
+                    ..default()
+                })
+                .with_children(|d| {
+                    let Some(entry) = selected else {
+                        return;
+                    };
+                    match &entry.level {
+                        Some(Ok(level)) => {
+                            d.spawn(ui::text(level.name(), 26.0, ui::TEXT));
+                            let ruleset = level.ruleset.name.clone();
+                            d.spawn(ui::text(
+                                format!(
+                                    "Ruleset: {ruleset} ({})   Grid: {}   Size: {}x{}   Units: {}",
+                                    level.file.ruleset,
+                                    grid_words(level.grid.topology),
+                                    level.grid.width,
+                                    level.grid.height,
+                                    level.file.units.len()
+                                ),
+                                15.0,
+                                ui::DIM,
+                            ));
+                            if let Some(thumb) = &entry.thumbnail {
+                                let (w, h) = (level.grid.width as f32, level.grid.height as f32);
+                                let scale = (420.0 / w).min(260.0 / h).min(24.0);
+                                d.spawn((
+                                    ImageNode::new(thumb.clone()),
+                                    Node {
+                                        width: px(w * scale),
+                                        height: px(h * scale),
+                                        ..default()
+                                    },
+                                ));
+                            }
+                            d.spawn((
+                                ui::text(&level.file.description, 15.0, ui::TEXT),
+                                Node {
+                                    max_width: px(760),
+                                    ..default()
+                                },
+                            ));
+                            d.spawn(ui::text(&level.ruleset.description, 14.0, ui::DIM));
+                            d.spawn(ui::text("Who plays each side:", 18.0, ui::ACCENT));
+                            for (i, side) in level.file.sides.iter().enumerate() {
+                                let control = setup
+                                    .controls
+                                    .get(i)
+                                    .copied()
+                                    .unwrap_or(SideControl::of(side.controller));
+                                d.spawn(Node {
+                                    flex_direction: FlexDirection::Row,
+                                    align_items: AlignItems::Center,
+                                    column_gap: px(8),
+                                    ..default()
+                                })
+                                .with_children(|r| {
+                                    r.spawn((
+                                        Node {
+                                            width: px(14),
+                                            height: px(14),
+                                            ..default()
+                                        },
+                                        BackgroundColor(super::units::side_colour(Some(i))),
+                                    ));
+                                    r.spawn((
+                                        ui::text(&side.name, 16.0, ui::TEXT),
+                                        Node {
+                                            width: px(160),
+                                            ..default()
+                                        },
+                                    ));
+                                    r.spawn(ui::button(
+                                        control.label(),
+                                        Some(&(i + 1).to_string()),
+                                        UiAction::CycleSide(i),
+                                    ));
+                                });
+                            }
+                            d.spawn(Node {
+                                flex_direction: FlexDirection::Row,
+                                align_items: AlignItems::Center,
+                                column_gap: px(8),
+                                ..default()
+                            })
+                            .with_children(|r| {
+                                r.spawn(ui::text("Seed:", 16.0, ui::TEXT));
+                                let shown = if setup.seed_focused {
+                                    format!("{}_", setup.seed)
+                                } else {
+                                    setup.seed.to_string()
+                                };
+                                r.spawn(ui::button_coloured(
+                                    format!("[Tab] {shown}"),
+                                    UiAction::FocusSeed,
+                                    if setup.seed_focused {
+                                        ui::BUTTON_ON
+                                    } else {
+                                        ui::BUTTON
+                                    },
+                                ));
+                                r.spawn(ui::button("Random", Some("R"), UiAction::RandomSeed));
+                            });
+                        }
+                        Some(Err(errors)) => {
+                            d.spawn(ui::text(entry.title(), 26.0, ui::TEXT));
+                            d.spawn(ui::text(
+                                "This level does not validate. Fix the file; the list updates when it is saved.",
+                                15.0,
+                                ui::BAD,
+                            ));
+                            for e in errors.iter().take(20) {
+                                d.spawn((
+                                    ui::text(e, 14.0, ui::TEXT),
+                                    Node {
+                                        max_width: px(780),
+                                        ..default()
+                                    },
+                                ));
+                            }
+                            if errors.len() > 20 {
+                                d.spawn(ui::text(
+                                    format!("... and {} more", errors.len() - 20),
+                                    14.0,
+                                    ui::DIM,
+                                ));
+                            }
+                        }
+                        None => {
+                            d.spawn(ui::text("Loading...", 18.0, ui::DIM));
+                        }
+                    }
+                    d.spawn(Node {
+                        flex_direction: FlexDirection::Row,
+                        column_gap: px(8),
+                        margin: UiRect::top(px(12)),
+                        ..default()
+                    })
+                    .with_children(|r| {
+                        r.spawn(ui::button("Start battle", Some("Enter"), UiAction::Start));
+                        r.spawn(ui::button("Back", Some("Esc"), UiAction::Back));
+                    });
+                    if !setup.message.is_empty() {
+                        d.spawn(ui::text(&setup.message, 16.0, ui::BAD));
+                    }
+                });
+            });
+        });
+}
+
+fn kind_word(t: Topology) -> &'static str {
+    if t.is_hex() { "hex" } else { "square" }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Result
+
+fn spawn_result(mut commands: Commands, battle: Option<Res<Battle>>) {
+    let Some(battle) = battle else {
+        commands.set_state(Screen::Title);
+        return;
+    };
+    let s = &battle.state;
+    let (headline, reason) = match &s.outcome {
+        Some(o) => (
+            match o.winner {
+                Some(w) => format!(
+                    "{} wins",
+                    s.sides.get(w.index()).map_or("?", |x| x.name.as_str())
+                ),
+                None => "A draw".to_string(),
+            },
+            o.reason.clone(),
+        ),
+        None => ("The battle was left".to_string(), String::new()),
+    };
+    commands
+        .spawn((
+            Name::new("Result"),
+            DespawnOnExit(Screen::Result),
+            ui::screen_root(),
+        ))
+        .with_children(|p| {
+            p.spawn(ui::text(headline, 48.0, ui::ACCENT));
+            p.spawn(ui::text(reason, 18.0, ui::TEXT));
+            p.spawn(ui::text(
+                format!(
+                    "{} - {} rounds - {} commands - seed {}",
+                    battle.setup.level.name(),
+                    s.round,
+                    battle.commands.len(),
+                    battle.setup.seed
+                ),
+                16.0,
+                ui::DIM,
+            ));
+            for (i, side) in s.sides.iter().enumerate() {
+                let id = SideId(i as u8);
+                let units: Vec<_> = s.units.iter().filter(|u| u.side == id).collect();
+                let count = |st: Status| units.iter().filter(|u| u.status == st).count();
+                p.spawn((
+                    ui::text(
+                        format!(
+                            "{} ({}): {} standing, {} down, {} dead",
+                            side.name,
+                            battle.control(id).label(),
+                            count(Status::Active),
+                            count(Status::Down),
+                            count(Status::Dead)
+                        ),
+                        18.0,
+                        super::units::side_colour(Some(i)),
+                    ),
+                    Node {
+                        margin: UiRect::top(px(10)),
+                        ..default()
+                    },
+                ));
+                let line: Vec<String> = units
+                    .iter()
+                    .map(|u| {
+                        let state = match u.status {
+                            Status::Active => super::units::health_text(u),
+                            Status::Down => "down".into(),
+                            Status::Dead => "dead".into(),
+                        };
+                        format!("{} ({state})", u.name)
+                    })
+                    .collect();
+                p.spawn((
+                    ui::text(line.join(", "), 15.0, ui::TEXT),
+                    Node {
+                        max_width: px(1000),
+                        ..default()
+                    },
+                ));
+            }
+            p.spawn(Node {
+                flex_direction: FlexDirection::Row,
+                column_gap: px(8),
+                margin: UiRect::top(px(24)),
+                ..default()
+            })
+            .with_children(|r| {
+                r.spawn(ui::button("Rematch", Some("R"), UiAction::Rematch));
+                r.spawn(ui::button("Back", Some("B"), UiAction::Back));
+            });
+        });
+}
+
+fn result_keys(keys: Res<ButtonInput<KeyCode>>, mut clicks: MessageWriter<UiClick>) {
+    if keys.just_pressed(KeyCode::KeyR) || keys.just_pressed(KeyCode::Enter) {
+        clicks.write(UiClick(UiAction::Rematch));
+    }
+    if keys.just_pressed(KeyCode::KeyB) || keys.just_pressed(KeyCode::Escape) {
+        clicks.write(UiClick(UiAction::Back));
+    }
+}
+
+fn result_actions(
+    mut clicks: MessageReader<UiClick>,
+    battle: Option<Res<Battle>>,
+    mut commands: Commands,
+) {
+    for UiClick(action) in clicks.read() {
+        match action {
+            UiAction::Rematch => {
+                if let Some(b) = &battle {
+                    let mut setup = b.setup.clone();
+                    setup.seed = random_seed();
+                    start_battle(&mut commands, Battle::new(setup));
+                }
+            }
+            UiAction::Back => commands.set_state(Screen::Setup),
+            _ => {}
+        }
+    }
+}

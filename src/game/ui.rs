@@ -1,0 +1,157 @@
+//! Shared UI pieces: colours, text and button bundles, and [`UiAction`]s. A button carries
+//! the action it stands for; pressing it (mouse) and its hotkey (keyboard) both send the same
+//! [`UiClick`] message, so every screen can be played with either, and tests can press
+//! buttons by setting their [`Interaction`].
+
+use bevy::prelude::*;
+
+use crate::rules::battle::UnitId;
+
+pub(super) fn plugin(app: &mut App) {
+    app.add_message::<UiClick>().add_systems(
+        Update,
+        (press_buttons, hover_colours).in_set(super::AppSystems::RecordInput),
+    );
+}
+
+/// What a button does.
+#[derive(Component, Clone, Debug, PartialEq)]
+pub enum UiAction {
+    // Title
+    NewBattle,
+    Continue,
+    Quit,
+    // Setup
+    SelectLevel(usize),
+    CycleSide(usize),
+    RandomSeed,
+    FocusSeed,
+    Start,
+    Back,
+    // Result
+    Rematch,
+    // Battle
+    /// An entry of the action menu (index into the menu shown).
+    Menu(usize),
+    /// An entry of the open sub-list.
+    Sub(usize),
+    /// Close the sub-list or targeting.
+    CancelTarget,
+    /// A unit to act next (a Pick decision).
+    Pick(UnitId),
+    Resume,
+    Pause,
+    SaveAndQuit,
+    HandOver,
+    ToggleThreat,
+    Speed,
+    SkipAnimations,
+    Pace,
+    Undo,
+    QuickSave,
+    QuickLoad,
+}
+
+/// A button was pressed (or its key).
+#[derive(Message, Clone, Debug, PartialEq)]
+pub struct UiClick(pub UiAction);
+
+pub const BG: Color = Color::srgb(0.08, 0.075, 0.09);
+pub const PANEL: Color = Color::srgba(0.1, 0.095, 0.115, 0.94);
+pub const BUTTON: Color = Color::srgb(0.2, 0.19, 0.24);
+pub const BUTTON_HOVER: Color = Color::srgb(0.3, 0.28, 0.36);
+pub const BUTTON_ON: Color = Color::srgb(0.16, 0.36, 0.52);
+pub const TEXT: Color = Color::srgb(0.93, 0.91, 0.86);
+pub const DIM: Color = Color::srgb(0.6, 0.58, 0.56);
+pub const ACCENT: Color = Color::srgb(0.98, 0.78, 0.35);
+pub const BAD: Color = Color::srgb(1.0, 0.55, 0.4);
+pub const GOOD: Color = Color::srgb(0.55, 0.85, 0.55);
+
+/// A text font of `px` logical pixels (the default font).
+pub fn font(px: f32) -> TextFont {
+    TextFont {
+        font_size: FontSize::Px(px),
+        ..default()
+    }
+}
+
+/// A line of UI text (made safe for the font's ASCII-only glyphs).
+pub fn text(s: impl AsRef<str>, px: f32, colour: Color) -> impl Bundle {
+    (
+        Text::new(super::menu::ascii(s.as_ref())),
+        font(px),
+        TextColor(colour),
+    )
+}
+
+/// The normal colour of a button.
+#[derive(Component, Clone, Copy, Debug)]
+pub struct ButtonColour(pub Color);
+
+/// A button with a label and (optionally) its key shown in brackets: `[N] New battle`.
+pub fn button(label: impl AsRef<str>, key: Option<&str>, action: UiAction) -> impl Bundle {
+    let label = match key {
+        Some(k) => format!("[{k}] {}", label.as_ref()),
+        None => label.as_ref().to_string(),
+    };
+    button_coloured(label, action, BUTTON)
+}
+
+/// A button with its own background colour (e.g. a selected choice).
+pub fn button_coloured(label: impl AsRef<str>, action: UiAction, colour: Color) -> impl Bundle {
+    (
+        Button,
+        action,
+        ButtonColour(colour),
+        Node {
+            padding: UiRect::axes(px(12), px(6)),
+            margin: UiRect::all(px(2)),
+            border_radius: BorderRadius::all(px(4)),
+            ..default()
+        },
+        BackgroundColor(colour),
+        children![text(label, 16.0, TEXT)],
+    )
+}
+
+fn press_buttons(
+    buttons: Query<(&Interaction, &UiAction), Changed<Interaction>>,
+    mut clicks: MessageWriter<UiClick>,
+) {
+    for (interaction, action) in &buttons {
+        if *interaction == Interaction::Pressed {
+            clicks.write(UiClick(action.clone()));
+        }
+    }
+}
+
+#[allow(clippy::type_complexity)]
+fn hover_colours(
+    mut buttons: Query<
+        (&Interaction, &ButtonColour, &mut BackgroundColor),
+        Or<(Changed<Interaction>, Changed<ButtonColour>)>,
+    >,
+) {
+    for (interaction, normal, mut bg) in &mut buttons {
+        bg.0 = match interaction {
+            Interaction::None => normal.0,
+            _ => BUTTON_HOVER,
+        };
+    }
+}
+
+/// A full-window column, centred, for menu screens.
+pub fn screen_root() -> impl Bundle {
+    (
+        Node {
+            width: percent(100),
+            height: percent(100),
+            flex_direction: FlexDirection::Column,
+            align_items: AlignItems::Center,
+            justify_content: JustifyContent::Center,
+            row_gap: px(10),
+            ..default()
+        },
+        BackgroundColor(BG),
+    )
+}
