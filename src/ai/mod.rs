@@ -78,7 +78,9 @@ impl Kind {
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Config {
     pub kind: Kind,
-    /// Wall-clock safety limit per decision.
+    /// Wall-clock safety net per decision. The node budget of the difficulty is the real
+    /// limit (the same choices on every machine); this only stops a search on a machine far
+    /// too slow or loaded for it ([`Ai::last_cut`] tells when it fired).
     pub time_limit: Duration,
     /// Seed of the AI's own random choices and dice samples.
     pub seed: u64,
@@ -88,7 +90,7 @@ impl Config {
     pub fn new(kind: Kind, seed: u64) -> Self {
         Self {
             kind,
-            time_limit: Duration::from_millis(50),
+            time_limit: Duration::from_millis(200),
             seed,
         }
     }
@@ -105,6 +107,8 @@ struct Search {
     samples: usize,
     /// Follow-up actions of the same unit played out on the clone.
     depth: usize,
+    /// Commands of the other units (both sides) played out greedily after the unit's turn.
+    replies: usize,
     /// Random noise added to scores (blunders).
     noise: f64,
 }
@@ -116,20 +120,23 @@ fn search_of(d: Difficulty) -> Search {
             moves: 6,
             samples: 2,
             depth: 1,
+            replies: 2,
             noise: 3.0,
         },
         Difficulty::Normal => Search {
             nodes: 4000,
             moves: 14,
             samples: 4,
-            depth: 3,
+            depth: 4,
+            replies: 8,
             noise: 0.0,
         },
         Difficulty::Hard => Search {
             nodes: 12000,
             moves: 24,
             samples: 6,
-            depth: 4,
+            depth: 6,
+            replies: 12,
             noise: 0.0,
         },
     }
@@ -185,6 +192,10 @@ impl Ai {
         // Common random numbers: sample k of every candidate rolls the same dice, so
         // candidates are compared on equal luck rather than on who drew the better sample.
         let seeds: Vec<u64> = (0..search.samples).map(|_| self.rng.random()).collect();
+        let actor = match view.pending() {
+            Decision::Act { unit } => Some(unit),
+            _ => None,
+        };
         let mut nodes = 0usize;
         let mut best: Option<(f64, usize)> = None;
         self.last_cut = false;
@@ -202,7 +213,7 @@ impl Ai {
                     total = f64::NEG_INFINITY;
                     break;
                 }
-                nodes += play_out(&mut c, side, search.depth);
+                nodes += play_out(&mut c, actor, search.depth, search.replies);
                 total += eval::score(&c, side);
             }
             let mut v = total / seeds.len() as f64;
@@ -215,38 +226,57 @@ impl Ai {
         }
         self.last_nodes = nodes;
         let i = best.map_or(0, |(_, i)| i);
+        if std::env::var_os("FRAY_AI_TRACE").is_some() {
+            let u = candidates[i].unit();
+            let un = &view.units[u.index()];
+            eprintln!(
+                "r{} {} ({}hp {}ap @{}) -> {} [{:.2}] of {} cut={}",
+                view.round,
+                un.name,
+                un.pool("hp"),
+                un.pool("ap"),
+                un.cell,
+                rulesets::view::label(&view, &candidates[i]),
+                best.map_or(0.0, |b| b.0),
+                candidates.len(),
+                self.last_cut
+            );
+        }
         candidates[i].clone()
     }
 }
 
-/// Plays a clone forward by fixed policies, so every candidate is judged the same way:
-/// reactions by [`default_reaction`]; up to `depth` follow-up actions of `side`'s acting
-/// units, each an attack on the weakest enemy in reach (a unit with no attack stops). Moves,
-/// picks and declarations end the play-out. Returns the nodes spent.
-fn play_out(c: &mut BattleState, side: SideId, depth: usize) -> usize {
+/// Plays a clone forward by fixed policies, so every candidate is judged at the same point:
+/// reactions by [`default_reaction`]; the rest of the acting unit's turn (`actor`: it attacks
+/// the best target in reach while it can, else ends its turn: a move is judged with the
+/// attacks it enables); then `replies` commands of everyone else as the greedy player would
+/// play them, so the damage the enemy can do next prices a position. Returns the nodes spent.
+fn play_out(c: &mut BattleState, actor: Option<UnitId>, depth: usize, replies: usize) -> usize {
     let mut nodes = 0;
     let mut own = 0;
-    let mut theirs = 0;
-    for _ in 0..(depth * 4 + 16) {
+    let mut others = 0;
+    for _ in 0..(depth + replies + 24) {
         if c.outcome.is_some() {
             break;
         }
+        let legal = c.legal_commands();
+        if legal.is_empty() {
+            break;
+        }
         let cmd = match c.pending() {
-            Decision::React { .. } => default_reaction(&c.legal_commands()),
-            Decision::Act { unit } if c.units[unit.index()].side == side && own < depth => {
+            Decision::React { .. } => default_reaction(&legal),
+            Decision::Act { unit } if Some(unit) == actor && own < depth => {
                 own += 1;
-                weakest_target_attack(c, &c.legal_commands())
+                best_target_attack(c, &legal).or_else(|| {
+                    legal
+                        .iter()
+                        .find(|x| matches!(x, Command::EndTurn { .. }))
+                        .cloned()
+                })
             }
-            // The next enemy to act answers as the greedy player would: the damage it can do
-            // next is part of the price of a position.
-            Decision::Act { unit } if c.units[unit.index()].side != side && theirs < 6 => {
-                theirs += 1;
-                let legal = c.legal_commands();
-                if legal.is_empty() {
-                    None
-                } else {
-                    Some(greedy(c, &legal))
-                }
+            _ if others < replies => {
+                others += 1;
+                Some(greedy(c, &legal))
             }
             _ => None,
         };
@@ -259,23 +289,37 @@ fn play_out(c: &mut BattleState, side: SideId, depth: usize) -> usize {
     nodes
 }
 
-/// The attack (melee, ranged or spell) on the enemy with the least vitality left.
-fn weakest_target_attack(s: &BattleState, legal: &[Command]) -> Option<Command> {
+/// The target and whether an attack command is ranged, for melee, ranged and spell attacks.
+fn attack_target(c: &Command) -> Option<(UnitId, bool)> {
+    match c {
+        Command::Attack { target, ranged, .. } => Some((*target, *ranged)),
+        Command::Act {
+            action: crate::rules::battle::Action::Cast { target },
+            ..
+        } => Some((*target, true)),
+        _ => None,
+    }
+}
+
+/// The attack (melee, ranged or spell) that takes the largest share of what its target has
+/// left, by the ruleset's exact odds where it gives them (finishing the wounded first).
+fn best_target_attack(s: &BattleState, legal: &[Command]) -> Option<Command> {
     legal
         .iter()
         .filter_map(|c| {
-            let target = match c {
-                Command::Attack { target, .. } => *target,
-                Command::Act {
-                    action: crate::rules::battle::Action::Cast { target },
-                    ..
-                } => *target,
-                _ => return None,
+            let (target, ranged) = attack_target(c)?;
+            let t = s.unit(target)?;
+            let left = eval::vitality(t).max(0.01);
+            let v = match rulesets::odds(s, c.unit(), target, ranged) {
+                Some(o) => {
+                    let hp = eval::health_left(t).max(1.0);
+                    (o.expected_damage / hp).min(1.0) + 0.01 * o.hit
+                }
+                None => 0.5 / left,
             };
-            let v = s.unit(target).map_or(1.0, eval::vitality);
             Some((v, c))
         })
-        .min_by(|a, b| a.0.total_cmp(&b.0))
+        .max_by(|a, b| a.0.total_cmp(&b.0))
         .map(|(_, c)| c.clone())
 }
 
