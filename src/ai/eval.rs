@@ -147,7 +147,10 @@ fn position(s: &BattleState, side: SideId, unit: UnitId, at: Cell) -> f64 {
     } else {
         v -= 0.2 * nearest as f64;
     }
-    v - exposure * (0.05 + 0.4 * fragile) + cover_bonus
+    // A unit few hits from down (the fragile: mages, archers, the wounded) pays more for
+    // every enemy that can reach or shoot it next.
+    let per_enemy = 0.05 + 0.4 * fragile + expo_weight() / health_left(me).max(1.0);
+    v - exposure * per_enemy + cover_bonus
 }
 
 /// The level's objectives: reaching a cell, surviving rounds.
@@ -185,4 +188,11 @@ fn objective_distance(s: &BattleState, side: SideId, moved: Option<(UnitId, Cell
         }
     }
     v
+}
+
+fn expo_weight() -> f64 {
+    std::env::var("FRAY_W_EXPO")
+        .ok()
+        .and_then(|x| x.parse().ok())
+        .unwrap_or(3.0)
 }
