@@ -1,7 +1,7 @@
 //! The combat log: one line of plain English per event, naming units by name, so every
 //! outcome can be explained ("Kestrel rolls Attack 1d20+4: 11 = 15 vs 15, success").
 
-use super::{BattleState, Decision, Event, Reaction, Status, Trigger, UnitId};
+use super::{BattleState, Condition, Decision, Event, Reaction, Status, Trigger, UnitId};
 
 fn name(s: &BattleState, u: UnitId) -> &str {
     s.unit(u).map_or("?", |u| u.name.as_str())
@@ -75,6 +75,26 @@ pub fn describe(s: &BattleState, e: &Event) -> String {
         },
         Event::Condition {
             unit,
+            condition: Condition::Grappled { by },
+            on,
+        } => format!(
+            "{} {} grappled by {}",
+            name(s, *unit),
+            if *on { "is now" } else { "is no longer" },
+            name(s, *by)
+        ),
+        Event::Condition {
+            unit,
+            condition: Condition::Screening { ally },
+            on,
+        } => format!(
+            "{} {} screening {}",
+            name(s, *unit),
+            if *on { "is now" } else { "is no longer" },
+            name(s, *ally)
+        ),
+        Event::Condition {
+            unit,
             condition,
             on,
         } => format!(
@@ -91,9 +111,13 @@ pub fn describe(s: &BattleState, e: &Event) -> String {
             Reaction::Attack { target } => {
                 format!("{} attacks {}", name(s, *unit), name(s, *target))
             }
+            Reaction::TakeHeld => format!("{} takes its held action", name(s, *unit)),
             other => format!("{} reacts: {other:?}", name(s, *unit)),
         },
         Event::Resumed => "The action goes on".to_string(),
+        Event::Rules(crate::rules::rulesets::RulesEvent::Sides(e)) => {
+            crate::rules::rulesets::sides::log_line(s, e)
+        }
         Event::Rules(crate::rules::rulesets::RulesEvent::Segments(e)) => {
             crate::rules::rulesets::segments::log_line(s, e)
         }

@@ -93,6 +93,16 @@ pub enum Action {
     Grapple { target: UnitId },
     /// Use a Skill: first aid on a downed ally.
     FirstAid { target: UnitId },
+    /// Try to break free of every grappler (`sides`: a Main action and an opposed check).
+    BreakFree,
+    /// Let go of the unit being grappled (`sides`).
+    Release,
+    /// Drag the unit being grappled along, 5 or 10 ft to `to` (`sides`: a Main action and an
+    /// opposed check; the dragged unit ends in the last square the grappler left).
+    Drag { to: Cell },
+    /// Throw the unit being grappled 5 ft, to `to`, knocked prone (`sides`: a Main action and
+    /// an opposed check; the grapple ends).
+    Throw { to: Cell },
     // --- alternating
     /// Guard: end the turn with +1 to all defences until the next turn.
     Guard,
@@ -133,6 +143,10 @@ impl Action {
             Action::Shove { .. } => "Shove",
             Action::Grapple { .. } => "Grapple",
             Action::FirstAid { .. } => "First Aid",
+            Action::BreakFree => "Break Free",
+            Action::Release => "Release",
+            Action::Drag { .. } => "Drag",
+            Action::Throw { .. } => "Throw",
             Action::Guard => "Guard",
             Action::Wait => "Wait",
             Action::SeekCover => "Seek Cover",
@@ -188,6 +202,9 @@ pub enum Reaction {
     TotalDefense,
     /// Abort to a defensive action (`phases`).
     Abort { action: Action },
+    /// Take the held action now, before the trigger resolves (`sides` Hold an Action): the
+    /// unit acts with what it has left of its turn, then the triggering action goes on.
+    TakeHeld,
 }
 
 /// Why a roll was made: the combat log's first word.
@@ -294,6 +311,8 @@ pub enum Condition {
     Holding,
     /// Casting a spell that has not gone off yet.
     Casting,
+    /// Charged this round (`sides`: -2 AC until the end of the round).
+    Charging,
 }
 
 /// A rejected command: the battle is unchanged.

@@ -94,6 +94,8 @@ pub fn label(s: &BattleState, cmd: &Command) -> String {
             },
             Action::Grapple { target } => format!("Grapple {}", name(*target)),
             Action::FirstAid { target } => format!("First aid on {}", name(*target)),
+            Action::Drag { to } => format!("Drag the held foe to {to}"),
+            Action::Throw { to } => format!("Throw the held foe to {to}"),
             Action::Resuscitate { target } => format!("Resuscitate {}", name(*target)),
             Action::CommandAlly { ally } => format!("Command {}", name(*ally)),
             Action::Cast { target } => format!("Cast at {}", name(*target)),
@@ -120,6 +122,7 @@ pub fn label(s: &BattleState, cmd: &Command) -> String {
             Reaction::Fortify => "Fortify".to_string(),
             Reaction::TotalDefense => "Total Defense".to_string(),
             Reaction::Abort { action } => format!("Abort to {}", action.name()),
+            Reaction::TakeHeld => "Take the held action".to_string(),
         },
     }
 }

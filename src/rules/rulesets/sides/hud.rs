@@ -1,0 +1,342 @@
+//! What the view asks `sides`: the turn order in its own terms (sides, Main and Move actions),
+//! what each command costs and whether it provokes, the exact odds of an attack, and the
+//! ruleset's events in words for the combat log.
+
+use super::combat::{self, Kind, Spec};
+use super::{Cost, Ev, State, cost_of, moves, name, per, round_sides, side_name};
+use crate::rules::battle::common::ndx;
+use crate::rules::battle::{Action, BattleState, Command, Condition, Reaction, Status, UnitId};
+use crate::rules::rulesets::view::{self, Clock, CommandInfo, Odds, OrderEntry};
+
+pub fn clock(s: &BattleState, r: &State) -> Clock {
+    let sides = round_sides(s);
+    let current = r.nested.last().map(|n| n.0).or(r.acting);
+    let mut order = Vec::new();
+    for &side in &sides {
+        for u in s.unit_ids() {
+            let unit = &s.units[u.index()];
+            if unit.side != side {
+                continue;
+            }
+            let p = per(r, u);
+            let label = if unit.status != Status::Active {
+                "down".to_string()
+            } else if r.surprise && unit.has(&Condition::Surprised) {
+                "surprised".to_string()
+            } else if unit.has(&Condition::Holding) {
+                "holding".to_string()
+            } else {
+                match (p.main, p.mv) {
+                    (true, true) => "Main, Move".to_string(),
+                    (true, false) => "Main".to_string(),
+                    (false, true) => "Move".to_string(),
+                    (false, false) => "no actions left".to_string(),
+                }
+            };
+            order.push(OrderEntry {
+                unit: u,
+                label,
+                current: current == Some(u),
+                done: p.acted,
+            });
+        }
+    }
+    let turn = sides
+        .get(r.side_turn)
+        .map(|&side| match current {
+            Some(u) => format!("{} acting", name(s, u)),
+            None => format!("{} to pick", side_name(s, side)),
+        })
+        .unwrap_or_default();
+    let headline = if r.surprise {
+        format!("Round {} \u{b7} Surprise round \u{b7} {turn}", s.round)
+    } else {
+        let scores: Vec<String> = r
+            .order
+            .iter()
+            .map(|&side| {
+                format!(
+                    "{} {}",
+                    side_name(s, side),
+                    r.scores.get(side.index()).copied().unwrap_or(0)
+                )
+            })
+            .collect();
+        format!(
+            "Round {} \u{b7} {} \u{b7} {turn}",
+            s.round,
+            scores.join(" vs ")
+        )
+    };
+    Clock { headline, order }
+}
+
+fn cost_text(s: &BattleState, r: &State, cmd: &Command) -> String {
+    let p = per(r, cmd.unit());
+    match cost_of(s, cmd) {
+        Cost::Free => "free".to_string(),
+        Cost::Main => "Main action".to_string(),
+        Cost::MoveAction => "Move action (holds the Main action)".to_string(),
+        Cost::MainAndMove => "Main + Move actions".to_string(),
+        Cost::Moves(2) => "Move + Main actions (two moves)".to_string(),
+        Cost::Moves(_) if p.mv => "Move action".to_string(),
+        Cost::Moves(_) => "Main action (as a second Move)".to_string(),
+    }
+}
+
+pub fn describe(s: &BattleState, r: &State, cmd: &Command) -> CommandInfo {
+    let mut info = CommandInfo {
+        label: view::label(s, cmd),
+        ..CommandInfo::default()
+    };
+    let unit = cmd.unit();
+    match cmd {
+        Command::Move { to, .. } => {
+            let k = moves::move_actions_needed(s, unit, *to).unwrap_or(1);
+            info.path = moves::move_path(s, unit, *to, k);
+            info.provokes = info.path.as_ref().is_some_and(|p| p.provocations() > 0);
+            info.cost = cost_text(s, r, cmd);
+        }
+        Command::Attack { target, .. } => {
+            info.cost = cost_text(s, r, cmd);
+            let n = combat::swarm_assailants(s, unit, *target).len();
+            if n > 0 {
+                info.cost
+                    .push_str(&format!(" (swarm strike, {n} assailants)"));
+            }
+        }
+        Command::Act { action, .. } => {
+            info.cost = cost_text(s, r, cmd);
+            if let Action::TotalDefense = action {
+                info.cost = "Instant (gives up the Main action)".to_string();
+            }
+            info.provokes = !moves::provoked_by(s, cmd).is_empty();
+            match action {
+                Action::Charge { target, to } => {
+                    info.path = moves::charge_plan(s, unit, *target, *to)
+                        .ok()
+                        .map(|plan| moves::charge_path(s, &plan));
+                }
+                Action::Screen { to, .. } => {
+                    let here = s.unit(unit).map(|u| u.cell);
+                    if Some(*to) != here {
+                        info.path = moves::move_path(s, unit, *to, 1).map(|mut p| {
+                            // A screen's move provokes only at its start, not step by step.
+                            for step in &mut p.steps {
+                                step.leaves_threat = false;
+                            }
+                            p
+                        });
+                    }
+                }
+                _ => {}
+            }
+        }
+        Command::EndTurn { .. } => {
+            if r.nested.last().is_some_and(|n| n.0 == unit) {
+                info.label = "End the held action".to_string();
+            }
+        }
+        Command::React { reaction, .. } => {
+            let trigger = s.interrupts.last().map(|i| &i.trigger);
+            info.cost = match reaction {
+                Reaction::Decline => String::new(),
+                Reaction::TotalDefense => {
+                    "Instant (gives up the Main action): +2 AC, immune to Shock".to_string()
+                }
+                Reaction::TakeHeld => "Instant (the held action)".to_string(),
+                Reaction::Attack { .. } => match trigger {
+                    Some(
+                        crate::rules::battle::Trigger::Opportunity { .. }
+                        | crate::rules::battle::Trigger::Provoked { .. },
+                    ) => "free (attack of opportunity)".to_string(),
+                    _ => "Instant Snap Attack (gives up the Main action, -4)".to_string(),
+                },
+                _ => String::new(),
+            };
+            if let Reaction::Attack { target } = reaction {
+                info.label = match trigger {
+                    Some(
+                        crate::rules::battle::Trigger::Opportunity { .. }
+                        | crate::rules::battle::Trigger::Provoked { .. },
+                    ) => format!("Attack of opportunity on {}", name(s, *target)),
+                    _ => format!("Snap Attack on {}", name(s, *target)),
+                };
+            }
+        }
+        Command::Pick { .. } | Command::Declare { .. } => {}
+    }
+    info
+}
+
+/// The odds of `attacker` attacking `target` now with an ordinary attack (a swarm strike if
+/// allies have swarmed it), from the seed's formula. Screens, Total Defense and Snap Attacks
+/// the defenders might still choose are not counted.
+pub fn odds(
+    s: &BattleState,
+    _: &State,
+    attacker: UnitId,
+    target: UnitId,
+    ranged: bool,
+) -> Option<Odds> {
+    combat::can_attack(s, attacker, target, ranged).ok()?;
+    let swarm = combat::swarm_assailants(s, attacker, target).len() as i64;
+    let spec = Spec {
+        attacker,
+        target,
+        ranged,
+        kind: Kind::Normal,
+        swarm,
+    };
+    let (bonus, notes) = combat::attack_bonus(s, &spec);
+    let ac = combat::ac_of(s, target);
+    let hit = ndx(1, 20, bonus).distribution().at_least(ac);
+    let a = s.unit(attacker)?;
+    let dice = if ranged {
+        ndx(
+            a.stat("ranged_damage_dice"),
+            a.stat("ranged_damage_die"),
+            a.stat("ranged_damage_bonus"),
+        )
+    } else if super::held(s, attacker) || a.stat("damage_dice") <= 0 {
+        ndx(
+            1,
+            a.stat("unarmed_die").max(1),
+            a.stat("str") + a.stat("skill"),
+        )
+    } else {
+        ndx(
+            a.stat("damage_dice"),
+            a.stat("damage_die"),
+            a.stat("damage_bonus"),
+        )
+    };
+    let floor = combat::shock_base(s, &spec);
+    let per_hit = dice
+        .distribution()
+        .expect(|d| combat::hit_damage(s, &spec, d).max(floor).max(0) as f64);
+    let (miss, negated) = combat::miss_shock(s, &spec);
+    let mut formula = format!("1d20{bonus:+} vs AC {ac}");
+    if !notes.is_empty() {
+        formula.push_str(&format!(" ({})", notes.join(", ")));
+    }
+    if floor > 0 {
+        formula.push_str(&match negated {
+            Some(why) => format!("; Shock {floor} stopped by {why}"),
+            None => format!("; Shock {floor} on a miss"),
+        });
+    }
+    if !combat::screeners_of(s, attacker, target).is_empty() {
+        formula.push_str("; screened: may go to a screener");
+    }
+    Some(Odds {
+        hit,
+        expected_damage: hit * per_hit + (1.0 - hit) * miss as f64,
+        formula,
+    })
+}
+
+/// One line of the combat log for a ruleset event.
+pub fn log_line(s: &BattleState, e: &Ev) -> String {
+    let n = |u: &UnitId| name(s, *u);
+    match e {
+        Ev::Setup { party, .. } => format!("{} is the Party", side_name(s, *party)),
+        Ev::SurpriseRound => "Surprise! The unaware lose the first round".to_string(),
+        Ev::Initiative { order, scores } => {
+            let list: Vec<String> = order
+                .iter()
+                .map(|side| {
+                    format!(
+                        "{} {}",
+                        side_name(s, *side),
+                        scores.get(side.index()).copied().unwrap_or(0)
+                    )
+                })
+                .collect();
+            format!("Initiative: {}", list.join(", then "))
+        }
+        Ev::RoundReset => "Everyone has a Main and a Move action again".to_string(),
+        Ev::SideTurn { index } => match round_sides(s).get(*index) {
+            Some(side) => format!("{} to act", side_name(s, *side)),
+            None => "Every side has acted".to_string(),
+        },
+        Ev::Picked { unit } => format!("{} acts next", n(unit)),
+        Ev::TurnDone { unit } => format!("{} is done for the round", n(unit)),
+        Ev::Actions { unit, main, mv } => {
+            let left: Vec<&str> = [(*main, "Main"), (*mv, "Move")]
+                .iter()
+                .filter(|(b, _)| *b)
+                .map(|(_, w)| *w)
+                .collect();
+            if left.is_empty() {
+                format!("{} has no actions left", n(unit))
+            } else {
+                format!("{} has left: {}", n(unit), left.join(", "))
+            }
+        }
+        Ev::Disengaged { unit, from } => {
+            let list: Vec<String> = from.iter().map(n).collect();
+            format!("{} disengages from {}", n(unit), list.join(", "))
+        }
+        Ev::ShieldUsed { unit } => format!("{}'s shield takes the round's first Shock", n(unit)),
+        Ev::ScreenUsed { screener, attacker } => {
+            format!("{} screens against {}", n(screener), n(attacker))
+        }
+        Ev::Redirected {
+            attacker,
+            ward,
+            screener,
+        } => format!(
+            "{} blocks: {}'s attack on {} goes to {}",
+            n(screener),
+            n(attacker),
+            n(ward),
+            n(screener)
+        ),
+        Ev::Swarmed { target, assailant } => {
+            format!("{} joins the swarm on {}", n(assailant), n(target))
+        }
+        Ev::SwarmStrike { target, assailants } => format!(
+            "The swarm on {} strikes, {} helping",
+            n(target),
+            assailants.len()
+        ),
+        Ev::Grappling { grappler, target } => match target {
+            Some(t) => format!("{} grapples {}", n(grappler), n(t)),
+            None => format!("{} lets go", n(grappler)),
+        },
+        Ev::Queued { unit, .. } => format!("{} acts once the others have answered", n(unit)),
+        Ev::HeldTaken { unit, .. } => format!("{} acts out of turn", n(unit)),
+        Ev::HeldDone { unit } => format!("{} has taken its held action", n(unit)),
+        Ev::Deferred { command, .. } => format!("{} waits for reactions", view::label(s, command)),
+        Ev::Undeferred { .. } => "The waiting action goes ahead".to_string(),
+        Ev::Cancelled { unit, reason } => format!("{}'s action is lost: {reason}", n(unit)),
+        Ev::Shock {
+            attacker,
+            target,
+            amount,
+            negated,
+        } => match negated {
+            Some(why) => format!(
+                "{}'s Shock {amount} on {} is stopped by {why}",
+                n(attacker),
+                n(target)
+            ),
+            None => format!(
+                "{}'s miss still deals Shock {amount} to {}",
+                n(attacker),
+                n(target)
+            ),
+        },
+        Ev::ShockFloor {
+            attacker,
+            target,
+            rolled,
+            shock,
+        } => format!(
+            "{}'s hit on {} rolled {rolled}, less than its Shock: {shock} damage",
+            n(attacker),
+            n(target)
+        ),
+    }
+}
