@@ -149,9 +149,13 @@ fn position(s: &BattleState, side: SideId, unit: UnitId, at: Cell) -> f64 {
     }
     // A unit few hits from down (the fragile: mages, archers, the wounded) pays more for
     // every enemy that can reach or shoot it next.
-    let per_enemy = 0.05 + 0.4 * fragile + expo_weight() / health_left(me).max(1.0);
+    let per_enemy = 0.05 + 0.4 * fragile + EXPOSURE_PER_HP / health_left(me).max(1.0);
     v - exposure * per_enemy + cover_bonus
 }
+
+/// What each enemy able to reach or shoot a unit next turn costs, per health point the unit
+/// has left (a 7 hp archer pays 0.43 per enemy, a 19 hp ogre 0.16).
+const EXPOSURE_PER_HP: f64 = 3.0;
 
 /// The level's objectives: reaching a cell, surviving rounds.
 fn objectives(s: &BattleState, side: SideId) -> f64 {
@@ -188,11 +192,4 @@ fn objective_distance(s: &BattleState, side: SideId, moved: Option<(UnitId, Cell
         }
     }
     v
-}
-
-fn expo_weight() -> f64 {
-    std::env::var("FRAY_W_EXPO")
-        .ok()
-        .and_then(|x| x.parse().ok())
-        .unwrap_or(3.0)
 }
