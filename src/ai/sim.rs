@@ -10,6 +10,10 @@ use std::time::{Duration, Instant};
 pub struct Caps {
     pub rounds: u32,
     pub commands: usize,
+    /// Overrides the AI's wall-clock safety limit per decision (`None`: the AI's default).
+    /// Tests that compare two games give a huge one, so a loaded machine cannot cut one
+    /// search shorter than the other and change a choice.
+    pub time_limit: Option<Duration>,
 }
 
 impl Default for Caps {
@@ -17,6 +21,7 @@ impl Default for Caps {
         Self {
             rounds: 60,
             commands: 50_000,
+            time_limit: None,
         }
     }
 }
@@ -49,10 +54,11 @@ pub fn play(level: &Level, seed: u64, players: &[Kind], caps: Caps) -> Game {
         .iter()
         .enumerate()
         .map(|(i, &k)| {
-            Ai::new(Config::new(
-                k,
-                seed.wrapping_mul(31).wrapping_add(i as u64 + 1),
-            ))
+            let mut config = Config::new(k, seed.wrapping_mul(31).wrapping_add(i as u64 + 1));
+            if let Some(limit) = caps.time_limit {
+                config.time_limit = limit;
+            }
+            Ai::new(config)
         })
         .collect();
     let mut game = Game {
@@ -152,8 +158,12 @@ mod tests {
     fn games_are_deterministic_for_a_seed() {
         let level = crate::rules::battle::tests::load("action_points_ruins.ron");
         let players = [Kind::Utility(Difficulty::Easy), Kind::Greedy];
-        let a = play(&level, 5, &players, Caps::default());
-        let b = play(&level, 5, &players, Caps::default());
+        let caps = Caps {
+            time_limit: Some(Duration::from_secs(3600)),
+            ..Caps::default()
+        };
+        let a = play(&level, 5, &players, caps);
+        let b = play(&level, 5, &players, caps);
         assert!(a.illegal.is_none(), "{:?}", a.illegal);
         assert_eq!(a.commands, b.commands);
         assert_eq!(a.winner, b.winner);

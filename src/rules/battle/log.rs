@@ -121,6 +121,9 @@ pub fn describe(s: &BattleState, e: &Event) -> String {
         Event::Rules(crate::rules::rulesets::RulesEvent::Segments(e)) => {
             crate::rules::rulesets::segments::log_line(s, e)
         }
+        Event::Rules(crate::rules::rulesets::RulesEvent::Alternating(e)) => {
+            crate::rules::rulesets::alternating::log_line(s, e)
+        }
         Event::Rules(r) => format!("{r:?}"),
         Event::Ended { winner, reason } => match winner {
             Some(w) => format!(

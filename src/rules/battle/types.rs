@@ -121,6 +121,9 @@ pub enum Action {
     // --- casters (segments, alternating, action-points house rules)
     /// Cast the unit's spell at `target`.
     Cast { target: UnitId },
+    /// Take up the other weapon: a unit with a melee and a ranged weapon holds one of them
+    /// (`alternating` Brandish).
+    Brandish,
 }
 
 impl Action {
@@ -155,6 +158,7 @@ impl Action {
             Action::CommandAlly { .. } => "Command",
             Action::Reload => "Reload",
             Action::Cast { .. } => "Cast",
+            Action::Brandish => "Brandish",
         }
     }
 }
@@ -202,9 +206,13 @@ pub enum Reaction {
     TotalDefense,
     /// Abort to a defensive action (`phases`).
     Abort { action: Action },
+    /// Step in front of the attacked ally and become the target (`alternating`).
+    Intercept,
     /// Take the held action now, before the trigger resolves (`sides` Hold an Action): the
     /// unit acts with what it has left of its turn, then the triggering action goes on.
     TakeHeld,
+    /// Resist a mental effect (`alternating`: a test for 1 focus).
+    Resist,
 }
 
 /// Why a roll was made: the combat log's first word.
@@ -223,6 +231,8 @@ pub enum Purpose {
     Dodge,
     Opposed,
     Spell,
+    /// A test to resist a mental effect (`alternating` Resist).
+    Resist,
 }
 
 /// Why a unit is being asked to react.
@@ -311,6 +321,10 @@ pub enum Condition {
     Holding,
     /// Casting a spell that has not gone off yet.
     Casting,
+    /// At half of its endurance or less (`alternating`).
+    Harmed,
+    /// Below its maximum health (`alternating`).
+    Bloodied,
     /// Charged this round (`sides`: -2 AC until the end of the round).
     Charging,
 }

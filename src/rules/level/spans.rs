@@ -192,7 +192,12 @@ impl Lexer<'_> {
         self.pos += 1;
         while let Some(b) = self.peek() {
             match b {
-                b'\\' => self.pos += 2,
+                b'\\' => {
+                    self.pos += 1;
+                    if self.peek().is_some() {
+                        self.bump();
+                    }
+                }
                 b'"' => {
                     self.pos += 1;
                     return;
@@ -242,8 +247,9 @@ impl Lexer<'_> {
         let start = self.pos;
         self.pos += 1;
         if self.peek() == Some(b'\\') {
-            self.pos += 2;
-        } else if self.peek().is_some() {
+            self.pos += 1;
+        }
+        if self.peek().is_some() {
             self.bump();
         }
         while let Some(b) = self.peek() {
@@ -254,7 +260,8 @@ impl Lexer<'_> {
             if self.pos - start > 12 || b == b'\n' {
                 return;
             }
-            self.pos += 1;
+            // Whole characters only, so giving up never stops inside one.
+            self.bump();
         }
         self.pos = self.pos.min(self.s.len());
     }

@@ -150,6 +150,21 @@ fn merged_legend_keeps_standard_order_then_new_glyphs() {
     assert_eq!(merged[2].1, kinds::rough());
 }
 
+#[test]
+fn an_unclosed_char_literal_of_wide_characters_stops_on_a_character_boundary() {
+    // Found by the property below: the char-literal skipper gave up in the middle of a
+    // three-byte character.
+    let s = "[A'\u{ffc2}A\u{dcf}\u{11ee0}\u{2e80}";
+    let at = Spans::index(s).locate(&[I(2)]);
+    assert!(
+        s.is_char_boundary(at),
+        "offset {at} splits a character of {s:?}"
+    );
+    let escaped = "['\\\u{2e80}\u{2e80}\u{2e80}\u{2e80}\u{2e80}";
+    let at = Spans::index(escaped).locate(&[I(1)]);
+    assert!(escaped.is_char_boundary(at));
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(1000))]
 

@@ -122,6 +122,8 @@ pub fn label(s: &BattleState, cmd: &Command) -> String {
             Reaction::Fortify => "Fortify".to_string(),
             Reaction::TotalDefense => "Total Defense".to_string(),
             Reaction::Abort { action } => format!("Abort to {}", action.name()),
+            Reaction::Intercept => "Intercept".to_string(),
+            Reaction::Resist => "Resist".to_string(),
             Reaction::TakeHeld => "Take the held action".to_string(),
         },
     }

@@ -1,0 +1,79 @@
+//! The combat log's lines for the `alternating` bookkeeping events: plain English, units and
+//! teams by name.
+
+use super::Ev;
+use crate::rules::battle::{BattleState, SideId, UnitId};
+use crate::rules::rulesets::view;
+
+fn name(s: &BattleState, u: UnitId) -> &str {
+    s.unit(u).map_or("?", |u| u.name.as_str())
+}
+
+fn team(s: &BattleState, side: SideId) -> &str {
+    s.sides.get(side.index()).map_or("?", |x| x.name.as_str())
+}
+
+/// One line for a ruleset event of `alternating`.
+pub fn log_line(s: &BattleState, e: &Ev) -> String {
+    let r = super::st(s);
+    match e {
+        Ev::Order {
+            teams,
+            surprise_round,
+            ..
+        } => {
+            let order: Vec<&str> = teams.iter().map(|&t| team(s, t)).collect();
+            let mut line = format!("Teams pick in turn: {}", order.join(", then "));
+            if *surprise_round {
+                line.push_str("; round 1 is a surprise round");
+            }
+            line
+        }
+        Ev::NewRound => "Every unit may take a turn again".to_string(),
+        Ev::SurpriseOver => "The surprise round is over".to_string(),
+        Ev::Picking { team: t } => match r.teams.get(*t) {
+            Some(&side) => format!("{} picks who acts next", team(s, side)),
+            None => "No team has anyone left to act".to_string(),
+        },
+        Ev::TurnOf { unit } => format!("{} takes a turn: 3 actions", name(s, *unit)),
+        Ev::TurnOver => "The turn is over".to_string(),
+        Ev::MoveUsed => "The move of the turn is used".to_string(),
+        Ev::StepUsed => "The free Step of the turn is used".to_string(),
+        Ev::AttackMade { unit } => format!(
+            "{} has made another attack this round (-2 to the next)",
+            name(s, *unit)
+        ),
+        Ev::ExtendedStarted {
+            unit,
+            command,
+            remaining,
+        } => format!(
+            "{} starts {}: {remaining} more action{} due",
+            name(s, *unit),
+            view::label(s, command),
+            if *remaining == 1 { "" } else { "s" }
+        ),
+        Ev::ExtendedDone { unit, completed } => {
+            if *completed {
+                format!("{} completes its extended action", name(s, *unit))
+            } else {
+                format!("{} abandons its extended action", name(s, *unit))
+            }
+        }
+        Ev::CommandGiven {
+            commander, ally, ..
+        } => format!(
+            "{} commands {} to take one action",
+            name(s, *commander),
+            name(s, *ally)
+        ),
+        Ev::CommandDone => "The commanded action is done".to_string(),
+        Ev::Defer(_) => "The action waits for the reactions".to_string(),
+        Ev::Undefer => "The waiting action goes on".to_string(),
+        Ev::Brandished { unit, melee } => format!(
+            "{} takes up its {} weapon",
+            name(s, *unit),
+            if *melee { "melee" } else { "ranged" }
+        ),
+    }
+}

@@ -1,0 +1,1069 @@
+use super::*;
+use crate::rules::battle::tests::{load, playouts_end_and_replay, random_play};
+use crate::rules::level::{self, Level};
+
+/// An 8×5 open field. `units` are RON unit entries; `options` the level's options.
+fn field(units: &str, options: &str) -> Level {
+    let src = format!(
+        r#"(
+    name: "Test field",
+    ruleset: "alternating",
+    topology: Square(diagonals: OneTwo),
+    size: (8, 5),
+    map: ["........", "........", "........", "........", "........"],
+    sides: [(name: "Wardens", controller: Human), (name: "Raiders", controller: Ai)],
+    units: [{units}],
+    options: ({options}),
+)"#
+    );
+    match level::load("field.ron", &src) {
+        Ok(l) => l,
+        Err(d) => panic!("{d:?}"),
+    }
+}
+
+const DUEL: &str = r#"
+    (name: "Boudica", side: "Wardens", cell: (2, 2), template: "spear_warden"),
+    (name: "Skarn", side: "Raiders", cell: (3, 2), template: "ogre"),
+"#;
+
+const B: UnitId = UnitId(0);
+const S: UnitId = UnitId(1);
+
+fn run(b: &mut BattleState, cmd: Command) -> Vec<Event> {
+    match b.execute(&cmd) {
+        Ok(e) => e,
+        Err(r) => panic!("{cmd:?} rejected: {r}"),
+    }
+}
+
+fn pool(b: &BattleState, u: UnitId, p: &str) -> i64 {
+    b.units[u.index()].pool(p)
+}
+
+fn rolls(events: &[Event], purpose: Purpose) -> Vec<i64> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Rolled {
+                purpose: p, total, ..
+            } if *p == purpose => Some(*total),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn teams_alternate_picks_and_the_instigator_picks_first() {
+    let units = r#"
+        (name: "Roland", side: "Wardens", cell: (0, 0), template: "spear_warden"),
+        (name: "Clementine", side: "Wardens", cell: (0, 2), template: "duelist"),
+        (name: "Petra", side: "Wardens", cell: (0, 4), template: "crossbowman"),
+        (name: "Captain", side: "Raiders", cell: (7, 0), template: "duelist"),
+    "#;
+    let (mut b, _) = BattleState::start(&field(units, r#"instigator: "Raiders""#), 1);
+    assert_eq!(
+        b.pending(),
+        Decision::Pick {
+            side: SideId(1),
+            options: vec![UnitId(3)]
+        }
+    );
+    run(&mut b, Command::Pick { unit: UnitId(3) });
+    assert_eq!(b.pending(), Decision::Act { unit: UnitId(3) });
+    assert_eq!(pool(&b, UnitId(3), "actions"), 3);
+    run(&mut b, Command::EndTurn { unit: UnitId(3) });
+    // The Wardens pick; then, the Raiders having no one left, the Wardens keep picking.
+    for u in [0u16, 1, 2] {
+        let Decision::Pick { side, options } = b.pending() else {
+            panic!("{:?}", b.pending())
+        };
+        assert_eq!(side, SideId(0));
+        assert!(options.contains(&UnitId(u)));
+        // Someone who has acted cannot be picked again this round.
+        if u > 0 {
+            assert!(
+                b.check(&Command::Pick {
+                    unit: UnitId(u - 1)
+                })
+                .is_err()
+            );
+        }
+        run(&mut b, Command::Pick { unit: UnitId(u) });
+        run(&mut b, Command::EndTurn { unit: UnitId(u) });
+    }
+    assert_eq!(b.round, 2);
+    assert!(matches!(
+        b.pending(),
+        Decision::Pick {
+            side: SideId(1),
+            ..
+        }
+    ));
+}
+
+#[test]
+fn a_turn_is_three_actions_and_moving_is_once_then_sprint_for_stamina() {
+    let (mut b, _) = BattleState::start(&field(DUEL, ""), 1);
+    run(&mut b, Command::Pick { unit: B });
+    run(
+        &mut b,
+        Command::Move {
+            unit: B,
+            to: Cell::new(2, 0),
+        },
+    );
+    let again = Command::Move {
+        unit: B,
+        to: Cell::new(1, 0),
+    };
+    assert!(
+        b.check(&again)
+            .unwrap_err()
+            .reason
+            .contains("already moved")
+    );
+    let step = Command::Act {
+        unit: B,
+        action: Action::Step {
+            to: Cell::new(1, 0),
+        },
+    };
+    assert!(b.check(&step).is_err(), "a Step is instead of a move");
+    run(
+        &mut b,
+        Command::Act {
+            unit: B,
+            action: Action::Sprint {
+                to: Cell::new(0, 0),
+            },
+        },
+    );
+    assert_eq!(pool(&b, B, "stamina"), 3);
+    assert_eq!(pool(&b, B, "actions"), 1);
+    run(
+        &mut b,
+        Command::Act {
+            unit: B,
+            action: Action::SeekCover,
+        },
+    );
+    // Out of actions: the turn passes to the Raiders.
+    assert!(matches!(
+        b.pending(),
+        Decision::Pick {
+            side: SideId(1),
+            ..
+        }
+    ));
+}
+
+#[test]
+fn a_free_step_then_no_move() {
+    let (mut b, _) = BattleState::start(&field(DUEL, ""), 1);
+    run(&mut b, Command::Pick { unit: B });
+    run(
+        &mut b,
+        Command::Act {
+            unit: B,
+            action: Action::Step {
+                to: Cell::new(1, 1),
+            },
+        },
+    );
+    assert_eq!(pool(&b, B, "actions"), 3, "Step is free");
+    assert!(
+        b.check(&Command::Move {
+            unit: B,
+            to: Cell::new(0, 0)
+        })
+        .is_err()
+    );
+    // Two squares away is not a step.
+    let far = Command::Act {
+        unit: B,
+        action: Action::Step {
+            to: Cell::new(3, 1),
+        },
+    };
+    assert!(b.check(&far).is_err());
+}
+
+#[test]
+fn guard_and_wait_end_the_turn_with_their_bonus_until_the_next_turn() {
+    let (mut b, _) = BattleState::start(&field(DUEL, ""), 1);
+    run(&mut b, Command::Pick { unit: B });
+    run(
+        &mut b,
+        Command::Act {
+            unit: B,
+            action: Action::Guard,
+        },
+    );
+    assert!(b.units[0].has(&Condition::Guarding));
+    run(&mut b, Command::Pick { unit: S });
+    run(
+        &mut b,
+        Command::Act {
+            unit: S,
+            action: Action::Wait,
+        },
+    );
+    assert_eq!(pool(&b, S, "reactions"), 2);
+    assert_eq!(b.round, 2);
+    run(&mut b, Command::Pick { unit: B });
+    assert!(!b.units[0].has(&Condition::Guarding), "until next turn");
+}
+
+#[test]
+fn random_play_ends_and_replays() {
+    playouts_end_and_replay("alternating_bridge.ron");
+}
+
+#[test]
+fn random_play_on_small_fields_reaches_an_end() {
+    let units = r#"
+        (name: "Boudica", side: "Wardens", cell: (1, 1), template: "spear_warden"),
+        (name: "Petra", side: "Wardens", cell: (0, 3), template: "crossbowman"),
+        (name: "Agnessa", side: "Wardens", cell: (1, 4), template: "bowman"),
+        (name: "Skarn", side: "Raiders", cell: (6, 2), template: "ogre"),
+        (name: "Nix", side: "Raiders", cell: (5, 0), template: "goblin"),
+        (name: "Vesna", side: "Raiders", cell: (6, 4), template: "duelist"),
+    "#;
+    // The same with psychic (mental, typeless) and fire weapons in play, so that Resist and
+    // the damage types are listed and checked too.
+    let mental = r#"
+        (name: "Boudica", side: "Wardens", cell: (1, 1), template: "spear_warden",
+         overrides: {"damage_type": 10}),
+        (name: "Petra", side: "Wardens", cell: (0, 3), template: "crossbowman",
+         overrides: {"ranged_damage_type": 10}),
+        (name: "Agnessa", side: "Wardens", cell: (1, 4), template: "bowman",
+         overrides: {"ranged_damage_type": 6}),
+        (name: "Skarn", side: "Raiders", cell: (6, 2), template: "ogre",
+         overrides: {"damage_type": 10}),
+        (name: "Nix", side: "Raiders", cell: (5, 0), template: "goblin"),
+        (name: "Vesna", side: "Raiders", cell: (6, 4), template: "duelist",
+         overrides: {"damage_type": 10}),
+    "#;
+    let mut resisted = 0;
+    let mut brandished = 0;
+    for (units, opts) in [
+        (units, ""),
+        (units, r#"surprised: ["Raiders"]"#),
+        (units, r#"instigator: "Raiders""#),
+        (mental, ""),
+        (mental, r#"instigator: "Raiders""#),
+    ] {
+        let level = field(units, opts);
+        for seed in 1..=6 {
+            let (b, commands, _) = random_play(&level, seed, 20_000);
+            assert!(
+                b.outcome.is_some(),
+                "{opts} seed {seed}: no end after {} commands",
+                commands.len()
+            );
+            for c in &commands {
+                match c {
+                    Command::React {
+                        reaction: Reaction::Resist,
+                        ..
+                    } => resisted += 1,
+                    Command::Act {
+                        action: Action::Brandish,
+                        ..
+                    } => brandished += 1,
+                    _ => {}
+                }
+            }
+        }
+    }
+    assert!(resisted > 0 && brandished > 0, "{resisted} {brandished}");
+}
+
+#[test]
+fn rejections_say_why_and_change_nothing() {
+    let units = r#"
+        (name: "Boudica", side: "Wardens", cell: (0, 0), template: "spear_warden"),
+        (name: "Petra", side: "Wardens", cell: (0, 2), template: "crossbowman"),
+        (name: "Skarn", side: "Raiders", cell: (7, 4), template: "ogre"),
+    "#;
+    let (mut b, _) = BattleState::start(&field(units, ""), 1);
+    let before = ron::to_string(&b).expect("ron");
+    let cases = [
+        (Command::EndTurn { unit: B }, "must first pick"),
+        (Command::Pick { unit: UnitId(2) }, "not one of the Wardens"),
+    ];
+    for (cmd, why) in cases {
+        let r = b.execute(&cmd).expect_err("rejected");
+        assert!(r.reason.contains(why), "{cmd:?}: {}", r.reason);
+        assert_eq!(ron::to_string(&b).expect("ron"), before);
+    }
+    run(&mut b, Command::Pick { unit: B });
+    let before = ron::to_string(&b).expect("ron");
+    let cases = [
+        (Command::EndTurn { unit: UnitId(1) }, "Boudica's turn"),
+        (
+            Command::Attack {
+                unit: B,
+                target: UnitId(2),
+                ranged: false,
+            },
+            "reach",
+        ),
+        (
+            Command::Attack {
+                unit: B,
+                target: UnitId(2),
+                ranged: true,
+            },
+            "no ranged weapon",
+        ),
+        (
+            Command::Attack {
+                unit: B,
+                target: UnitId(1),
+                ranged: false,
+            },
+            "not an enemy",
+        ),
+        (
+            Command::Move {
+                unit: B,
+                to: Cell::new(7, 0),
+            },
+            "cannot reach",
+        ),
+        (
+            Command::Act {
+                unit: B,
+                action: Action::StandUp,
+            },
+            "not prone",
+        ),
+        (
+            Command::Act {
+                unit: B,
+                action: Action::Reload,
+            },
+            "nothing to reload",
+        ),
+        (
+            Command::Act {
+                unit: B,
+                action: Action::Sprint {
+                    to: Cell::new(1, 0),
+                },
+            },
+            "must Move",
+        ),
+        (
+            Command::Act {
+                unit: B,
+                action: Action::Dodge,
+            },
+            "not an action",
+        ),
+        (Command::Pick { unit: UnitId(1) }, "no pick now"),
+        (
+            Command::React {
+                unit: B,
+                reaction: Reaction::Dodge,
+            },
+            "nothing to react",
+        ),
+    ];
+    for (cmd, why) in cases {
+        match b.execute(&cmd) {
+            Ok(_) => panic!("{cmd:?} accepted"),
+            Err(r) => assert!(r.reason.contains(why), "{cmd:?}: {}", r.reason),
+        }
+        assert_eq!(ron::to_string(&b).expect("ron"), before);
+    }
+}
+
+#[test]
+fn the_bridge_level_starts_with_the_wardens_picking() {
+    let level = load("alternating_bridge.ron");
+    let (b, _) = BattleState::start(&level, 4001);
+    assert!(
+        matches!(b.pending(), Decision::Pick { side: SideId(0), ref options } if options.len() == 5)
+    );
+    let legal = b.legal_commands();
+    assert_eq!(legal.len(), 5);
+}
+
+/// The preview's odds are the engine's: over many seeds, Skarn's attacks on Boudica hit and
+/// wound as often as `odds` says (she declines to react).
+#[test]
+fn odds_agree_with_what_attacks_do() {
+    for (units, ranged) in [
+        (DUEL, false),
+        (
+            r#"(name: "Boudica", side: "Wardens", cell: (2, 2), template: "spear_warden"),
+               (name: "Petra", side: "Raiders", cell: (6, 2), template: "crossbowman"),"#,
+            true,
+        ),
+        // Flanked by two raiders: advantage.
+        (
+            r#"(name: "Boudica", side: "Wardens", cell: (2, 2), template: "spear_warden"),
+               (name: "Skarn", side: "Raiders", cell: (3, 2), template: "ogre"),
+               (name: "Nix", side: "Raiders", cell: (1, 2), template: "goblin"),"#,
+            false,
+        ),
+        // A psychic (typeless) club: Boudica's deflection does not apply.
+        (
+            r#"(name: "Boudica", side: "Wardens", cell: (2, 2), template: "spear_warden"),
+               (name: "Skarn", side: "Raiders", cell: (3, 2), template: "ogre",
+                overrides: {"damage_type": 10}),"#,
+            false,
+        ),
+    ] {
+        let level = field(units, r#"instigator: "Raiders""#);
+        let (mut b, _) = BattleState::start(&level, 1);
+        run(&mut b, Command::Pick { unit: S });
+        let o = crate::rules::rulesets::odds(&b, S, B, ranged).expect("in reach");
+        assert!(o.hit > 0.05 && o.hit < 0.99, "{o:?}");
+        let (mut hits, mut damage) = (0usize, 0i64);
+        let n = 4000u64;
+        for seed in 0..n {
+            let (mut b, _) = BattleState::start(&level, seed);
+            run(&mut b, Command::Pick { unit: S });
+            let vitality = |b: &BattleState| pool(b, B, "endurance") + pool(b, B, "health");
+            let before = vitality(&b);
+            run(
+                &mut b,
+                Command::Attack {
+                    unit: S,
+                    target: B,
+                    ranged,
+                },
+            );
+            while let Decision::React { unit, .. } = b.pending() {
+                run(
+                    &mut b,
+                    Command::React {
+                        unit,
+                        reaction: Reaction::Decline,
+                    },
+                );
+            }
+            let dealt = before - vitality(&b);
+            hits += usize::from(dealt > 0);
+            damage += dealt;
+        }
+        let rate = hits as f64 / n as f64;
+        let mean = damage as f64 / n as f64;
+        let tol = 4.0 * (o.hit * (1.0 - o.hit) / n as f64).sqrt() + 0.001;
+        assert!((rate - o.hit).abs() < tol, "hit rate {rate} vs odds {o:?}");
+        assert!(
+            (mean - o.expected_damage).abs() < 0.08 * o.expected_damage + 0.05,
+            "mean damage {mean} vs odds {o:?}"
+        );
+    }
+}
+
+#[test]
+fn advantage_keeps_the_best_of_two_rolls() {
+    // Boudica flanked by Skarn and Nix: Skarn's test is rolled twice, the better kept.
+    let units = r#"(name: "Boudica", side: "Wardens", cell: (2, 2), template: "spear_warden"),
+               (name: "Skarn", side: "Raiders", cell: (3, 2), template: "ogre"),
+               (name: "Nix", side: "Raiders", cell: (1, 2), template: "goblin"),"#;
+    let level = field(units, r#"instigator: "Raiders""#);
+    // First roll 1+1 = 2, second 3+2 = 5; luck 10. 5 vs evasion 6 + size 1 = 7: miss.
+    let (mut b, _) = BattleState::start_with_tape(&level, 1, [1, 1, 3, 2, 10]);
+    run(&mut b, Command::Pick { unit: S });
+    let e = run(
+        &mut b,
+        Command::Attack {
+            unit: S,
+            target: B,
+            ranged: false,
+        },
+    );
+    assert_eq!(rolls(&e, Purpose::Attack), vec![2, 5]);
+    assert!(e.contains(&Event::Attacked {
+        attacker: S,
+        target: B,
+        ranged: false,
+        hit: false,
+        crit: false
+    }));
+    let o = crate::rules::rulesets::odds(&b, S, B, false).expect("odds");
+    assert!(
+        o.formula.contains("advantage x1 (flanking)"),
+        "{}",
+        o.formula
+    );
+}
+
+#[test]
+fn the_clock_and_the_menu_speak_in_picks_and_actions() {
+    let (mut b, _) = BattleState::start(&field(DUEL, ""), 1);
+    let clock = crate::rules::rulesets::clock(&b);
+    assert!(
+        clock.headline.contains("Wardens pick next"),
+        "{}",
+        clock.headline
+    );
+    run(&mut b, Command::Pick { unit: B });
+    let clock = crate::rules::rulesets::clock(&b);
+    assert!(
+        clock.headline.contains("Boudica's turn, 3/3 actions"),
+        "{}",
+        clock.headline
+    );
+    assert!(clock.order[0].current);
+    let d = |c: Command| crate::rules::rulesets::describe(&b, &c);
+    let attack = d(Command::Attack {
+        unit: B,
+        target: S,
+        ranged: false,
+    });
+    assert_eq!(
+        (attack.label.as_str(), attack.cost.as_str()),
+        ("Attack Skarn", "1 action")
+    );
+    let mv = d(Command::Move {
+        unit: B,
+        to: Cell::new(0, 0),
+    });
+    assert_eq!(
+        mv.path.expect("path").cells().last(),
+        Some(&Cell::new(0, 0))
+    );
+    assert_eq!(
+        d(Command::Act {
+            unit: B,
+            action: Action::Guard
+        })
+        .cost,
+        "ends the turn"
+    );
+    assert_eq!(
+        d(Command::Act {
+            unit: B,
+            action: Action::GoProne
+        })
+        .cost,
+        "free"
+    );
+}
+
+#[test]
+fn an_extended_action_may_be_abandoned_at_no_cost() {
+    let units = r#"
+        (name: "Petra", side: "Wardens", cell: (0, 1), template: "crossbowman"),
+        (name: "Nix", side: "Raiders", cell: (7, 1), template: "goblin"),
+    "#;
+    let (mut b, _) = BattleState::start_with_tape(&field(units, ""), 1, [1, 1, 10]);
+    let p = UnitId(0);
+    run(&mut b, Command::Pick { unit: p });
+    run(
+        &mut b,
+        Command::Attack {
+            unit: p,
+            target: UnitId(1),
+            ranged: true,
+        },
+    );
+    run(
+        &mut b,
+        Command::Move {
+            unit: p,
+            to: Cell::new(0, 0),
+        },
+    );
+    let reload = Command::Act {
+        unit: p,
+        action: Action::Reload,
+    };
+    let e = run(&mut b, reload.clone());
+    assert!(e.contains(&ev(Ev::ExtendedStarted {
+        unit: p,
+        command: reload.clone(),
+        remaining: 1
+    })));
+    run(&mut b, Command::Pick { unit: UnitId(1) });
+    run(&mut b, Command::EndTurn { unit: UnitId(1) });
+    run(&mut b, Command::Pick { unit: p });
+    // The describe panel shows only what is still due.
+    assert_eq!(
+        crate::rules::rulesets::describe(&b, &reload).cost,
+        "1 action"
+    );
+    // Seeking cover instead abandons the reload: nothing is refunded, nothing more is paid.
+    let e = run(
+        &mut b,
+        Command::Act {
+            unit: p,
+            action: Action::SeekCover,
+        },
+    );
+    assert!(e.contains(&ev(Ev::ExtendedDone {
+        unit: p,
+        completed: false
+    })));
+    assert_eq!(pool(&b, p, "actions"), 2);
+    assert_eq!(pool(&b, p, "loaded"), 0);
+    // A fresh reload costs both actions again.
+    run(&mut b, reload);
+    assert_eq!(
+        (pool(&b, p, "loaded"), b.pending()),
+        (
+            1,
+            Decision::Pick {
+                side: SideId(1),
+                options: vec![UnitId(1)]
+            }
+        )
+    );
+}
+
+#[test]
+fn prone_gives_melee_advantage_and_ranged_disadvantage_and_must_stand_up_to_move() {
+    let units = r#"
+        (name: "Boudica", side: "Wardens", cell: (2, 2), template: "spear_warden"),
+        (name: "Skarn", side: "Raiders", cell: (3, 2), template: "ogre"),
+        (name: "Petra", side: "Raiders", cell: (7, 2), template: "crossbowman"),
+    "#;
+    let (mut b, _) = BattleState::start(&field(units, ""), 1);
+    run(&mut b, Command::Pick { unit: B });
+    let before_melee = odds(&b, st(&b), S, B, false).expect("melee").hit;
+    let before_ranged = odds(&b, st(&b), UnitId(2), B, true).expect("ranged").hit;
+    run(
+        &mut b,
+        Command::Act {
+            unit: B,
+            action: Action::GoProne,
+        },
+    );
+    assert_eq!(pool(&b, B, "actions"), 3, "Drop Prone is free");
+    let melee = odds(&b, st(&b), S, B, false).expect("melee");
+    let ranged = odds(&b, st(&b), UnitId(2), B, true).expect("ranged");
+    assert!(
+        melee.hit > before_melee && melee.formula.contains("advantage"),
+        "{melee:?}"
+    );
+    assert!(
+        ranged.hit < before_ranged && ranged.formula.contains("disadvantage"),
+        "{ranged:?}"
+    );
+    assert!(
+        b.check(&Command::Move {
+            unit: B,
+            to: Cell::new(1, 1)
+        })
+        .unwrap_err()
+        .reason
+        .contains("Stand Up")
+    );
+    run(
+        &mut b,
+        Command::Act {
+            unit: B,
+            action: Action::StandUp,
+        },
+    );
+    assert!(!b.units[0].is_prone());
+    assert_eq!(pool(&b, B, "actions"), 2);
+}
+
+#[test]
+fn a_killing_strike_takes_three_actions_and_kills_on_combat_die_with_advantage_vs_constitution() {
+    let units = r#"
+        (name: "Boudica", side: "Wardens", cell: (2, 2), template: "spear_warden"),
+        (name: "Nix", side: "Raiders", cell: (3, 2), template: "goblin", overrides: {"endurance": 1, "health": 1}),
+        (name: "Grub", side: "Raiders", cell: (7, 4), template: "goblin"),
+    "#;
+    // Attack 6 + 6 + 1 hits, luck 10; Nix declines to react; 1 + 1 + ... damage: health 0 with
+    // excess: death test 15 (cheats death). Round 2: the killing strike rolls d6 twice: 1, 3
+    // vs constitution 2: dead.
+    let (mut b, _) = BattleState::start_with_tape(&field(units, ""), 1, [6, 6, 10, 15, 1, 3]);
+    run(&mut b, Command::Pick { unit: B });
+    run(
+        &mut b,
+        Command::Attack {
+            unit: B,
+            target: S,
+            ranged: false,
+        },
+    );
+    run(
+        &mut b,
+        Command::React {
+            unit: S,
+            reaction: Reaction::Decline,
+        },
+    );
+    assert_eq!(b.units[1].status, Status::Down);
+    assert_eq!(pool(&b, S, "death"), 15, "cheated death: +5");
+    let strike = Command::Attack {
+        unit: B,
+        target: S,
+        ranged: false,
+    };
+    assert!(b.check(&strike).is_ok());
+    assert!(
+        crate::rules::rulesets::describe(&b, &strike)
+            .cost
+            .contains("extended")
+    );
+    run(&mut b, Command::EndTurn { unit: B });
+    run(&mut b, Command::Pick { unit: UnitId(2) });
+    run(&mut b, Command::EndTurn { unit: UnitId(2) });
+    run(&mut b, Command::Pick { unit: B });
+    let e = run(&mut b, strike);
+    assert_eq!(rolls(&e, Purpose::Attack), vec![1, 3]);
+    assert_eq!(b.units[1].status, Status::Dead);
+    assert_eq!(pool(&b, B, "actions"), 0);
+}
+
+#[test]
+fn nonlethal_damage_to_zero_health_does_not_risk_death() {
+    let units = r#"
+        (name: "Boudica", side: "Wardens", cell: (2, 2), template: "spear_warden", overrides: {"nonlethal": 1}),
+        (name: "Nix", side: "Raiders", cell: (3, 2), template: "goblin", overrides: {"endurance": 1, "health": 1}),
+        (name: "Grub", side: "Raiders", cell: (7, 4), template: "goblin"),
+    "#;
+    let (mut b, _) = BattleState::start_with_tape(&field(units, ""), 1, [6, 6, 10]);
+    run(&mut b, Command::Pick { unit: B });
+    run(
+        &mut b,
+        Command::Attack {
+            unit: B,
+            target: S,
+            ranged: false,
+        },
+    );
+    let e = run(
+        &mut b,
+        Command::React {
+            unit: S,
+            reaction: Reaction::Decline,
+        },
+    );
+    assert_eq!(b.units[1].status, Status::Down);
+    assert!(rolls(&e, Purpose::Death).is_empty());
+}
+
+#[test]
+fn seeking_cover_gives_ranged_attackers_disadvantage_only_behind_cover() {
+    let src = r#"(
+    name: "Wall",
+    ruleset: "alternating",
+    topology: Square(diagonals: OneTwo),
+    size: (8, 4),
+    map: ["........", "........", "...###..", "........"],
+    sides: [(name: "Wardens", controller: Human), (name: "Raiders", controller: Ai)],
+    units: [
+        (name: "Boudica", side: "Wardens", cell: (4, 3), template: "spear_warden"),
+        (name: "Petra", side: "Raiders", cell: (0, 0), template: "crossbowman"),
+        (name: "Lark", side: "Raiders", cell: (7, 3), template: "crossbowman"),
+    ],
+)"#;
+    let level = level::load("wall.ron", src).expect("valid");
+    let (mut b, _) = BattleState::start(&level, 1);
+    run(&mut b, Command::Pick { unit: B });
+    run(
+        &mut b,
+        Command::Act {
+            unit: B,
+            action: Action::SeekCover,
+        },
+    );
+    let behind = odds(&b, st(&b), UnitId(1), B, true).expect("Petra sees her");
+    let open = odds(&b, st(&b), UnitId(2), B, true).expect("Lark sees her");
+    assert!(behind.formula.contains("seeking cover"), "{behind:?}");
+    assert!(!open.formula.contains("seeking cover"), "{open:?}");
+}
+
+#[test]
+fn a_surprised_and_flanked_target_gives_double_advantage() {
+    let units = r#"
+        (name: "Boudica", side: "Wardens", cell: (2, 2), template: "spear_warden"),
+        (name: "Roland", side: "Wardens", cell: (4, 2), template: "spear_warden"),
+        (name: "Nix", side: "Raiders", cell: (3, 2), template: "goblin"),
+        (name: "Grub", side: "Raiders", cell: (7, 4), template: "goblin"),
+    "#;
+    let (mut b, _) = BattleState::start(&field(units, r#"surprised: ["Raiders"]"#), 1);
+    run(&mut b, Command::Pick { unit: B });
+    let o = odds(&b, st(&b), B, UnitId(2), false).expect("odds");
+    assert!(
+        o.formula.contains("advantage x2 (flanking, sneak attack)"),
+        "{}",
+        o.formula
+    );
+    // Three rolls, the best kept.
+    let e = run(
+        &mut b,
+        Command::Attack {
+            unit: B,
+            target: UnitId(2),
+            ranged: false,
+        },
+    );
+    assert_eq!(rolls(&e, Purpose::Attack).len(), 3);
+}
+
+#[test]
+fn a_block_beyond_the_shields_durability_reaches_the_unit_and_parry_adds_1_without_a_value() {
+    let units = r#"
+        (name: "Boudica", side: "Wardens", cell: (2, 2), template: "spear_warden",
+         overrides: {"block_durability": 3, "parry": 0}),
+        (name: "Skarn", side: "Raiders", cell: (3, 2), template: "ogre", overrides: {"size": 4}),
+    "#;
+    let level = field(units, r#"instigator: "Raiders""#);
+    // 5 + 3 = 8 hits, luck 5: 8 + 6 - block 4 = 10: 3 to the shield, 7 to Boudica.
+    let (mut b, _) = BattleState::start_with_tape(&level, 1, [5, 3, 5]);
+    run(&mut b, Command::Pick { unit: S });
+    run(
+        &mut b,
+        Command::Attack {
+            unit: S,
+            target: B,
+            ranged: false,
+        },
+    );
+    run(
+        &mut b,
+        Command::React {
+            unit: B,
+            reaction: Reaction::Block,
+        },
+    );
+    assert_eq!(pool(&b, B, "shield"), 0);
+    assert_eq!(pool(&b, B, "endurance"), 5);
+    // Parry with a weapon of no parry value adds 1: 8 + 6 - (4 + 1) = 9.
+    let (mut b, _) = BattleState::start_with_tape(&level, 1, [5, 3, 5]);
+    run(&mut b, Command::Pick { unit: S });
+    run(
+        &mut b,
+        Command::Attack {
+            unit: S,
+            target: B,
+            ranged: false,
+        },
+    );
+    run(
+        &mut b,
+        Command::React {
+            unit: B,
+            reaction: Reaction::Parry,
+        },
+    );
+    assert_eq!(pool(&b, B, "endurance"), 3);
+    assert_eq!(pool(&b, B, "weapon"), 9);
+}
+
+#[test]
+fn a_failed_killing_strike_is_a_sneak_attack_and_damage_at_zero_health_risks_death() {
+    let units = r#"
+        (name: "Boudica", side: "Wardens", cell: (2, 2), template: "spear_warden"),
+        (name: "Nix", side: "Raiders", cell: (3, 2), template: "goblin", overrides: {"endurance": 1, "health": 1}),
+        (name: "Grub", side: "Raiders", cell: (7, 4), template: "goblin"),
+    "#;
+    let level = field(units, "");
+    // Nix downed (death test 15: cheats). Round 2: killing strike d6 1, 1 vs constitution 2
+    // fails; the sneak attack (advantage: two rolls) 2 + 2 + 1 and 6 + 6 + 1, luck 10, hits;
+    // at zero health the damage risks death again: 16 vs 15 cheats; a second strike later...
+    let (mut b, _) =
+        BattleState::start_with_tape(&level, 1, [6, 6, 10, 15, 1, 1, 2, 2, 6, 6, 10, 16]);
+    run(&mut b, Command::Pick { unit: B });
+    run(
+        &mut b,
+        Command::Attack {
+            unit: B,
+            target: S,
+            ranged: false,
+        },
+    );
+    run(
+        &mut b,
+        Command::React {
+            unit: S,
+            reaction: Reaction::Decline,
+        },
+    );
+    run(&mut b, Command::EndTurn { unit: B });
+    run(&mut b, Command::Pick { unit: UnitId(2) });
+    run(&mut b, Command::EndTurn { unit: UnitId(2) });
+    run(&mut b, Command::Pick { unit: B });
+    let e = run(
+        &mut b,
+        Command::Attack {
+            unit: B,
+            target: S,
+            ranged: false,
+        },
+    );
+    assert_eq!(rolls(&e, Purpose::Attack), vec![1, 1, 5, 13]);
+    assert!(e.contains(&Event::Attacked {
+        attacker: B,
+        target: S,
+        ranged: false,
+        hit: true,
+        crit: false
+    }));
+    assert_eq!(rolls(&e, Purpose::Death), vec![16]);
+    assert_eq!(pool(&b, S, "death"), 20);
+    assert_eq!(b.units[1].status, Status::Down);
+}
+
+#[test]
+fn damage_types_follow_the_seeds_table_and_only_typeless_damage_ignores_deflection() {
+    // The seed's Damage Types table, by the codes of house rule "damage types".
+    let table = [
+        (1, DamageKind::Physical),  // bludgeoning
+        (2, DamageKind::Physical),  // slashing
+        (3, DamageKind::Physical),  // piercing
+        (4, DamageKind::Elemental), // arcane
+        (5, DamageKind::Elemental), // cold
+        (6, DamageKind::Elemental), // fire
+        (7, DamageKind::Elemental), // radiant
+        (8, DamageKind::Elemental), // shock
+        (9, DamageKind::Elemental), // void
+        (10, DamageKind::Typeless), // psychic
+        (0, DamageKind::Typeless),  // not specified
+        (-3, DamageKind::Typeless), // nonsense is not specified either
+        (11, DamageKind::Typeless),
+    ];
+    let level = field(DUEL, "");
+    let (b, _) = BattleState::start(&level, 1);
+    for (code, kind) in table {
+        let mut skarn = b.units[S.index()].clone();
+        skarn.stats.insert("damage_type".into(), code);
+        assert_eq!(damage_kind(&skarn, false), kind, "damage_type {code}");
+        // Boudica's deflection 4 (-1 for the ogre's larger size) counts unless typeless.
+        let expected = if kind == DamageKind::Typeless { 0 } else { 3 };
+        assert_eq!(
+            deflection_against(&skarn, &b.units[B.index()], false, 0),
+            expected,
+            "damage_type {code}"
+        );
+    }
+    // Every template names its weapons' types (none is typeless by omission).
+    for u in &b.units {
+        assert_eq!(damage_kind(u, false), DamageKind::Physical, "{}", u.name);
+    }
+}
+
+#[test]
+fn resist_needs_focus_and_a_failed_resist_is_still_hit_by_the_mental_effect() {
+    // Skarn's club deals psychic damage (a mental effect); Boudica (will d6 + resolve d4).
+    let units = r#"
+        (name: "Boudica", side: "Wardens", cell: (2, 2), template: "spear_warden"),
+        (name: "Skarn", side: "Raiders", cell: (3, 2), template: "ogre",
+         overrides: {"damage_type": 10}),
+    "#;
+    let level = field(units, r#"instigator: "Raiders""#);
+    // Skarn: strength d10 (9) + combat d6 (6) = 15 vs evasion 6 - 1 (size), luck 10: a hit.
+    // Boudica resists: 1 + 1 = 2, luck 10: fails.
+    let (mut b, _) = BattleState::start_with_tape(&level, 1, [9, 6, 10, 1, 1, 10]);
+    run(&mut b, Command::Pick { unit: S });
+    run(
+        &mut b,
+        Command::Attack {
+            unit: S,
+            target: B,
+            ranged: false,
+        },
+    );
+    let resist = Command::React {
+        unit: B,
+        reaction: Reaction::Resist,
+    };
+    assert!(b.legal_commands().contains(&resist));
+    // With no focus left Resist is refused, and the battle is unchanged.
+    let mut drained = b.clone();
+    drained.units[B.index()].pools.insert("focus".into(), 0);
+    let before = ron::to_string(&drained).expect("ron");
+    let err = drained.execute(&resist).expect_err("no focus");
+    assert!(
+        err.reason.contains("no focus left to resist"),
+        "{}",
+        err.reason
+    );
+    assert_eq!(ron::to_string(&drained).expect("ron"), before);
+    assert!(!drained.legal_commands().contains(&resist));
+    // A failed Resist still spends the focus and the reaction; the full 15 + 6 lands on
+    // endurance, deflection ignored.
+    let info = crate::rules::rulesets::describe(&b, &resist);
+    assert_eq!(info.cost, "reaction, 1 focus");
+    let events = run(&mut b, resist);
+    assert_eq!(rolls(&events, Purpose::Resist), vec![2]);
+    assert_eq!(pool(&b, B, "focus"), 1);
+    assert_eq!(pool(&b, B, "reactions"), 0);
+    assert_eq!(pool(&b, B, "endurance"), 0);
+    assert_eq!(pool(&b, B, "health"), 12 - (21 - 12));
+}
+
+#[test]
+fn the_combat_log_names_units_and_teams_in_english() {
+    let level = load("alternating_bridge.ron");
+    let (b, commands, events) = random_play(&level, 3, 400);
+    assert!(!commands.is_empty());
+    let mut seen = 0;
+    for e in &events {
+        if let Event::Rules(RulesEvent::Alternating(ev)) = e {
+            seen += 1;
+            let line = crate::rules::battle::log::describe(&b, e);
+            assert_eq!(line, log_line(&b, ev));
+            assert!(
+                !line.contains("UnitId") && !line.contains('{') && !line.contains('?'),
+                "{line}"
+            );
+        }
+    }
+    assert!(seen > 10, "{seen} ruleset events");
+    let first = events
+        .iter()
+        .find_map(|e| match e {
+            Event::Rules(RulesEvent::Alternating(ev @ Ev::Order { .. })) => Some(log_line(&b, ev)),
+            _ => None,
+        })
+        .expect("the team order");
+    assert_eq!(first, "Teams pick in turn: Wardens, then Raiders");
+    let petra = b
+        .units
+        .iter()
+        .position(|u| u.name == "Petra")
+        .expect("Petra");
+    assert_eq!(
+        log_line(
+            &b,
+            &Ev::Brandished {
+                unit: UnitId(petra as u16),
+                melee: true
+            }
+        ),
+        "Petra takes up its melee weapon"
+    );
+}
+
+#[test]
+fn brandish_is_described_as_the_weapon_it_takes_up_for_one_action() {
+    let units = r#"
+        (name: "Petra", side: "Wardens", cell: (0, 1), template: "crossbowman"),
+        (name: "Nix", side: "Raiders", cell: (1, 1), template: "goblin"),
+    "#;
+    let (mut b, _) = BattleState::start(&field(units, ""), 1);
+    let p = UnitId(0);
+    run(&mut b, Command::Pick { unit: p });
+    let brandish = Command::Act {
+        unit: p,
+        action: Action::Brandish,
+    };
+    let info = crate::rules::rulesets::describe(&b, &brandish);
+    assert_eq!(info.label, "Brandish (take up the melee weapon)");
+    assert_eq!(info.cost, "1 action");
+    // The crossbow in hand: no melee odds until the sword is drawn.
+    assert!(odds(&b, st(&b), p, UnitId(1), false).is_none());
+    assert!(odds(&b, st(&b), p, UnitId(1), true).is_some());
+    run(&mut b, brandish.clone());
+    assert_eq!(
+        crate::rules::rulesets::describe(&b, &brandish).label,
+        "Brandish (take up the ranged weapon)"
+    );
+    assert!(odds(&b, st(&b), p, UnitId(1), false).is_some());
+    assert!(odds(&b, st(&b), p, UnitId(1), true).is_none());
+}
