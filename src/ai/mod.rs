@@ -211,7 +211,12 @@ impl Ai {
         let mut best: Option<(f64, usize)> = None;
         self.last_cut = false;
         for (i, cmd) in candidates.iter().enumerate() {
-            if i > 0 && (nodes >= search.nodes || started.elapsed() >= self.config.time_limit) {
+            if i > 0 && nodes >= search.nodes {
+                // The node budget: the intended limit, the same on every machine.
+                break;
+            }
+            if i > 0 && started.elapsed() >= self.config.time_limit {
+                // The clock: only on a machine far too slow or loaded for the budget.
                 self.last_cut = true;
                 break;
             }
