@@ -34,6 +34,21 @@ pub fn vitality(u: &Unit) -> f64 {
     }
 }
 
+/// Health points a unit has left over all its pools (0 when down or dead).
+pub fn health_left(u: &Unit) -> f64 {
+    if u.status != Status::Active {
+        return 0.0;
+    }
+    let mut have = 0i64;
+    for k in POOLS {
+        let m = u.stat(k);
+        if m > 0 {
+            have += u.pools.get(k).copied().unwrap_or(m).clamp(0, m);
+        }
+    }
+    have as f64
+}
+
 /// Whether a unit can attack at range (weapon or spell).
 pub fn ranged_reach(u: &Unit) -> i64 {
     u.stat("range").max(u.stat("spell_range"))
@@ -54,7 +69,7 @@ pub fn score(s: &BattleState, side: SideId) -> f64 {
         let down = if u.status == Status::Active { 0.0 } else { 1.0 };
         // Actions in hand are worth something: AP not spent, stamina and focus for reactions.
         let spare = if u.is_active() {
-            0.4 * u.pool("ap") as f64 + 0.3 * (u.pool("stamina") + u.pool("focus")) as f64
+            0.1 * u.pool("ap") as f64 + 0.3 * (u.pool("stamina") + u.pool("focus")) as f64
         } else {
             0.0
         };
@@ -132,8 +147,15 @@ fn position(s: &BattleState, side: SideId, unit: UnitId, at: Cell) -> f64 {
     } else {
         v -= 0.2 * nearest as f64;
     }
-    v - exposure * (0.05 + 0.4 * fragile) + cover_bonus
+    // A unit few hits from down (the fragile: mages, archers, the wounded) pays more for
+    // every enemy that can reach or shoot it next.
+    let per_enemy = 0.05 + 0.4 * fragile + EXPOSURE_PER_HP / health_left(me).max(1.0);
+    v - exposure * per_enemy + cover_bonus
 }
+
+/// What each enemy able to reach or shoot a unit next turn costs, per health point the unit
+/// has left (a 7 hp archer pays 0.43 per enemy, a 19 hp ogre 0.16).
+const EXPOSURE_PER_HP: f64 = 3.0;
 
 /// The level's objectives: reaching a cell, surviving rounds.
 fn objectives(s: &BattleState, side: SideId) -> f64 {

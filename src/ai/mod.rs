@@ -24,6 +24,8 @@
 
 pub mod eval;
 pub mod sim;
+#[cfg(test)]
+mod tests;
 
 use crate::rules::battle::{BattleState, Command, Decision, Reaction, SideId, UnitId};
 use crate::rules::dice::BattleRng;
@@ -78,7 +80,9 @@ impl Kind {
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Config {
     pub kind: Kind,
-    /// Wall-clock safety limit per decision.
+    /// Wall-clock safety net per decision. The node budget of the difficulty is the real
+    /// limit (the same choices on every machine); this only stops a search on a machine far
+    /// too slow or loaded for it ([`Ai::last_cut`] tells when it fired).
     pub time_limit: Duration,
     /// Seed of the AI's own random choices and dice samples.
     pub seed: u64,
@@ -88,7 +92,7 @@ impl Config {
     pub fn new(kind: Kind, seed: u64) -> Self {
         Self {
             kind,
-            time_limit: Duration::from_millis(50),
+            time_limit: Duration::from_millis(200),
             seed,
         }
     }
@@ -105,6 +109,11 @@ struct Search {
     samples: usize,
     /// Follow-up actions of the same unit played out on the clone.
     depth: usize,
+    /// Commands of the other units (both sides) played out greedily after the unit's turn.
+    /// Normal and hard use none: measured against greedy, a greedy enemy answer with our own
+    /// units frozen judged every advance as a loss (units hung back), and it cost 3-4 times
+    /// the time on `sides`; exposure in [`eval::score`] prices the answer instead.
+    replies: usize,
     /// Random noise added to scores (blunders).
     noise: f64,
 }
@@ -116,20 +125,23 @@ fn search_of(d: Difficulty) -> Search {
             moves: 6,
             samples: 2,
             depth: 1,
+            replies: 2,
             noise: 3.0,
         },
         Difficulty::Normal => Search {
             nodes: 4000,
             moves: 14,
             samples: 4,
-            depth: 3,
+            depth: 4,
+            replies: 0,
             noise: 0.0,
         },
         Difficulty::Hard => Search {
             nodes: 12000,
             moves: 24,
             samples: 6,
-            depth: 4,
+            depth: 6,
+            replies: 0,
             noise: 0.0,
         },
     }
@@ -178,6 +190,12 @@ impl Ai {
         let Some(side) = deciding_side(s) else {
             return legal[0].clone();
         };
+        // Declarations (`segments`) take effect only after everyone has declared and
+        // initiative is rolled, beyond any play-out the budget allows: the engine lists the
+        // sensible declaration first (spell or missile at a foe in range, else melee).
+        if matches!(s.pending(), Decision::Declare { .. }) {
+            return legal[0].clone();
+        }
         let started = Instant::now();
         let mut view = s.clone();
         rulesets::redact(&mut view, side);
@@ -185,11 +203,20 @@ impl Ai {
         // Common random numbers: sample k of every candidate rolls the same dice, so
         // candidates are compared on equal luck rather than on who drew the better sample.
         let seeds: Vec<u64> = (0..search.samples).map(|_| self.rng.random()).collect();
+        let actor = match view.pending() {
+            Decision::Act { unit } => Some(unit),
+            _ => None,
+        };
         let mut nodes = 0usize;
         let mut best: Option<(f64, usize)> = None;
         self.last_cut = false;
         for (i, cmd) in candidates.iter().enumerate() {
-            if i > 0 && (nodes >= search.nodes || started.elapsed() >= self.config.time_limit) {
+            if i > 0 && nodes >= search.nodes {
+                // The node budget: the intended limit, the same on every machine.
+                break;
+            }
+            if i > 0 && started.elapsed() >= self.config.time_limit {
+                // The clock: only on a machine far too slow or loaded for the budget.
                 self.last_cut = true;
                 break;
             }
@@ -202,12 +229,25 @@ impl Ai {
                     total = f64::NEG_INFINITY;
                     break;
                 }
-                nodes += play_out(&mut c, side, search.depth);
+                nodes += play_out(&mut c, side, actor, search.depth, search.replies);
                 total += eval::score(&c, side);
             }
             let mut v = total / seeds.len() as f64;
+            // A few dice samples can all miss a hard target (a dodging scout): the exact
+            // expected damage by the ruleset's odds breaks such ties in favour of attacking.
+            if let Some((target, ranged)) = attack_target(cmd)
+                && let (Some(o), Some(t)) = (
+                    rulesets::odds(&view, cmd.unit(), target, ranged),
+                    view.unit(target),
+                )
+            {
+                v += 0.5 * (o.expected_damage / eval::health_left(t).max(1.0)).min(1.0);
+            }
             if search.noise > 0.0 {
                 v += self.rng.random_range(-search.noise..=search.noise);
+            }
+            if std::env::var_os("FRAY_AI_TRACE_ALL").is_some() {
+                eprintln!("   {:.2} {}", v, rulesets::view::label(&view, cmd));
             }
             if best.is_none_or(|(b, _)| v > b) {
                 best = Some((v, i));
@@ -215,38 +255,79 @@ impl Ai {
         }
         self.last_nodes = nodes;
         let i = best.map_or(0, |(_, i)| i);
+        if std::env::var_os("FRAY_AI_TRACE").is_some() {
+            let u = candidates[i].unit();
+            let un = &view.units[u.index()];
+            eprintln!(
+                "r{} {} ({}hp {}ap @{}) -> {} [{:.2}] of {} cut={}",
+                view.round,
+                un.name,
+                un.pool("hp"),
+                un.pool("ap"),
+                un.cell,
+                rulesets::view::label(&view, &candidates[i]),
+                best.map_or(0.0, |b| b.0),
+                candidates.len(),
+                self.last_cut
+            );
+        }
         candidates[i].clone()
     }
 }
 
-/// Plays a clone forward by fixed policies, so every candidate is judged the same way:
-/// reactions by [`default_reaction`]; up to `depth` follow-up actions of `side`'s acting
-/// units, each an attack on the weakest enemy in reach (a unit with no attack stops). Moves,
-/// picks and declarations end the play-out. Returns the nodes spent.
-fn play_out(c: &mut BattleState, side: SideId, depth: usize) -> usize {
+/// Plays a clone forward by fixed policies, so every candidate is judged at the same point:
+/// reactions by [`default_reaction`]; the rest of the acting unit's turn (`actor`: it attacks
+/// the best target in reach while it can, else ends its turn: a move is judged with the
+/// attacks it enables); then `replies` commands of everyone else as the greedy player would
+/// play them, so the damage the enemy can do next prices a position. Returns the nodes spent.
+fn play_out(
+    c: &mut BattleState,
+    side: SideId,
+    actor: Option<UnitId>,
+    depth: usize,
+    replies: usize,
+) -> usize {
     let mut nodes = 0;
     let mut own = 0;
-    let mut theirs = 0;
-    for _ in 0..(depth * 4 + 16) {
+    // A pick (`sides`, `alternating`) is judged by the turn of the unit picked.
+    let mut actor = actor;
+    let mut others = 0;
+    for _ in 0..(depth + replies + 24) {
         if c.outcome.is_some() {
             break;
         }
+        let legal = c.legal_commands();
+        if legal.is_empty() {
+            break;
+        }
         let cmd = match c.pending() {
-            Decision::React { .. } => default_reaction(&c.legal_commands()),
-            Decision::Act { unit } if c.units[unit.index()].side == side && own < depth => {
+            Decision::React { .. } => default_reaction(&legal),
+            Decision::Act { unit }
+                if actor.is_none()
+                    && nodes == 0
+                    && c.unit(unit).is_some_and(|u| u.side == side) =>
+            {
+                actor = Some(unit);
                 own += 1;
-                weakest_target_attack(c, &c.legal_commands())
+                best_target_attack(c, &legal).or_else(|| {
+                    legal
+                        .iter()
+                        .find(|x| matches!(x, Command::EndTurn { .. }))
+                        .cloned()
+                })
             }
-            // The next enemy to act answers as the greedy player would: the damage it can do
-            // next is part of the price of a position.
-            Decision::Act { unit } if c.units[unit.index()].side != side && theirs < 6 => {
-                theirs += 1;
-                let legal = c.legal_commands();
-                if legal.is_empty() {
-                    None
-                } else {
-                    Some(greedy(c, &legal))
-                }
+            Decision::Act { unit } if Some(unit) == actor && own < depth => {
+                own += 1;
+                best_target_attack(c, &legal).or_else(|| {
+                    legal
+                        .iter()
+                        .find(|x| matches!(x, Command::EndTurn { .. }))
+                        .cloned()
+                })
+            }
+            _ if others < replies => {
+                others += 1;
+                Some(greedy(c, &legal))
             }
             _ => None,
         };
@@ -259,23 +340,37 @@ fn play_out(c: &mut BattleState, side: SideId, depth: usize) -> usize {
     nodes
 }
 
-/// The attack (melee, ranged or spell) on the enemy with the least vitality left.
-fn weakest_target_attack(s: &BattleState, legal: &[Command]) -> Option<Command> {
+/// The target and whether an attack command is ranged, for melee, ranged and spell attacks.
+fn attack_target(c: &Command) -> Option<(UnitId, bool)> {
+    match c {
+        Command::Attack { target, ranged, .. } => Some((*target, *ranged)),
+        Command::Act {
+            action: crate::rules::battle::Action::Cast { target },
+            ..
+        } => Some((*target, true)),
+        _ => None,
+    }
+}
+
+/// The attack (melee, ranged or spell) that takes the largest share of what its target has
+/// left, by the ruleset's exact odds where it gives them (finishing the wounded first).
+fn best_target_attack(s: &BattleState, legal: &[Command]) -> Option<Command> {
     legal
         .iter()
         .filter_map(|c| {
-            let target = match c {
-                Command::Attack { target, .. } => *target,
-                Command::Act {
-                    action: crate::rules::battle::Action::Cast { target },
-                    ..
-                } => *target,
-                _ => return None,
+            let (target, ranged) = attack_target(c)?;
+            let t = s.unit(target)?;
+            let left = eval::vitality(t).max(0.01);
+            let v = match rulesets::odds(s, c.unit(), target, ranged) {
+                Some(o) => {
+                    let hp = eval::health_left(t).max(1.0);
+                    (o.expected_damage / hp).min(1.0) + 0.01 * o.hit
+                }
+                None => 0.5 / left,
             };
-            let v = s.unit(target).map_or(1.0, eval::vitality);
             Some((v, c))
         })
-        .min_by(|a, b| a.0.total_cmp(&b.0))
+        .max_by(|a, b| a.0.total_cmp(&b.0))
         .map(|(_, c)| c.clone())
 }
 

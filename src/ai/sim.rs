@@ -39,6 +39,8 @@ pub struct Game {
     pub commands: Vec<Command>,
     /// Time of each decision, with the side that took it.
     pub decisions: Vec<(SideId, Duration)>,
+    /// Decisions of each side whose search the wall-clock safety net cut short.
+    pub cuts: Vec<usize>,
     /// Time spent executing commands (the engine alone).
     pub engine: Duration,
     /// A command an AI sent that the engine rejected (a bug).
@@ -67,6 +69,7 @@ pub fn play(level: &Level, seed: u64, players: &[Kind], caps: Caps) -> Game {
         rounds: 0,
         commands: Vec::new(),
         decisions: Vec::new(),
+        cuts: vec![0; players.len()],
         engine: Duration::ZERO,
         illegal: None,
     };
@@ -88,6 +91,9 @@ pub fn play(level: &Level, seed: u64, players: &[Kind], caps: Caps) -> Game {
         let t = Instant::now();
         let Some(cmd) = ai.decide(&b) else { break };
         game.decisions.push((side, t.elapsed()));
+        if ai.last_cut {
+            game.cuts[side.index()] += 1;
+        }
         let t = Instant::now();
         let r = b.execute(&cmd);
         game.engine += t.elapsed();

@@ -28,6 +28,8 @@ pub struct Options {
 #[derive(Serialize)]
 struct Timing {
     decisions: usize,
+    /// Decisions whose search the wall-clock safety net cut short.
+    cut: usize,
     p50_ms: f64,
     p99_ms: f64,
     max_ms: f64,
@@ -58,10 +60,11 @@ fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
 }
 
-fn timing(mut d: Vec<Duration>) -> Timing {
+fn timing(mut d: Vec<Duration>, cut: usize) -> Timing {
     d.sort();
     Timing {
         decisions: d.len(),
+        cut,
         p50_ms: ms(sim::quantile(&d, 0.5)),
         p99_ms: ms(sim::quantile(&d, 0.99)),
         max_ms: ms(d.last().copied().unwrap_or_default()),
@@ -136,6 +139,7 @@ pub fn run(o: &Options) -> ExitCode {
 
     let (mut ai_wins, mut vs_wins, mut draws, mut capped, mut rounds) = (0, 0, 0, 0, 0u64);
     let (mut ai_t, mut vs_t) = (Vec::new(), Vec::new());
+    let (mut ai_cut, mut vs_cut) = (0, 0);
     let (mut engine, mut thinking) = (Duration::ZERO, Duration::ZERO);
     let mut failures = Vec::new();
     for (g, r) in &results {
@@ -165,6 +169,13 @@ pub fn run(o: &Options) -> ExitCode {
                     capped += 1;
                 }
                 rounds += game.rounds as u64;
+                for (side, &n) in game.cuts.iter().enumerate() {
+                    if side == me.index() {
+                        ai_cut += n;
+                    } else {
+                        vs_cut += n;
+                    }
+                }
                 engine += game.engine;
                 for (side, d) in &game.decisions {
                     thinking += *d;
@@ -191,8 +202,8 @@ pub fn run(o: &Options) -> ExitCode {
         ai_win_rate: ai_wins as f64 / n as f64,
         ai_win_rate_95: sim::wilson(ai_wins, n),
         mean_rounds: rounds as f64 / n as f64,
-        ai_timing: timing(ai_t),
-        vs_timing: timing(vs_t),
+        ai_timing: timing(ai_t, ai_cut),
+        vs_timing: timing(vs_t, vs_cut),
         battles_per_second: results.len() as f64 / wall.as_secs_f64().max(1e-9),
         engine_share: engine.as_secs_f64() / (engine + thinking).as_secs_f64().max(1e-9),
         failures,
@@ -233,8 +244,8 @@ fn print_text(s: &Summary, jobs: usize) {
     println!("  mean rounds {:.1}", s.mean_rounds);
     for (name, t) in [(&s.ai, &s.ai_timing), (&s.vs, &s.vs_timing)] {
         println!(
-            "  {name:<8} decision time p50 {:.2} ms  p99 {:.2} ms  max {:.2} ms  ({} decisions)",
-            t.p50_ms, t.p99_ms, t.max_ms, t.decisions
+            "  {name:<8} decision time p50 {:.2} ms  p99 {:.2} ms  max {:.2} ms  ({} decisions, {} cut by the time limit)",
+            t.p50_ms, t.p99_ms, t.max_ms, t.decisions, t.cut
         );
     }
     println!(

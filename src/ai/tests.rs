@@ -1,0 +1,166 @@
+//! Behaviour of the utility AI on small inline levels: assertions that fail when it plays badly.
+
+use super::*;
+use crate::rules::battle::Action;
+use crate::rules::level;
+
+fn level(map: &[&str], units: &str) -> crate::rules::level::Level {
+    let rows: Vec<String> = map.iter().map(|r| format!("\"{r}\",")).collect();
+    let src = format!(
+        "(name: \"t\", description: \"t\", ruleset: \"action-points\", topology: Square(diagonals: One),
+          size: ({}, {}), map: [{}],
+          sides: [(name: \"A\", controller: Human), (name: \"B\", controller: Ai)],
+          units: [{units}], victory: [LastSideStanding], seed: 1)",
+        map[0].len(),
+        map.len(),
+        rows.join("")
+    );
+    level::load("t.ron", &src).unwrap_or_else(|e| panic!("{e:?}"))
+}
+
+/// Plays everyone else by ending turns (reactions declined) until `unit` is to act.
+fn until_turn_of(b: &mut BattleState, unit: UnitId) {
+    for _ in 0..200 {
+        match b.pending() {
+            Decision::Act { unit: u } if u == unit => return,
+            Decision::Over { .. } => panic!("battle over before {unit:?} acted"),
+            Decision::Act { unit: u } => {
+                b.execute(&Command::EndTurn { unit: u }).unwrap();
+            }
+            _ => {
+                let c = b.legal_commands()[0].clone();
+                b.execute(&c).unwrap();
+            }
+        }
+    }
+    panic!("{unit:?} never got a turn");
+}
+
+fn normal(seed: u64) -> Ai {
+    Ai::new(Config::new(Kind::Utility(Difficulty::Normal), seed))
+}
+
+/// A fighter between two scouts, one at 2 hp: it strikes the wounded one first, and then
+/// spends its remaining AP on the other rather than ending its turn.
+#[test]
+fn finishes_the_wounded_foe_and_uses_its_ap() {
+    let l = level(
+        &["........", "........", "........", "........"],
+        "(name: \"F\", side: \"A\", cell: (3, 1), template: \"fighter\"),
+         (name: \"S1\", side: \"B\", cell: (2, 1), template: \"scout\"),
+         (name: \"S2\", side: \"B\", cell: (4, 1), template: \"scout\")",
+    );
+    for seed in 1..4 {
+        let (mut b, _) = BattleState::start(&l, seed);
+        let f = b.unit_ids().next().unwrap();
+        until_turn_of(&mut b, f);
+        let ids: Vec<UnitId> = b.unit_ids().collect();
+        let (s1, s2) = (ids[1], ids[2]);
+        // Full health for both scouts, then S2 badly wounded.
+        for &s in &[s1, s2] {
+            let m = b.units[s.index()].stat("hp");
+            b.units[s.index()].pools.insert("hp".into(), m);
+        }
+        b.units[s2.index()].pools.insert("hp".into(), 2);
+        let mut ai = normal(seed);
+        let first = ai.decide(&b).unwrap();
+        assert!(
+            matches!(first, Command::Attack { target, .. } if target == s2),
+            "seed {seed}: expected an attack on the wounded scout, got {first:?}"
+        );
+        b.execute(&first).unwrap();
+        // Play the fighter's turn on: with AP left and a foe in reach, it keeps attacking.
+        let mut attacks = 1;
+        for _ in 0..6 {
+            match b.pending() {
+                Decision::Act { unit } if unit == f => {
+                    let c = ai.decide(&b).unwrap();
+                    if matches!(c, Command::Attack { .. }) {
+                        attacks += 1;
+                    }
+                    if matches!(c, Command::EndTurn { .. }) {
+                        break;
+                    }
+                    b.execute(&c).unwrap();
+                }
+                Decision::React { .. } => {
+                    let c = ai.decide(&b).unwrap();
+                    b.execute(&c).unwrap();
+                }
+                d => {
+                    eprintln!("seed {seed}: then {d:?}");
+                    break;
+                }
+            }
+        }
+        assert!(
+            attacks >= 2,
+            "seed {seed}: only {attacks} attack(s) with 3 AP"
+        );
+    }
+}
+
+/// A wounded archer with a shooter in range and a pillar next to it does not walk into the
+/// middle of three brutes; it keeps its distance.
+#[test]
+fn a_fragile_unit_does_not_walk_into_several_foes() {
+    let l = level(
+        &[
+            "..............",
+            "..............",
+            "..............",
+            "..............",
+            "..............",
+        ],
+        "(name: \"Arch\", side: \"A\", cell: (2, 2), template: \"archer\"),
+         (name: \"B1\", side: \"B\", cell: (9, 1), template: \"brute\"),
+         (name: \"B2\", side: \"B\", cell: (9, 2), template: \"brute\"),
+         (name: \"B3\", side: \"B\", cell: (9, 3), template: \"brute\")",
+    );
+    for seed in 1..4 {
+        let (mut b, _) = BattleState::start(&l, seed);
+        let a = b.unit_ids().next().unwrap();
+        until_turn_of(&mut b, a);
+        b.units[a.index()].pools.insert("hp".into(), 4);
+        let mut ai = normal(seed);
+        for _ in 0..6 {
+            let Decision::Act { unit } = b.pending() else {
+                break;
+            };
+            if unit != a {
+                break;
+            }
+            let c = ai.decide(&b).unwrap();
+            if let Some((_, to)) = destination(&c) {
+                let near = b
+                    .enemies_of(a)
+                    .iter()
+                    .filter(|&&e| b.grid().distance(to, b.units[e.index()].cell) <= 4)
+                    .count();
+                assert!(
+                    near < 2,
+                    "seed {seed}: archer walks to {to}, next to {near} brutes"
+                );
+            }
+            if matches!(c, Command::EndTurn { .. }) {
+                break;
+            }
+            b.execute(&c).unwrap();
+        }
+    }
+}
+
+#[test]
+fn decisions_are_legal_and_deterministic() {
+    let l = crate::rules::level::load_path(std::path::Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/levels/action_points_ruins.ron"
+    )))
+    .unwrap();
+    let (b, _) = BattleState::start(&l, 9);
+    let c1 = normal(5).decide(&b);
+    let c2 = normal(5).decide(&b);
+    assert_eq!(c1, c2);
+    assert!(b.legal_commands().contains(&c1.unwrap()));
+    let _ = Action::Delay;
+}
