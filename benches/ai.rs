@@ -77,6 +77,12 @@ fn round_of(level: &Level, kind: Kind) -> usize {
 
 fn ai_turn(c: &mut Criterion) {
     let level = arena();
+    // The number of decisions in the round, so the figure can be read per decision.
+    eprintln!(
+        "ai_turn_8_units_32x32: normal takes {} decisions in the round, greedy {}",
+        round_of(&level, Kind::Utility(Difficulty::Normal)),
+        round_of(&level, Kind::Greedy)
+    );
     let mut g = c.benchmark_group("ai_turn_8_units_32x32");
     g.sample_size(10);
     g.bench_function("normal", |b| {
