@@ -164,11 +164,13 @@ pub enum TileArt {
     Trees = 6,
     Rubble = 7,
     Chasm = 8,
+    /// Water no one can wade: darker than a ford, so the two read apart at a glance.
+    DeepWater = 9,
 }
 
 impl TileArt {
     /// Every tile, in atlas order.
-    pub const ALL: [TileArt; 9] = [
+    pub const ALL: [TileArt; 10] = [
         TileArt::Floor,
         TileArt::Rough,
         TileArt::Wall,
@@ -178,6 +180,7 @@ impl TileArt {
         TileArt::Trees,
         TileArt::Rubble,
         TileArt::Chasm,
+        TileArt::DeepWater,
     ];
 
     /// The tile's index in the atlas (`TileTextureIndex`).
@@ -197,6 +200,7 @@ impl TileArt {
             TileArt::Trees => rgb(44, 112, 52),
             TileArt::Rubble => rgb(130, 120, 104),
             TileArt::Chasm => rgb(18, 16, 24),
+            TileArt::DeepWater => rgb(26, 56, 112),
         };
         [c[0] as u8, c[1] as u8, c[2] as u8, 255]
     }
@@ -207,7 +211,11 @@ impl TileArt {
         let name = terrain.name.to_lowercase();
         let has = |words: &[&str]| words.iter().any(|w| name.contains(w));
         if has(&["water", "river", "pond", "lake", "stream", "swamp", "marsh"]) {
-            TileArt::Water
+            if terrain.passable() {
+                TileArt::Water
+            } else {
+                TileArt::DeepWater
+            }
         } else if has(&[
             "tree", "forest", "wood", "bush", "foliage", "hedge", "thicket",
         ]) {
@@ -484,6 +492,18 @@ fn art_colour(art: TileArt, px: f32, py: f32, x: i32, y: i32, w: f32, h: f32) ->
                 rgb(60, 56, 52)
             } else {
                 shade(floor(x, y), 0.9)
+            }
+        }
+        TileArt::DeepWater => {
+            // Dark blue with sparse, short crests every 12 pixels: deeper than a ford.
+            let base = jitter(rgb(26, 56, 112), 5.0, x, y, 15);
+            let band = (py + 6.0).rem_euclid(12.0);
+            let crest = 6.0 + 2.0 * (px * 0.3 + (py / 12.0).floor() * 2.3).sin();
+            let short = (px * 0.2 + (py / 12.0).floor()).sin() > 0.2;
+            if short && (band - crest).abs() < 0.8 {
+                rgb(92, 132, 188)
+            } else {
+                base
             }
         }
         TileArt::Chasm => {
@@ -1015,6 +1035,10 @@ mod tests {
         assert_eq!(
             TileArt::for_terrain(&t("shallow water", Some(2), Sight::Clear, true)),
             TileArt::Water
+        );
+        assert_eq!(
+            TileArt::for_terrain(&t("deep water", None, Sight::Clear, false)),
+            TileArt::DeepWater
         );
         assert_eq!(
             TileArt::for_terrain(&t("thick trees", Some(3), Sight::Opaque, true)),

@@ -213,6 +213,15 @@ pub fn log_text(state: &BattleState, event: &Event) -> String {
     out
 }
 
+/// The log lines of a battle's opening events, without the starting pools.
+fn opening_log(state: &BattleState, events: &[Event]) -> Vec<LogLine> {
+    events
+        .iter()
+        .filter(|e| !matches!(e, Event::Pool { .. }))
+        .map(|e| LogLine::of(state, e))
+        .collect()
+}
+
 /// Words for the `action-points` ruleset's own events, which `log::describe` writes out as
 /// data. `None` for every other event.
 fn action_points_text(state: &BattleState, event: &Event) -> Option<String> {
@@ -258,10 +267,13 @@ fn action_points_text(state: &BattleState, event: &Event) -> Option<String> {
 }
 
 impl Battle {
-    /// Starts a battle. The opening events (initiative...) go straight to the log.
+    /// Starts a battle. The opening events (initiative...) go straight to the log, except
+    /// the pools every unit starts with (hp, stamina, AP... from its template): that is the
+    /// starting state, shown on the units and in their tooltips, and one line per pool per
+    /// unit buried the initiative rolls.
     pub fn new(setup: BattleSetup) -> Self {
         let (state, events) = BattleState::start(&setup.level, setup.seed);
-        let log = events.iter().map(|e| LogLine::of(&state, e)).collect();
+        let log = opening_log(&state, &events);
         Self {
             shown: state.clone(),
             state,
@@ -485,6 +497,44 @@ fn undo_key(
             toasts.write(Toast(
                 "Nothing to undo: only moves with no die rolled since can be taken back".into(),
             ));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_opening_log_shows_initiative_not_starting_pools() {
+        let level = crate::rules::level::load_path(std::path::Path::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/levels/phases_hex_skirmish.ron"
+        )))
+        .expect("shipped level");
+        let (state, events) = BattleState::start(&level, 3);
+        assert!(events.iter().any(|e| matches!(e, Event::Pool { .. })));
+        let log = opening_log(&state, &events);
+        let rolls = events
+            .iter()
+            .filter(|e| matches!(e, Event::Rolled { .. }))
+            .count();
+        assert!(rolls > 0, "the phases opening rolls tie-breaks");
+        assert_eq!(
+            log.len(),
+            events.len()
+                - events
+                    .iter()
+                    .filter(|e| matches!(e, Event::Pool { .. }))
+                    .count()
+        );
+        assert!(log.iter().any(|l| l.text.contains("Initiative order")));
+        for l in &log {
+            assert!(
+                !l.text.contains("(+"),
+                "a starting pool was logged: {}",
+                l.text
+            );
         }
     }
 }
