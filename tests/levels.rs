@@ -917,3 +917,42 @@ fn options_must_name_sides_or_units() {
         .replace("\"D\"", "\"A\"");
     assert!(level::validate("o.ron", &ok).is_empty());
 }
+
+/// `fray simulate --json` splits the measured AI's record by side, and the split adds up:
+/// sides swap every game, so each side gets half the games.
+#[test]
+fn simulate_reports_wins_per_side() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_fray"))
+        .args([
+            "simulate",
+            "levels/action_points_ruins.ron",
+            "--games",
+            "4",
+            "--seed",
+            "3",
+            "--ai",
+            "greedy",
+            "--vs",
+            "random",
+            "--jobs",
+            "1",
+            "--json",
+        ])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("fray runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON on stdout");
+    let sides = v["per_side"].as_array().expect("per_side");
+    let names: Vec<&str> = sides.iter().filter_map(|s| s["side"].as_str()).collect();
+    assert_eq!(names, ["Company", "Cult"]);
+    for s in sides {
+        assert_eq!(s["games"], 2, "{s}");
+    }
+    let wins: u64 = sides.iter().filter_map(|s| s["ai_wins"].as_u64()).sum();
+    assert_eq!(Some(wins), v["ai_wins"].as_u64());
+}

@@ -35,6 +35,14 @@ struct Timing {
     max_ms: f64,
 }
 
+/// How the `--ai` player did on one side of the level (a lopsided level shows here).
+#[derive(Serialize)]
+struct SideRecord {
+    side: String,
+    games: usize,
+    ai_wins: usize,
+}
+
 #[derive(Serialize)]
 struct Summary {
     level: String,
@@ -48,6 +56,8 @@ struct Summary {
     capped: usize,
     ai_win_rate: f64,
     ai_win_rate_95: (f64, f64),
+    /// The `--ai` player's games and wins on each side.
+    per_side: Vec<SideRecord>,
     mean_rounds: f64,
     ai_timing: Timing,
     vs_timing: Timing,
@@ -142,6 +152,16 @@ pub fn run(o: &Options) -> ExitCode {
     let (mut ai_cut, mut vs_cut) = (0, 0);
     let (mut engine, mut thinking) = (Duration::ZERO, Duration::ZERO);
     let mut failures = Vec::new();
+    let mut per_side: Vec<SideRecord> = lvl
+        .file
+        .sides
+        .iter()
+        .map(|x| SideRecord {
+            side: x.name.clone(),
+            games: 0,
+            ai_wins: 0,
+        })
+        .collect();
     for (g, r) in &results {
         let seed = o.seed.wrapping_add(*g as u64);
         let me = SideId(ai_side(*g, sides) as u8);
@@ -160,10 +180,27 @@ pub fn run(o: &Options) -> ExitCode {
                         path.display()
                     ));
                 }
+                let record = per_side.get_mut(me.index());
                 match game.winner {
-                    Some(w) if w == me => ai_wins += 1,
-                    Some(_) => vs_wins += 1,
-                    None => draws += 1,
+                    Some(w) if w == me => {
+                        ai_wins += 1;
+                        if let Some(r) = record {
+                            r.games += 1;
+                            r.ai_wins += 1;
+                        }
+                    }
+                    Some(_) => {
+                        vs_wins += 1;
+                        if let Some(r) = record {
+                            r.games += 1;
+                        }
+                    }
+                    None => {
+                        draws += 1;
+                        if let Some(r) = record {
+                            r.games += 1;
+                        }
+                    }
                 }
                 if game.capped {
                     capped += 1;
@@ -201,6 +238,7 @@ pub fn run(o: &Options) -> ExitCode {
         capped,
         ai_win_rate: ai_wins as f64 / n as f64,
         ai_win_rate_95: sim::wilson(ai_wins, n),
+        per_side,
         mean_rounds: rounds as f64 / n as f64,
         ai_timing: timing(ai_t, ai_cut),
         vs_timing: timing(vs_t, vs_cut),
@@ -237,6 +275,16 @@ fn print_text(s: &Summary, jobs: usize) {
         100.0 * s.ai_win_rate_95.1
     );
     println!("  {:<8} wins {:>5}", s.vs, s.vs_wins);
+    for r in s.per_side.iter().filter(|r| r.games > 0) {
+        println!(
+            "    {} as {}: {} of {} ({:.1}%)",
+            s.ai,
+            r.side,
+            r.ai_wins,
+            r.games,
+            100.0 * r.ai_wins as f64 / r.games as f64
+        );
+    }
     println!(
         "  draws {} (of which {} stopped at the round cap)",
         s.draws, s.capped
