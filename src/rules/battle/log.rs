@@ -112,7 +112,16 @@ pub fn describe(s: &BattleState, e: &Event) -> String {
                 format!("{} attacks {}", name(s, *unit), name(s, *target))
             }
             Reaction::TakeHeld => format!("{} takes its held action", name(s, *unit)),
-            other => format!("{} reacts: {other:?}", name(s, *unit)),
+            Reaction::Dodge => format!("{} dodges", name(s, *unit)),
+            Reaction::Parry => format!("{} parries", name(s, *unit)),
+            Reaction::Block => format!("{} blocks", name(s, *unit)),
+            Reaction::Fortify => format!("{} fortifies", name(s, *unit)),
+            Reaction::Resist => format!("{} resists", name(s, *unit)),
+            Reaction::TotalDefense => format!("{} takes Total Defense", name(s, *unit)),
+            Reaction::Intercept => format!("{} steps in to intercept", name(s, *unit)),
+            Reaction::Abort { action } => {
+                format!("{} aborts to {action:?}", name(s, *unit))
+            }
         },
         Event::Resumed => "The action goes on".to_string(),
         Event::Rules(crate::rules::rulesets::RulesEvent::Phases(r)) => {

@@ -116,3 +116,44 @@ fn rejected_commands_change_nothing() {
         assert_eq!(ron::to_string(&b).expect("serialize"), before, "{cmd:?}");
     }
 }
+
+/// The combat log words every reaction in plain English: the unit's name and a verb, never
+/// Rust's debug syntax.
+#[test]
+fn reactions_read_as_english_in_the_log() {
+    let (b, _) = BattleState::start(&load("alternating_bridge.ron"), 1);
+    let u = b.unit_ids().next().expect("a unit");
+    let who = b.units[u.index()].name.clone();
+    let reactions = [
+        Reaction::Decline,
+        Reaction::Attack { target: u },
+        Reaction::Dodge,
+        Reaction::Parry,
+        Reaction::Block,
+        Reaction::Fortify,
+        Reaction::TotalDefense,
+        Reaction::Abort {
+            action: Action::Dodge,
+        },
+        Reaction::Intercept,
+        Reaction::TakeHeld,
+        Reaction::Resist,
+    ];
+    let n = reactions.len();
+    let mut lines = Vec::new();
+    for r in reactions {
+        let line = log::describe(
+            &b,
+            &Event::Reacted {
+                unit: u,
+                reaction: r,
+            },
+        );
+        assert!(line.starts_with(&who), "{line}");
+        assert!(!line.contains(['{', '}', ':']), "{line}");
+        lines.push(line);
+    }
+    lines.sort();
+    lines.dedup();
+    assert_eq!(lines.len(), n, "two reactions read the same");
+}
