@@ -164,3 +164,106 @@ fn decisions_are_legal_and_deterministic() {
     assert!(b.legal_commands().contains(&c1.unwrap()));
     let _ = Action::Delay;
 }
+
+/// `sides`: an archer in the open, facing two enemy archers across a row of pillars, does not
+/// end its turn in the open: it ends where both have to shoot through cover (-2 or -4 to hit
+/// in `sides`), or engaged in melee with one of them (which spoils their shooting), and it
+/// attacks on the way.
+#[test]
+fn a_shooter_under_fire_ends_its_turn_in_cover() {
+    let src = r#"(name: "t", description: "t", ruleset: "sides", topology: Square(diagonals: One),
+        size: (16, 7),
+        map: [
+            "................",
+            "................",
+            "....O.O.O.O.....",
+            "................",
+            "................",
+            "................",
+            "................",
+        ],
+        sides: [(name: "A", controller: Ai), (name: "B", controller: Ai)],
+        units: [
+            (name: "Bow", side: "A", cell: (5, 5), template: "archer"),
+            (name: "Foe", side: "B", cell: (7, 0), template: "archer"),
+            (name: "Foe2", side: "B", cell: (9, 0), template: "archer"),
+        ],
+        victory: [LastSideStanding], seed: 1)"#;
+    let l = level::load("t.ron", src).unwrap_or_else(|e| panic!("{e:?}"));
+    let mut attacked = 0;
+    for seed in 1..9 {
+        let (mut b, _) = BattleState::start(&l, seed);
+        let bow = b.unit_ids().next().unwrap();
+        let foes: Vec<UnitId> = b.enemies_of(bow);
+        // Play until it is the archer's turn: the other side's archers just end their turns.
+        for _ in 0..50 {
+            match b.pending() {
+                Decision::Act { unit } if unit == bow => break,
+                Decision::Act { unit } => {
+                    b.execute(&Command::EndTurn { unit }).unwrap();
+                }
+                Decision::Pick { options, .. } => {
+                    let pick = if options.contains(&bow) {
+                        bow
+                    } else {
+                        options[0]
+                    };
+                    b.execute(&Command::Pick { unit: pick }).unwrap();
+                }
+                _ => {
+                    let c = b.legal_commands()[0].clone();
+                    b.execute(&c).unwrap();
+                }
+            }
+        }
+        assert!(matches!(b.pending(), Decision::Act { unit } if unit == bow));
+        let start = b.units[bow.index()].cell;
+        let covered = |b: &BattleState, c| {
+            foes.iter().all(|&f| {
+                crate::rules::sight::cover(&b.terrain, b.units[f.index()].cell, c)
+                    != crate::rules::sight::Cover::None
+            })
+        };
+        assert!(!covered(&b, start), "the archer starts in the open");
+        let mut ai = normal(seed);
+        let mut shots = 0;
+        for _ in 0..8 {
+            match b.pending() {
+                Decision::Act { unit } if unit == bow => {}
+                _ => break,
+            }
+            let c = ai.decide(&b).unwrap();
+            if matches!(
+                c,
+                Command::Attack { .. }
+                    | Command::Act {
+                        action: Action::Charge { .. },
+                        ..
+                    }
+            ) {
+                shots += 1;
+            }
+            if matches!(c, Command::EndTurn { .. }) {
+                break;
+            }
+            b.execute(&c).unwrap();
+        }
+        let end = b.units[bow.index()].cell;
+        let engaged = foes
+            .iter()
+            .any(|&f| b.grid().distance(end, b.units[f.index()].cell) <= 1);
+        assert!(
+            covered(&b, end) || engaged,
+            "seed {seed}: the archer ends its turn at {end}, in the open to a foe"
+        );
+        if shots > 0 {
+            attacked += 1;
+        }
+    }
+    // Known weakness: on one seed of eight it trades its Main action for a second move from
+    // half into full cover instead of shooting.
+    assert!(
+        attacked >= 7,
+        "the archer attacked on only {attacked} of 8 seeds"
+    );
+}
