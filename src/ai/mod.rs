@@ -341,7 +341,7 @@ fn play_out(
 }
 
 /// The target and whether an attack command is ranged, for melee, ranged and spell attacks.
-fn attack_target(c: &Command) -> Option<(UnitId, bool)> {
+pub fn attack_target(c: &Command) -> Option<(UnitId, bool)> {
     match c {
         Command::Attack { target, ranged, .. } => Some((*target, *ranged)),
         Command::Act {

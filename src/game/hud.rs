@@ -1146,10 +1146,7 @@ fn hints(
         )
     } else {
         match s.pending() {
-            Decision::Act { unit } => format!(
-                "{} acts: click a highlighted cell to move, an enemy to attack. 1-9: actions, E: end turn, U: undo a move.",
-                unit_name(s, unit)
-            ),
+            Decision::Act { unit } => act_hint(s, unit, battle.can_undo()),
             Decision::Pick { .. } => {
                 "Choose who acts next: click one of your units, Tab + Enter, or a number.".into()
             }
@@ -1166,6 +1163,43 @@ fn hints(
     let hint = menu::ascii(&hint);
     if text.0 != hint {
         text.0 = hint;
+    }
+}
+
+/// The hint for a unit to act, naming only what it can do now: a stunned unit whose one
+/// legal command is Recover is not told to click cells or press E.
+fn act_hint(s: &BattleState, unit: UnitId, can_undo: bool) -> String {
+    let legal = s.legal_commands();
+    let moves = legal.iter().any(|c| crate::ai::destination(c).is_some());
+    let attacks = legal.iter().any(|c| crate::ai::attack_target(c).is_some());
+    let ends = legal.iter().any(|c| matches!(c, Command::EndTurn { .. }));
+    let name = unit_name(s, unit);
+    if let [only] = legal.as_slice() {
+        let label = rulesets::describe(s, only).label;
+        return format!("{name} can only {label} now: press 1.");
+    }
+    let mut click = Vec::new();
+    if moves {
+        click.push("a highlighted cell to move");
+    }
+    if attacks {
+        click.push("an enemy to attack");
+    }
+    let mut keys = vec!["1-9: actions"];
+    if ends {
+        keys.push("E: end turn");
+    }
+    if can_undo {
+        keys.push("U: undo a move");
+    }
+    if click.is_empty() {
+        format!("{name} acts. {}.", keys.join(", "))
+    } else {
+        format!(
+            "{name} acts: click {}. {}.",
+            click.join(", "),
+            keys.join(", ")
+        )
     }
 }
 
@@ -1201,4 +1235,33 @@ pub fn commands_at<'a>(
 /// The label of a group, for tests and hints.
 pub fn group_label(cmd: &Command) -> String {
     group_of(cmd)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::battle::Condition;
+
+    #[test]
+    fn the_act_hint_names_only_what_the_unit_can_do() {
+        let level = crate::rules::level::load_path(std::path::Path::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/levels/phases_hex_skirmish.ron"
+        )))
+        .expect("shipped level");
+        let (mut b, _) = BattleState::start(&level, 3);
+        let Decision::Act { unit } = b.pending() else {
+            panic!("the battle opens on a unit to act: {:?}", b.pending());
+        };
+        let h = act_hint(&b, unit, false);
+        assert!(h.contains("E: end turn") && h.contains("to move"), "{h}");
+        assert!(!h.contains("undo"), "{h}");
+        assert!(act_hint(&b, unit, true).contains("U: undo a move"));
+        // A Stunned unit's only action is to Recover: the hint says so and nothing else.
+        b.units[unit.index()].conditions.insert(Condition::Stunned);
+        assert_eq!(b.legal_commands().len(), 1, "{:?}", b.legal_commands());
+        let h = act_hint(&b, unit, false);
+        assert!(h.contains("can only") && h.contains("press 1"), "{h}");
+        assert!(!h.contains("E: end turn") && !h.contains("click"), "{h}");
+    }
 }
