@@ -75,5 +75,27 @@ pub fn log_line(s: &BattleState, e: &Ev) -> String {
             name(s, *unit),
             if *melee { "melee" } else { "ranged" }
         ),
+        Ev::Damage {
+            attacker,
+            target,
+            raw,
+            reduction,
+            parry,
+            blocked,
+            amount,
+        } => {
+            let why = if *blocked {
+                format!("{reduction} blocked by the shield")
+            } else if *parry > 0 {
+                format!("{reduction} deflected, {parry} of it by the parry")
+            } else {
+                format!("{reduction} deflected")
+            };
+            format!(
+                "{} deals {raw} (test + weapon) to {}, {why}: {amount} damage",
+                name(s, *attacker),
+                name(s, *target)
+            )
+        }
     }
 }

@@ -151,6 +151,18 @@ pub enum Ev {
     Undefer,
     /// `unit` brandished its melee weapon (`melee`) or its ranged weapon.
     Brandished { unit: UnitId, melee: bool },
+    /// How a hit's damage came out (for the log; changes nothing): `raw` (the attack test +
+    /// weapon), less `reduction` (deflection, of which `parry` from a Parry; or the shield's
+    /// block), is `amount` (at least 1).
+    Damage {
+        attacker: UnitId,
+        target: UnitId,
+        raw: i64,
+        reduction: i64,
+        parry: i64,
+        blocked: bool,
+        amount: i64,
+    },
 }
 
 fn ev(e: Ev) -> Event {
@@ -234,6 +246,7 @@ pub fn apply(s: &mut State, e: &Ev) {
             }
         }
         Ev::MoveUsed => s.moved = true,
+        Ev::Damage { .. } => {}
         Ev::Brandished { unit, melee } => {
             if let Some(d) = s.melee_drawn.get_mut(unit.index()) {
                 *d = *melee;
@@ -1714,6 +1727,15 @@ fn finish_attack(x: &mut Exec, p: &PendingAttack, reaction: &Reaction) {
     let lethal = a.stat("nonlethal") <= 0;
     if blocking {
         let amount = (raw - t.stat("block")).max(1);
+        x.emit(ev(Ev::Damage {
+            attacker: p.attacker,
+            target: p.target,
+            raw,
+            reduction: t.stat("block"),
+            parry: 0,
+            blocked: true,
+            amount,
+        }));
         let shield = t.pool("shield");
         x.set_pool(p.target, "shield", (shield - amount).max(0));
         if amount > shield {
@@ -1721,7 +1743,17 @@ fn finish_attack(x: &mut Exec, p: &PendingAttack, reaction: &Reaction) {
         }
         return;
     }
-    let amount = (raw - deflection_against(&a, &t, p.ranged, parry)).max(1);
+    let reduction = deflection_against(&a, &t, p.ranged, parry);
+    let amount = (raw - reduction).max(1);
+    x.emit(ev(Ev::Damage {
+        attacker: p.attacker,
+        target: p.target,
+        raw,
+        reduction,
+        parry,
+        blocked: false,
+        amount,
+    }));
     deal_damage(x, p.target, amount, lethal);
 }
 

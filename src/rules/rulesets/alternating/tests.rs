@@ -824,7 +824,7 @@ fn a_block_beyond_the_shields_durability_reaches_the_unit_and_parry_adds_1_witho
             ranged: false,
         },
     );
-    run(
+    let e = run(
         &mut b,
         Command::React {
             unit: B,
@@ -833,6 +833,10 @@ fn a_block_beyond_the_shields_durability_reaches_the_unit_and_parry_adds_1_witho
     );
     assert_eq!(pool(&b, B, "shield"), 0);
     assert_eq!(pool(&b, B, "endurance"), 5);
+    assert_eq!(
+        damage_lines(&b, &e),
+        ["Skarn deals 14 (test + weapon) to Boudica, 4 blocked by the shield: 10 damage"]
+    );
     // Parry with a weapon of no parry value adds 1: 8 + 6 - (4 + 1) = 9.
     let (mut b, _) = BattleState::start_with_tape(&level, 1, [5, 3, 5]);
     run(&mut b, Command::Pick { unit: S });
@@ -844,7 +848,7 @@ fn a_block_beyond_the_shields_durability_reaches_the_unit_and_parry_adds_1_witho
             ranged: false,
         },
     );
-    run(
+    let e = run(
         &mut b,
         Command::React {
             unit: B,
@@ -853,6 +857,22 @@ fn a_block_beyond_the_shields_durability_reaches_the_unit_and_parry_adds_1_witho
     );
     assert_eq!(pool(&b, B, "endurance"), 3);
     assert_eq!(pool(&b, B, "weapon"), 9);
+    // The log says where the hit went: the parry's share of the deflection is named.
+    assert_eq!(
+        damage_lines(&b, &e),
+        ["Skarn deals 14 (test + weapon) to Boudica, 5 deflected, 1 of it by the parry: 9 damage"]
+    );
+}
+
+/// The combat-log lines of the `Damage` events in `events`.
+fn damage_lines(b: &BattleState, events: &[Event]) -> Vec<String> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Rules(RulesEvent::Alternating(ev @ Ev::Damage { .. })) => Some(log_line(b, ev)),
+            _ => None,
+        })
+        .collect()
 }
 
 #[test]
