@@ -25,7 +25,11 @@ use fray::rules::battle::{Command, Decision};
 use fray::rules::grid::{Cell, Diagonals, HexOrientation, Topology};
 
 fn manifest() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+    // Cargo's run-time value first: a build cache shared between clones may reuse this
+    // binary, compiled in another clone.
+    std::env::var_os("CARGO_MANIFEST_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")))
 }
 
 /// Saves of this test binary go to a temporary folder, never the player's.

@@ -7,8 +7,16 @@ use fray::rules::level::{self, Diagnostic, Victory};
 use proptest::prelude::*;
 use std::path::{Path, PathBuf};
 
+/// The repository: cargo's run-time `CARGO_MANIFEST_DIR` first, since a build cache shared
+/// between clones may reuse this binary, compiled in another clone.
+fn repo() -> PathBuf {
+    std::env::var_os("CARGO_MANIFEST_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")))
+}
+
 fn level_files() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("levels");
+    let dir = repo().join("levels");
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("reading {}: {e}", dir.display()))
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -640,7 +648,7 @@ fn invalid_utf8_is_a_diagnostic_at_the_bad_byte() {
 
 #[test]
 fn unreadable_paths_are_diagnostics() {
-    let missing = Path::new(env!("CARGO_MANIFEST_DIR")).join("levels/no-such-level.ron");
+    let missing = repo().join("levels/no-such-level.ron");
     let errs = level::load_path(&missing).expect_err("missing");
     assert_eq!((errs[0].line, errs[0].col), (1, 1));
     assert!(
@@ -648,7 +656,7 @@ fn unreadable_paths_are_diagnostics() {
         "{}",
         errs[0].message
     );
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("levels");
+    let dir = repo().join("levels");
     let errs = level::load_path(&dir).expect_err("a directory");
     assert!(errs[0].message.contains("directory"));
     // An endless device reports "too big" instead of hanging.
@@ -661,8 +669,7 @@ fn unreadable_paths_are_diagnostics() {
 }
 
 fn readme() -> String {
-    std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("levels/README.md"))
-        .expect("levels/README.md")
+    std::fs::read_to_string(repo().join("levels/README.md")).expect("levels/README.md")
 }
 
 #[test]
@@ -938,7 +945,7 @@ fn simulate_reports_wins_per_side() {
             "1",
             "--json",
         ])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .current_dir(repo())
         .output()
         .expect("fray runs");
     assert!(

@@ -178,7 +178,7 @@ mod levels {
     use crate::rules::replay::{self, LevelSource, Replay};
 
     fn level_files() -> Vec<std::path::PathBuf> {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("levels");
+        let dir = crate::repo_dir().join("levels");
         let mut files: Vec<_> = std::fs::read_dir(&dir)
             .map(|d| d.flatten().map(|e| e.path()).collect())
             .unwrap_or_default();

@@ -152,11 +152,9 @@ fn a_fragile_unit_does_not_walk_into_several_foes() {
 
 #[test]
 fn decisions_are_legal_and_deterministic() {
-    let l = crate::rules::level::load_path(std::path::Path::new(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/levels/action_points_ruins.ron"
-    )))
-    .unwrap();
+    let l =
+        crate::rules::level::load_path(&crate::repo_dir().join("levels/action_points_ruins.ron"))
+            .unwrap();
     let (b, _) = BattleState::start(&l, 9);
     let c1 = normal(5).decide(&b);
     let c2 = normal(5).decide(&b);

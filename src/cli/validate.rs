@@ -177,7 +177,7 @@ mod tests {
 
     #[test]
     fn the_shipped_levels_pass() {
-        let levels = Path::new(env!("CARGO_MANIFEST_DIR")).join("levels");
+        let levels = crate::repo_dir().join("levels");
         let report = check_paths(&[levels]);
         assert!(report.files.len() >= 6, "{:?}", report.files);
         assert_eq!(report.diagnostics, vec![], "{}", report.summary());

@@ -507,10 +507,9 @@ mod tests {
 
     #[test]
     fn the_opening_log_shows_initiative_not_starting_pools() {
-        let level = crate::rules::level::load_path(std::path::Path::new(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/levels/phases_hex_skirmish.ron"
-        )))
+        let level = crate::rules::level::load_path(
+            &crate::repo_dir().join("levels/phases_hex_skirmish.ron"),
+        )
         .expect("shipped level");
         let (state, events) = BattleState::start(&level, 3);
         assert!(events.iter().any(|e| matches!(e, Event::Pool { .. })));

@@ -1244,10 +1244,9 @@ mod tests {
 
     #[test]
     fn the_act_hint_names_only_what_the_unit_can_do() {
-        let level = crate::rules::level::load_path(std::path::Path::new(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/levels/phases_hex_skirmish.ron"
-        )))
+        let level = crate::rules::level::load_path(
+            &crate::repo_dir().join("levels/phases_hex_skirmish.ron"),
+        )
         .expect("shipped level");
         let (mut b, _) = BattleState::start(&level, 3);
         let Decision::Act { unit } = b.pending() else {

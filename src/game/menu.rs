@@ -311,10 +311,9 @@ mod tests {
     use super::*;
     use crate::rules::battle::Action;
     use crate::rules::level;
-    use std::path::Path;
 
     fn ruins() -> BattleState {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("levels/action_points_ruins.ron");
+        let path = crate::repo_dir().join("levels/action_points_ruins.ron");
         let level = level::load_path(&path).expect("the ruins level loads");
         BattleState::start(&level, 7).0
     }

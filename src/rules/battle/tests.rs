@@ -7,9 +7,7 @@ use rand::rngs::ChaCha8Rng;
 use rand::{RngExt, SeedableRng};
 
 pub(crate) fn load(name: &str) -> Level {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("levels")
-        .join(name);
+    let path = crate::repo_dir().join("levels").join(name);
     match level::load_path(&path) {
         Ok(l) => l,
         Err(d) => panic!("{name}: {d:?}"),

@@ -294,7 +294,7 @@ mod tests {
     /// `cargo test` runs every scenario in `tests/scenarios/`.
     #[test]
     fn every_scenario_in_tests_scenarios_passes() {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/scenarios");
+        let dir = crate::repo_dir().join("tests/scenarios");
         let files = files_under(&dir);
         assert!(!files.is_empty(), "no scenarios in {}", dir.display());
         let failures: Vec<String> = files
@@ -322,7 +322,7 @@ mod tests {
 
     #[test]
     fn a_scenario_passes_and_a_wrong_expectation_fails_with_a_diff() {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("x.ron");
+        let path = crate::repo_dir().join("x.ron");
         let s = load(&path, SCENARIO).expect("loads");
         assert_eq!(s.steps.len(), 5);
         run(&s).expect("passes");
