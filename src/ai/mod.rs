@@ -116,6 +116,9 @@ struct Search {
     replies: usize,
     /// Random noise added to scores (blunders).
     noise: f64,
+    /// Cells per kind of move in the search of a picked unit's first action (0: a pick is
+    /// judged by the play-out policy alone).
+    pick_moves: usize,
 }
 
 fn search_of(d: Difficulty) -> Search {
@@ -127,6 +130,7 @@ fn search_of(d: Difficulty) -> Search {
             depth: 1,
             replies: 2,
             noise: 3.0,
+            pick_moves: 0,
         },
         Difficulty::Normal => Search {
             nodes: 4000,
@@ -135,6 +139,7 @@ fn search_of(d: Difficulty) -> Search {
             depth: 4,
             replies: 0,
             noise: 0.0,
+            pick_moves: 12,
         },
         Difficulty::Hard => Search {
             nodes: 12000,
@@ -143,6 +148,7 @@ fn search_of(d: Difficulty) -> Search {
             depth: 6,
             replies: 0,
             noise: 0.0,
+            pick_moves: 16,
         },
     }
 }
@@ -220,19 +226,29 @@ impl Ai {
                 self.last_cut = true;
                 break;
             }
-            let mut total = 0.0;
-            for &seed in &seeds {
-                let mut c = view.clone();
-                c.rng = BattleRng::new(seed);
-                nodes += 1;
-                if c.execute(cmd).is_err() {
-                    total = f64::NEG_INFINITY;
-                    break;
+            let mut v = if matches!(cmd, Command::Pick { .. }) && search.pick_moves > 0 {
+                // A pick is judged by the best turn the picked unit could take: a smaller
+                // search of its first action (the same play-out after it), not by the
+                // play-out policy alone, which cannot move a unit into reach.
+                let share = search.nodes / (2 * candidates.len().max(1));
+                let (v, n) = pick_value(&view, side, cmd, &seeds, search, share);
+                nodes += n;
+                v
+            } else {
+                let mut total = 0.0;
+                for &seed in &seeds {
+                    let mut c = view.clone();
+                    c.rng = BattleRng::new(seed);
+                    nodes += 1;
+                    if c.execute(cmd).is_err() {
+                        total = f64::NEG_INFINITY;
+                        break;
+                    }
+                    nodes += play_out(&mut c, side, actor, search.depth, search.replies);
+                    total += eval::score(&c, side);
                 }
-                nodes += play_out(&mut c, side, actor, search.depth, search.replies);
-                total += eval::score(&c, side);
-            }
-            let mut v = total / seeds.len() as f64;
+                total / seeds.len() as f64
+            };
             // A few dice samples can all miss a hard target (a dodging scout): the exact
             // expected damage by the ruleset's odds breaks such ties in favour of attacking.
             if let Some((target, ranged)) = attack_target(cmd)
@@ -273,6 +289,52 @@ impl Ai {
         }
         candidates[i].clone()
     }
+}
+
+/// The value of a pick: the best first action of the picked unit, each judged as
+/// [`Ai::utility`] judges a candidate (the same dice seeds, the unit's turn played out), over
+/// at most `budget` nodes with `search.pick_moves` cells per kind of move. Returns the value
+/// and the nodes spent.
+fn pick_value(
+    view: &BattleState,
+    side: SideId,
+    pick: &Command,
+    seeds: &[u64],
+    search: Search,
+    budget: usize,
+) -> (f64, usize) {
+    let mut picked = view.clone();
+    if picked.execute(pick).is_err() {
+        return (f64::NEG_INFINITY, 1);
+    }
+    let mut nodes = 1;
+    let unit = match picked.pending() {
+        Decision::Act { unit } if picked.unit(unit).is_some_and(|u| u.side == side) => unit,
+        // Not our unit's action next (a reaction, the battle over): judge the state as it is.
+        _ => return (eval::score(&picked, side), nodes),
+    };
+    let legal = picked.legal_commands();
+    let candidates = prune(&picked, side, legal, search.pick_moves);
+    let mut best = f64::NEG_INFINITY;
+    for (i, cmd) in candidates.iter().enumerate() {
+        if i > 0 && nodes >= budget {
+            break;
+        }
+        let mut total = 0.0;
+        for &seed in seeds {
+            let mut c = picked.clone();
+            c.rng = BattleRng::new(seed);
+            nodes += 1;
+            if c.execute(cmd).is_err() {
+                total = f64::NEG_INFINITY;
+                break;
+            }
+            nodes += play_out(&mut c, side, Some(unit), search.depth, search.replies);
+            total += eval::score(&c, side);
+        }
+        best = best.max(total / seeds.len() as f64);
+    }
+    (best, nodes)
 }
 
 /// Plays a clone forward by fixed policies, so every candidate is judged at the same point:

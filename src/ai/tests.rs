@@ -265,3 +265,67 @@ fn a_shooter_under_fire_ends_its_turn_in_cover() {
         "the archer attacked on only {attacked} of 8 seeds"
     );
 }
+
+/// `sides`: a pick is judged by the best turn the picked unit could take. A warrior that can
+/// reach a wounded wolf (by moving or charging) is picked before one that cannot reach any foe,
+/// though the other comes first in the level's order.
+#[test]
+fn the_unit_that_can_reach_a_foe_is_picked_first() {
+    let src = r#"(name: "t", description: "t", ruleset: "sides", topology: Square(diagonals: One),
+        size: (24, 7),
+        map: [
+            "........................",
+            "........................",
+            "........................",
+            "........................",
+            "........................",
+            "........................",
+            "........................",
+        ],
+        sides: [(name: "A", controller: Ai), (name: "B", controller: Ai)],
+        units: [
+            (name: "Far", side: "A", cell: (0, 6), template: "warrior"),
+            (name: "Near", side: "A", cell: (9, 3), template: "warrior"),
+            (name: "Wolf", side: "B", cell: (14, 3), template: "wolf"),
+        ],
+        victory: [LastSideStanding], seed: 1)"#;
+    let l = level::load("t.ron", src).unwrap_or_else(|e| panic!("{e:?}"));
+    let mut near_first = 0;
+    for seed in 1..9 {
+        let (mut b, _) = BattleState::start(&l, seed);
+        let ids: Vec<UnitId> = b.unit_ids().collect();
+        let (far, near, wolf) = (ids[0], ids[1], ids[2]);
+        b.units[wolf.index()].pools.insert("hp".into(), 1);
+        // The wolf just ends its turns until side A picks.
+        for _ in 0..20 {
+            match b.pending() {
+                Decision::Pick { options, .. } if options.contains(&far) => break,
+                Decision::Act { unit } => {
+                    b.execute(&Command::EndTurn { unit }).unwrap();
+                }
+                _ => {
+                    let c = b.legal_commands()[0].clone();
+                    b.execute(&c).unwrap();
+                }
+            }
+        }
+        assert!(
+            matches!(b.pending(), Decision::Pick { ref options, .. } if options == &vec![far, near]),
+            "seed {seed}: {:?}",
+            b.pending()
+        );
+        let pick = normal(seed).decide(&b).unwrap();
+        assert!(pick == Command::Pick { unit: far } || pick == Command::Pick { unit: near });
+        if pick == (Command::Pick { unit: near }) {
+            near_first += 1;
+        }
+    }
+    // Judged by the play-out policy alone (attack from where it stands, else end the turn),
+    // both picks scored the same and the first in order was taken on every seed. Now the near
+    // warrior goes first unless all of the AI's dice samples of its attack miss (as on one
+    // seed of the first four), when moving up next to the wolf looks like a mere exposure.
+    assert!(
+        near_first >= 6,
+        "the warrior in reach went first on only {near_first} of 8 seeds"
+    );
+}
