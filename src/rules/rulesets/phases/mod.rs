@@ -1833,8 +1833,9 @@ pub fn log_line(s: &BattleState, e: &Ev) -> String {
             n(unit)
         ),
         Ev::Order { order } => format!("Initiative order is now: {}", list(order)),
+        // The reaction's own line ("X aborts to Dodge") comes just before: say only the cost.
         Ev::Aborted { unit, next_phase } => format!(
-            "{} aborts to Dodge, giving up {}",
+            "{} gives up {} to dodge",
             n(unit),
             if *next_phase {
                 "its action in the next Phase"

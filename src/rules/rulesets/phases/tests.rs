@@ -588,6 +588,19 @@ fn abort_gives_up_this_phases_action_before_its_place_and_the_next_after_it() {
         unit: B,
         next_phase: false
     })));
+    // The log says the abort once, then its cost.
+    let lines: Vec<String> = e
+        .iter()
+        .map(|e| crate::rules::battle::log::describe(&b, e))
+        .filter(|l| l.contains("abort") || l.contains("gives up"))
+        .collect();
+    assert_eq!(
+        lines,
+        [
+            "Bo aborts to Dodge",
+            "Bo gives up its action this Phase to dodge"
+        ]
+    );
     let e = end(&mut b, A);
     // Bo's place is gone: Phase 2 starts with Ada.
     assert_eq!(state(&b).phase, 2);
