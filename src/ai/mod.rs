@@ -304,6 +304,8 @@ fn pick_value(
     budget: usize,
 ) -> (f64, usize) {
     let mut picked = view.clone();
+    // Never the battle's own generator: a start of turn that rolls must not show its dice.
+    picked.rng = BattleRng::new(seeds.first().copied().unwrap_or(0));
     if picked.execute(pick).is_err() {
         return (f64::NEG_INFINITY, 1);
     }
