@@ -1176,7 +1176,12 @@ fn act_hint(s: &BattleState, unit: UnitId, can_undo: bool) -> String {
     let name = unit_name(s, unit);
     if let [only] = legal.as_slice() {
         let label = rulesets::describe(s, only).label;
-        return format!("{name} can only {label} now: press 1.");
+        let key = if matches!(only, Command::EndTurn { .. }) {
+            "E"
+        } else {
+            "1"
+        };
+        return format!("{name} can only {label} now: press {key}.");
     }
     let mut click = Vec::new();
     if moves {

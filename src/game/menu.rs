@@ -179,8 +179,10 @@ pub fn menu(s: &BattleState, legal: &[Described]) -> Vec<MenuEntry> {
             None => groups.push((key, vec![d])),
         }
     }
-    // End turn goes last.
-    groups.sort_by_key(|(k, _)| k == "End turn");
+    // Attacks first, then Move, then the ruleset's other actions in the engine's order, End
+    // turn last (stable: the engine's order within each rank). Key 1 is the common choice,
+    // not a rarely wanted one such as Go Prone.
+    groups.sort_by_key(|(_, items)| rank(&items[0].command));
     let mut out = Vec::new();
     let mut n = 0;
     for (key, items) in groups {
@@ -226,6 +228,17 @@ pub fn menu(s: &BattleState, legal: &[Described]) -> Vec<MenuEntry> {
         });
     }
     out
+}
+
+/// Where a command's entry goes in the action menu: attacks (melee, ranged, spells) 0, plain
+/// moves 1, other actions 2, End turn 3.
+fn rank(cmd: &Command) -> u8 {
+    match cmd {
+        Command::EndTurn { .. } => 3,
+        Command::Move { .. } => 1,
+        c if crate::ai::attack_target(c).is_some() => 0,
+        _ => 2,
+    }
 }
 
 /// The entries of a group's sub-list (after choosing "Shoot (choose a target)"): one per
@@ -362,6 +375,11 @@ mod tests {
         assert!(mv.needs_target());
         let last = entries.last().expect("entries");
         assert_eq!(last.group, "End turn");
+        // Attacks, then Move, then the other actions: key 1 is never a rare action ahead of
+        // moving or attacking.
+        let ranks: Vec<u8> = entries.iter().map(|e| rank(&e.commands[0])).collect();
+        assert!(ranks.windows(2).all(|w| w[0] <= w[1]), "{ranks:?}");
+        assert_eq!(entries[0].group, "Move", "{:?}", entries[0].label);
         assert_eq!(last.hotkey, Some(Hotkey::Letter('E')));
         // Every legal command is behind exactly one entry.
         let total: usize = entries.iter().map(|e| e.commands.len()).sum();
