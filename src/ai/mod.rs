@@ -29,7 +29,6 @@ mod tests;
 
 use crate::rules::battle::{BattleState, Command, Decision, Reaction, SideId, UnitId};
 use crate::rules::dice::BattleRng;
-use crate::rules::grid::Cell;
 use crate::rules::rulesets;
 use rand::rngs::ChaCha8Rng;
 use rand::{RngExt, SeedableRng};
@@ -235,23 +234,13 @@ impl Ai {
                 nodes += n;
                 v
             } else {
-                let mut total = 0.0;
-                for &seed in &seeds {
-                    let mut c = view.clone();
-                    c.rng = BattleRng::new(seed);
-                    nodes += 1;
-                    if c.execute(cmd).is_err() {
-                        total = f64::NEG_INFINITY;
-                        break;
-                    }
-                    nodes += play_out(&mut c, side, actor, search.depth, search.replies);
-                    total += eval::score(&c, side);
-                }
-                total / seeds.len() as f64
+                let (v, n) = judge(&view, side, actor, cmd, &seeds, search);
+                nodes += n;
+                v
             };
             // A few dice samples can all miss a hard target (a dodging scout): the exact
             // expected damage by the ruleset's odds breaks such ties in favour of attacking.
-            if let Some((target, ranged)) = attack_target(cmd)
+            if let Some((target, ranged)) = cmd.attack_target()
                 && let (Some(o), Some(t)) = (
                     rulesets::odds(&view, cmd.unit(), target, ranged),
                     view.unit(target),
@@ -322,21 +311,37 @@ fn pick_value(
         if i > 0 && nodes >= budget {
             break;
         }
-        let mut total = 0.0;
-        for &seed in seeds {
-            let mut c = picked.clone();
-            c.rng = BattleRng::new(seed);
-            nodes += 1;
-            if c.execute(cmd).is_err() {
-                total = f64::NEG_INFINITY;
-                break;
-            }
-            nodes += play_out(&mut c, side, Some(unit), search.depth, search.replies);
-            total += eval::score(&c, side);
-        }
-        best = best.max(total / seeds.len() as f64);
+        let (v, n) = judge(&picked, side, Some(unit), cmd, seeds, search);
+        nodes += n;
+        best = best.max(v);
     }
     (best, nodes)
+}
+
+/// A candidate's value: the mean score, over the dice `seeds`, of executing `cmd` on a clone
+/// of `from` and playing the rest of `actor`'s turn out ([`play_out`]); minus infinity if the
+/// command is rejected. Returns the value and the nodes spent.
+fn judge(
+    from: &BattleState,
+    side: SideId,
+    actor: Option<UnitId>,
+    cmd: &Command,
+    seeds: &[u64],
+    search: Search,
+) -> (f64, usize) {
+    let mut nodes = 0;
+    let mut total = 0.0;
+    for &seed in seeds {
+        let mut c = from.clone();
+        c.rng = BattleRng::new(seed);
+        nodes += 1;
+        if c.execute(cmd).is_err() {
+            return (f64::NEG_INFINITY, nodes);
+        }
+        nodes += play_out(&mut c, side, actor, search.depth, search.replies);
+        total += eval::score(&c, side);
+    }
+    (total / seeds.len() as f64, nodes)
 }
 
 /// Plays a clone forward by fixed policies, so every candidate is judged at the same point:
@@ -404,25 +409,13 @@ fn play_out(
     nodes
 }
 
-/// The target and whether an attack command is ranged, for melee, ranged and spell attacks.
-pub fn attack_target(c: &Command) -> Option<(UnitId, bool)> {
-    match c {
-        Command::Attack { target, ranged, .. } => Some((*target, *ranged)),
-        Command::Act {
-            action: crate::rules::battle::Action::Cast { target },
-            ..
-        } => Some((*target, true)),
-        _ => None,
-    }
-}
-
 /// The attack (melee, ranged or spell) that takes the largest share of what its target has
 /// left, by the ruleset's exact odds where it gives them (finishing the wounded first).
 fn best_target_attack(s: &BattleState, legal: &[Command]) -> Option<Command> {
     legal
         .iter()
         .filter_map(|c| {
-            let (target, ranged) = attack_target(c)?;
+            let (target, ranged) = c.attack_target()?;
             let t = s.unit(target)?;
             let left = eval::vitality(t).max(0.01);
             let v = match rulesets::odds(s, c.unit(), target, ranged) {
@@ -449,32 +442,13 @@ pub fn deciding_side(s: &BattleState) -> Option<SideId> {
     }
 }
 
-/// The cell a command takes its unit to, if it moves it (Move, Step, Withdraw, Sprint,
-/// Charge, Screen...).
-pub fn destination(cmd: &Command) -> Option<(UnitId, Cell)> {
-    use crate::rules::battle::Action;
-    match cmd {
-        Command::Move { unit, to } => Some((*unit, *to)),
-        Command::Act {
-            unit,
-            action:
-                Action::Step { to }
-                | Action::Withdraw { to }
-                | Action::Sprint { to }
-                | Action::Charge { to, .. }
-                | Action::Screen { to, .. },
-        } => Some((*unit, *to)),
-        _ => None,
-    }
-}
-
 /// All commands that do not move a unit, plus, for each kind of moving command, the `keep`
 /// with the best cheap positional score of their destination.
 fn prune(s: &BattleState, side: SideId, legal: Vec<Command>, keep: usize) -> Vec<Command> {
     let mut rest = Vec::new();
     let mut moving: Vec<(String, f64, Command)> = Vec::new();
     for c in legal {
-        match destination(&c) {
+        match c.destination() {
             Some((unit, to)) => {
                 let kind = match &c {
                     Command::Act { action, .. } => action.name().to_string(),

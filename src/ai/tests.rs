@@ -20,10 +20,17 @@ fn level(map: &[&str], units: &str) -> crate::rules::level::Level {
 
 /// Plays everyone else by ending turns (reactions declined) until `unit` is to act.
 fn until_turn_of(b: &mut BattleState, unit: UnitId) {
+    play_until(b, |d| matches!(d, Decision::Act { unit: u } if *u == unit));
+}
+
+/// Plays on until `stop` holds for the pending decision: every unit to act ends its turn,
+/// every other decision takes the first legal command (the first unit of a pick, a declined
+/// reaction).
+fn play_until(b: &mut BattleState, stop: impl Fn(&Decision) -> bool) {
     for _ in 0..200 {
         match b.pending() {
-            Decision::Act { unit: u } if u == unit => return,
-            Decision::Over { .. } => panic!("battle over before {unit:?} acted"),
+            d if stop(&d) => return,
+            Decision::Over { .. } => panic!("battle over before the decision awaited"),
             Decision::Act { unit: u } => {
                 b.execute(&Command::EndTurn { unit: u }).unwrap();
             }
@@ -33,7 +40,7 @@ fn until_turn_of(b: &mut BattleState, unit: UnitId) {
             }
         }
     }
-    panic!("{unit:?} never got a turn");
+    panic!("the decision awaited never came");
 }
 
 fn normal(seed: u64) -> Ai {
@@ -131,7 +138,7 @@ fn a_fragile_unit_does_not_walk_into_several_foes() {
                 break;
             }
             let c = ai.decide(&b).unwrap();
-            if let Some((_, to)) = destination(&c) {
+            if let Some((_, to)) = c.destination() {
                 let near = b
                     .enemies_of(a)
                     .iter()
@@ -152,9 +159,7 @@ fn a_fragile_unit_does_not_walk_into_several_foes() {
 
 #[test]
 fn decisions_are_legal_and_deterministic() {
-    let l =
-        crate::rules::level::load_path(&crate::repo_dir().join("levels/action_points_ruins.ron"))
-            .unwrap();
+    let l = crate::rules::battle::tests::load("action_points_ruins.ron");
     let (b, _) = BattleState::start(&l, 9);
     let c1 = normal(5).decide(&b);
     let c2 = normal(5).decide(&b);
@@ -193,28 +198,9 @@ fn a_shooter_under_fire_ends_its_turn_in_cover() {
         let (mut b, _) = BattleState::start(&l, seed);
         let bow = b.unit_ids().next().unwrap();
         let foes: Vec<UnitId> = b.enemies_of(bow);
-        // Play until it is the archer's turn: the other side's archers just end their turns.
-        for _ in 0..50 {
-            match b.pending() {
-                Decision::Act { unit } if unit == bow => break,
-                Decision::Act { unit } => {
-                    b.execute(&Command::EndTurn { unit }).unwrap();
-                }
-                Decision::Pick { options, .. } => {
-                    let pick = if options.contains(&bow) {
-                        bow
-                    } else {
-                        options[0]
-                    };
-                    b.execute(&Command::Pick { unit: pick }).unwrap();
-                }
-                _ => {
-                    let c = b.legal_commands()[0].clone();
-                    b.execute(&c).unwrap();
-                }
-            }
-        }
-        assert!(matches!(b.pending(), Decision::Act { unit } if unit == bow));
+        // Play until it is the archer's turn (the only unit of its side, so its side's picks
+        // are it): the other side's archers just end their turns.
+        until_turn_of(&mut b, bow);
         let start = b.units[bow.index()].cell;
         let covered = |b: &BattleState, c| {
             foes.iter().all(|&f| {
@@ -297,18 +283,10 @@ fn the_unit_that_can_reach_a_foe_is_picked_first() {
         let (far, near, wolf) = (ids[0], ids[1], ids[2]);
         b.units[wolf.index()].pools.insert("hp".into(), 1);
         // The wolf just ends its turns until side A picks.
-        for _ in 0..20 {
-            match b.pending() {
-                Decision::Pick { options, .. } if options.contains(&far) => break,
-                Decision::Act { unit } => {
-                    b.execute(&Command::EndTurn { unit }).unwrap();
-                }
-                _ => {
-                    let c = b.legal_commands()[0].clone();
-                    b.execute(&c).unwrap();
-                }
-            }
-        }
+        play_until(
+            &mut b,
+            |d| matches!(d, Decision::Pick { options, .. } if options.contains(&far)),
+        );
         assert!(
             matches!(b.pending(), Decision::Pick { ref options, .. } if options == &vec![far, near]),
             "seed {seed}: {:?}",

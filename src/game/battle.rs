@@ -507,10 +507,7 @@ mod tests {
 
     #[test]
     fn the_opening_log_shows_initiative_not_starting_pools() {
-        let level = crate::rules::level::load_path(
-            &crate::repo_dir().join("levels/phases_hex_skirmish.ron"),
-        )
-        .expect("shipped level");
+        let level = crate::rules::battle::tests::load("phases_hex_skirmish.ron");
         let (state, events) = BattleState::start(&level, 3);
         assert!(events.iter().any(|e| matches!(e, Event::Pool { .. })));
         let log = opening_log(&state, &events);

@@ -1170,8 +1170,8 @@ fn hints(
 /// legal command is Recover is not told to click cells or press E.
 fn act_hint(s: &BattleState, unit: UnitId, can_undo: bool) -> String {
     let legal = s.legal_commands();
-    let moves = legal.iter().any(|c| crate::ai::destination(c).is_some());
-    let attacks = legal.iter().any(|c| crate::ai::attack_target(c).is_some());
+    let moves = legal.iter().any(|c| c.destination().is_some());
+    let attacks = legal.iter().any(|c| c.attack_target().is_some());
     let ends = legal.iter().any(|c| matches!(c, Command::EndTurn { .. }));
     let name = unit_name(s, unit);
     if let [only] = legal.as_slice() {
@@ -1249,10 +1249,7 @@ mod tests {
 
     #[test]
     fn the_act_hint_names_only_what_the_unit_can_do() {
-        let level = crate::rules::level::load_path(
-            &crate::repo_dir().join("levels/phases_hex_skirmish.ron"),
-        )
-        .expect("shipped level");
+        let level = crate::rules::battle::tests::load("phases_hex_skirmish.ron");
         let (mut b, _) = BattleState::start(&level, 3);
         let Decision::Act { unit } = b.pending() else {
             panic!("the battle opens on a unit to act: {:?}", b.pending());

@@ -236,7 +236,7 @@ fn rank(cmd: &Command) -> u8 {
     match cmd {
         Command::EndTurn { .. } => 3,
         Command::Move { .. } => 1,
-        c if crate::ai::attack_target(c).is_some() => 0,
+        c if c.attack_target().is_some() => 0,
         _ => 2,
     }
 }
@@ -323,11 +323,9 @@ pub fn ascii(text: &str) -> String {
 mod tests {
     use super::*;
     use crate::rules::battle::Action;
-    use crate::rules::level;
 
     fn ruins() -> BattleState {
-        let path = crate::repo_dir().join("levels/action_points_ruins.ron");
-        let level = level::load_path(&path).expect("the ruins level loads");
+        let level = crate::rules::battle::tests::load("action_points_ruins.ron");
         BattleState::start(&level, 7).0
     }
 

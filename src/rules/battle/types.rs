@@ -48,6 +48,36 @@ impl Command {
             | Command::React { unit, .. } => *unit,
         }
     }
+
+    /// The target and whether the attack is ranged, for melee, ranged and spell attacks.
+    pub fn attack_target(&self) -> Option<(UnitId, bool)> {
+        match self {
+            Command::Attack { target, ranged, .. } => Some((*target, *ranged)),
+            Command::Act {
+                action: Action::Cast { target },
+                ..
+            } => Some((*target, true)),
+            _ => None,
+        }
+    }
+
+    /// The unit and the cell the command takes it to, if it moves it (Move, Step, Withdraw,
+    /// Sprint, Charge, Screen).
+    pub fn destination(&self) -> Option<(UnitId, Cell)> {
+        match self {
+            Command::Move { unit, to } => Some((*unit, *to)),
+            Command::Act {
+                unit,
+                action:
+                    Action::Step { to }
+                    | Action::Withdraw { to }
+                    | Action::Sprint { to }
+                    | Action::Charge { to, .. }
+                    | Action::Screen { to, .. },
+            } => Some((*unit, *to)),
+            _ => None,
+        }
+    }
 }
 
 /// Named actions beyond Move and Attack. Each ruleset accepts its own subset.
