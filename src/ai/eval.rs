@@ -49,9 +49,35 @@ pub fn health_left(u: &Unit) -> f64 {
     have as f64
 }
 
+/// The sum of a unit's health pool maxima.
+fn max_health(u: &Unit) -> f64 {
+    POOLS.iter().map(|k| u.stat(k).max(0)).sum::<i64>() as f64
+}
+
+/// The share of a spell's expected damage counted before it goes off.
+const SPELL_KEPT: f64 = 0.7;
+
 /// Whether a unit can attack at range (weapon or spell).
 pub fn ranged_reach(u: &Unit) -> i64 {
     u.stat("range").max(u.stat("spell_range"))
+}
+
+/// Whether `unit` standing at `at` could strike an enemy from there: one within its reach, or,
+/// for a shooter, one in range and sight beyond arm's length.
+pub fn can_strike_from(s: &BattleState, unit: UnitId, at: Cell) -> bool {
+    let me = &s.units[unit.index()];
+    let range = ranged_reach(me);
+    s.units.iter().any(|e| {
+        if e.side == me.side || !e.is_active() {
+            return false;
+        }
+        let d = s.grid().distance(at, e.cell);
+        d <= me.reach.max(1)
+            || (range > 0
+                && d > 1
+                && d as i64 <= range
+                && sight::line_of_sight(&s.terrain, at, e.cell))
+    })
 }
 
 /// The score of the battle for `side`: higher is better.
@@ -64,8 +90,16 @@ pub fn score(s: &BattleState, side: SideId) -> f64 {
         };
     }
     let mut v = 0.0;
-    for u in &s.units {
-        let lost = 1.0 - vitality(u);
+    let pending = crate::rules::rulesets::pending_damage(s);
+    for (i, u) in s.units.iter().enumerate() {
+        let mut lost = 1.0 - vitality(u);
+        // A spell under way (`segments`) is damage in the bank, less the chance that a blow
+        // on its caster spoils it.
+        for &(_, target, damage) in &pending {
+            if target.index() == i && u.is_active() {
+                lost = (lost + SPELL_KEPT * damage / max_health(u).max(1.0)).min(1.0);
+            }
+        }
         let down = if u.status == Status::Active { 0.0 } else { 1.0 };
         // Actions in hand are worth something: AP not spent, stamina and focus for reactions.
         let spare = if u.is_active() {

@@ -443,10 +443,15 @@ pub fn deciding_side(s: &BattleState) -> Option<SideId> {
 }
 
 /// All commands that do not move a unit, plus, for each kind of moving command, the `keep`
-/// with the best cheap positional score of their destination.
+/// with the best cheap positional score of their destination. If none of those lets the unit
+/// strike a foe (within reach, or in range and sight for a shooter), the `keep / 2` nearest
+/// destinations that do are added: the positional score prices exposure, so every cell beside
+/// a foe can rank below the hiding places, and a unit whose move and attack share a turn
+/// (`segments`: half its move, then the attack) walked away from a foe it could have hit.
 fn prune(s: &BattleState, side: SideId, legal: Vec<Command>, keep: usize) -> Vec<Command> {
     let mut rest = Vec::new();
-    let mut moving: Vec<(String, f64, Command)> = Vec::new();
+    // (kind, value, steps from the unit's cell, strikes from there, command)
+    let mut moving: Vec<(String, f64, u32, bool, Command)> = Vec::new();
     for c in legal {
         match c.destination() {
             Some((unit, to)) => {
@@ -455,24 +460,33 @@ fn prune(s: &BattleState, side: SideId, legal: Vec<Command>, keep: usize) -> Vec
                     _ => "Move".to_string(),
                 };
                 let v = eval::cell_value(s, side, unit, to);
-                moving.push((kind, v, c));
+                let u = &s.units[unit.index()];
+                let steps = s.grid().distance(u.cell, to);
+                moving.push((kind, v, steps, eval::can_strike_from(s, unit, to), c));
             }
             None => rest.push(c),
         }
     }
     // Stable: by kind, then best value first (ties keep the engine's order).
     moving.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.total_cmp(&a.1)));
-    let mut last: Option<String> = None;
-    let mut taken = 0;
-    for (kind, _, c) in moving {
-        if last.as_ref() != Some(&kind) {
-            last = Some(kind);
-            taken = 0;
+    let mut i = 0;
+    while i < moving.len() {
+        let kind = moving[i].0.clone();
+        let end = i + moving[i..].iter().take_while(|m| m.0 == kind).count();
+        let group = &moving[i..end];
+        let mut chosen: Vec<usize> = (0..group.len().min(keep)).collect();
+        let mut strikes: Vec<usize> = (0..group.len()).filter(|&k| group[k].3).collect();
+        strikes.sort_by_key(|&k| group[k].2);
+        let none_strikes = chosen.iter().all(|&k| !group[k].3);
+        let take = if none_strikes { keep / 2 } else { 0 };
+        for k in strikes.into_iter().take(take) {
+            if !chosen.contains(&k) {
+                chosen.push(k);
+            }
         }
-        if taken < keep {
-            rest.push(c);
-            taken += 1;
-        }
+        chosen.sort_unstable();
+        rest.extend(chosen.into_iter().map(|k| group[k].4.clone()));
+        i = end;
     }
     rest
 }

@@ -50,6 +50,8 @@ pub struct Game {
 /// Plays one game; `players[i]` controls side `i`. Each AI is seeded from `seed` and its side.
 pub fn play(level: &Level, seed: u64, players: &[Kind], caps: Caps) -> Game {
     let (mut b, _) = BattleState::start(level, seed);
+    // A debugging aid: the event log of every game on standard error.
+    let log = std::env::var_os("FRAY_SIM_LOG").is_some();
     let mut ais: Vec<Ai> = players
         .iter()
         .enumerate()
@@ -97,9 +99,15 @@ pub fn play(level: &Level, seed: u64, players: &[Kind], caps: Caps) -> Game {
         let t = Instant::now();
         let r = b.execute(&cmd);
         game.engine += t.elapsed();
-        if let Err(e) = r {
-            game.illegal = Some(format!("{cmd:?} was rejected: {e}"));
-            break;
+        match r {
+            Err(e) => {
+                game.illegal = Some(format!("{cmd:?} was rejected: {e}"));
+                break;
+            }
+            Ok(events) if log => {
+                eprint!("{}", crate::rules::replay::render_log(&b, &events));
+            }
+            Ok(_) => {}
         }
         game.commands.push(cmd);
     }

@@ -307,3 +307,124 @@ fn the_unit_that_can_reach_a_foe_is_picked_first() {
         "the warrior in reach went first on only {near_first} of 8 seeds"
     );
 }
+
+/// A badly wounded wolf pays dearly by the cheap positional value for every foe that can
+/// reach it, so the cells out of everyone's reach rank above every cell it could strike from.
+/// The candidates still include the nearest cells it could strike from, so the search
+/// (which sees the blow) decides, not the pre-score. Without them a unit whose move and
+/// attack share a turn walked away from a foe it could have hit (`segments_crypt`: the
+/// wolves in the surprise segment).
+#[test]
+fn the_candidates_include_cells_to_strike_from_when_hiding_ranks_first() {
+    let src = r#"(name: "t", description: "t", ruleset: "segments", topology: Square(diagonals: One),
+        size: (32, 7),
+        map: [
+            "................................",
+            "................................",
+            "................................",
+            "................................",
+            "................................",
+            "................................",
+            "................................",
+        ],
+        sides: [(name: "A", controller: Ai), (name: "B", controller: Ai)],
+        units: [
+            (name: "Mage", side: "A", cell: (10, 3), template: "magic_user"),
+            (name: "F1", side: "A", cell: (8, 1), template: "fighter"),
+            (name: "F2", side: "A", cell: (8, 5), template: "fighter"),
+            (name: "F3", side: "A", cell: (7, 3), template: "fighter"),
+            (name: "Wolf", side: "B", cell: (18, 3), template: "wolf"),
+        ],
+        options: (alerted: ["A", "B"]),
+        victory: [LastSideStanding], seed: 1)"#;
+    let l = level::load("t.ron", src).unwrap_or_else(|e| panic!("{e:?}"));
+    let (mut b, _) = BattleState::start(&l, 1);
+    let wolf = b.unit_ids().last().unwrap();
+    b.units[wolf.index()].pools.insert("hp".into(), 2);
+    until_turn_of(&mut b, wolf);
+    let side = b.units[wolf.index()].side;
+    let strikes = |c: &Command| {
+        c.destination()
+            .is_some_and(|(u, to)| eval::can_strike_from(&b, u, to))
+    };
+    let legal = b.legal_commands();
+    assert!(legal.iter().any(strikes), "no cell to strike from in reach");
+    let keep = 4;
+    // The premise: by the cheap value alone, the best `keep` cells are all out of reach.
+    let mut by_value: Vec<(f64, &Command)> = legal
+        .iter()
+        .filter_map(|c| {
+            let (u, to) = c.destination()?;
+            Some((eval::cell_value(&b, side, u, to), c))
+        })
+        .collect();
+    by_value.sort_by(|a, b| b.0.total_cmp(&a.0));
+    assert!(
+        by_value.iter().take(keep).all(|(_, c)| !strikes(c)),
+        "the test's premise fails: a cell to strike from ranks among the best"
+    );
+    let kept = prune(&b, side, legal.clone(), keep);
+    assert!(
+        kept.iter().any(strikes),
+        "no cell to strike from among the candidates: {kept:?}"
+    );
+}
+
+/// `segments`: a spell goes off segments after it is begun, beyond the play-out. A magic-user
+/// with foes in spell range begins its spell rather than walking about: the spell under way
+/// counts as damage in the bank (in the crypt it used to walk towards the monsters instead).
+#[test]
+fn a_caster_begins_its_spell_when_the_damage_lands_later() {
+    let src = r#"(name: "t", description: "t", ruleset: "segments", topology: Square(diagonals: One),
+        size: (20, 7),
+        map: [
+            "....................",
+            "....................",
+            "....................",
+            "....................",
+            "....................",
+            "....................",
+            "....................",
+        ],
+        sides: [(name: "A", controller: Ai), (name: "B", controller: Ai)],
+        units: [
+            (name: "Mage", side: "A", cell: (1, 3), template: "magic_user"),
+            (name: "Guard", side: "A", cell: (3, 3), template: "fighter"),
+            (name: "Ogre", side: "B", cell: (12, 3), template: "ogre"),
+            (name: "Wolf", side: "B", cell: (12, 5), template: "wolf"),
+        ],
+        options: (alerted: ["A", "B"]),
+        victory: [LastSideStanding], seed: 1)"#;
+    let l = level::load("t.ron", src).unwrap_or_else(|e| panic!("{e:?}"));
+    let mut cast = 0;
+    for seed in 1..7 {
+        let (mut b, _) = BattleState::start(&l, seed);
+        let mage = b.unit_ids().next().unwrap();
+        until_turn_of(&mut b, mage);
+        let legal = b.legal_commands();
+        assert!(
+            legal.iter().any(|c| matches!(
+                c,
+                Command::Act {
+                    action: Action::Cast { .. },
+                    ..
+                }
+            )),
+            "seed {seed}: no spell to cast: {legal:?}"
+        );
+        let c = normal(seed).decide(&b).unwrap();
+        if matches!(
+            c,
+            Command::Act {
+                action: Action::Cast { .. },
+                ..
+            }
+        ) {
+            cast += 1;
+        }
+    }
+    assert!(
+        cast >= 5,
+        "the magic-user began its spell on only {cast} of 6 seeds"
+    );
+}

@@ -153,6 +153,16 @@ pub fn odds(s: &BattleState, attacker: UnitId, target: UnitId, ranged: bool) -> 
     }
 }
 
+/// Damage under way that lands later, as (caster, target, expected damage): the spells being
+/// cast in `segments` go off when their casting time ends. The other rulesets resolve every
+/// attack at once and have none.
+pub fn pending_damage(s: &BattleState) -> Vec<(UnitId, UnitId, f64)> {
+    match &s.rules {
+        RulesState::Segments(r) => segments::pending_damage(s, r),
+        _ => Vec::new(),
+    }
+}
+
 /// Removes from `state` what `viewer` cannot know (the other sides' undeclared intents in
 /// `segments`), so an AI searching a clone of it cannot cheat. The rulesets without hidden
 /// information leave the state as it is.

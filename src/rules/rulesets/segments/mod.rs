@@ -40,7 +40,7 @@ mod view;
 #[cfg(test)]
 mod tests;
 
-pub use view::{clock, describe, log_line, odds, redact, redact_event};
+pub use view::{clock, describe, log_line, odds, pending_damage, redact, redact_event};
 
 use crate::rules::battle::common::ndx;
 use crate::rules::battle::{

@@ -455,6 +455,19 @@ pub fn describe(s: &BattleState, r: &State, cmd: &Command) -> CommandInfo {
     info
 }
 
+/// The spells being cast, as (caster, target, expected damage when it goes off): a spell
+/// cannot miss, but a blow on the caster before it goes off spoils it.
+pub fn pending_damage(s: &BattleState, r: &State) -> Vec<(UnitId, UnitId, f64)> {
+    r.casting
+        .iter()
+        .map(|c| {
+            let dice = combat::damage_dice(s, c.caster, combat::Kind::Spell);
+            let mean = dice.distribution().expect(|d| d.max(1) as f64);
+            (c.caster, c.target, mean)
+        })
+        .collect()
+}
+
 /// The odds of one strike (`hit`) and the expected damage of a whole attack routine.
 pub fn odds(
     s: &BattleState,
