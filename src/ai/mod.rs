@@ -27,7 +27,7 @@ pub mod sim;
 #[cfg(test)]
 mod tests;
 
-use crate::rules::battle::{BattleState, Command, Decision, Reaction, SideId, UnitId};
+use crate::rules::battle::{Action, BattleState, Command, Decision, Reaction, SideId, UnitId};
 use crate::rules::dice::BattleRng;
 use crate::rules::rulesets;
 use rand::rngs::ChaCha8Rng;
@@ -365,40 +365,42 @@ fn play_out(
         if c.outcome.is_some() {
             break;
         }
-        let legal = c.legal_commands();
-        if legal.is_empty() {
-            break;
-        }
-        let cmd = match c.pending() {
-            Decision::React { .. } => default_reaction(&legal),
-            Decision::Act { unit }
-                if actor.is_none()
-                    && nodes == 0
-                    && c.unit(unit).is_some_and(|u| u.side == side) =>
-            {
+        let pending = c.pending();
+        let own_turn = match pending {
+            Decision::Act { unit } => {
+                (actor.is_none() && nodes == 0 && c.unit(unit).is_some_and(|u| u.side == side))
+                    || (Some(unit) == actor && own < depth)
+            }
+            _ => false,
+        };
+        let cmd = match pending {
+            Decision::Act { unit } if own_turn => {
+                // The acting unit only attacks or ends its turn: list just those (every
+                // legal move would be a path search per kind of move, a third of the time).
                 actor = Some(unit);
                 own += 1;
-                best_target_attack(c, &legal).or_else(|| {
-                    legal
+                let options = strikes_and_end(c, unit);
+                best_target_attack(c, &options).or_else(|| {
+                    options
                         .iter()
                         .find(|x| matches!(x, Command::EndTurn { .. }))
                         .cloned()
                 })
             }
-            Decision::Act { unit } if Some(unit) == actor && own < depth => {
-                own += 1;
-                best_target_attack(c, &legal).or_else(|| {
-                    legal
-                        .iter()
-                        .find(|x| matches!(x, Command::EndTurn { .. }))
-                        .cloned()
-                })
+            _ => {
+                let legal = c.legal_commands();
+                if legal.is_empty() {
+                    break;
+                }
+                match pending {
+                    Decision::React { .. } => default_reaction(&legal),
+                    _ if others < replies => {
+                        others += 1;
+                        Some(greedy(c, &legal))
+                    }
+                    _ => None,
+                }
             }
-            _ if others < replies => {
-                others += 1;
-                Some(greedy(c, &legal))
-            }
-            _ => None,
         };
         let Some(cmd) = cmd else { break };
         if c.execute(&cmd).is_err() {
@@ -407,6 +409,44 @@ fn play_out(
         nodes += 1;
     }
     nodes
+}
+
+/// The legal commands of `unit` that attack a foe (melee, ranged, spell), then ending its
+/// turn: the part of [`BattleState::legal_commands`] the play-out policy chooses from.
+fn strikes_and_end(s: &BattleState, unit: UnitId) -> Vec<Command> {
+    let mut out = Vec::new();
+    let Some(side) = s.unit(unit).map(|u| u.side) else {
+        return out;
+    };
+    // Every unit of another side: some rulesets let a fallen foe be struck (`alternating`).
+    let foes = s.unit_ids().filter(|&t| s.units[t.index()].side != side);
+    for target in foes.collect::<Vec<_>>() {
+        for cmd in [
+            Command::Attack {
+                unit,
+                target,
+                ranged: false,
+            },
+            Command::Attack {
+                unit,
+                target,
+                ranged: true,
+            },
+            Command::Act {
+                unit,
+                action: Action::Cast { target },
+            },
+        ] {
+            if s.check(&cmd).is_ok() {
+                out.push(cmd);
+            }
+        }
+    }
+    let end = Command::EndTurn { unit };
+    if s.check(&end).is_ok() {
+        out.push(end);
+    }
+    out
 }
 
 /// The attack (melee, ranged or spell) that takes the largest share of what its target has

@@ -1,7 +1,7 @@
 //! Behaviour of the utility AI on small inline levels: assertions that fail when it plays badly.
 
 use super::*;
-use crate::rules::battle::Action;
+
 use crate::rules::level;
 
 fn level(map: &[&str], units: &str) -> crate::rules::level::Level {
@@ -427,4 +427,55 @@ fn a_caster_begins_its_spell_when_the_damage_lands_later() {
         cast >= 5,
         "the magic-user began its spell on only {cast} of 6 seeds"
     );
+}
+
+/// The play-out lists a unit's attacks and End turn itself (`strikes_and_end`) rather than
+/// asking for every legal command: on every shipped level, at every action decision of a
+/// greedy game, it lists exactly the attacks and End turn that `legal_commands` lists.
+#[test]
+fn the_play_out_lists_the_same_attacks_as_the_engine() {
+    let dir = crate::repo_dir().join("levels");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .map(|d| d.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default();
+    files.retain(|p| p.extension().is_some_and(|x| x == "ron"));
+    files.sort();
+    assert!(files.len() >= 5, "no levels in {}", dir.display());
+    let mut compared = 0;
+    for f in &files {
+        let text = std::fs::read_to_string(f).unwrap();
+        let l = level::load(&f.display().to_string(), &text).unwrap_or_else(|e| panic!("{e:?}"));
+        for seed in 1..3 {
+            let (mut b, _) = BattleState::start(&l, seed);
+            for _ in 0..400 {
+                if b.outcome.is_some() {
+                    break;
+                }
+                let legal = b.legal_commands();
+                if legal.is_empty() {
+                    break;
+                }
+                if let Decision::Act { unit } = b.pending() {
+                    let mut want: Vec<String> = legal
+                        .iter()
+                        .filter(|c| {
+                            c.attack_target().is_some() || matches!(c, Command::EndTurn { .. })
+                        })
+                        .map(|c| format!("{c:?}"))
+                        .collect();
+                    let mut got: Vec<String> = strikes_and_end(&b, unit)
+                        .iter()
+                        .map(|c| format!("{c:?}"))
+                        .collect();
+                    want.sort();
+                    got.sort();
+                    assert_eq!(got, want, "{}: seed {seed}, round {}", f.display(), b.round);
+                    compared += 1;
+                }
+                let c = greedy(&b, &legal);
+                b.execute(&c).unwrap();
+            }
+        }
+    }
+    assert!(compared > 100, "only {compared} decisions compared");
 }
