@@ -419,8 +419,7 @@ fn strikes_and_end(s: &BattleState, unit: UnitId) -> Vec<Command> {
         return out;
     };
     // Every unit of another side: some rulesets let a fallen foe be struck (`alternating`).
-    let foes = s.unit_ids().filter(|&t| s.units[t.index()].side != side);
-    for target in foes.collect::<Vec<_>>() {
+    for target in s.unit_ids().filter(|&t| s.units[t.index()].side != side) {
         for cmd in [
             Command::Attack {
                 unit,
