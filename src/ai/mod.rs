@@ -27,7 +27,7 @@ pub mod sim;
 #[cfg(test)]
 mod tests;
 
-use crate::rules::battle::{Action, BattleState, Command, Decision, Reaction, SideId, UnitId};
+use crate::rules::battle::{BattleState, Command, Decision, Reaction, SideId, UnitId};
 use crate::rules::dice::BattleRng;
 use crate::rules::rulesets;
 use rand::rngs::ChaCha8Rng;
@@ -420,22 +420,7 @@ fn strikes_and_end(s: &BattleState, unit: UnitId) -> Vec<Command> {
     };
     // Every unit of another side: some rulesets let a fallen foe be struck (`alternating`).
     for target in s.unit_ids().filter(|&t| s.units[t.index()].side != side) {
-        for cmd in [
-            Command::Attack {
-                unit,
-                target,
-                ranged: false,
-            },
-            Command::Attack {
-                unit,
-                target,
-                ranged: true,
-            },
-            Command::Act {
-                unit,
-                action: Action::Cast { target },
-            },
-        ] {
+        for cmd in Command::attacks_on(unit, target) {
             if s.check(&cmd).is_ok() {
                 out.push(cmd);
             }

@@ -1,7 +1,7 @@
 //! Behaviour of the utility AI on small inline levels: assertions that fail when it plays badly.
 
 use super::*;
-
+use crate::rules::battle::Action;
 use crate::rules::level;
 
 fn level(map: &[&str], units: &str) -> crate::rules::level::Level {
@@ -165,7 +165,6 @@ fn decisions_are_legal_and_deterministic() {
     let c2 = normal(5).decide(&b);
     assert_eq!(c1, c2);
     assert!(b.legal_commands().contains(&c1.unwrap()));
-    let _ = Action::Delay;
 }
 
 /// `sides`: an archer in the open, facing two enemy archers across a row of pillars, does not

@@ -61,6 +61,27 @@ impl Command {
         }
     }
 
+    /// Every way `unit` might attack `target`: melee, ranged, and a spell. A ruleset lists the
+    /// ones it allows; the AI's play-out checks each against the rules.
+    pub fn attacks_on(unit: UnitId, target: UnitId) -> [Command; 3] {
+        [
+            Command::Attack {
+                unit,
+                target,
+                ranged: false,
+            },
+            Command::Attack {
+                unit,
+                target,
+                ranged: true,
+            },
+            Command::Act {
+                unit,
+                action: Action::Cast { target },
+            },
+        ]
+    }
+
     /// The unit and the cell the command takes it to, if it moves it (Move, Step, Withdraw,
     /// Sprint, Charge, Screen).
     pub fn destination(&self) -> Option<(UnitId, Cell)> {

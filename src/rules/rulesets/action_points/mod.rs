@@ -514,22 +514,7 @@ pub fn legal(s: &BattleState, r: &State) -> Vec<Command> {
             out.push(Command::EndTurn { unit });
             if u.pool("ap") >= 1 {
                 for target in s.enemies_of(unit) {
-                    for cmd in [
-                        Command::Attack {
-                            unit,
-                            target,
-                            ranged: false,
-                        },
-                        Command::Attack {
-                            unit,
-                            target,
-                            ranged: true,
-                        },
-                        Command::Act {
-                            unit,
-                            action: Action::Cast { target },
-                        },
-                    ] {
+                    for cmd in Command::attacks_on(unit, target) {
                         if target_ok(s, &cmd).is_ok() {
                             out.push(cmd);
                         }
