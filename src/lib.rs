@@ -24,3 +24,15 @@ pub(crate) fn repo_dir() -> std::path::PathBuf {
         .map(std::path::PathBuf::from)
         .unwrap_or_else(|| std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")))
 }
+
+/// The shipped levels, `levels/*.ron` of the repository, sorted by name (for tests).
+#[cfg(test)]
+pub(crate) fn shipped_levels() -> Vec<std::path::PathBuf> {
+    let dir = repo_dir().join("levels");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .map(|d| d.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default();
+    files.retain(|p| p.extension().is_some_and(|x| x == "ron"));
+    files.sort();
+    files
+}

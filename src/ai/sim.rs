@@ -185,19 +185,9 @@ mod levels {
     use crate::ai::Difficulty;
     use crate::rules::replay::{self, LevelSource, Replay};
 
-    fn level_files() -> Vec<std::path::PathBuf> {
-        let dir = crate::repo_dir().join("levels");
-        let mut files: Vec<_> = std::fs::read_dir(&dir)
-            .map(|d| d.flatten().map(|e| e.path()).collect())
-            .unwrap_or_default();
-        files.retain(|p| p.extension().is_some_and(|x| x == "ron"));
-        files.sort();
-        files
-    }
-
     #[test]
     fn the_ai_plays_every_level_to_the_end_legally_and_replays_match() {
-        let files = level_files();
+        let files = crate::shipped_levels();
         assert!(files.len() >= 6);
         for path in files {
             let level = crate::rules::level::load_path(&path).expect("valid level");

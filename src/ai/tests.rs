@@ -2,9 +2,9 @@
 
 use super::*;
 use crate::rules::battle::Action;
-use crate::rules::level;
+use crate::rules::level::{self, Level};
 
-fn level(map: &[&str], units: &str) -> crate::rules::level::Level {
+fn level(map: &[&str], units: &str) -> Level {
     let rows: Vec<String> = map.iter().map(|r| format!("\"{r}\",")).collect();
     let src = format!(
         "(name: \"t\", description: \"t\", ruleset: \"action-points\", topology: Square(diagonals: One),
@@ -14,6 +14,20 @@ fn level(map: &[&str], units: &str) -> crate::rules::level::Level {
         map[0].len(),
         map.len(),
         rows.join("")
+    );
+    level::load("t.ron", &src).unwrap_or_else(|e| panic!("{e:?}"))
+}
+
+/// A level of `ruleset` on an open `w`×`h` square map, both sides played by the AI; `options`
+/// is the level's `options: (...),` entry, or empty.
+fn open_level(ruleset: &str, (w, h): (usize, usize), units: &str, options: &str) -> Level {
+    let row = format!("\"{}\",", ".".repeat(w));
+    let src = format!(
+        "(name: \"t\", description: \"t\", ruleset: \"{ruleset}\", topology: Square(diagonals: One),
+          size: ({w}, {h}), map: [{}],
+          sides: [(name: \"A\", controller: Ai), (name: \"B\", controller: Ai)],
+          units: [{units}], {options} victory: [LastSideStanding], seed: 1)",
+        row.repeat(h)
     );
     level::load("t.ron", &src).unwrap_or_else(|e| panic!("{e:?}"))
 }
@@ -256,25 +270,15 @@ fn a_shooter_under_fire_ends_its_turn_in_cover() {
 /// though the other comes first in the level's order.
 #[test]
 fn the_unit_that_can_reach_a_foe_is_picked_first() {
-    let src = r#"(name: "t", description: "t", ruleset: "sides", topology: Square(diagonals: One),
-        size: (24, 7),
-        map: [
-            "........................",
-            "........................",
-            "........................",
-            "........................",
-            "........................",
-            "........................",
-            "........................",
-        ],
-        sides: [(name: "A", controller: Ai), (name: "B", controller: Ai)],
-        units: [
+    let l = open_level(
+        "sides",
+        (24, 7),
+        r#"
             (name: "Far", side: "A", cell: (0, 6), template: "warrior"),
             (name: "Near", side: "A", cell: (9, 3), template: "warrior"),
-            (name: "Wolf", side: "B", cell: (14, 3), template: "wolf"),
-        ],
-        victory: [LastSideStanding], seed: 1)"#;
-    let l = level::load("t.ron", src).unwrap_or_else(|e| panic!("{e:?}"));
+            (name: "Wolf", side: "B", cell: (14, 3), template: "wolf")"#,
+        "",
+    );
     let mut near_first = 0;
     for seed in 1..9 {
         let (mut b, _) = BattleState::start(&l, seed);
@@ -315,28 +319,17 @@ fn the_unit_that_can_reach_a_foe_is_picked_first() {
 /// wolves in the surprise segment).
 #[test]
 fn the_candidates_include_cells_to_strike_from_when_hiding_ranks_first() {
-    let src = r#"(name: "t", description: "t", ruleset: "segments", topology: Square(diagonals: One),
-        size: (32, 7),
-        map: [
-            "................................",
-            "................................",
-            "................................",
-            "................................",
-            "................................",
-            "................................",
-            "................................",
-        ],
-        sides: [(name: "A", controller: Ai), (name: "B", controller: Ai)],
-        units: [
+    let l = open_level(
+        "segments",
+        (32, 7),
+        r#"
             (name: "Mage", side: "A", cell: (10, 3), template: "magic_user"),
             (name: "F1", side: "A", cell: (8, 1), template: "fighter"),
             (name: "F2", side: "A", cell: (8, 5), template: "fighter"),
             (name: "F3", side: "A", cell: (7, 3), template: "fighter"),
-            (name: "Wolf", side: "B", cell: (18, 3), template: "wolf"),
-        ],
-        options: (alerted: ["A", "B"]),
-        victory: [LastSideStanding], seed: 1)"#;
-    let l = level::load("t.ron", src).unwrap_or_else(|e| panic!("{e:?}"));
+            (name: "Wolf", side: "B", cell: (18, 3), template: "wolf")"#,
+        "options: (alerted: [\"A\", \"B\"]),",
+    );
     let (mut b, _) = BattleState::start(&l, 1);
     let wolf = b.unit_ids().last().unwrap();
     b.units[wolf.index()].pools.insert("hp".into(), 2);
@@ -374,27 +367,16 @@ fn the_candidates_include_cells_to_strike_from_when_hiding_ranks_first() {
 /// counts as damage in the bank (in the crypt it used to walk towards the monsters instead).
 #[test]
 fn a_caster_begins_its_spell_when_the_damage_lands_later() {
-    let src = r#"(name: "t", description: "t", ruleset: "segments", topology: Square(diagonals: One),
-        size: (20, 7),
-        map: [
-            "....................",
-            "....................",
-            "....................",
-            "....................",
-            "....................",
-            "....................",
-            "....................",
-        ],
-        sides: [(name: "A", controller: Ai), (name: "B", controller: Ai)],
-        units: [
+    let l = open_level(
+        "segments",
+        (20, 7),
+        r#"
             (name: "Mage", side: "A", cell: (1, 3), template: "magic_user"),
             (name: "Guard", side: "A", cell: (3, 3), template: "fighter"),
             (name: "Ogre", side: "B", cell: (12, 3), template: "ogre"),
-            (name: "Wolf", side: "B", cell: (12, 5), template: "wolf"),
-        ],
-        options: (alerted: ["A", "B"]),
-        victory: [LastSideStanding], seed: 1)"#;
-    let l = level::load("t.ron", src).unwrap_or_else(|e| panic!("{e:?}"));
+            (name: "Wolf", side: "B", cell: (12, 5), template: "wolf")"#,
+        "options: (alerted: [\"A\", \"B\"]),",
+    );
     let mut cast = 0;
     for seed in 1..7 {
         let (mut b, _) = BattleState::start(&l, seed);
@@ -433,13 +415,12 @@ fn a_caster_begins_its_spell_when_the_damage_lands_later() {
 /// greedy game, it lists exactly the attacks and End turn that `legal_commands` lists.
 #[test]
 fn the_play_out_lists_the_same_attacks_as_the_engine() {
-    let dir = crate::repo_dir().join("levels");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .map(|d| d.flatten().map(|e| e.path()).collect())
-        .unwrap_or_default();
-    files.retain(|p| p.extension().is_some_and(|x| x == "ron"));
-    files.sort();
-    assert!(files.len() >= 5, "no levels in {}", dir.display());
+    let files = crate::shipped_levels();
+    assert!(
+        files.len() >= 5,
+        "only {} shipped levels found",
+        files.len()
+    );
     let mut compared = 0;
     for f in &files {
         let text = std::fs::read_to_string(f).unwrap();
