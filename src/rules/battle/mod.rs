@@ -44,8 +44,9 @@ pub struct Unit {
     /// The template key in the ruleset file.
     pub template: String,
     pub cell: Cell,
-    /// The template's stats with the level's overrides.
-    pub stats: BTreeMap<String, i64>,
+    /// The template's stats with the level's overrides. Fixed for the battle and shared by
+    /// every copy of the state (the AI clones the battle thousands of times per decision).
+    pub stats: Arc<BTreeMap<String, i64>>,
     /// Movement per move action (the template's `movement`).
     pub movement: u32,
     /// Melee reach in steps.
@@ -151,7 +152,7 @@ impl BattleState {
                     side: SideId(level.unit_side(i).unwrap_or(0) as u8),
                     template: u.template.clone(),
                     cell: Cell::new(u.cell.0, u.cell.1),
-                    stats: level.unit_stats(i).unwrap_or_default(),
+                    stats: Arc::new(level.unit_stats(i).unwrap_or_default()),
                     movement: template.map_or(1, |t| t.movement),
                     reach: template.map_or(1, |t| t.reach.max(1)),
                     status: Status::Active,

@@ -951,7 +951,7 @@ fn damage_types_follow_the_seeds_table_and_only_typeless_damage_ignores_deflecti
     let (b, _) = BattleState::start(&level, 1);
     for (code, kind) in table {
         let mut skarn = b.units[S.index()].clone();
-        skarn.stats.insert("damage_type".into(), code);
+        std::sync::Arc::make_mut(&mut skarn.stats).insert("damage_type".into(), code);
         assert_eq!(damage_kind(&skarn, false), kind, "damage_type {code}");
         // Boudica's deflection 4 (-1 for the ogre's larger size) counts unless typeless.
         let expected = if kind == DamageKind::Typeless { 0 } else { 3 };
