@@ -97,6 +97,41 @@ impl BattleState {
         threat::threat_map(&self.terrain, &from)
     }
 
+    /// The least movement points `unit` needs to reach `to` (passing through), if within
+    /// `budget`: `reach_of(unit, budget, None).cost(to)` without searching the whole range.
+    pub fn move_cost(&self, unit: UnitId, budget: u32, to: Cell) -> Option<u32> {
+        let occupants = self.occupants_for(unit);
+        let start = self.unit(unit)?.cell;
+        path::cost_to(
+            &MoveQuery {
+                terrain: &self.terrain,
+                occupants: &occupants,
+                threatened: None,
+                start,
+                budget,
+            },
+            to,
+        )
+    }
+
+    /// Whether `unit` can end a move of at most `budget` movement points on `to` (reachable
+    /// and not held by another unit, down or up): `reach_of(unit, budget, None).can_end(to)`
+    /// without searching the whole range.
+    pub fn can_end_move(&self, unit: UnitId, budget: u32, to: Cell) -> bool {
+        self.end_move_cost(unit, budget, to).is_some()
+    }
+
+    /// The movement points of a move of `unit` ending on `to`, if it can end there within
+    /// `budget` (see [`BattleState::can_end_move`]).
+    pub fn end_move_cost(&self, unit: UnitId, budget: u32, to: Cell) -> Option<u32> {
+        let u = self.unit(unit)?;
+        let free = to == u.cell || self.occupants_for(unit).get(to) == Some(&Occupant::Empty);
+        if !free {
+            return None;
+        }
+        self.move_cost(unit, budget, to)
+    }
+
     /// Movement range of `unit` with `budget` movement points.
     pub fn reach_of(&self, unit: UnitId, budget: u32, threatened: Option<&CellMap<bool>>) -> Reach {
         let occupants = self.occupants_for(unit);

@@ -112,10 +112,31 @@ pub struct Reach {
     /// Whether the cell may be ended on (not an ally), per window cell.
     endable: Vec<bool>,
     threatened: Vec<bool>,
+    /// The window cell whose cost alone is wanted ([`cost_to`]): the search stops when it is
+    /// settled.
+    target: Option<usize>,
 }
 
 /// Computes movement range and paths (see the module docs for the rules).
 pub fn reach(q: &MoveQuery<'_>) -> Reach {
+    let mut out = window(q);
+    out.search(q);
+    out
+}
+
+/// The least movement points from the query's start to `to` within the budget (passing
+/// through is enough, as [`Reach::cost`]), or `None` if out of reach. The same answer as
+/// `reach(q).cost(to)`, but the search stops as soon as `to` is settled: what checking and
+/// executing a single move needs, where the whole range would be thrown away.
+pub fn cost_to(q: &MoveQuery<'_>, to: Cell) -> Option<u32> {
+    let mut out = window(q);
+    out.target = Some(out.local(to)?);
+    out.search(q);
+    out.cost(to)
+}
+
+/// The search window of a query with its per-cell tables laid out, before the search.
+fn window(q: &MoveQuery<'_>) -> Reach {
     let grid = *q.terrain.grid();
     let layers = match grid.topology {
         Topology::Square {
@@ -148,6 +169,7 @@ pub fn reach(q: &MoveQuery<'_>) -> Reach {
         parent: vec![NO_PARENT; n * layers],
         endable: vec![false; n],
         threatened: vec![false; n],
+        target: None,
     };
     if !grid.contains(q.start) || n == 0 {
         return out;
@@ -167,7 +189,6 @@ pub fn reach(q: &MoveQuery<'_>) -> Reach {
     if let Some(i) = out.local(q.start) {
         out.endable[i] = true;
     }
-    out.search(q);
     out
 }
 
@@ -297,6 +318,10 @@ impl Reach {
             }
             settled[state] = true;
             let (local, parity) = (state % n, state / n);
+            if self.target == Some(local) {
+                // States come off the queue in order of cost: the target's least is known.
+                return;
+            }
             let new_prov = self.provocations[state] + u32::from(self.threatened[local]);
             let class = class_of(self.cell_of(local));
             for off in &offsets[class] {

@@ -125,6 +125,8 @@ proptest! {
         let reach = reach(&q);
         let best = brute(&case);
         for (cell, want) in best.iter() {
+            // The early-stopping search for one cell gives the same least cost.
+            prop_assert_eq!(cost_to(&q, cell), want.map(|w| w.0), "cost_to {}", cell);
             let got = reach.best_state(cell).map(|s| (reach.cost[s], reach.provocations[s]));
             prop_assert_eq!(got, *want, "cell {}", cell);
             prop_assert_eq!(reach.can_end(cell), want.is_some() && case.occupants[cell] != Occupant::Ally || cell == case.start && want.is_some());

@@ -448,11 +448,10 @@ pub fn check(s: &BattleState, r: &State, cmd: &Command) -> Result<(), Rejected> 
             if ap < 1 {
                 return Err(Rejected::new(format!("{} has no AP left to move", u.name)));
             }
-            let reach = s.reach_of(unit, u.movement, None);
             if *to == u.cell {
                 return Err(Rejected::new(format!("{} is already there", u.name)));
             }
-            if !reach.can_end(*to) {
+            if !s.can_end_move(unit, u.movement, *to) {
                 return Err(Rejected::new(format!(
                     "{} cannot reach {to} with one Move ({} squares)",
                     u.name, u.movement

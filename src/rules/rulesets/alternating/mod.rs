@@ -962,7 +962,7 @@ fn reachable(s: &BattleState, unit: UnitId, to: Cell, budget: u32) -> Result<(),
     if to == u.cell {
         return Err(Rejected::new(format!("{} is already at {to}", u.name)));
     }
-    if !s.reach_of(unit, budget, None).can_end(to) {
+    if !s.can_end_move(unit, budget, to) {
         return Err(Rejected::new(format!(
             "{} cannot reach {to} with {budget} m of movement",
             u.name

@@ -864,7 +864,7 @@ fn check_act(s: &BattleState, r: &State, u: UnitId, cmd: &Command) -> Result<(),
                 if *to == unit.cell {
                     return reject(format!("{n} is already there"));
                 }
-                if !s.reach_of(u, half(unit), None).can_end(*to) {
+                if !s.can_end_move(u, half(unit), *to) {
                     return reject(format!(
                         "{n} cannot withdraw to {to}: Withdraw covers up to {} hexes",
                         half(unit)

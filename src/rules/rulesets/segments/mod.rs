@@ -1140,7 +1140,7 @@ pub fn check(s: &BattleState, r: &State, cmd: &Command) -> Result<(), Rejected> 
             if *to == u.cell {
                 return Err(Rejected::new(format!("{who} is already at {to}")));
             }
-            if !s.reach_of(unit, budget, None).can_end(*to) {
+            if !s.can_end_move(unit, budget, *to) {
                 return Err(Rejected::new(format!(
                     "{who} cannot reach {to} with a move of {budget} squares"
                 )));

@@ -87,11 +87,11 @@ pub fn walk_run(x: &mut Exec, unit: UnitId, cells: &[Cell], first_free: bool) {
 pub fn move_actions_needed(s: &BattleState, unit: UnitId, to: Cell) -> Option<u32> {
     let u = s.unit(unit)?;
     let rate = move_rate(u);
-    let reach = s.reach_of(unit, rate * 2, None);
-    if !reach.can_end(to) || to == u.cell {
+    if to == u.cell {
         return None;
     }
-    Some(if reach.cost(to)? <= rate { 1 } else { 2 })
+    let cost = s.end_move_cost(unit, rate * 2, to)?;
+    Some(if cost <= rate { 1 } else { 2 })
 }
 
 /// The cells threatened by enemies that would take an attack of opportunity on `unit`.
