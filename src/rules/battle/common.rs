@@ -6,7 +6,7 @@ use super::{
 };
 use crate::rules::dice::{DiceExpr, Roll};
 use crate::rules::grid::{Cell, CellMap};
-use crate::rules::path::{self, MoveQuery, Occupant, Reach};
+use crate::rules::path::{self, MoveQuery, Occupant, Path, Reach};
 use crate::rules::sight::{self, Cover};
 use crate::rules::threat;
 
@@ -100,13 +100,38 @@ impl BattleState {
     /// The least movement points `unit` needs to reach `to` (passing through), if within
     /// `budget`: `reach_of(unit, budget, None).cost(to)` without searching the whole range.
     pub fn move_cost(&self, unit: UnitId, budget: u32, to: Cell) -> Option<u32> {
+        self.reach_toward(unit, budget, None, to).cost(to)
+    }
+
+    /// The path `unit` walks to `to` with `budget` movement points (the cheapest, then the
+    /// one leaving fewest `threatened` cells): `reach_of(..).path_to(to)` without searching
+    /// the whole range.
+    pub fn path_for(
+        &self,
+        unit: UnitId,
+        budget: u32,
+        threatened: Option<&CellMap<bool>>,
+        to: Cell,
+    ) -> Option<Path> {
+        self.reach_toward(unit, budget, threatened, to).path_to(to)
+    }
+
+    /// [`BattleState::reach_of`] stopped as soon as `to` is settled ([`path::reach_to`]): exact
+    /// for `to`, other cells may be missing.
+    pub fn reach_toward(
+        &self,
+        unit: UnitId,
+        budget: u32,
+        threatened: Option<&CellMap<bool>>,
+        to: Cell,
+    ) -> Reach {
         let occupants = self.occupants_for(unit);
-        let start = self.unit(unit)?.cell;
-        path::cost_to(
+        let start = self.unit(unit).map_or(Cell::new(0, 0), |u| u.cell);
+        path::reach_to(
             &MoveQuery {
                 terrain: &self.terrain,
                 occupants: &occupants,
-                threatened: None,
+                threatened,
                 start,
                 budget,
             },

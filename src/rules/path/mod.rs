@@ -124,15 +124,21 @@ pub fn reach(q: &MoveQuery<'_>) -> Reach {
     out
 }
 
-/// The least movement points from the query's start to `to` within the budget (passing
-/// through is enough, as [`Reach::cost`]), or `None` if out of reach. The same answer as
-/// `reach(q).cost(to)`, but the search stops as soon as `to` is settled: what checking and
-/// executing a single move needs, where the whole range would be thrown away.
-pub fn cost_to(q: &MoveQuery<'_>, to: Cell) -> Option<u32> {
+/// [`reach`] stopped as soon as `to` is settled: its cost, path and [`Reach::can_end`] are
+/// exactly those of the whole search (every cheaper state is settled first, and the target's
+/// predecessors all cost less), the other cells may be missing. What checking or executing
+/// one move needs, where the whole range would be thrown away.
+pub fn reach_to(q: &MoveQuery<'_>, to: Cell) -> Reach {
     let mut out = window(q);
-    out.target = Some(out.local(to)?);
+    out.target = out.local(to);
     out.search(q);
-    out.cost(to)
+    out
+}
+
+/// The least movement points from the query's start to `to` within the budget (passing
+/// through is enough, as [`Reach::cost`]), or `None` if out of reach: `reach_to(q, to).cost(to)`.
+pub fn cost_to(q: &MoveQuery<'_>, to: Cell) -> Option<u32> {
+    reach_to(q, to).cost(to)
 }
 
 /// The search window of a query with its per-cell tables laid out, before the search.

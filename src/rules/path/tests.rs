@@ -125,8 +125,11 @@ proptest! {
         let reach = reach(&q);
         let best = brute(&case);
         for (cell, want) in best.iter() {
-            // The early-stopping search for one cell gives the same least cost.
+            // The search stopped at one cell gives the same cost, path and end as the whole.
             prop_assert_eq!(cost_to(&q, cell), want.map(|w| w.0), "cost_to {}", cell);
+            let to = reach_to(&q, cell);
+            prop_assert_eq!(to.path_to(cell), reach.path_to(cell), "reach_to {}", cell);
+            prop_assert_eq!(to.can_end(cell), reach.can_end(cell));
             let got = reach.best_state(cell).map(|s| (reach.cost[s], reach.provocations[s]));
             prop_assert_eq!(got, *want, "cell {}", cell);
             prop_assert_eq!(reach.can_end(cell), want.is_some() && case.occupants[cell] != Occupant::Ally || cell == case.start && want.is_some());

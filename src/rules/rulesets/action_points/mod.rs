@@ -574,8 +574,7 @@ fn perform(x: &mut Exec, cmd: &Command) {
     match cmd {
         Command::Move { unit, to } => {
             let u = &x.s().units[unit.index()];
-            let reach = x.s().reach_of(*unit, u.movement, None);
-            if let Some(path) = reach.path_to(*to) {
+            if let Some(path) = x.s().path_for(*unit, u.movement, None, *to) {
                 x.walk(*unit, &path.cells(), false, &mut |_, _, _, _| Vec::new());
             }
         }
@@ -767,7 +766,7 @@ pub fn describe(s: &BattleState, _: &State, cmd: &Command) -> CommandInfo {
     if let Command::Move { unit, to } = cmd
         && let Some(u) = s.unit(*unit)
     {
-        info.path = s.reach_of(*unit, u.movement, None).path_to(*to);
+        info.path = s.path_for(*unit, u.movement, None, *to);
     }
     let ap = s.unit(cmd.unit()).map_or(0, |u| u.pool("ap"));
     info.cost = match cmd {

@@ -1153,7 +1153,7 @@ fn perform(x: &mut Exec, cmd: &Command) {
                 x.add_pool(unit, "stamina", -1);
             }
             let u = &x.s().units[unit.index()];
-            if let Some(path) = x.s().reach_of(unit, u.movement, None).path_to(*to) {
+            if let Some(path) = x.s().path_for(unit, u.movement, None, *to) {
                 walk(x, unit, &path.cells());
             }
         }
@@ -1162,7 +1162,7 @@ fn perform(x: &mut Exec, cmd: &Command) {
             ..
         } => {
             x.emit(ev(Ev::StepUsed));
-            if let Some(path) = x.s().reach_of(unit, 1, None).path_to(*to) {
+            if let Some(path) = x.s().path_for(unit, 1, None, *to) {
                 walk(x, unit, &path.cells());
             }
         }
@@ -1891,7 +1891,7 @@ pub fn clock(s: &BattleState, r: &State) -> Clock {
 pub fn describe(s: &BattleState, r: &State, cmd: &Command) -> CommandInfo {
     let mut info = view::generic(s, cmd);
     info.provokes = false;
-    let path = |budget: u32, to: Cell| s.reach_of(cmd.unit(), budget, None).path_to(to);
+    let path = |budget: u32, to: Cell| s.path_for(cmd.unit(), budget, None, to);
     let movement = s.unit(cmd.unit()).map_or(1, |u| u.movement);
     info.path = match cmd {
         Command::Move { to, .. }

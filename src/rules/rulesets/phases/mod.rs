@@ -1295,7 +1295,7 @@ fn perform(x: &mut Exec, cmd: &Command) {
                 walk(x, u, &[unit.cell, *to]);
             }
             Action::Withdraw { to } => {
-                let Some(path) = x.s().reach_of(u, half(&unit), None).path_to(*to) else {
+                let Some(path) = x.s().path_for(u, half(&unit), None, *to) else {
                     return;
                 };
                 spend(x, u, |b| {
@@ -1937,11 +1937,11 @@ pub fn describe(s: &BattleState, r: &State, cmd: &Command) -> CommandInfo {
         Command::Attack { .. } => "attack action".to_string(),
         Command::Act { action, .. } => match action {
             Action::Step { to } => {
-                info.path = s.reach_of(u, 1, None).path_to(*to);
+                info.path = s.path_for(u, 1, None, *to);
                 "not an action (1-hex step)".to_string()
             }
             Action::Withdraw { to } => {
-                info.path = s.reach_of(u, half(unit), None).path_to(*to);
+                info.path = s.path_for(u, half(unit), None, *to);
                 "full phase".to_string()
             }
             Action::Delay => "not an action".to_string(),
@@ -1972,7 +1972,7 @@ pub fn describe(s: &BattleState, r: &State, cmd: &Command) -> CommandInfo {
                     Some(Trigger::Ready { .. })
                 ) =>
             {
-                info.path = s.reach_of(u, 1, None).path_to(to);
+                info.path = s.path_for(u, 1, None, to);
                 "free (readied attack, with a 1-hex step)".to_string()
             }
             _ => "free (attack of opportunity or readied attack)".to_string(),

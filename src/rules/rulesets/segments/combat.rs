@@ -220,7 +220,7 @@ pub(crate) fn move_path(
     budget: u32,
 ) -> Option<crate::rules::path::Path> {
     let threat = s.threat_for(unit, |e| can_react(s, r, e));
-    s.reach_of(unit, budget, Some(&threat)).path_to(to)
+    s.path_for(unit, budget, Some(&threat), to)
 }
 
 pub(crate) fn do_move(x: &mut Exec, unit: UnitId, to: Cell) {

@@ -104,7 +104,7 @@ fn threat(s: &BattleState, unit: UnitId) -> crate::rules::grid::CellMap<bool> {
 pub fn move_path(s: &BattleState, unit: UnitId, to: Cell, k: u32) -> Option<Path> {
     let u = s.unit(unit)?;
     let t = threat(s, unit);
-    let reach = s.reach_of(unit, move_rate(u) * k, Some(&t));
+    let reach = s.reach_toward(unit, move_rate(u) * k, Some(&t), to);
     if !reach.can_end(to) {
         return None;
     }
