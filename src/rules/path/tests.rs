@@ -130,6 +130,11 @@ proptest! {
             let to = reach_to(&q, cell);
             prop_assert_eq!(to.path_to(cell), reach.path_to(cell), "reach_to {}", cell);
             prop_assert_eq!(to.can_end(cell), reach.can_end(cell));
+            // A larger budget does not change the path to a cell within the smaller one.
+            if want.is_some() {
+                let wider = reach_to(&MoveQuery { budget: case.budget + 3, ..q }, cell);
+                prop_assert_eq!(wider.path_to(cell), reach.path_to(cell), "wider {}", cell);
+            }
             let got = reach.best_state(cell).map(|s| (reach.cost[s], reach.provocations[s]));
             prop_assert_eq!(got, *want, "cell {}", cell);
             prop_assert_eq!(reach.can_end(cell), want.is_some() && case.occupants[cell] != Occupant::Ally || cell == case.start && want.is_some());

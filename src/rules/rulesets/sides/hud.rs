@@ -92,8 +92,7 @@ pub fn describe(s: &BattleState, r: &State, cmd: &Command) -> CommandInfo {
     let unit = cmd.unit();
     match cmd {
         Command::Move { to, .. } => {
-            let k = moves::move_actions_needed(s, unit, *to).unwrap_or(1);
-            info.path = moves::move_path(s, unit, *to, k);
+            info.path = moves::move_plan(s, unit, *to).map(|(_, path)| path);
             info.provokes = info.path.as_ref().is_some_and(|p| p.provocations() > 0);
             info.cost = cost_text(s, r, cmd);
         }

@@ -1330,8 +1330,7 @@ fn spend(x: &mut Exec, unit: UnitId, main: bool, mv: bool) {
 fn perform(x: &mut Exec, cmd: &Command) {
     match cmd {
         Command::Move { unit, to } => {
-            let k = moves::move_actions_needed(x.s(), *unit, *to).unwrap_or(1);
-            if let Some(path) = moves::move_path(x.s(), *unit, *to, k) {
+            if let Some((_, path)) = moves::move_plan(x.s(), *unit, *to) {
                 moves::walk_run(x, *unit, &path.cells(), false);
             }
         }

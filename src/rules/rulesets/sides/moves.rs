@@ -113,6 +113,27 @@ pub fn move_path(s: &BattleState, unit: UnitId, to: Cell, k: u32) -> Option<Path
     Some(path)
 }
 
+/// A Move of `unit` to `to`: the Move actions it takes and the path it walks, as
+/// [`move_actions_needed`] and [`move_path`] give them, from one search. (The search stopped
+/// at `to` settles every cheaper state the same way whatever the budget, so the path under
+/// the budget of two Moves is the one under the budget of the Moves it takes.)
+pub fn move_plan(s: &BattleState, unit: UnitId, to: Cell) -> Option<(u32, Path)> {
+    let u = s.unit(unit)?;
+    let rate = move_rate(u);
+    if to == u.cell {
+        return None;
+    }
+    let t = threat(s, unit);
+    let reach = s.reach_toward(unit, rate * 2, Some(&t), to);
+    if !reach.can_end(to) {
+        return None;
+    }
+    let k = if reach.cost(to)? <= rate { 1 } else { 2 };
+    let mut path = reach.path_to(to)?;
+    mark_provocations(s, unit, &mut path);
+    Some((k, path))
+}
+
 /// Marks each step that leaves an armed enemy's reach (what [`walk_run`] asks about).
 pub fn mark_provocations(s: &BattleState, unit: UnitId, path: &mut Path) {
     for step in &mut path.steps {
