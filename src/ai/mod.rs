@@ -229,7 +229,7 @@ impl Ai {
                 // A pick is judged by the best turn the picked unit could take: a smaller
                 // search of its first action (the same play-out after it), not by the
                 // play-out policy alone, which cannot move a unit into reach.
-                let share = search.nodes / (2 * candidates.len().max(1));
+                let share = search.nodes / (4 * candidates.len().max(1));
                 let (v, n) = pick_value(&view, side, cmd, &seeds, search, share);
                 nodes += n;
                 v
