@@ -23,7 +23,8 @@
 //! step costs at least 1), with one state per cell, or two (diagonal parity) under
 //! [`Diagonals::OneTwo`]. The window has a ring of padding that can never be entered, and
 //! entry costs (terrain, enemies) are laid out once per query, so the inner loop is a table
-//! of index offsets with no bounds checks and no hashing.
+//! of index offsets with no bounds checks and no hashing. Checking or walking one move uses
+//! [`reach_to`], which stops as soon as the destination is settled (exact for it).
 
 use crate::rules::grid::{Cell, CellMap, Diagonals, Grid, StepKind, Topology};
 use crate::rules::map::TerrainMap;
