@@ -63,6 +63,11 @@ pub enum Command {
         /// A battle still going after this many rounds is stopped as a draw.
         #[arg(long, default_value_t = 60)]
         rounds: u32,
+        /// The AIs' wall-clock safety net per decision, in milliseconds (default 200). The
+        /// node budget of the difficulty is the real limit; a decision the clock cuts is
+        /// counted as `cut`, and it may differ on another machine.
+        #[arg(long, value_name = "MS", value_parser = clap::value_parser!(u64).range(1..))]
+        time_limit: Option<u64>,
     },
     /// Re-run a replay (level, seed, commands) and print its event log.
     Replay {
@@ -114,6 +119,7 @@ pub fn run(cli: Cli) -> ExitCode {
             jobs,
             json,
             rounds,
+            time_limit,
         }) => simulate::run(&simulate::Options {
             level,
             games,
@@ -124,6 +130,7 @@ pub fn run(cli: Cli) -> ExitCode {
                 .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
             json,
             rounds,
+            time_limit: time_limit.map(std::time::Duration::from_millis),
         }),
     }
 }
@@ -284,6 +291,27 @@ mod tests {
             Some(Command::Validate { paths }) => assert_eq!(paths.len(), 2),
             other => panic!("unexpected {other:?}"),
         }
+    }
+
+    #[test]
+    fn simulate_takes_a_time_limit_in_milliseconds() {
+        let limit = |args: &[&str]| match Cli::try_parse_from(args).map(|c| c.command) {
+            Ok(Some(Command::Simulate { time_limit, .. })) => Ok(time_limit),
+            Ok(_) => Err("another command".to_string()),
+            Err(e) => Err(e.to_string()),
+        };
+        assert_eq!(limit(&["fray", "simulate", "x.ron"]), Ok(None));
+        assert_eq!(
+            limit(&["fray", "simulate", "x.ron", "--time-limit", "50"]),
+            Ok(Some(50))
+        );
+        // Zero would cut every search after its first candidate: refused, with the reason.
+        let zero = limit(&["fray", "simulate", "x.ron", "--time-limit", "0"]);
+        assert!(
+            zero.as_ref().is_err_and(|e| e.contains("--time-limit")),
+            "{zero:?}"
+        );
+        assert!(limit(&["fray", "simulate", "x.ron", "--time-limit", "fast"]).is_err());
     }
 
     #[test]

@@ -23,6 +23,8 @@ pub struct Options {
     pub jobs: usize,
     pub json: bool,
     pub rounds: u32,
+    /// The AIs' wall-clock safety net per decision (`None`: the AI's default).
+    pub time_limit: Option<Duration>,
 }
 
 #[derive(Serialize)]
@@ -99,6 +101,7 @@ pub fn run(o: &Options) -> ExitCode {
     let sides = lvl.file.sides.len();
     let caps = Caps {
         rounds: o.rounds,
+        time_limit: o.time_limit,
         ..Caps::default()
     };
     let next = AtomicUsize::new(0);
