@@ -423,8 +423,7 @@ fn the_play_out_lists_the_same_attacks_as_the_engine() {
     );
     let mut compared = 0;
     for f in &files {
-        let text = std::fs::read_to_string(f).unwrap();
-        let l = level::load(&f.display().to_string(), &text).unwrap_or_else(|e| panic!("{e:?}"));
+        let l = level::load_path(f).unwrap_or_else(|e| panic!("{e:?}"));
         for seed in 1..3 {
             let (mut b, _) = BattleState::start(&l, seed);
             for _ in 0..400 {

@@ -97,12 +97,6 @@ impl BattleState {
         threat::threat_map(&self.terrain, &from)
     }
 
-    /// The least movement points `unit` needs to reach `to` (passing through), if within
-    /// `budget`: `reach_of(unit, budget, None).cost(to)` without searching the whole range.
-    pub fn move_cost(&self, unit: UnitId, budget: u32, to: Cell) -> Option<u32> {
-        self.reach_toward(unit, budget, None, to).cost(to)
-    }
-
     /// The path `unit` walks to `to` with `budget` movement points (the cheapest, then the
     /// one leaving fewest `threatened` cells): `reach_of(..).path_to(to)` without searching
     /// the whole range.
@@ -125,18 +119,7 @@ impl BattleState {
         threatened: Option<&CellMap<bool>>,
         to: Cell,
     ) -> Reach {
-        let occupants = self.occupants_for(unit);
-        let start = self.unit(unit).map_or(Cell::new(0, 0), |u| u.cell);
-        path::reach_to(
-            &MoveQuery {
-                terrain: &self.terrain,
-                occupants: &occupants,
-                threatened,
-                start,
-                budget,
-            },
-            to,
-        )
+        self.with_move_query(unit, budget, threatened, |q| path::reach_to(q, to))
     }
 
     /// Whether `unit` can end a move of at most `budget` movement points on `to` (reachable
@@ -149,19 +132,31 @@ impl BattleState {
     /// The movement points of a move of `unit` ending on `to`, if it can end there within
     /// `budget` (see [`BattleState::can_end_move`]).
     pub fn end_move_cost(&self, unit: UnitId, budget: u32, to: Cell) -> Option<u32> {
-        let u = self.unit(unit)?;
-        let free = to == u.cell || self.occupants_for(unit).get(to) == Some(&Occupant::Empty);
-        if !free {
-            return None;
+        let reach = self.reach_toward(unit, budget, None, to);
+        if reach.can_end(to) {
+            reach.cost(to)
+        } else {
+            None
         }
-        self.move_cost(unit, budget, to)
     }
 
     /// Movement range of `unit` with `budget` movement points.
     pub fn reach_of(&self, unit: UnitId, budget: u32, threatened: Option<&CellMap<bool>>) -> Reach {
+        self.with_move_query(unit, budget, threatened, path::reach)
+    }
+
+    /// Runs `search` on the movement query of `unit`: its cell, the map, who stands where
+    /// as it sees them, the `threatened` cells and the `budget`.
+    fn with_move_query<R>(
+        &self,
+        unit: UnitId,
+        budget: u32,
+        threatened: Option<&CellMap<bool>>,
+        search: impl FnOnce(&MoveQuery<'_>) -> R,
+    ) -> R {
         let occupants = self.occupants_for(unit);
         let start = self.unit(unit).map_or(Cell::new(0, 0), |u| u.cell);
-        path::reach(&MoveQuery {
+        search(&MoveQuery {
             terrain: &self.terrain,
             occupants: &occupants,
             threatened,

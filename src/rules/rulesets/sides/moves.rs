@@ -118,20 +118,12 @@ pub fn move_path(s: &BattleState, unit: UnitId, to: Cell, k: u32) -> Option<Path
 /// at `to` settles every cheaper state the same way whatever the budget, so the path under
 /// the budget of two Moves is the one under the budget of the Moves it takes.)
 pub fn move_plan(s: &BattleState, unit: UnitId, to: Cell) -> Option<(u32, Path)> {
-    let u = s.unit(unit)?;
-    let rate = move_rate(u);
-    if to == u.cell {
+    let rate = move_rate(s.unit(unit)?);
+    if to == s.unit(unit)?.cell {
         return None;
     }
-    let t = threat(s, unit);
-    let reach = s.reach_toward(unit, rate * 2, Some(&t), to);
-    if !reach.can_end(to) {
-        return None;
-    }
-    let k = if reach.cost(to)? <= rate { 1 } else { 2 };
-    let mut path = reach.path_to(to)?;
-    mark_provocations(s, unit, &mut path);
-    Some((k, path))
+    let path = move_path(s, unit, to, 2)?;
+    Some((if path.cost() <= rate { 1 } else { 2 }, path))
 }
 
 /// Marks each step that leaves an armed enemy's reach (what [`walk_run`] asks about).
