@@ -458,3 +458,62 @@ fn the_play_out_lists_the_same_attacks_as_the_engine() {
     }
     assert!(compared > 100, "only {compared} decisions compared");
 }
+
+/// `action-points`: the outnumbered side holds its ground in the first round (the side that
+/// crosses the map spends the AP its attacks need) and advances from the second; the
+/// favourite advances at once.
+#[test]
+fn the_underdog_holds_its_ground_in_the_first_round_of_action_points() {
+    let fighters = |xs: &[(&str, usize)]| {
+        xs.iter()
+            .enumerate()
+            .map(|(i, (side, x))| {
+                format!(
+                    "(name: \"F{i}\", side: \"{side}\", cell: ({x}, {}), template: \"fighter\")",
+                    1 + i % 4
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let underdog = open_level(
+        "action-points",
+        (16, 6),
+        &fighters(&[("A", 1), ("A", 1), ("B", 14), ("B", 14), ("B", 14)]),
+        "",
+    );
+    let favourite = open_level(
+        "action-points",
+        (16, 6),
+        &fighters(&[("A", 1), ("A", 1), ("A", 1), ("B", 14), ("B", 14)]),
+        "",
+    );
+    for seed in 1..4 {
+        let (mut b, _) = BattleState::start(&underdog, seed);
+        let f = b.unit_ids().next().unwrap();
+        until_turn_of(&mut b, f);
+        assert_eq!(b.round, 1);
+        let first = normal(seed).decide(&b).unwrap();
+        assert!(
+            first.destination().is_none(),
+            "seed {seed}: the outnumbered fighter left its ground in round 1: {first:?}"
+        );
+        b.execute(&Command::EndTurn { unit: f }).unwrap();
+        until_turn_of(&mut b, f);
+        assert_eq!(b.round, 2);
+        let second = normal(seed).decide(&b).unwrap();
+        assert!(
+            second.destination().is_some(),
+            "seed {seed}: the outnumbered fighter still holds in round 2: {second:?}"
+        );
+
+        let (mut b, _) = BattleState::start(&favourite, seed);
+        let f = b.unit_ids().next().unwrap();
+        until_turn_of(&mut b, f);
+        let first = normal(seed).decide(&b).unwrap();
+        assert!(
+            first.destination().is_some(),
+            "seed {seed}: the favourite held its ground: {first:?}"
+        );
+    }
+}
