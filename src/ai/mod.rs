@@ -19,7 +19,7 @@
 //!
 //! **Budget and determinism.** Difficulty sets a node budget (commands executed on clones);
 //! with the same seed and budget the AI makes the same choices on every machine. A wall-clock
-//! limit (default 50 ms) is a safety net only: it stops the search early on a machine too
+//! limit (default 200 ms, [`Config::time_limit`]) is a safety net only: it stops the search early on a machine too
 //! slow for the node budget, and then determinism across machines is lost for that decision.
 
 pub mod eval;
@@ -630,7 +630,7 @@ pub fn greedy(s: &BattleState, legal: &[Command]) -> Command {
 /// holding as the favourite as well cost it 3 points, and holding on the levels of the
 /// other rulesets lost 8-20 points.
 fn holds_ground(s: &BattleState, side: SideId) -> bool {
-    s.level.ruleset == "action-points"
+    matches!(s.rules, rulesets::RulesState::ActionPoints(_))
         && s.round == 1
         && matches!(s.pending(), Decision::Act { .. })
         && underdog(s, side)
