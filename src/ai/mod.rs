@@ -204,7 +204,12 @@ impl Ai {
         let started = Instant::now();
         let mut view = s.clone();
         rulesets::redact(&mut view, side);
-        let mut candidates = prune(&view, side, legal, search.moves);
+        let mut candidates = prune(
+            &view,
+            side,
+            strikes_when_engaged(&view, legal),
+            search.moves,
+        );
         if holds_ground(&view, side) {
             let still: Vec<Command> = candidates
                 .iter()
@@ -314,7 +319,7 @@ fn pick_value(
         // Not our unit's action next (a reaction, the battle over): judge the state as it is.
         _ => return (eval::score(&picked, side), nodes),
     };
-    let legal = picked.legal_commands();
+    let legal = strikes_when_engaged(&picked, picked.legal_commands());
     let candidates = prune(&picked, side, legal, search.pick_moves);
     let mut best = f64::NEG_INFINITY;
     for (i, cmd) in candidates.iter().enumerate() {
@@ -634,6 +639,38 @@ fn holds_ground(s: &BattleState, side: SideId) -> bool {
         && s.round == 1
         && matches!(s.pending(), Decision::Act { .. })
         && underdog(s, side)
+}
+
+/// In a battle won only by defeating the other side, a unit of `sides` or `segments` that can
+/// strike a foe in melee strikes: its candidates are then its attacks (melee, missile or
+/// spell, at any target), not a charge at another foe, a move, a defensive action or the end
+/// of its turn. In `sides` it may still move after striking. The one-unit search ends with the
+/// unit's own turn and prices the other side's answer by exposure alone, so stepping out of a
+/// fight to charge or to reposition looked as good as the blow it gives up (traced on
+/// `sides_village_brawl`: the favoured Party charged across the stream from one fight into
+/// the next). Measured against greedy, 400 games each (docs/ai.md): the village 66.0% ->
+/// 72.0%, the crypt 54.3% -> 58.5%. Not where the level has another objective (a cell to
+/// reach, rounds to survive: the keep's Stormers slip past the line to the gate, 89% -> 73%
+/// with the rule), nor in `action-points` (the ruins lost 7 points) or `phases` (no change).
+fn strikes_when_engaged(s: &BattleState, legal: Vec<Command>) -> Vec<Command> {
+    let applies = matches!(
+        s.rules,
+        rulesets::RulesState::Sides(_) | rulesets::RulesState::Segments(_)
+    ) && matches!(s.pending(), Decision::Act { .. })
+        && s.level
+            .victory
+            .iter()
+            .all(|v| matches!(v, crate::rules::level::Victory::LastSideStanding))
+        && legal
+            .iter()
+            .any(|c| matches!(c, Command::Attack { ranged: false, .. }));
+    if !applies {
+        return legal;
+    }
+    legal
+        .into_iter()
+        .filter(|c| c.attack_target().is_some())
+        .collect()
 }
 
 /// Whether `side` has fewer active units than its foes, or as many with less health left.

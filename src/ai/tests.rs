@@ -517,3 +517,52 @@ fn the_underdog_holds_its_ground_in_the_first_round_of_action_points() {
         );
     }
 }
+
+/// A `sides` level on an open 14×7 map: a warrior of A in contact with a warrior of B, and
+/// B's archer and cutthroat out in the open, within a charge; `victory` is the level's list.
+fn engaged_level(victory: &str) -> Level {
+    let row = format!("\"{}\",", ".".repeat(14));
+    let src = format!(
+        "(name: \"t\", description: \"t\", ruleset: \"sides\", topology: Square(diagonals: One),
+          size: (14, 7), map: [{}],
+          sides: [(name: \"A\", controller: Ai), (name: \"B\", controller: Ai)],
+          units: [
+            (name: \"Aldric\", side: \"A\", cell: (4, 3), template: \"warrior\"),
+            (name: \"Grell\", side: \"B\", cell: (5, 3), template: \"warrior\"),
+            (name: \"Osk\", side: \"B\", cell: (9, 1), template: \"archer\"),
+            (name: \"Nell\", side: \"B\", cell: (9, 5), template: \"cutthroat\"),
+          ], victory: {victory}, seed: 1)",
+        row.repeat(7)
+    );
+    level::load("t.ron", &src).unwrap_or_else(|e| panic!("{e:?}"))
+}
+
+/// In a battle won only by defeating the other side, a `sides` unit in contact with a foe
+/// strikes (its candidates are its attacks; without the rule the warrior charges the archer);
+/// when the level has another objective, its candidates are left as they are.
+#[test]
+fn a_unit_in_contact_strikes_when_only_defeat_wins() {
+    for seed in 1..6 {
+        let (mut b, _) = BattleState::start(&engaged_level("[LastSideStanding]"), seed);
+        let aldric = b.unit_ids().next().unwrap();
+        until_turn_of(&mut b, aldric);
+        let legal = b.legal_commands();
+        assert!(legal.iter().any(|c| c.attack_target().is_none()));
+        let kept = strikes_when_engaged(&b, legal);
+        assert!(
+            !kept.is_empty() && kept.iter().all(|c| c.attack_target().is_some()),
+            "seed {seed}: {kept:?}"
+        );
+        let choice = normal(seed).decide(&b).unwrap();
+        assert!(
+            choice.attack_target().is_some(),
+            "seed {seed}: the engaged warrior did not strike: {choice:?}"
+        );
+    }
+    let objective = "[ReachCell(side: \"A\", cell: (13, 3)), LastSideStanding]";
+    let (mut b, _) = BattleState::start(&engaged_level(objective), 1);
+    let aldric = b.unit_ids().next().unwrap();
+    until_turn_of(&mut b, aldric);
+    let legal = b.legal_commands();
+    assert_eq!(strikes_when_engaged(&b, legal.clone()), legal);
+}
