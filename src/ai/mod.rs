@@ -29,6 +29,7 @@ mod tests;
 
 use crate::rules::battle::{BattleState, Command, Decision, Reaction, SideId, UnitId};
 use crate::rules::dice::BattleRng;
+use crate::rules::level::Victory;
 use crate::rules::rulesets;
 use rand::rngs::ChaCha8Rng;
 use rand::{RngExt, SeedableRng};
@@ -641,26 +642,33 @@ fn holds_ground(s: &BattleState, side: SideId) -> bool {
         && underdog(s, side)
 }
 
-/// In a battle won only by defeating the other side, a unit of `sides` or `segments` that can
-/// strike a foe in melee strikes: its candidates are then its attacks (melee, missile or
-/// spell, at any target), not a charge at another foe, a move, a defensive action or the end
-/// of its turn. In `sides` it may still move after striking. The one-unit search ends with the
-/// unit's own turn and prices the other side's answer by exposure alone, so stepping out of a
-/// fight to charge or to reposition looked as good as the blow it gives up (traced on
+/// In `sides` and `segments`, a unit whose side has no cell to reach, and that can strike a
+/// foe in melee, strikes: its candidates are then its attacks (melee, missile or spell, at any
+/// target), not a charge at another foe, a move, a defensive action or the end of its turn.
+/// In `sides` it may still move after striking. The one-unit search ends with the unit's own
+/// turn and prices the other side's answer by exposure alone, so stepping out of a fight to
+/// charge or to reposition looked as good as the blow it gives up (traced on
 /// `sides_village_brawl`: the favoured Party charged across the stream from one fight into
 /// the next). Measured against greedy, 400 games each (docs/ai.md): the village 66.0% ->
-/// 72.0%, the crypt 54.3% -> 58.5%. Not where the level has another objective (a cell to
-/// reach, rounds to survive: the keep's Stormers slip past the line to the gate, 89% -> 73%
-/// with the rule), nor in `action-points` (the ruins lost 7 points) or `phases` (no change).
+/// 74.8%, the crypt 54.3% -> 58.5%, the keep 85.8% -> 90.3% (its Garrison, which must
+/// survive, 83% -> 92%). Not for a side that wins by reaching a cell (the keep's Stormers slip
+/// past the line to the gate: 89% -> 73% with the rule), nor in `action-points` (the ruins
+/// lost 7 points) or `phases` (no change).
 fn strikes_when_engaged(s: &BattleState, legal: Vec<Command>) -> Vec<Command> {
+    let Decision::Act { unit } = s.pending() else {
+        return legal;
+    };
+    let runs_for_a_cell = s.unit(unit).is_some_and(|u| {
+        let name = &s.sides[u.side.index()].name;
+        s.level
+            .victory
+            .iter()
+            .any(|v| matches!(v, Victory::ReachCell { side, .. } if side == name))
+    });
     let applies = matches!(
         s.rules,
         rulesets::RulesState::Sides(_) | rulesets::RulesState::Segments(_)
-    ) && matches!(s.pending(), Decision::Act { .. })
-        && s.level
-            .victory
-            .iter()
-            .all(|v| matches!(v, crate::rules::level::Victory::LastSideStanding))
+    ) && !runs_for_a_cell
         && legal
             .iter()
             .any(|c| matches!(c, Command::Attack { ranged: false, .. }));

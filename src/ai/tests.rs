@@ -537,11 +537,11 @@ fn engaged_level(victory: &str) -> Level {
     level::load("t.ron", &src).unwrap_or_else(|e| panic!("{e:?}"))
 }
 
-/// In a battle won only by defeating the other side, a `sides` unit in contact with a foe
-/// strikes (its candidates are its attacks; without the rule the warrior charges the archer);
-/// when the level has another objective, its candidates are left as they are.
+/// A `sides` unit in contact with a foe strikes (its candidates are its attacks; without the
+/// rule the warrior charges the archer), also when the other side has a cell to reach; when
+/// its own side wins by reaching a cell, its candidates are left as they are.
 #[test]
-fn a_unit_in_contact_strikes_when_only_defeat_wins() {
+fn a_unit_in_contact_strikes_unless_its_side_runs_for_a_cell() {
     for seed in 1..6 {
         let (mut b, _) = BattleState::start(&engaged_level("[LastSideStanding]"), seed);
         let aldric = b.unit_ids().next().unwrap();
@@ -559,9 +559,14 @@ fn a_unit_in_contact_strikes_when_only_defeat_wins() {
             "seed {seed}: the engaged warrior did not strike: {choice:?}"
         );
     }
-    let objective = "[ReachCell(side: \"A\", cell: (13, 3)), LastSideStanding]";
-    let (mut b, _) = BattleState::start(&engaged_level(objective), 1);
+    let theirs = "[ReachCell(side: \"B\", cell: (0, 3)), LastSideStanding]";
+    let (mut b, _) = BattleState::start(&engaged_level(theirs), 1);
     let aldric = b.unit_ids().next().unwrap();
+    until_turn_of(&mut b, aldric);
+    let kept = strikes_when_engaged(&b, b.legal_commands());
+    assert!(kept.iter().all(|c| c.attack_target().is_some()), "{kept:?}");
+    let ours = "[ReachCell(side: \"A\", cell: (13, 3)), LastSideStanding]";
+    let (mut b, _) = BattleState::start(&engaged_level(ours), 1);
     until_turn_of(&mut b, aldric);
     let legal = b.legal_commands();
     assert_eq!(strikes_when_engaged(&b, legal.clone()), legal);

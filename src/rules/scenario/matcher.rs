@@ -3,7 +3,7 @@
 //! A scenario lists the events a battle must produce. Actual events come from
 //! `ron::to_string` (default options); expected events are written by hand. Both are parsed by
 //! [`parse`] into a [`Node`] tree (a small, tolerant parser for the subset of RON that events
-//! use), and [`matches`] decides whether an expected node describes an actual one.
+//! use), and [`matches()`] decides whether an expected node describes an actual one.
 //! [`find_subsequence`] checks a whole list of expected events against the actual log, and
 //! [`render`] prints a node back as compact RON for failure messages.
 //!
@@ -23,7 +23,7 @@
 //! [`ParseError`] with its byte offset, line and column.
 //!
 //! # Matching rules
-//! An expected event lists only the fields the writer cares about. [`matches`] applies these
+//! An expected event lists only the fields the writer cares about. [`matches()`] applies these
 //! rules, recursively:
 //! - **Names.** A named node (`Moved(..)`) matches only a node of the same name. A plain struct or
 //!   an unnamed tuple carries no name (ron writes none), so on either side it is compatible with
