@@ -571,3 +571,64 @@ fn a_unit_in_contact_strikes_unless_its_side_runs_for_a_cell() {
     let legal = b.legal_commands();
     assert_eq!(strikes_when_engaged(&b, legal.clone()), legal);
 }
+
+/// In `action-points` (AP refreshed per round) a unit attacked before its own turn of the
+/// round declines to Dodge: the AP would come out of that turn. Once its turn has passed,
+/// Dodge is left to the search.
+#[test]
+fn a_unit_keeps_its_ap_for_its_coming_turn() {
+    let duel = open_level(
+        "action-points",
+        (8, 4),
+        "(name: \"F0\", side: \"A\", cell: (2, 1), template: \"fighter\"),
+         (name: \"F1\", side: \"B\", cell: (3, 1), template: \"fighter\")",
+        "",
+    );
+    let dodge = |b: &BattleState| {
+        b.legal_commands().into_iter().find(|c| {
+            matches!(
+                c,
+                Command::React {
+                    reaction: Reaction::Dodge,
+                    ..
+                }
+            )
+        })
+    };
+    for seed in 1..6 {
+        let (mut b, _) = BattleState::start(&duel, seed);
+        let Decision::Act { unit: first } = b.pending() else {
+            panic!("seed {seed}: no one to act: {:?}", b.pending());
+        };
+        let second = b.enemies_of(first)[0];
+        let strike = |unit, target| Command::Attack {
+            unit,
+            target,
+            ranged: false,
+        };
+        b.execute(&strike(first, second)).unwrap();
+        assert!(dodge(&b).is_some(), "seed {seed}: no Dodge on offer");
+        assert_eq!(
+            normal(seed).decide(&b),
+            Some(Command::React {
+                unit: second,
+                reaction: Reaction::Decline
+            }),
+            "seed {seed}: the unit whose turn is to come spent AP on a Dodge"
+        );
+        // The first unit's turn is over: struck back, it may dodge as the search decides.
+        b.execute(&Command::React {
+            unit: second,
+            reaction: Reaction::Decline,
+        })
+        .unwrap();
+        if b.outcome.is_some() {
+            continue;
+        }
+        b.execute(&Command::EndTurn { unit: first }).unwrap();
+        until_turn_of(&mut b, second);
+        b.execute(&strike(second, first)).unwrap();
+        assert!(dodge(&b).is_some());
+        assert!(!saves_ap_for_its_turn(&b), "seed {seed}");
+    }
+}
