@@ -700,8 +700,8 @@ fn strikes_when_engaged(s: &BattleState, legal: Vec<Command>) -> Vec<Command> {
 /// Dodge's AP out of that turn: it declines. After its turn (or with refresh per turn) the
 /// search decides as for any reaction. The search judges a reaction by the attack it answers
 /// and values AP in hand a little, not by the turn the AP would have bought. Measured against
-/// greedy on `action_points_ruins`, 800 games (docs/ai.md): 72.8% -> 76.3%, the outnumbered
-/// Company 52.5% -> 60.3%.
+/// greedy on `action_points_ruins`, 1000 games (docs/ai.md): 73.2% -> 76.7%, the outnumbered
+/// Company 53.0% -> 60.4%.
 fn saves_ap_for_its_turn(s: &BattleState) -> bool {
     let (Decision::React { unit, .. }, rulesets::RulesState::ActionPoints(r)) =
         (s.pending(), &s.rules)
