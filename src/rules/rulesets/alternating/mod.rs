@@ -16,7 +16,7 @@
 //!   at once, once per turn per ally). An action costing more than the actions left is an
 //!   extended action: it completes when the unit repeats the command on a later turn; any
 //!   other command abandons it at no cost. The turn ends by itself when no action is left.
-//! - Attacks: see [`attack`]; reactions Dodge, Parry and Block (1 stamina + the reaction) are
+//! - Attacks: resolved by `attack` in this module; reactions Dodge, Parry and Block (1 stamina + the reaction) are
 //!   offered to a unit about to be hit; Fortify to stay conscious; a readied attack when an
 //!   enemy enters the reach of a unit that readied (Ready); Resist (1 focus + the reaction)
 //!   against a psychic attack, the one mental effect.
