@@ -16,10 +16,10 @@
 //!   at once, once per turn per ally). An action costing more than the actions left is an
 //!   extended action: it completes when the unit repeats the command on a later turn; any
 //!   other command abandons it at no cost. The turn ends by itself when no action is left.
-//! - Attacks: resolved by `attack` in this module; reactions Dodge, Parry and Block (1 stamina + the reaction) are
-//!   offered to a unit about to be hit; Fortify to stay conscious; a readied attack when an
-//!   enemy enters the reach of a unit that readied (Ready); Resist (1 focus + the reaction)
-//!   against a psychic attack, the one mental effect.
+//! - Attacks: resolved by `attack` in this module; reactions Dodge, Parry and Block (1
+//!   stamina + the reaction) are offered to a unit about to be hit; Fortify to stay
+//!   conscious; a readied attack when an enemy enters the reach of a unit that readied
+//!   (Ready); Resist (1 focus + the reaction) against a psychic attack, the one mental effect.
 //! - Damage goes to endurance, then health; harmed, bloodied, unconscious (`Status::Down`),
 //!   death tests (luck test 1d20 against 10, +5 for each cheat), killing strikes.
 //!
