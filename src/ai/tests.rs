@@ -564,7 +564,10 @@ fn a_unit_in_contact_strikes_unless_its_side_runs_for_a_cell() {
     let aldric = b.unit_ids().next().unwrap();
     until_turn_of(&mut b, aldric);
     let kept = strikes_when_engaged(&b, b.legal_commands());
-    assert!(kept.iter().all(|c| c.attack_target().is_some()), "{kept:?}");
+    assert!(
+        !kept.is_empty() && kept.iter().all(|c| c.attack_target().is_some()),
+        "{kept:?}"
+    );
     let ours = "[ReachCell(side: \"A\", cell: (13, 3)), LastSideStanding]";
     let (mut b, _) = BattleState::start(&engaged_level(ours), 1);
     until_turn_of(&mut b, aldric);
