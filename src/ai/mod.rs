@@ -19,8 +19,9 @@
 //!
 //! **Budget and determinism.** Difficulty sets a node budget (commands executed on clones);
 //! with the same seed and budget the AI makes the same choices on every machine. A wall-clock
-//! limit (default 200 ms, [`Config::time_limit`]) is a safety net only: it stops the search early on a machine too
-//! slow for the node budget, and then determinism across machines is lost for that decision.
+//! limit (default 200 ms, [`Config::time_limit`]) is a safety net only: it stops the search
+//! early on a machine too slow for the node budget, and then determinism across machines is
+//! lost for that decision.
 
 pub mod eval;
 pub mod sim;
@@ -703,19 +704,10 @@ fn strikes_when_engaged(s: &BattleState, legal: Vec<Command>) -> Vec<Command> {
 /// greedy on `action_points_ruins`, 1000 games (docs/ai.md): 73.2% -> 76.7%, the outnumbered
 /// Company 53.0% -> 60.4%.
 fn saves_ap_for_its_turn(s: &BattleState) -> bool {
-    let (Decision::React { unit, .. }, rulesets::RulesState::ActionPoints(r)) =
-        (s.pending(), &s.rules)
-    else {
-        return false;
-    };
-    let refreshed_at_its_turn =
-        s.level.options.ap_refresh == crate::rules::level::ApRefresh::Turn && s.round > 1;
-    let to_come = r
-        .order
-        .iter()
-        .position(|&u| u == unit)
-        .is_some_and(|i| i > r.turn);
-    to_come && !refreshed_at_its_turn
+    match s.pending() {
+        Decision::React { unit, .. } => rulesets::spends_from_coming_turn(s, unit),
+        _ => false,
+    }
 }
 
 /// Whether `side` has fewer active units than its foes, or as many with less health left.

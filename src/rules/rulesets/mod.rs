@@ -153,6 +153,15 @@ pub fn odds(s: &BattleState, attacker: UnitId, target: UnitId, ranged: bool) -> 
     }
 }
 
+/// Whether action points `unit` spends now come out of its own turn still to come this round
+/// (`action-points`, AP refreshed per round). The rulesets without AP say no.
+pub fn spends_from_coming_turn(s: &BattleState, unit: UnitId) -> bool {
+    match &s.rules {
+        RulesState::ActionPoints(r) => action_points::spends_from_coming_turn(s, r, unit),
+        _ => false,
+    }
+}
+
 /// Damage under way that lands later, as (caster, target, expected damage): the spells being
 /// cast in `segments` go off when their casting time ends. The other rulesets resolve every
 /// attack at once and have none.

@@ -311,6 +311,19 @@ fn current(r: &State) -> Option<UnitId> {
     r.order.get(r.turn).copied()
 }
 
+/// Whether AP that `unit` spends now (on a reaction) come out of its own turn this round: the
+/// turn is still to come, and its AP are not refreshed when it starts (`ap_refresh: Round`, or
+/// the first round).
+pub fn spends_from_coming_turn(s: &BattleState, r: &State, unit: UnitId) -> bool {
+    let refreshed_at_its_turn = s.level.options.ap_refresh == ApRefresh::Turn && s.round > 1;
+    let to_come = r
+        .order
+        .iter()
+        .position(|&u| u == unit)
+        .is_some_and(|i| i > r.turn);
+    to_come && !refreshed_at_its_turn
+}
+
 /// After an action: the turn ends by itself when the unit has no AP left (or fell).
 fn after_action(x: &mut Exec) {
     if x.over() || !x.s().interrupts.is_empty() {
