@@ -418,6 +418,13 @@ fn play_out(
                         .cloned()
                 })
             }
+            // Another unit's turn or pick with no replies left: stop before listing its
+            // commands (every legal move is a path search per kind of move).
+            Decision::Act { .. } | Decision::Pick { .. } | Decision::Declare { .. }
+                if others >= replies =>
+            {
+                break;
+            }
             _ => {
                 let legal = c.legal_commands();
                 if legal.is_empty() {

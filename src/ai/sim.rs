@@ -49,9 +49,13 @@ pub struct Game {
 
 /// Plays one game; `players[i]` controls side `i`. Each AI is seeded from `seed` and its side.
 pub fn play(level: &Level, seed: u64, players: &[Kind], caps: Caps) -> Game {
-    let (mut b, _) = BattleState::start(level, seed);
-    // A debugging aid: the event log of every game on standard error.
+    let (mut b, start) = BattleState::start(level, seed);
+    // A debugging aid: the event log of every game on standard error (from the battle's start:
+    // surprise rolls and the first segments come with it).
     let log = std::env::var_os("FRAY_SIM_LOG").is_some();
+    if log {
+        eprint!("{}", crate::rules::replay::render_log(&b, &start));
+    }
     let mut ais: Vec<Ai> = players
         .iter()
         .enumerate()
