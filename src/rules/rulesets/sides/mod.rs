@@ -1254,8 +1254,17 @@ fn run_command(x: &mut Exec, cmd: Command, stage: u8) {
         }));
         return;
     }
+    // A Move's plan (the Move actions it takes and its path) from one search, for paying and
+    // walking it: paying changes no cell, so the path found before paying is the one walked.
+    let plan = match &cmd {
+        Command::Move { unit, to } if stage <= 1 => moves::move_plan(x.s(), *unit, *to),
+        _ => None,
+    };
     if stage <= 1 {
-        pay(x, &cmd);
+        match &plan {
+            Some((k, _)) => pay_cost(x, actor, Cost::Moves(*k)),
+            None => pay(x, &cmd),
+        }
         let reactors = moves::provoked_by(x.s(), &cmd);
         if !reactors.is_empty() {
             let action = provoking_name(&cmd);
@@ -1264,7 +1273,10 @@ fn run_command(x: &mut Exec, cmd: Command, stage: u8) {
         }
     }
     if active(x.s(), actor) {
-        perform(x, &cmd);
+        match plan {
+            Some((_, path)) => moves::walk_run(x, actor, &path.cells(), false),
+            None => perform(x, &cmd),
+        }
     }
 }
 
@@ -1295,10 +1307,15 @@ fn defer(x: &mut Exec, command: Command, stage: u8, trigger: Trigger, reactors: 
 
 /// Spends what `cmd` costs.
 fn pay(x: &mut Exec, cmd: &Command) {
-    let unit = cmd.unit();
+    let cost = cost_of(x.s(), cmd);
+    pay_cost(x, cmd.unit(), cost);
+}
+
+/// Spends `cost` from `unit`'s actions.
+fn pay_cost(x: &mut Exec, unit: UnitId, cost: Cost) {
     let p = per(rs(x.s()), unit).clone();
     let (mut main, mut mv) = (p.main, p.mv);
-    match cost_of(x.s(), cmd) {
+    match cost {
         Cost::Free => {}
         Cost::Main => main = false,
         Cost::MoveAction => mv = false,
