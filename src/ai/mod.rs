@@ -362,13 +362,29 @@ fn judge(
 ) -> (f64, usize) {
     let mut nodes = 0;
     let mut total = 0.0;
+    // The state after `cmd` when executing it rolled no dice (a move): the same for every
+    // seed, so it is executed once and copied (a move's execution is two path searches).
+    let mut rolled_nothing: Option<BattleState> = None;
     for &seed in seeds {
-        let mut c = from.clone();
-        c.rng = BattleRng::new(seed);
         nodes += 1;
-        if c.execute(cmd).is_err() {
-            return (f64::NEG_INFINITY, nodes);
-        }
+        let mut c = match &rolled_nothing {
+            Some(after) => {
+                let mut c = after.clone();
+                c.rng = BattleRng::new(seed);
+                c
+            }
+            None => {
+                let mut c = from.clone();
+                c.rng = BattleRng::new(seed);
+                if c.execute(cmd).is_err() {
+                    return (f64::NEG_INFINITY, nodes);
+                }
+                if c.rng.dice_rolled() == 0 {
+                    rolled_nothing = Some(c.clone());
+                }
+                c
+            }
+        };
         nodes += play_out(&mut c, side, actor, search.depth, search.replies);
         total += eval::score(&c, side);
     }

@@ -459,6 +459,71 @@ fn the_play_out_lists_the_same_attacks_as_the_engine() {
     assert!(compared > 100, "only {compared} decisions compared");
 }
 
+/// A candidate that rolls no dice (a move) is executed once and its result copied for every
+/// dice sample (`judge`): on every shipped level, at action decisions of greedy games, every
+/// kept candidate gets exactly the value of executing it afresh for each sample.
+#[test]
+fn a_candidate_that_rolls_no_dice_is_judged_as_if_executed_for_every_sample() {
+    let search = search_of(Difficulty::Normal);
+    let seeds = [11u64, 22, 33, 44];
+    let afresh = |b: &BattleState, side: SideId, actor: UnitId, cmd: &Command| {
+        let mut total = 0.0;
+        for &seed in &seeds {
+            let mut c = b.clone();
+            c.rng = BattleRng::new(seed);
+            if c.execute(cmd).is_err() {
+                return f64::NEG_INFINITY;
+            }
+            play_out(&mut c, side, Some(actor), search.depth, search.replies);
+            total += eval::score(&c, side);
+        }
+        total / seeds.len() as f64
+    };
+    let (mut copied, mut rolled) = (0, 0);
+    for f in &crate::shipped_levels() {
+        let l = level::load_path(f).unwrap_or_else(|e| panic!("{e:?}"));
+        let (mut b, _) = BattleState::start(&l, 5);
+        for step in 0..150 {
+            if b.outcome.is_some() {
+                break;
+            }
+            let legal = b.legal_commands();
+            if legal.is_empty() {
+                break;
+            }
+            if let Decision::Act { unit } = b.pending()
+                && step % 4 == 0
+            {
+                let side = b.units[unit.index()].side;
+                for cmd in prune(&b, side, legal.clone(), 3) {
+                    let mut once = b.clone();
+                    once.rng = BattleRng::new(seeds[0]);
+                    if once.execute(&cmd).is_ok() {
+                        if once.rng.dice_rolled() == 0 {
+                            copied += 1;
+                        } else {
+                            rolled += 1;
+                        }
+                    }
+                    let (v, _) = judge(&b, side, Some(unit), &cmd, &seeds, search);
+                    let want = afresh(&b, side, unit, &cmd);
+                    assert!(
+                        v == want,
+                        "{}: {cmd:?} judged {v}, afresh {want}",
+                        f.display()
+                    );
+                }
+            }
+            let c = greedy(&b, &legal);
+            b.execute(&c).unwrap();
+        }
+    }
+    assert!(
+        copied > 50 && rolled > 10,
+        "copied {copied}, rolled {rolled}: both kinds must be compared"
+    );
+}
+
 /// `action-points`: the outnumbered side holds its ground in the first round (the side that
 /// crosses the map spends the AP its attacks need) and advances from the second; the
 /// favourite advances at once.

@@ -381,6 +381,7 @@ pub struct BattleRng {
     rng: ChaCha8Rng,
     tape: VecDeque<u32>,
     tape_faults: u32,
+    rolled: u64,
 }
 
 impl BattleRng {
@@ -390,6 +391,7 @@ impl BattleRng {
             rng: ChaCha8Rng::seed_from_u64(seed),
             tape: VecDeque::new(),
             tape_faults: 0,
+            rolled: 0,
         }
     }
 
@@ -405,6 +407,12 @@ impl BattleRng {
         self.seed
     }
 
+    /// Dice rolled since the generator was made or loaded (forced by the tape or drawn): when
+    /// none were, what happened since depended on no dice. Not saved.
+    pub fn dice_rolled(&self) -> u64 {
+        self.rolled
+    }
+
     /// Forced results not used yet.
     pub fn tape_left(&self) -> usize {
         self.tape.len()
@@ -418,6 +426,7 @@ impl BattleRng {
     /// One die with `sides` sides (at least 1): 1 to `sides`.
     pub fn die(&mut self, sides: u32) -> u32 {
         let sides = sides.max(1);
+        self.rolled += 1;
         match self.tape.pop_front() {
             Some(v) if (1..=sides).contains(&v) => v,
             Some(v) => {
@@ -465,6 +474,7 @@ impl Clone for BattleRng {
             rng: rng_at(self.seed, self.rng.get_word_pos()),
             tape: self.tape.clone(),
             tape_faults: self.tape_faults,
+            rolled: self.rolled,
         }
     }
 }
@@ -507,6 +517,7 @@ impl<'de> Deserialize<'de> for BattleRng {
             rng: rng_at(state.seed, word_pos),
             tape: state.tape.into(),
             tape_faults: state.tape_faults,
+            rolled: 0,
         })
     }
 }

@@ -205,3 +205,18 @@ fn huge_expressions_fall_back_to_an_approximation_with_the_right_mean() {
     let mean = d.expect(|t| t as f64);
     assert!((mean - 50_050.0).abs() < 50.0, "{mean}");
 }
+
+#[test]
+fn a_generator_counts_the_dice_it_rolls_and_a_copy_keeps_the_count() {
+    let mut rng = BattleRng::new(9);
+    assert_eq!(rng.dice_rolled(), 0);
+    rng.roll(&parse("2d6+1"));
+    assert_eq!(rng.dice_rolled(), 2);
+    let mut copy = rng.clone();
+    assert_eq!(copy.dice_rolled(), 2);
+    copy.die(20);
+    assert_eq!((rng.dice_rolled(), copy.dice_rolled()), (2, 3));
+    let mut taped = BattleRng::with_tape(9, [4]);
+    taped.die(6);
+    assert_eq!(taped.dice_rolled(), 1, "a die forced by the tape counts");
+}
