@@ -410,23 +410,25 @@ fn a_caster_begins_its_spell_when_the_damage_lands_later() {
     );
 }
 
-/// The play-out lists a unit's attacks and End turn itself (`strikes_and_end`) rather than
-/// asking for every legal command: on every shipped level, at every action decision of a
-/// greedy game, it lists exactly the attacks and End turn that `legal_commands` lists.
-#[test]
-fn the_play_out_lists_the_same_attacks_as_the_engine() {
+/// Plays a greedy game on every shipped level for each seed in `seeds` (at most `steps`
+/// commands) and calls `at_action(file, seed, battle, unit, legal, step)` at every action
+/// decision.
+fn at_greedy_actions(
+    seeds: std::ops::Range<u64>,
+    steps: usize,
+    mut at_action: impl FnMut(&std::path::Path, u64, &BattleState, UnitId, &[Command], usize),
+) {
     let files = crate::shipped_levels();
     assert!(
         files.len() >= 5,
         "only {} shipped levels found",
         files.len()
     );
-    let mut compared = 0;
     for f in &files {
         let l = level::load_path(f).unwrap_or_else(|e| panic!("{e:?}"));
-        for seed in 1..3 {
+        for seed in seeds.clone() {
             let (mut b, _) = BattleState::start(&l, seed);
-            for _ in 0..400 {
+            for step in 0..steps {
                 if b.outcome.is_some() {
                     break;
                 }
@@ -435,27 +437,36 @@ fn the_play_out_lists_the_same_attacks_as_the_engine() {
                     break;
                 }
                 if let Decision::Act { unit } = b.pending() {
-                    let mut want: Vec<String> = legal
-                        .iter()
-                        .filter(|c| {
-                            c.attack_target().is_some() || matches!(c, Command::EndTurn { .. })
-                        })
-                        .map(|c| format!("{c:?}"))
-                        .collect();
-                    let mut got: Vec<String> = strikes_and_end(&b, unit)
-                        .iter()
-                        .map(|c| format!("{c:?}"))
-                        .collect();
-                    want.sort();
-                    got.sort();
-                    assert_eq!(got, want, "{}: seed {seed}, round {}", f.display(), b.round);
-                    compared += 1;
+                    at_action(f, seed, &b, unit, &legal, step);
                 }
                 let c = greedy(&b, &legal);
                 b.execute(&c).unwrap();
             }
         }
     }
+}
+
+/// The play-out lists a unit's attacks and End turn itself (`strikes_and_end`) rather than
+/// asking for every legal command: on every shipped level, at every action decision of a
+/// greedy game, it lists exactly the attacks and End turn that `legal_commands` lists.
+#[test]
+fn the_play_out_lists_the_same_attacks_as_the_engine() {
+    let mut compared = 0;
+    at_greedy_actions(1..3, 400, |f, seed, b, unit, legal, _| {
+        let mut want: Vec<String> = legal
+            .iter()
+            .filter(|c| c.attack_target().is_some() || matches!(c, Command::EndTurn { .. }))
+            .map(|c| format!("{c:?}"))
+            .collect();
+        let mut got: Vec<String> = strikes_and_end(b, unit)
+            .iter()
+            .map(|c| format!("{c:?}"))
+            .collect();
+        want.sort();
+        got.sort();
+        assert_eq!(got, want, "{}: seed {seed}, round {}", f.display(), b.round);
+        compared += 1;
+    });
     assert!(compared > 100, "only {compared} decisions compared");
 }
 
@@ -480,44 +491,30 @@ fn a_candidate_that_rolls_no_dice_is_judged_as_if_executed_for_every_sample() {
         total / seeds.len() as f64
     };
     let (mut copied, mut rolled) = (0, 0);
-    for f in &crate::shipped_levels() {
-        let l = level::load_path(f).unwrap_or_else(|e| panic!("{e:?}"));
-        let (mut b, _) = BattleState::start(&l, 5);
-        for step in 0..150 {
-            if b.outcome.is_some() {
-                break;
-            }
-            let legal = b.legal_commands();
-            if legal.is_empty() {
-                break;
-            }
-            if let Decision::Act { unit } = b.pending()
-                && step % 4 == 0
-            {
-                let side = b.units[unit.index()].side;
-                for cmd in prune(&b, side, legal.clone(), 3) {
-                    let mut once = b.clone();
-                    once.rng = BattleRng::new(seeds[0]);
-                    if once.execute(&cmd).is_ok() {
-                        if once.rng.dice_rolled() == 0 {
-                            copied += 1;
-                        } else {
-                            rolled += 1;
-                        }
-                    }
-                    let (v, _) = judge(&b, side, Some(unit), &cmd, &seeds, search);
-                    let want = afresh(&b, side, unit, &cmd);
-                    assert!(
-                        v == want,
-                        "{}: {cmd:?} judged {v}, afresh {want}",
-                        f.display()
-                    );
+    at_greedy_actions(5..6, 150, |f, _, b, unit, legal, step| {
+        if step % 4 != 0 {
+            return;
+        }
+        let side = b.units[unit.index()].side;
+        for cmd in prune(b, side, legal.to_vec(), 3) {
+            let mut once = b.clone();
+            once.rng = BattleRng::new(seeds[0]);
+            if once.execute(&cmd).is_ok() {
+                if once.rng.dice_rolled() == 0 {
+                    copied += 1;
+                } else {
+                    rolled += 1;
                 }
             }
-            let c = greedy(&b, &legal);
-            b.execute(&c).unwrap();
+            let (v, _) = judge(b, side, Some(unit), &cmd, &seeds, search);
+            let want = afresh(b, side, unit, &cmd);
+            assert!(
+                v == want,
+                "{}: {cmd:?} judged {v}, afresh {want}",
+                f.display()
+            );
         }
-    }
+    });
     assert!(
         copied > 50 && rolled > 10,
         "copied {copied}, rolled {rolled}: both kinds must be compared"
