@@ -33,6 +33,7 @@ use crate::rules::battle::{
     Rejected, Resume, SideId, Trigger, UnitId,
 };
 use crate::rules::grid::Cell;
+use crate::rules::path::Path;
 use crate::rules::rulesets::{RulesEvent, RulesState};
 use serde::{Deserialize, Serialize};
 
@@ -1257,7 +1258,7 @@ fn run_command(x: &mut Exec, cmd: Command, stage: u8) {
     // A Move's plan (the Move actions it takes and its path) from one search, for paying and
     // walking it: paying changes no cell, so the path found before paying is the one walked.
     let plan = match &cmd {
-        Command::Move { unit, to } if stage <= 1 => moves::move_plan(x.s(), *unit, *to),
+        Command::Move { unit, to } => moves::move_plan(x.s(), *unit, *to),
         _ => None,
     };
     if stage <= 1 {
@@ -1273,10 +1274,7 @@ fn run_command(x: &mut Exec, cmd: Command, stage: u8) {
         }
     }
     if active(x.s(), actor) {
-        match plan {
-            Some((_, path)) => moves::walk_run(x, actor, &path.cells(), false),
-            None => perform(x, &cmd),
-        }
+        perform(x, &cmd, plan.map(|(_, path)| path));
     }
 }
 
@@ -1343,11 +1341,12 @@ fn spend(x: &mut Exec, unit: UnitId, main: bool, mv: bool) {
     }
 }
 
-/// The effect of a paid command.
-fn perform(x: &mut Exec, cmd: &Command) {
+/// The effect of a paid command; `path` is a Move's path, planned when it was paid (none if
+/// the destination cannot be reached).
+fn perform(x: &mut Exec, cmd: &Command, path: Option<Path>) {
     match cmd {
-        Command::Move { unit, to } => {
-            if let Some((_, path)) = moves::move_plan(x.s(), *unit, *to) {
+        Command::Move { unit, .. } => {
+            if let Some(path) = path {
                 moves::walk_run(x, *unit, &path.cells(), false);
             }
         }
