@@ -410,6 +410,56 @@ fn a_caster_begins_its_spell_when_the_damage_lands_later() {
     );
 }
 
+/// `segments`: holding an action to a later segment in which no one else acts plays out as
+/// taking it now, so the two tie. A lone magic-user with its spell in reach casts at once
+/// rather than holding segment after segment (in the crypt it held from segment 2 to 10,
+/// nine decisions and a log of holds for one spell).
+#[test]
+fn a_lone_caster_casts_now_rather_than_holding_on_a_tie() {
+    let l = open_level(
+        "segments",
+        (24, 7),
+        r#"
+            (name: "Mage", side: "A", cell: (1, 3), template: "magic_user"),
+            (name: "Ogre", side: "B", cell: (11, 3), template: "ogre")"#,
+        "options: (alerted: [\"A\", \"B\"]),",
+    );
+    let (mut held, mut could_hold) = (0, 0);
+    for seed in 1..13 {
+        let (mut b, _) = BattleState::start(&l, seed);
+        let mage = b.unit_ids().next().unwrap();
+        until_turn_of(&mut b, mage);
+        let legal = b.legal_commands();
+        let can = |a: fn(&Action) -> bool| {
+            legal
+                .iter()
+                .any(|c| matches!(c, Command::Act { action, .. } if a(action)))
+        };
+        assert!(
+            can(|a| matches!(a, Action::Cast { .. })),
+            "seed {seed}: no spell to cast: {legal:?}"
+        );
+        if can(|a| matches!(a, Action::Delay)) {
+            could_hold += 1;
+        }
+        let c = normal(seed).decide(&b).unwrap();
+        if matches!(
+            c,
+            Command::Act {
+                action: Action::Delay,
+                ..
+            }
+        ) {
+            held += 1;
+        }
+    }
+    assert!(could_hold >= 6, "only {could_hold} turns could hold");
+    assert_eq!(
+        held, 0,
+        "the magic-user held its spell on {held} of 12 seeds"
+    );
+}
+
 /// Plays a greedy game on every shipped level for each seed in `seeds` (at most `steps`
 /// commands) and calls `at_action(file, seed, battle, unit, legal, step)` at every action
 /// decision.
