@@ -232,7 +232,7 @@ fn action_points_text(state: &BattleState, event: &Event) -> Option<String> {
     let name = |u: crate::rules::battle::UnitId| {
         state
             .unit(u)
-            .map_or_else(|| format!("unit {}", u.0), |u| u.name.clone())
+            .map_or_else(|| format!("unit {}", u.0), |u| u.name.to_string())
     };
     Some(match e {
         Ev::Initiative { order, .. } => format!(

@@ -563,7 +563,7 @@ fn top_bar(
 }
 
 fn unit_name(s: &BattleState, u: UnitId) -> String {
-    s.unit(u).map_or_else(|| "?".into(), |u| u.name.clone())
+    s.unit(u).map_or_else(|| "?".into(), |u| u.name.to_string())
 }
 
 fn turn_order(
@@ -992,7 +992,7 @@ pub fn tooltip_lines(
         let template = s
             .ruleset()
             .and_then(|r| r.template(&u.template))
-            .map_or(u.template.clone(), |t| t.name.clone());
+            .map_or(u.template.to_string(), |t| t.name.clone());
         let side = s.sides.get(u.side.index()).map_or("?", |x| x.name.as_str());
         out.push(format!("{} - {template} ({side})", u.name));
         out.push(health_text(u));

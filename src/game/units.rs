@@ -103,7 +103,7 @@ pub fn health_text(u: &Unit) -> String {
 
 /// A condition in words, naming units by name.
 pub fn condition_name(s: &BattleState, c: &Condition) -> String {
-    let name = |u: &UnitId| s.unit(*u).map_or("?".to_string(), |u| u.name.clone());
+    let name = |u: &UnitId| s.unit(*u).map_or("?".to_string(), |u| u.name.to_string());
     match c {
         Condition::Prone => "prone".into(),
         Condition::Surprised => "surprised".into(),

@@ -4,7 +4,7 @@
 use super::{BattleState, Condition, Decision, Event, Reaction, Status, Trigger, UnitId};
 
 fn name(s: &BattleState, u: UnitId) -> &str {
-    s.unit(u).map_or("?", |u| u.name.as_str())
+    s.unit(u).map_or("?", |u| &*u.name)
 }
 
 /// One line for `e`; `s` is the battle (any state: only names are read).

@@ -39,10 +39,11 @@ use std::sync::Arc;
 /// One unit in battle.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Unit {
-    pub name: String,
+    /// Shared text, as the pool keys: a clone of the battle copies no strings.
+    pub name: Arc<str>,
     pub side: SideId,
     /// The template key in the ruleset file.
-    pub template: String,
+    pub template: Arc<str>,
     pub cell: Cell,
     /// The template's stats with the level's overrides. Fixed for the battle and shared by
     /// every copy of the state (the AI clones the battle thousands of times per decision).
@@ -53,7 +54,9 @@ pub struct Unit {
     pub reach: u32,
     pub status: Status,
     /// Current values of resource pools (hp, stamina, ap...), keyed by the ruleset's names.
-    pub pools: BTreeMap<String, i64>,
+    /// Keys share their text (`Arc<str>`): the AI clones the battle thousands of times per
+    /// decision, and a `String` key was an allocation per pool per unit per clone.
+    pub pools: BTreeMap<Arc<str>, i64>,
     pub conditions: BTreeSet<Condition>,
 }
 
@@ -148,9 +151,9 @@ impl BattleState {
             .map(|(i, u)| {
                 let template = level.template(i);
                 Unit {
-                    name: u.name.clone(),
+                    name: u.name.as_str().into(),
                     side: SideId(level.unit_side(i).unwrap_or(0) as u8),
-                    template: u.template.clone(),
+                    template: u.template.as_str().into(),
                     cell: Cell::new(u.cell.0, u.cell.1),
                     stats: Arc::new(level.unit_stats(i).unwrap_or_default()),
                     movement: template.map_or(1, |t| t.movement),
@@ -207,7 +210,7 @@ impl BattleState {
     /// The names ids may be written as (scenarios, replays).
     pub fn names(&self) -> Names {
         Names {
-            units: self.units.iter().map(|u| u.name.clone()).collect(),
+            units: self.units.iter().map(|u| u.name.to_string()).collect(),
             sides: self.sides.iter().map(|s| s.name.clone()).collect(),
         }
     }
@@ -289,7 +292,12 @@ impl BattleState {
                 unit, pool, value, ..
             } => {
                 if let Some(u) = self.units.get_mut(unit.index()) {
-                    u.pools.insert(pool.clone(), *value);
+                    match u.pools.get_mut(pool.as_str()) {
+                        Some(v) => *v = *value,
+                        None => {
+                            u.pools.insert(Arc::from(pool.as_str()), *value);
+                        }
+                    }
                 }
             }
             Event::Status { unit, status } => {

@@ -147,7 +147,7 @@ fn reactions_read_as_english_in_the_log() {
                 reaction: r,
             },
         );
-        assert!(line.starts_with(&who), "{line}");
+        assert!(line.starts_with(&*who), "{line}");
         assert!(!line.contains(['{', '}', ':']), "{line}");
         lines.push(line);
     }

@@ -63,7 +63,7 @@ pub struct Odds {
 
 /// A plain label for any command, naming units by name.
 pub fn label(s: &BattleState, cmd: &Command) -> String {
-    let name = |u: UnitId| s.unit(u).map_or("?".to_string(), |u| u.name.clone());
+    let name = |u: UnitId| s.unit(u).map_or("?".to_string(), |u| u.name.to_string());
     match cmd {
         Command::Move { to, .. } => format!("Move to {to}"),
         Command::Attack {

@@ -124,7 +124,7 @@ fn surprised_at_start(s: &BattleState, u: UnitId) -> bool {
         .options
         .surprised
         .iter()
-        .any(|n| n == &unit.name || n == side)
+        .any(|n| **n == *unit.name || n == side)
 }
 
 pub fn start(x: &mut Exec) {
@@ -138,7 +138,7 @@ pub fn start(x: &mut Exec) {
     }
     // Initiative: 1d6 + rating; NPCs of one side and template share a roll.
     let mut scores = vec![0i64; ids.len()];
-    let mut group_rolls: Vec<((u8, String), i64)> = Vec::new();
+    let mut group_rolls: Vec<((u8, std::sync::Arc<str>), i64)> = Vec::new();
     for &u in &ids {
         let unit = x.s().units[u.index()].clone();
         let rating = unit.stat("initiative_rating");

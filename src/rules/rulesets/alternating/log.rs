@@ -6,7 +6,7 @@ use crate::rules::battle::{BattleState, SideId, UnitId};
 use crate::rules::rulesets::view;
 
 fn name(s: &BattleState, u: UnitId) -> &str {
-    s.unit(u).map_or("?", |u| u.name.as_str())
+    s.unit(u).map_or("?", |u| &*u.name)
 }
 
 fn team(s: &BattleState, side: SideId) -> &str {

@@ -292,7 +292,7 @@ fn surprised_at_start(s: &BattleState, u: UnitId) -> bool {
         .options
         .surprised
         .iter()
-        .any(|n| *n == unit.name || Some(n.as_str()) == side)
+        .any(|n| **n == *unit.name || Some(n.as_str()) == side)
 }
 
 pub fn start(x: &mut Exec) {
@@ -1845,7 +1845,7 @@ pub fn clock(s: &BattleState, r: &State) -> Clock {
             s.units[u.index()].name,
             r.command
                 .as_ref()
-                .map_or("?", |c| s.units[c.commander.index()].name.as_str())
+                .map_or("?", |c| &*s.units[c.commander.index()].name)
         ),
         (Some(u), _) => {
             let unit = &s.units[u.index()];

@@ -1046,7 +1046,7 @@ fn the_combat_log_names_units_and_teams_in_english() {
     let petra = b
         .units
         .iter()
-        .position(|u| u.name == "Petra")
+        .position(|u| &*u.name == "Petra")
         .expect("Petra");
     assert_eq!(
         log_line(

@@ -309,7 +309,7 @@ fn unaware_at_start(s: &BattleState, u: UnitId) -> bool {
         .options
         .surprised
         .iter()
-        .any(|n| n == &unit.name || Some(n.as_str()) == side)
+        .any(|n| **n == *unit.name || Some(n.as_str()) == side)
 }
 
 pub fn start(x: &mut Exec) {
@@ -537,7 +537,8 @@ pub fn pending(_: &BattleState, r: &State) -> Decision {
 }
 
 fn name(s: &BattleState, u: UnitId) -> String {
-    s.unit(u).map_or_else(|| u.to_string(), |x| x.name.clone())
+    s.unit(u)
+        .map_or_else(|| u.to_string(), |x| x.name.to_string())
 }
 
 /// Half of combat movement (rounded down, at least 1): what one move action covers.

@@ -420,7 +420,8 @@ fn side_of(s: &BattleState, u: UnitId) -> SideId {
 }
 
 pub(crate) fn name(s: &BattleState, u: UnitId) -> String {
-    s.unit(u).map_or_else(|| u.to_string(), |x| x.name.clone())
+    s.unit(u)
+        .map_or_else(|| u.to_string(), |x| x.name.to_string())
 }
 
 /// Attack routines per round (at least 1).

@@ -343,7 +343,8 @@ fn active(s: &BattleState, u: UnitId) -> bool {
 }
 
 fn name(s: &BattleState, u: UnitId) -> String {
-    s.unit(u).map_or_else(|| format!("{u}"), |u| u.name.clone())
+    s.unit(u)
+        .map_or_else(|| format!("{u}"), |u| u.name.to_string())
 }
 
 fn side_name(s: &BattleState, side: SideId) -> String {
@@ -413,7 +414,7 @@ pub fn start(x: &mut Exec) {
             .options
             .surprised
             .iter()
-            .any(|n| *n == unit.name || *n == side)
+            .any(|n| **n == *unit.name || *n == side)
     };
     let surprised: Vec<UnitId> = ids.iter().copied().filter(|&u| named(x.s(), u)).collect();
     if !surprised.is_empty() && surprised.len() < ids.len() {
