@@ -14,11 +14,9 @@ use crate::rules::sight::{self, Cover};
 
 const POOLS: [&str; 5] = ["hp", "body", "stun", "endurance", "health"];
 
-/// Fraction of its health pools a unit has left (0 when down or dead).
-pub fn vitality(u: &Unit) -> f64 {
-    if u.status != Status::Active {
-        return 0.0;
-    }
+/// Health points a unit has left over all its pools and their maxima summed, in one pass
+/// over the pool names (`(0, max)` when down or dead; `(0, 0)` for a unit without pools).
+fn health(u: &Unit) -> (i64, i64) {
     let (mut have, mut max) = (0i64, 0i64);
     for k in POOLS {
         let m = u.stat(k);
@@ -27,7 +25,21 @@ pub fn vitality(u: &Unit) -> f64 {
             have += u.pools.get(k).copied().unwrap_or(m).clamp(0, m);
         }
     }
-    if max == 0 {
+    if u.status != Status::Active {
+        have = 0;
+    }
+    (have, max)
+}
+
+/// Fraction of its health pools a unit has left (0 when down or dead).
+pub fn vitality(u: &Unit) -> f64 {
+    vitality_of(u, health(u))
+}
+
+fn vitality_of(u: &Unit, (have, max): (i64, i64)) -> f64 {
+    if u.status != Status::Active {
+        0.0
+    } else if max == 0 {
         1.0
     } else {
         have as f64 / max as f64
@@ -36,22 +48,7 @@ pub fn vitality(u: &Unit) -> f64 {
 
 /// Health points a unit has left over all its pools (0 when down or dead).
 pub fn health_left(u: &Unit) -> f64 {
-    if u.status != Status::Active {
-        return 0.0;
-    }
-    let mut have = 0i64;
-    for k in POOLS {
-        let m = u.stat(k);
-        if m > 0 {
-            have += u.pools.get(k).copied().unwrap_or(m).clamp(0, m);
-        }
-    }
-    have as f64
-}
-
-/// The sum of a unit's health pool maxima.
-fn max_health(u: &Unit) -> f64 {
-    POOLS.iter().map(|k| u.stat(k).max(0)).sum::<i64>() as f64
+    health(u).0 as f64
 }
 
 /// The share of a spell's expected damage counted before it goes off.
@@ -91,13 +88,15 @@ pub fn score(s: &BattleState, side: SideId) -> f64 {
     }
     let mut v = 0.0;
     let pending = crate::rules::rulesets::pending_damage(s);
+    // Each unit's health, once: the material and the position terms both need it.
+    let healths: Vec<(i64, i64)> = s.units.iter().map(health).collect();
     for (i, u) in s.units.iter().enumerate() {
-        let mut lost = 1.0 - vitality(u);
+        let mut lost = 1.0 - vitality_of(u, healths[i]);
         // A spell under way (`segments`) is damage in the bank, less the chance that a blow
         // on its caster spoils it.
         for &(_, target, damage) in &pending {
             if target.index() == i && u.is_active() {
-                lost = (lost + SPELL_KEPT * damage / max_health(u).max(1.0)).min(1.0);
+                lost = (lost + SPELL_KEPT * damage / (healths[i].1 as f64).max(1.0)).min(1.0);
             }
         }
         let down = if u.status == Status::Active { 0.0 } else { 1.0 };
@@ -119,7 +118,7 @@ pub fn score(s: &BattleState, side: SideId) -> f64 {
     for id in s.unit_ids() {
         let u = &s.units[id.index()];
         if u.side == side && u.is_active() {
-            v += position(s, side, id, u.cell);
+            v += position_with(s, side, id, u.cell, healths[id.index()]);
         }
     }
     v + objectives(s, side)
@@ -132,6 +131,11 @@ pub fn cell_value(s: &BattleState, side: SideId, unit: UnitId, to: Cell) -> f64 
 
 /// Positional terms for one unit of `side` standing at `at`.
 fn position(s: &BattleState, side: SideId, unit: UnitId, at: Cell) -> f64 {
+    position_with(s, side, unit, at, health(&s.units[unit.index()]))
+}
+
+/// [`position`] with the unit's [`health`] already known.
+fn position_with(s: &BattleState, side: SideId, unit: UnitId, at: Cell, h: (i64, i64)) -> f64 {
     let me = &s.units[unit.index()];
     let grid = s.grid();
     let mine = ranged_reach(me);
@@ -166,7 +170,7 @@ fn position(s: &BattleState, side: SideId, unit: UnitId, at: Cell) -> f64 {
     if nearest == u32::MAX {
         return 0.0;
     }
-    let fragile = 1.0 - vitality(me);
+    let fragile = 1.0 - vitality_of(me, h);
     let mut v = 0.0;
     if mine > 0 {
         // Shooters: have a target in range and sight, keep out of melee.
@@ -183,7 +187,7 @@ fn position(s: &BattleState, side: SideId, unit: UnitId, at: Cell) -> f64 {
     }
     // A unit few hits from down (the fragile: mages, archers, the wounded) pays more for
     // every enemy that can reach or shoot it next.
-    let per_enemy = 0.05 + 0.4 * fragile + EXPOSURE_PER_HP / health_left(me).max(1.0);
+    let per_enemy = 0.05 + 0.4 * fragile + EXPOSURE_PER_HP / (h.0 as f64).max(1.0);
     v - exposure * per_enemy + cover_bonus
 }
 
