@@ -562,10 +562,6 @@ fn top_bar(
     });
 }
 
-fn unit_name(s: &BattleState, u: UnitId) -> String {
-    s.unit(u).map_or_else(|| "?".into(), |u| u.name.to_string())
-}
-
 fn turn_order(
     mut commands: Commands,
     view: Res<View>,
@@ -1013,7 +1009,7 @@ pub fn tooltip_lines(
                     out.push(format!(
                         "{} from {}: {:.0}% to hit, {:.1} expected damage ({})",
                         if ranged { "Shoot" } else { "Attack" },
-                        unit_name(s, a),
+                        s.unit_name(a),
                         o.hit * 100.0,
                         o.expected_damage,
                         o.formula
@@ -1152,7 +1148,7 @@ fn hints(
             }
             Decision::Declare { unit, .. } => format!(
                 "Declare what {} will do this round (the other side cannot see it): pick from the menu.",
-                unit_name(s, unit)
+                s.unit_name(unit)
             ),
             Decision::React { .. } => {
                 "Answer the prompt: a number, or Enter for the default.".into()
@@ -1173,7 +1169,7 @@ fn act_hint(s: &BattleState, unit: UnitId, can_undo: bool) -> String {
     let moves = legal.iter().any(|c| c.destination().is_some());
     let attacks = legal.iter().any(|c| c.attack_target().is_some());
     let ends = legal.iter().any(|c| matches!(c, Command::EndTurn { .. }));
-    let name = unit_name(s, unit);
+    let name = s.unit_name(unit);
     if let [only] = legal.as_slice() {
         let label = rulesets::describe(s, only).label;
         let key = if matches!(only, Command::EndTurn { .. }) {

@@ -1,11 +1,7 @@
 //! The combat log: one line of plain English per event, naming units by name, so every
 //! outcome can be explained ("Kestrel rolls Attack 1d20+4: 11 = 15 vs 15, success").
 
-use super::{BattleState, Condition, Decision, Event, Reaction, Status, Trigger, UnitId};
-
-fn name(s: &BattleState, u: UnitId) -> &str {
-    s.unit(u).map_or("?", |u| &*u.name)
-}
+use super::{BattleState, Condition, Decision, Event, Reaction, Status, Trigger};
 
 /// One line for `e`; `s` is the battle (any state: only names are read).
 pub fn describe(s: &BattleState, e: &Event) -> String {
@@ -22,7 +18,7 @@ pub fn describe(s: &BattleState, e: &Event) -> String {
             success,
         } => {
             let who = match (unit, side) {
-                (Some(u), _) => name(s, *u).to_string(),
+                (Some(u), _) => s.unit_name(*u).to_string(),
                 (None, Some(side)) => s
                     .sides
                     .get(side.index())
@@ -44,10 +40,10 @@ pub fn describe(s: &BattleState, e: &Event) -> String {
         }
         Event::RoundStarted { round } => format!("--- Round {round} ---"),
         Event::RoundEnded { round } => format!("Round {round} ends"),
-        Event::TurnStarted { unit } => format!("{}'s turn", name(s, *unit)),
-        Event::TurnEnded { unit } => format!("{} ends its turn", name(s, *unit)),
-        Event::Moved { unit, from, to } => format!("{} moves {from} -> {to}", name(s, *unit)),
-        Event::Placed { unit, to } => format!("{} is moved to {to}", name(s, *unit)),
+        Event::TurnStarted { unit } => format!("{}'s turn", s.unit_name(*unit)),
+        Event::TurnEnded { unit } => format!("{} ends its turn", s.unit_name(*unit)),
+        Event::Moved { unit, from, to } => format!("{} moves {from} -> {to}", s.unit_name(*unit)),
+        Event::Placed { unit, to } => format!("{} is moved to {to}", s.unit_name(*unit)),
         Event::Attacked {
             attacker,
             target,
@@ -56,10 +52,10 @@ pub fn describe(s: &BattleState, e: &Event) -> String {
             crit,
         } => format!(
             "{} {}{} {}{}",
-            name(s, *attacker),
+            s.unit_name(*attacker),
             if *hit { "hits" } else { "misses" },
             if *ranged { " (ranged)" } else { "" },
-            name(s, *target),
+            s.unit_name(*target),
             if *crit { ": critical!" } else { "" }
         ),
         Event::Pool {
@@ -67,11 +63,11 @@ pub fn describe(s: &BattleState, e: &Event) -> String {
             pool,
             delta,
             value,
-        } => format!("{} {pool} {} ({delta:+})", name(s, *unit), value),
+        } => format!("{} {pool} {} ({delta:+})", s.unit_name(*unit), value),
         Event::Status { unit, status } => match status {
-            Status::Active => format!("{} is back in the fight", name(s, *unit)),
-            Status::Down => format!("{} goes down", name(s, *unit)),
-            Status::Dead => format!("{} dies", name(s, *unit)),
+            Status::Active => format!("{} is back in the fight", s.unit_name(*unit)),
+            Status::Down => format!("{} goes down", s.unit_name(*unit)),
+            Status::Dead => format!("{} dies", s.unit_name(*unit)),
         },
         Event::Condition {
             unit,
@@ -79,9 +75,9 @@ pub fn describe(s: &BattleState, e: &Event) -> String {
             on,
         } => format!(
             "{} {} grappled by {}",
-            name(s, *unit),
+            s.unit_name(*unit),
             if *on { "is now" } else { "is no longer" },
-            name(s, *by)
+            s.unit_name(*by)
         ),
         Event::Condition {
             unit,
@@ -89,9 +85,9 @@ pub fn describe(s: &BattleState, e: &Event) -> String {
             on,
         } => format!(
             "{} {} screening {}",
-            name(s, *unit),
+            s.unit_name(*unit),
             if *on { "is now" } else { "is no longer" },
-            name(s, *ally)
+            s.unit_name(*ally)
         ),
         Event::Condition {
             unit,
@@ -99,28 +95,28 @@ pub fn describe(s: &BattleState, e: &Event) -> String {
             on,
         } => format!(
             "{} {} {condition:?}",
-            name(s, *unit),
+            s.unit_name(*unit),
             if *on { "is now" } else { "is no longer" }
         ),
         Event::Interrupted(i) => {
-            let who: Vec<&str> = i.reactors.iter().map(|&u| name(s, u)).collect();
+            let who: Vec<_> = i.reactors.iter().map(|&u| s.unit_name(u)).collect();
             format!("{} may react: {}", who.join(", "), trigger(s, &i.trigger))
         }
         Event::Reacted { unit, reaction } => match reaction {
-            Reaction::Decline => format!("{} lets it pass", name(s, *unit)),
+            Reaction::Decline => format!("{} lets it pass", s.unit_name(*unit)),
             Reaction::Attack { target } => {
-                format!("{} attacks {}", name(s, *unit), name(s, *target))
+                format!("{} attacks {}", s.unit_name(*unit), s.unit_name(*target))
             }
-            Reaction::TakeHeld => format!("{} takes its held action", name(s, *unit)),
-            Reaction::Dodge => format!("{} dodges", name(s, *unit)),
-            Reaction::Parry => format!("{} parries", name(s, *unit)),
-            Reaction::Block => format!("{} blocks", name(s, *unit)),
-            Reaction::Fortify => format!("{} fortifies", name(s, *unit)),
-            Reaction::Resist => format!("{} resists", name(s, *unit)),
-            Reaction::TotalDefense => format!("{} takes Total Defense", name(s, *unit)),
-            Reaction::Intercept => format!("{} steps in to intercept", name(s, *unit)),
+            Reaction::TakeHeld => format!("{} takes its held action", s.unit_name(*unit)),
+            Reaction::Dodge => format!("{} dodges", s.unit_name(*unit)),
+            Reaction::Parry => format!("{} parries", s.unit_name(*unit)),
+            Reaction::Block => format!("{} blocks", s.unit_name(*unit)),
+            Reaction::Fortify => format!("{} fortifies", s.unit_name(*unit)),
+            Reaction::Resist => format!("{} resists", s.unit_name(*unit)),
+            Reaction::TotalDefense => format!("{} takes Total Defense", s.unit_name(*unit)),
+            Reaction::Intercept => format!("{} steps in to intercept", s.unit_name(*unit)),
             Reaction::Abort { action } => {
-                format!("{} aborts to {action:?}", name(s, *unit))
+                format!("{} aborts to {action:?}", s.unit_name(*unit))
             }
         },
         Event::Resumed => "The action goes on".to_string(),
@@ -151,9 +147,11 @@ pub fn describe(s: &BattleState, e: &Event) -> String {
 pub fn trigger(s: &BattleState, t: &Trigger) -> String {
     match t {
         Trigger::Opportunity { mover, from, .. } => {
-            format!("{} leaves {from}, which it threatens", name(s, *mover))
+            format!("{} leaves {from}, which it threatens", s.unit_name(*mover))
         }
-        Trigger::Provoked { actor, action } => format!("{} provokes: {action}", name(s, *actor)),
+        Trigger::Provoked { actor, action } => {
+            format!("{} provokes: {action}", s.unit_name(*actor))
+        }
         Trigger::Attacked {
             attacker,
             target,
@@ -162,17 +160,17 @@ pub fn trigger(s: &BattleState, t: &Trigger) -> String {
             hit,
         } => format!(
             "{} {} {} ({total} vs {needed})",
-            name(s, *attacker),
+            s.unit_name(*attacker),
             if *hit { "is hitting" } else { "is missing" },
-            name(s, *target)
+            s.unit_name(*target)
         ),
         Trigger::KeepConscious { difficulty } => {
             format!("stay conscious (difficulty {difficulty})")
         }
-        Trigger::Ready { actor } => format!("{} acts", name(s, *actor)),
+        Trigger::Ready { actor } => format!("{} acts", s.unit_name(*actor)),
         Trigger::Targeted { attacker, ranged } => format!(
             "{} attacks{}",
-            name(s, *attacker),
+            s.unit_name(*attacker),
             if *ranged { " from range" } else { "" }
         ),
     }
@@ -181,14 +179,14 @@ pub fn trigger(s: &BattleState, t: &Trigger) -> String {
 /// The pending decision in words.
 pub fn decision(s: &BattleState, d: &Decision) -> String {
     match d {
-        Decision::Act { unit } => format!("{} to act", name(s, *unit)),
+        Decision::Act { unit } => format!("{} to act", s.unit_name(*unit)),
         Decision::Pick { side, .. } => format!(
             "{} to pick who acts next",
             s.sides.get(side.index()).map_or("?", |x| x.name.as_str())
         ),
-        Decision::Declare { unit, .. } => format!("declare for {}", name(s, *unit)),
+        Decision::Declare { unit, .. } => format!("declare for {}", s.unit_name(*unit)),
         Decision::React { unit, trigger: t } => {
-            format!("{} may react: {}", name(s, *unit), trigger(s, t))
+            format!("{} may react: {}", s.unit_name(*unit), trigger(s, t))
         }
         Decision::Over { .. } => "the battle is over".to_string(),
     }

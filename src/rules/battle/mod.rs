@@ -33,6 +33,7 @@ use crate::rules::map::TerrainMap;
 use crate::rules::ruleset_data::{self, RulesetData};
 use crate::rules::rulesets::{self, RulesState};
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
@@ -200,6 +201,25 @@ impl BattleState {
 
     pub fn unit(&self, id: UnitId) -> Option<&Unit> {
         self.units.get(id.index())
+    }
+
+    /// A unit's name, for log lines and views; an id not in this battle shows as the id.
+    pub fn unit_name(&self, id: UnitId) -> Cow<'_, str> {
+        self.unit(id)
+            .map_or_else(|| Cow::Owned(id.to_string()), |u| Cow::Borrowed(&*u.name))
+    }
+
+    /// Whether the level's `options.surprised` names this unit, or its side.
+    pub fn named_surprised(&self, id: UnitId) -> bool {
+        let Some(unit) = self.unit(id) else {
+            return false;
+        };
+        let side = self.sides.get(unit.side.index()).map(|x| x.name.as_str());
+        self.level
+            .options
+            .surprised
+            .iter()
+            .any(|n| **n == *unit.name || Some(n.as_str()) == side)
     }
 
     /// Every unit id, in order.

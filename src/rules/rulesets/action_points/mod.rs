@@ -117,22 +117,12 @@ fn is_pc(s: &BattleState, u: UnitId) -> bool {
         && s.sides[s.units[u.index()].side.index()].controller == Controller::Human
 }
 
-fn surprised_at_start(s: &BattleState, u: UnitId) -> bool {
-    let unit = &s.units[u.index()];
-    let side = &s.sides[unit.side.index()].name;
-    s.level
-        .options
-        .surprised
-        .iter()
-        .any(|n| **n == *unit.name || n == side)
-}
-
 pub fn start(x: &mut Exec) {
     init_pools(x);
     let ids: Vec<UnitId> = x.s().unit_ids().collect();
     // Surprise.
     for &u in &ids {
-        if surprised_at_start(x.s(), u) {
+        if x.s().named_surprised(u) {
             x.set_condition(u, Condition::Surprised, true);
         }
     }

@@ -2,12 +2,8 @@
 //! teams by name.
 
 use super::Ev;
-use crate::rules::battle::{BattleState, SideId, UnitId};
+use crate::rules::battle::{BattleState, SideId};
 use crate::rules::rulesets::view;
-
-fn name(s: &BattleState, u: UnitId) -> &str {
-    s.unit(u).map_or("?", |u| &*u.name)
-}
 
 fn team(s: &BattleState, side: SideId) -> &str {
     s.sides.get(side.index()).map_or("?", |x| x.name.as_str())
@@ -35,13 +31,13 @@ pub fn log_line(s: &BattleState, e: &Ev) -> String {
             Some(&side) => format!("{} picks who acts next", team(s, side)),
             None => "No team has anyone left to act".to_string(),
         },
-        Ev::TurnOf { unit } => format!("{} takes a turn: 3 actions", name(s, *unit)),
+        Ev::TurnOf { unit } => format!("{} takes a turn: 3 actions", s.unit_name(*unit)),
         Ev::TurnOver => "The turn is over".to_string(),
         Ev::MoveUsed => "The move of the turn is used".to_string(),
         Ev::StepUsed => "The free Step of the turn is used".to_string(),
         Ev::AttackMade { unit } => format!(
             "{} has made another attack this round (-2 to the next)",
-            name(s, *unit)
+            s.unit_name(*unit)
         ),
         Ev::ExtendedStarted {
             unit,
@@ -49,30 +45,30 @@ pub fn log_line(s: &BattleState, e: &Ev) -> String {
             remaining,
         } => format!(
             "{} starts {}: {remaining} more action{} due",
-            name(s, *unit),
+            s.unit_name(*unit),
             view::label(s, command),
             if *remaining == 1 { "" } else { "s" }
         ),
         Ev::ExtendedDone { unit, completed } => {
             if *completed {
-                format!("{} completes its extended action", name(s, *unit))
+                format!("{} completes its extended action", s.unit_name(*unit))
             } else {
-                format!("{} abandons its extended action", name(s, *unit))
+                format!("{} abandons its extended action", s.unit_name(*unit))
             }
         }
         Ev::CommandGiven {
             commander, ally, ..
         } => format!(
             "{} commands {} to take one action",
-            name(s, *commander),
-            name(s, *ally)
+            s.unit_name(*commander),
+            s.unit_name(*ally)
         ),
         Ev::CommandDone => "The commanded action is done".to_string(),
         Ev::Defer(_) => "The action waits for the reactions".to_string(),
         Ev::Undefer => "The waiting action goes on".to_string(),
         Ev::Brandished { unit, melee } => format!(
             "{} takes up its {} weapon",
-            name(s, *unit),
+            s.unit_name(*unit),
             if *melee { "melee" } else { "ranged" }
         ),
         Ev::Damage {
@@ -93,8 +89,8 @@ pub fn log_line(s: &BattleState, e: &Ev) -> String {
             };
             format!(
                 "{} deals {raw} (test + weapon) to {}, {why}: {amount} damage",
-                name(s, *attacker),
-                name(s, *target)
+                s.unit_name(*attacker),
+                s.unit_name(*target)
             )
         }
     }

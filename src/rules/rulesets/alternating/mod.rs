@@ -285,16 +285,6 @@ pub fn apply(s: &mut State, e: &Ev) {
 // ---------------------------------------------------------------------------------------------
 // Start, rounds, picks and turns
 
-fn surprised_at_start(s: &BattleState, u: UnitId) -> bool {
-    let unit = &s.units[u.index()];
-    let side = s.sides.get(unit.side.index()).map(|x| x.name.as_str());
-    s.level
-        .options
-        .surprised
-        .iter()
-        .any(|n| **n == *unit.name || Some(n.as_str()) == side)
-}
-
 pub fn start(x: &mut Exec) {
     let ids: Vec<UnitId> = x.s().unit_ids().collect();
     for &u in &ids {
@@ -314,7 +304,7 @@ pub fn start(x: &mut Exec) {
     // Surprise: units that can be surprised (no danger sense) of the listed sides or names.
     let mut surprise = false;
     for &u in &ids {
-        if surprised_at_start(x.s(), u) {
+        if x.s().named_surprised(u) {
             if x.s().units[u.index()].stat("danger_sense") > 0 {
                 continue;
             }

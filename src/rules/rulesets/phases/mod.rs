@@ -302,16 +302,6 @@ pub fn apply(s: &mut State, e: &Ev) {
 // ---------------------------------------------------------------------------------------------
 // Start, Phases, Turns
 
-fn unaware_at_start(s: &BattleState, u: UnitId) -> bool {
-    let unit = &s.units[u.index()];
-    let side = s.sides.get(unit.side.index()).map(|x| x.name.as_str());
-    s.level
-        .options
-        .surprised
-        .iter()
-        .any(|n| **n == *unit.name || Some(n.as_str()) == side)
-}
-
 pub fn start(x: &mut Exec) {
     let ids: Vec<UnitId> = x.s().unit_ids().collect();
     for &u in &ids {
@@ -371,7 +361,7 @@ pub fn start(x: &mut Exec) {
     let unaware: Vec<UnitId> = ids
         .iter()
         .copied()
-        .filter(|&u| unaware_at_start(x.s(), u))
+        .filter(|&u| x.s().named_surprised(u))
         .collect();
     let surprise = !unaware.is_empty() && unaware.len() < ids.len();
     x.emit(Event::RoundStarted { round: 1 });
@@ -534,11 +524,6 @@ pub fn pending(_: &BattleState, r: &State) -> Decision {
         Some(unit) => Decision::Act { unit },
         None => Decision::Over { winner: None },
     }
-}
-
-fn name(s: &BattleState, u: UnitId) -> String {
-    s.unit(u)
-        .map_or_else(|| u.to_string(), |x| x.name.to_string())
 }
 
 /// Half of combat movement (rounded down, at least 1): what one move action covers.
@@ -936,7 +921,7 @@ fn check_react(s: &BattleState, r: &State, u: UnitId, reaction: &Reaction) -> Re
     let Some(top) = s.interrupts.last() else {
         return reject("nothing to react to now".into());
     };
-    let n = name(s, u);
+    let n = s.unit_name(u);
     match (&top.trigger, reaction) {
         (_, Reaction::Decline) => Ok(()),
         (Trigger::Opportunity { mover: m, .. }, Reaction::Attack { target })
@@ -944,7 +929,7 @@ fn check_react(s: &BattleState, r: &State, u: UnitId, reaction: &Reaction) -> Re
             if target != m {
                 reject(format!(
                     "{n}'s attack of opportunity can only be made on {}",
-                    name(s, *m)
+                    s.unit_name(*m)
                 ))
             } else {
                 attack_kind(s, u, *target, false)
@@ -968,10 +953,10 @@ fn check_react(s: &BattleState, r: &State, u: UnitId, reaction: &Reaction) -> Re
             if target != actor {
                 reject(format!(
                     "{n}'s readied attack can only be made on {}",
-                    name(s, *actor)
+                    s.unit_name(*actor)
                 ))
             } else if ready_attack(s, u, *target).is_none() && ready_step(s, u, *target).is_none() {
-                reject(format!("{n} cannot reach {}", name(s, *target)))
+                reject(format!("{n} cannot reach {}", s.unit_name(*target)))
             } else {
                 Ok(())
             }
@@ -1005,8 +990,8 @@ pub fn check(s: &BattleState, r: &State, cmd: &Command) -> Result<(), Rejected> 
     if u != cur {
         return reject(format!(
             "it is {}'s action, not {}'s",
-            name(s, cur),
-            name(s, u)
+            s.unit_name(cur),
+            s.unit_name(u)
         ));
     }
     check_act(s, r, u, cmd)
@@ -1775,7 +1760,7 @@ fn strike(x: &mut Exec, a: UnitId, t: UnitId, ranged: bool) {
 
 /// A ruleset event in words, for the combat log.
 pub fn log_line(s: &BattleState, e: &Ev) -> String {
-    let n = |u: &UnitId| name(s, *u);
+    let n = |u: &UnitId| s.unit_name(*u);
     let list = |v: &[UnitId]| v.iter().map(n).collect::<Vec<_>>().join(", ");
     match e {
         Ev::Initiative { order, .. } => format!("Initiative order: {}", list(order)),

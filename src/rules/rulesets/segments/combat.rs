@@ -2,8 +2,8 @@
 //! attack routines, damage (deferred deaths in simultaneous segments), spells and spoiling.
 
 use super::{
-    Ev, Mode, Phase, State, after_action, casting_time, ev, finish_turn, is_casting, mode, name,
-    st, stat, surprised_now,
+    Ev, Mode, Phase, State, after_action, casting_time, ev, finish_turn, is_casting, mode, st,
+    stat, surprised_now,
 };
 use crate::rules::battle::common::ndx;
 use crate::rules::battle::{
@@ -39,7 +39,7 @@ pub(crate) fn target_ok(
     let Some(t) = s.unit(target) else {
         return Err(Rejected::new(format!("there is no {target}")));
     };
-    let who = name(s, unit);
+    let who = s.unit_name(unit);
     if !s.are_enemies(unit, target) {
         return Err(Rejected::new(format!(
             "{} is not an enemy of {who}",
@@ -310,8 +310,11 @@ pub(crate) fn check_reaction(
             } else {
                 Err(Rejected::new(format!(
                     "{} may only strike at {}",
-                    name(s, unit),
-                    mover.map_or_else(|| "the unit moving".to_string(), |m| name(s, m))
+                    s.unit_name(unit),
+                    mover.map_or_else(
+                        || "the unit moving".to_string(),
+                        |m| s.unit_name(m).into_owned()
+                    )
                 )))
             }
         }

@@ -419,11 +419,6 @@ fn side_of(s: &BattleState, u: UnitId) -> SideId {
     s.unit(u).map_or(SideId(0), |x| x.side)
 }
 
-pub(crate) fn name(s: &BattleState, u: UnitId) -> String {
-    s.unit(u)
-        .map_or_else(|| u.to_string(), |x| x.name.to_string())
-}
-
 /// Attack routines per round (at least 1).
 pub(crate) fn attacks(s: &BattleState, u: UnitId) -> u32 {
     stat(s, u, "attacks").clamp(1, 10) as u32
@@ -906,7 +901,7 @@ pub(crate) struct Allowed {
 pub(crate) fn allowed(s: &BattleState, r: &State) -> Option<Allowed> {
     let t = r.current.as_ref()?;
     let u = t.unit;
-    let who = name(s, u);
+    let who = s.unit_name(u);
     let m = mode(r, u);
     let first_turn = matches!(t.kind, TurnKind::Surprise | TurnKind::Main | TurnKind::Held);
     let move_budget = if !first_turn {
@@ -1059,7 +1054,7 @@ pub(crate) fn declarations(s: &BattleState, unit: UnitId) -> Vec<Intent> {
 }
 
 fn check_declaration(s: &BattleState, unit: UnitId, intent: &Intent) -> Result<(), Rejected> {
-    let who = name(s, unit);
+    let who = s.unit_name(unit);
     match intent {
         Intent::Spell { target } => {
             if !is_caster(s, unit) {
@@ -1088,7 +1083,7 @@ fn check_declaration(s: &BattleState, unit: UnitId, intent: &Intent) -> Result<(
 
 pub fn check(s: &BattleState, r: &State, cmd: &Command) -> Result<(), Rejected> {
     let unit = cmd.unit();
-    let who = name(s, unit);
+    let who = s.unit_name(unit);
     match cmd {
         Command::React { reaction, .. } => return combat::check_reaction(s, unit, reaction),
         Command::Pick { .. } => {
@@ -1106,7 +1101,7 @@ pub fn check(s: &BattleState, r: &State, cmd: &Command) -> Result<(), Rejected> 
                 Some(d) if d == unit => check_declaration(s, unit, intent),
                 Some(d) => Err(Rejected::new(format!(
                     "it is {}'s declaration now, not {who}'s",
-                    name(s, d)
+                    s.unit_name(d)
                 ))),
                 None => Err(Rejected::new("no one is declaring")),
             };
@@ -1114,7 +1109,7 @@ pub fn check(s: &BattleState, r: &State, cmd: &Command) -> Result<(), Rejected> 
         _ => {}
     }
     if r.phase == Phase::Declare {
-        let d = next_to_declare(s, r).map_or_else(String::new, |d| name(s, d));
+        let d = next_to_declare(s, r).map_or_else(String::new, |d| s.unit_name(d).into_owned());
         return Err(Rejected::new(format!(
             "the round has not begun: {d} must declare first"
         )));
@@ -1125,7 +1120,7 @@ pub fn check(s: &BattleState, r: &State, cmd: &Command) -> Result<(), Rejected> 
     if a.unit != unit {
         return Err(Rejected::new(format!(
             "it is {}'s turn in segment {}, not {who}'s",
-            name(s, a.unit),
+            s.unit_name(a.unit),
             r.segment
         )));
     }
@@ -1166,8 +1161,8 @@ pub fn check(s: &BattleState, r: &State, cmd: &Command) -> Result<(), Rejected> 
             {
                 return Err(Rejected::new(format!(
                     "{who} declared its spell at {}: it may cast at {} or not at all",
-                    name(s, t),
-                    name(s, t)
+                    s.unit_name(t),
+                    s.unit_name(t)
                 )));
             }
             combat::target_ok(s, unit, *target, combat::Kind::Spell)

@@ -9,7 +9,7 @@
 
 use super::combat::{self, Kind};
 use super::{
-    Ev, Mode, Phase, SEGMENTS, State, TurnKind, allowed, attacks, casting_time, mode, name,
+    Ev, Mode, Phase, SEGMENTS, State, TurnKind, allowed, attacks, casting_time, mode,
     next_to_declare, side_segment, unit_segment,
 };
 use crate::rules::battle::{
@@ -61,7 +61,7 @@ fn intent_words(s: &BattleState, intent: &Option<Intent>) -> String {
         None => "(hidden)".to_string(),
         Some(Intent::Melee) => "fight in melee".to_string(),
         Some(Intent::Missile) => "use a missile weapon".to_string(),
-        Some(Intent::Spell { target }) => format!("cast a spell at {}", name(s, *target)),
+        Some(Intent::Spell { target }) => format!("cast a spell at {}", s.unit_name(*target)),
         Some(Intent::Run) => "run".to_string(),
         Some(Intent::Hold) => "hold (do nothing)".to_string(),
     }
@@ -130,7 +130,7 @@ pub fn log_line(s: &BattleState, e: &Ev) -> String {
                     .iter()
                     .enumerate()
                     .filter(|&(_, &k)| k > 0)
-                    .map(|(i, &k)| format!("{} {k}", name(s, UnitId(i as u16))))
+                    .map(|(i, &k)| format!("{} {k}", s.unit_name(UnitId(i as u16))))
                     .collect();
                 parts.push(format!(
                     "{}; surprised for: {}",
@@ -142,8 +142,12 @@ pub fn log_line(s: &BattleState, e: &Ev) -> String {
         }
         Ev::Declaring => "Declare spells and general actions".to_string(),
         Ev::Declared { unit, intent } => match intent {
-            Some(_) => format!("{} declares: {}", name(s, *unit), intent_words(s, intent)),
-            None => format!("{} declares", name(s, *unit)),
+            Some(_) => format!(
+                "{} declares: {}",
+                s.unit_name(*unit),
+                intent_words(s, intent)
+            ),
+            None => format!("{} declares", s.unit_name(*unit)),
         },
         Ev::Initiative { rolls } => {
             let parts: Vec<String> = rolls
@@ -180,7 +184,7 @@ pub fn log_line(s: &BattleState, e: &Ev) -> String {
             if queue.is_empty() {
                 format!("{what}: no one acts")
             } else {
-                let who: Vec<String> = queue.iter().map(|&u| name(s, u)).collect();
+                let who: Vec<String> = queue.iter().map(|&u| s.unit_name(u).into_owned()).collect();
                 format!(
                     "{what}: {} {}{}",
                     who.join(", "),
@@ -195,7 +199,7 @@ pub fn log_line(s: &BattleState, e: &Ev) -> String {
         }
         Ev::Revealed { unit, intent } => format!(
             "{} had declared: {}",
-            name(s, *unit),
+            s.unit_name(*unit),
             intent_words(s, intent)
         ),
         Ev::TurnBegun { kind, routines, .. } => {
@@ -208,19 +212,22 @@ pub fn log_line(s: &BattleState, e: &Ev) -> String {
             format!("({what}; {} left)", plural(*routines, "attack routine"))
         }
         Ev::MoveDone { unit, cost } => {
-            format!("{} moves {}", name(s, *unit), plural(*cost, "square"))
+            format!("{} moves {}", s.unit_name(*unit), plural(*cost, "square"))
         }
-        Ev::Routine { unit } => format!("{} makes an attack routine", name(s, *unit)),
+        Ev::Routine { unit } => format!("{} makes an attack routine", s.unit_name(*unit)),
         Ev::TurnDone { unit, held, .. } => {
             if *held {
-                format!("{} holds its action for a later segment", name(s, *unit))
+                format!(
+                    "{} holds its action for a later segment",
+                    s.unit_name(*unit)
+                )
             } else {
-                format!("{} is done", name(s, *unit))
+                format!("{} is done", s.unit_name(*unit))
             }
         }
         Ev::Hurt { unit } => format!(
             "{} is hurt (if it falls, it falls when the segment ends)",
-            name(s, *unit)
+            s.unit_name(*unit)
         ),
         Ev::CastBegun {
             caster,
@@ -229,11 +236,11 @@ pub fn log_line(s: &BattleState, e: &Ev) -> String {
             last,
         } => format!(
             "{} begins casting at {} ({} of casting)",
-            name(s, *caster),
-            name(s, *target),
+            s.unit_name(*caster),
+            s.unit_name(*target),
             plural(last + 1 - start, "segment")
         ),
-        Ev::Spoiled { caster } => format!("{}'s spell is spoiled", name(s, *caster)),
+        Ev::Spoiled { caster } => format!("{}'s spell is spoiled", s.unit_name(*caster)),
         Ev::SpellWentOff {
             caster,
             target,
@@ -241,8 +248,8 @@ pub fn log_line(s: &BattleState, e: &Ev) -> String {
             segment,
         } => format!(
             "{}'s spell goes off at {} ({})",
-            name(s, *caster),
-            name(s, *target),
+            s.unit_name(*caster),
+            s.unit_name(*target),
             if *round == 0 {
                 format!("as surprise segment {} ends", segment - 1)
             } else if *segment > SEGMENTS {

@@ -2,7 +2,7 @@
 //! damage and Shock (S-127..S-142), screening (S-71..S-76), Swarm Attacks (S-61..S-64),
 //! shoves and grapples (S-143..S-158), dual wielding (S-159..S-163), first aid (S-89).
 
-use super::{Ev, State, active, can_instant, ev, grapplers_of, held, name, per, rs};
+use super::{Ev, State, active, can_instant, ev, grapplers_of, held, per, rs};
 use crate::rules::battle::common::ndx;
 use crate::rules::battle::{
     BattleState, Condition, Event, Exec, Interrupt, PendingAttack, Purpose, Resume, Status,
@@ -146,7 +146,7 @@ pub fn can_attack(s: &BattleState, a: UnitId, t: UnitId, ranged: bool) -> Result
         return Err(format!(
             "{} cannot shoot a bow with {} in melee range",
             au.name,
-            name(s, e)
+            s.unit_name(e)
         ));
     }
     Ok(())
@@ -371,8 +371,8 @@ pub fn can_swarm(s: &BattleState, r: &State, a: UnitId, t: UnitId) -> Result<(),
     if !weapon_reaches(s, a, t) {
         return Err(format!(
             "{} is not within range of {}'s weapon",
-            name(s, t),
-            name(s, a)
+            s.unit_name(t),
+            s.unit_name(a)
         ));
     }
     let joined: &[UnitId] = r
@@ -383,14 +383,14 @@ pub fn can_swarm(s: &BattleState, r: &State, a: UnitId, t: UnitId) -> Result<(),
     if joined.contains(&a) {
         return Err(format!(
             "{} has already joined the swarm on {}",
-            name(s, a),
-            name(s, t)
+            s.unit_name(a),
+            s.unit_name(t)
         ));
     }
     if joined.len() >= 3 {
         return Err(format!(
             "three allies already swarm {}; one of them strikes now",
-            name(s, t)
+            s.unit_name(t)
         ));
     }
     Ok(())
@@ -504,8 +504,8 @@ pub fn resolve(x: &mut Exec, p: &PendingAttack) {
     if !active(x.s(), spec.attacker) {
         let reason = format!(
             "{} fell before its attack on {} landed",
-            name(x.s(), spec.attacker),
-            name(x.s(), spec.target)
+            x.s().unit_name(spec.attacker),
+            x.s().unit_name(spec.target)
         );
         x.emit(ev(Ev::Cancelled {
             unit: spec.attacker,
@@ -781,20 +781,20 @@ pub struct Haul {
 /// The unit `grappler` holds and may drag or throw: it must be held by `grappler` alone
 /// (house rule), and `grappler` must not itself be held.
 fn hauled(s: &BattleState, grappler: UnitId) -> Result<UnitId, String> {
-    let who = name(s, grappler);
+    let who = s.unit_name(grappler);
     let Some(t) = per(rs(s), grappler).grappling else {
         return Err(format!("{who} is not grappling anyone"));
     };
     if grapplers_of(s, t).len() > 1 {
         return Err(format!(
             "{} is held by others as well and cannot be hauled away",
-            name(s, t)
+            s.unit_name(t)
         ));
     }
     if let Some(&g) = grapplers_of(s, grappler).first() {
         return Err(format!(
             "{who} is grappled by {} and cannot move",
-            name(s, g)
+            s.unit_name(g)
         ));
     }
     Ok(t)
@@ -807,7 +807,10 @@ pub fn drag_plan(s: &BattleState, grappler: UnitId, to: Cell) -> Result<Haul, St
     let from = s.units[grappler.index()].cell;
     let steps = s.grid().distance_steps(from, to);
     if !s.grid().contains(to) || steps == 0 || steps > 2 {
-        return Err(format!("{to} is not 5 or 10 ft from {}", name(s, grappler)));
+        return Err(format!(
+            "{to} is not 5 or 10 ft from {}",
+            s.unit_name(grappler)
+        ));
     }
     let line = super::moves::line(from, to);
     let path: Vec<Cell> = line.iter().skip(1).copied().collect();
@@ -842,7 +845,7 @@ pub fn throw_ok(s: &BattleState, grappler: UnitId, to: Cell) -> Result<UnitId, S
     let target = hauled(s, grappler)?;
     let tc = s.units[target.index()].cell;
     if !s.grid().contains(to) || s.grid().distance_steps(tc, to) != 1 {
-        return Err(format!("{to} is not next to {}", name(s, target)));
+        return Err(format!("{to} is not next to {}", s.unit_name(target)));
     }
     if !s.terrain.passable(to) {
         return Err(format!("{to} cannot be entered"));

@@ -3,7 +3,7 @@
 //! ruleset's events in words for the combat log.
 
 use super::combat::{self, Kind, Spec};
-use super::{Cost, Ev, State, cost_of, moves, name, per, round_sides, side_name};
+use super::{Cost, Ev, State, cost_of, moves, per, round_sides, side_name};
 use crate::rules::battle::common::ndx;
 use crate::rules::battle::{Action, BattleState, Command, Condition, Reaction, Status, UnitId};
 use crate::rules::rulesets::view::{self, Clock, CommandInfo, Odds, OrderEntry};
@@ -44,7 +44,7 @@ pub fn clock(s: &BattleState, r: &State) -> Clock {
     let turn = sides
         .get(r.side_turn)
         .map(|&side| match current {
-            Some(u) => format!("{} acting", name(s, u)),
+            Some(u) => format!("{} acting", s.unit_name(u)),
             None => format!("{} to pick", side_name(s, side)),
         })
         .unwrap_or_default();
@@ -158,8 +158,8 @@ pub fn describe(s: &BattleState, r: &State, cmd: &Command) -> CommandInfo {
                     Some(
                         crate::rules::battle::Trigger::Opportunity { .. }
                         | crate::rules::battle::Trigger::Provoked { .. },
-                    ) => format!("Attack of opportunity on {}", name(s, *target)),
-                    _ => format!("Snap Attack on {}", name(s, *target)),
+                    ) => format!("Attack of opportunity on {}", s.unit_name(*target)),
+                    _ => format!("Snap Attack on {}", s.unit_name(*target)),
                 };
             }
         }
@@ -237,7 +237,7 @@ pub fn odds(
 
 /// One line of the combat log for a ruleset event.
 pub fn log_line(s: &BattleState, e: &Ev) -> String {
-    let n = |u: &UnitId| name(s, *u);
+    let n = |u: &UnitId| s.unit_name(*u);
     match e {
         Ev::Setup { party, .. } => format!("{} is the Party", side_name(s, *party)),
         Ev::SurpriseRound => "Surprise! The unaware lose the first round".to_string(),
@@ -274,7 +274,7 @@ pub fn log_line(s: &BattleState, e: &Ev) -> String {
             }
         }
         Ev::Disengaged { unit, from } => {
-            let list: Vec<String> = from.iter().map(n).collect();
+            let list: Vec<_> = from.iter().map(n).collect();
             format!("{} disengages from {}", n(unit), list.join(", "))
         }
         Ev::ShieldUsed { unit } => format!("{}'s shield takes the round's first Shock", n(unit)),

@@ -342,11 +342,6 @@ fn active(s: &BattleState, u: UnitId) -> bool {
     s.unit(u).is_some_and(|u| u.is_active())
 }
 
-fn name(s: &BattleState, u: UnitId) -> String {
-    s.unit(u)
-        .map_or_else(|| format!("{u}"), |u| u.name.to_string())
-}
-
 fn side_name(s: &BattleState, side: SideId) -> String {
     s.sides
         .get(side.index())
@@ -407,16 +402,11 @@ pub fn start(x: &mut Exec) {
         x.set_pool(u, "hp", hp);
     }
     // Surprise (S-15): the level names who is caught unaware.
-    let named = |s: &BattleState, u: UnitId| {
-        let unit = &s.units[u.index()];
-        let side = side_name(s, unit.side);
-        s.level
-            .options
-            .surprised
-            .iter()
-            .any(|n| **n == *unit.name || *n == side)
-    };
-    let surprised: Vec<UnitId> = ids.iter().copied().filter(|&u| named(x.s(), u)).collect();
+    let surprised: Vec<UnitId> = ids
+        .iter()
+        .copied()
+        .filter(|&u| x.s().named_surprised(u))
+        .collect();
     if !surprised.is_empty() && surprised.len() < ids.len() {
         for &u in &surprised {
             x.set_condition(u, Condition::Surprised, true);
@@ -738,7 +728,7 @@ fn ready_reactors(s: &BattleState, actor: UnitId) -> Vec<UnitId> {
 
 pub fn check(s: &BattleState, r: &State, cmd: &Command) -> Result<(), Rejected> {
     let unit = cmd.unit();
-    let who = name(s, unit);
+    let who = s.unit_name(unit);
     match cmd {
         Command::React { reaction, .. } => {
             let Some(top) = s.interrupts.last() else {
@@ -783,7 +773,7 @@ pub fn check(s: &BattleState, r: &State, cmd: &Command) -> Result<(), Rejected> 
             }
             Decision::Act { unit: cur } => Err(Rejected::new(format!(
                 "{} is taking its turn; it must end it before another is picked",
-                name(s, cur)
+                s.unit_name(cur)
             ))),
             _ => Err(Rejected::new("no one can be picked now")),
         },
@@ -801,7 +791,7 @@ pub fn check(s: &BattleState, r: &State, cmd: &Command) -> Result<(), Rejected> 
             if cur != unit {
                 return Err(Rejected::new(format!(
                     "it is {}'s turn, not {who}'s",
-                    name(s, cur)
+                    s.unit_name(cur)
                 )));
             }
             match cmd {
@@ -856,7 +846,7 @@ fn need_main(s: &BattleState, p: &Per, u: UnitId) -> Result<(), String> {
     } else {
         Err(format!(
             "{} has already spent its Main action this round",
-            name(s, u)
+            s.unit_name(u)
         ))
     }
 }
@@ -869,10 +859,10 @@ fn need_moves(s: &BattleState, p: &Per, u: UnitId, k: u32) -> Result<(), String>
     Err(if left == 0 {
         format!(
             "{} has no Move action left (nor a Main action to trade for one)",
-            name(s, u)
+            s.unit_name(u)
         )
     } else {
-        format!("{} has only one Move action left", name(s, u))
+        format!("{} has only one Move action left", s.unit_name(u))
     })
 }
 
@@ -880,15 +870,15 @@ fn not_held(s: &BattleState, u: UnitId) -> Result<(), String> {
     if let Some(t) = per(rs(s), u).grappling {
         return Err(format!(
             "{} is grappling {} and cannot move",
-            name(s, u),
-            name(s, t)
+            s.unit_name(u),
+            s.unit_name(t)
         ));
     }
     if let Some(g) = grapplers_of(s, u).first() {
         return Err(format!(
             "{} is grappled by {} and cannot move",
-            name(s, u),
-            name(s, *g)
+            s.unit_name(u),
+            s.unit_name(*g)
         ));
     }
     Ok(())
@@ -899,7 +889,7 @@ fn enemy_target(s: &BattleState, u: UnitId, t: UnitId) -> Result<(), String> {
         return Err(format!("there is no {t}"));
     };
     if t == u || !s.are_enemies(u, t) {
-        return Err(format!("{} is not an enemy of {}", tu.name, name(s, u)));
+        return Err(format!("{} is not an enemy of {}", tu.name, s.unit_name(u)));
     }
     if !tu.is_active() {
         return Err(format!("{} is already out of the fight", tu.name));
@@ -939,7 +929,7 @@ pub fn check_action(s: &BattleState, r: &State, cmd: &Command) -> Result<(), Str
                 } else {
                     " (down)"
                 };
-                return Err(format!("{to} is taken by {}{down}", name(s, o)));
+                return Err(format!("{to} is taken by {}{down}", s.unit_name(o)));
             }
             match moves::move_actions_needed(s, unit, *to) {
                 Some(k) => need_moves(s, p, unit, k),
@@ -1035,12 +1025,12 @@ pub fn check_action(s: &BattleState, r: &State, cmd: &Command) -> Result<(), Str
                 need_main(s, p, unit)?;
                 enemy_target(s, unit, *target)?;
                 if !adjacent(s, unit, *target) {
-                    return Err(format!("{} is not next to {who}", name(s, *target)));
+                    return Err(format!("{} is not next to {who}", s.unit_name(*target)));
                 }
                 if let Some(t) = p.grappling {
                     return Err(format!(
                         "{who} is already grappling {} (one at a time)",
-                        name(s, t)
+                        s.unit_name(t)
                     ));
                 }
                 Ok(())
