@@ -30,6 +30,55 @@ pub fn plugin(app: &mut App) {
             .chain()
             .in_set(AppSystems::Update),
     );
+    // After Update's commands are applied (labels spawned this frame included), before
+    // transforms propagate: no label is ever drawn at the unreadable size for a frame.
+    app.add_systems(
+        PostUpdate,
+        keep_board_text_legible.before(bevy::transform::TransformSystems::Propagate),
+    );
+}
+
+/// Text drawn on the board in world space (cell costs, the cursor's cover and odds, unit
+/// names, floating damage numbers). It is sized for the cell, so on a large map fitted to the
+/// window it would shrink with the board to a few pixels; [`keep_board_text_legible`] scales
+/// it up so it never shows smaller than [`MIN_TEXT_PX`].
+#[derive(Component, Debug, Clone, Copy, Default)]
+pub struct BoardText;
+
+/// The smallest height, in logical pixels on screen, of board text.
+pub const MIN_TEXT_PX: f32 = 12.0;
+
+/// How much board text of `font_px` world units must be scaled to show at least
+/// [`MIN_TEXT_PX`] high when the camera shows `world_per_px` world units per logical pixel.
+/// Never below 1: zoomed in, text grows with the board.
+pub fn legible_scale(font_px: f32, world_per_px: f32) -> f32 {
+    if font_px <= 0.0 || !world_per_px.is_finite() {
+        return 1.0;
+    }
+    (MIN_TEXT_PX * world_per_px / font_px).max(1.0)
+}
+
+fn keep_board_text_legible(
+    camera: Query<&Projection, With<MainCamera>>,
+    mut texts: Query<(&TextFont, &mut Transform), With<BoardText>>,
+) {
+    let Ok(Projection::Orthographic(ortho)) = camera.single() else {
+        return;
+    };
+    // With a window the projection is in window pixels times `scale`; without one (headless
+    // tests) there is no screen size to keep.
+    if !matches!(ortho.scaling_mode, ScalingMode::WindowSize) {
+        return;
+    }
+    for (font, mut transform) in &mut texts {
+        let FontSize::Px(px) = font.font_size else {
+            continue;
+        };
+        let k = legible_scale(px, ortho.scale);
+        if (transform.scale.x - k).abs() > 1e-3 {
+            transform.scale = Vec3::new(k, k, 1.0);
+        }
+    }
 }
 
 /// The one game camera.
@@ -301,5 +350,23 @@ fn zoom(
             transform.translation.x = moved.x;
             transform.translation.y = moved.y;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn board_text_is_scaled_up_only_when_it_would_show_below_the_minimum() {
+        // A 12.8-unit label with the camera at 2.1 world units per pixel shows 6.1 px high:
+        // scaled so it shows at the minimum.
+        let k = legible_scale(12.8, 2.1);
+        assert!((12.8 * k / 2.1 - MIN_TEXT_PX).abs() < 1e-3, "{k}");
+        // Zoomed in (0.5 units per pixel) it shows 25.6 px: left alone, never shrunk.
+        assert_eq!(legible_scale(12.8, 0.5), 1.0);
+        // Degenerate inputs leave the text as it is.
+        assert_eq!(legible_scale(0.0, 2.0), 1.0);
+        assert_eq!(legible_scale(12.8, f32::NAN), 1.0);
     }
 }

@@ -14,7 +14,7 @@ use super::input::CursorCell;
 use super::menu::{self, Described, MenuEntry, anchor, group_of};
 use super::ui::{self, UiAction, UiClick};
 use super::units::{health_text, side_colour};
-use crate::rules::battle::{BattleState, Command, Decision, SideId, UnitId, log};
+use crate::rules::battle::{BattleState, Command, Decision, SideId, Status, UnitId, log};
 use crate::rules::rulesets;
 use crate::rules::sight::{self, Cover};
 
@@ -990,7 +990,12 @@ pub fn tooltip_lines(
             .and_then(|r| r.template(&u.template))
             .map_or(u.template.to_string(), |t| t.name.clone());
         let side = s.sides.get(u.side.index()).map_or("?", |x| x.name.as_str());
-        out.push(format!("{} - {template} ({side})", u.name));
+        let fallen = match u.status {
+            Status::Active => "",
+            Status::Down => ", down",
+            Status::Dead => ", dead",
+        };
+        out.push(format!("{} - {template} ({side}){fallen}", u.name));
         out.push(health_text(u));
         if !u.conditions.is_empty() {
             let c: Vec<String> = u
@@ -1260,5 +1265,20 @@ mod tests {
         let h = act_hint(&b, unit, false);
         assert!(h.contains("can only") && h.contains("press 1"), "{h}");
         assert!(!h.contains("E: end turn") && !h.contains("click"), "{h}");
+    }
+
+    #[test]
+    fn the_tooltip_of_a_fallen_unit_says_it_has_fallen() {
+        let level = crate::rules::battle::tests::load("segments_crypt.ron");
+        let (mut b, _) = BattleState::start(&level, 3);
+        let wolf = b
+            .unit_ids()
+            .find(|&u| &*b.units[u.index()].name == "Fang")
+            .expect("the crypt has Fang");
+        let cell = b.units[wolf.index()].cell;
+        let head = |b: &BattleState| tooltip_lines(b, None, cell)[0].clone();
+        assert_eq!(head(&b), "Fang - Wolf (Monsters)");
+        b.units[wolf.index()].status = Status::Dead;
+        assert_eq!(head(&b), "Fang - Wolf (Monsters), dead");
     }
 }

@@ -14,6 +14,7 @@ use super::Screen;
 use super::art::{Art, Pattern, TileShape};
 use super::battle::{Battle, Settings};
 use super::board::{BoardLayout, OnBoard};
+use super::camera::BoardText;
 use super::hud::{Targeting, View};
 use super::input::CursorCell;
 use super::menu::{self, anchor, group_of};
@@ -311,6 +312,7 @@ fn draw(
             commands.spawn((
                 kind,
                 OnBoard,
+                BoardText,
                 DespawnOnExit(Screen::Battle),
                 Text2d::new(menu::ascii(&t)),
                 TextFont {

@@ -107,6 +107,9 @@ pub fn button_coloured(label: impl AsRef<str>, action: UiAction, colour: Color) 
             padding: UiRect::axes(px(12), px(6)),
             margin: UiRect::all(px(2)),
             border_radius: BorderRadius::all(px(4)),
+            // A long label wraps inside its panel (a reaction prompt's entries) rather than
+            // running past the panel's edge.
+            max_width: percent(100),
             ..default()
         },
         BackgroundColor(colour),

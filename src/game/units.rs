@@ -14,6 +14,7 @@ use super::Screen;
 use super::art::{Art, Icon};
 use super::battle::{Battle, Settings};
 use super::board::{BoardGrid, BoardLayout, OnBoard};
+use super::camera::BoardText;
 use super::hud::View;
 use super::input::CursorCell;
 use crate::rules::battle::{BattleState, Condition, Event, Status, Unit, UnitId};
@@ -103,7 +104,7 @@ pub fn health_text(u: &Unit) -> String {
 
 /// A condition in words, naming units by name.
 pub fn condition_name(s: &BattleState, c: &Condition) -> String {
-    let name = |u: &UnitId| s.unit(*u).map_or("?".to_string(), |u| u.name.to_string());
+    let name = |u: &UnitId| s.unit_name(*u);
     match c {
         Condition::Prone => "prone".into(),
         Condition::Surprised => "surprised".into(),
@@ -196,6 +197,7 @@ fn float_text(commands: &mut Commands, at: Vec2, text: String, colour: Color, si
             age: 0.0,
         },
         OnBoard,
+        BoardText,
         DespawnOnExit(Screen::Battle),
         Text2d::new(text),
         TextFont {
@@ -448,6 +450,7 @@ fn token(
             ),
             (
                 TokenName,
+                BoardText,
                 Text2d::new(super::menu::ascii(&unit.name)),
                 TextFont {
                     font_size: FontSize::Px(cell * 0.24),

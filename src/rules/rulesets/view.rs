@@ -108,7 +108,7 @@ pub fn label(s: &BattleState, cmd: &Command) -> String {
                 Intent::Melee => "fight in melee".to_string(),
                 Intent::Missile => "shoot".to_string(),
                 Intent::Spell { target } => format!("cast at {}", name(*target)),
-                Intent::Run => "move".to_string(),
+                Intent::Run => "run".to_string(),
                 Intent::Hold => "hold".to_string(),
             };
             format!("{}: {what}", name(*unit))

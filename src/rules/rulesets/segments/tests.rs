@@ -1000,7 +1000,47 @@ fn the_clock_and_the_menu_speak_in_segments() {
             intent: Intent::Run,
         },
     );
-    assert!(decl.cost.contains("hidden"), "{}", decl.cost);
+    // A declaration's entry says what it lets the unit do this round, in its own numbers.
+    let run = super::run_budget(&b, U0);
+    let walk = super::walk_budget(&b, U0);
+    assert_ne!(run, walk);
+    assert_eq!(
+        decl.cost,
+        format!("move up to {run} squares, no attack"),
+        "{}",
+        decl.cost
+    );
+    let melee = rulesets::describe(
+        &b,
+        &Command::Declare {
+            unit: U0,
+            intent: Intent::Melee,
+        },
+    );
+    assert!(
+        melee
+            .cost
+            .starts_with(&format!("move up to {walk} squares, then strike")),
+        "{}",
+        melee.cost
+    );
+    // A spell's entry says whether its target could be struck from where both stand now.
+    let spell = |b: &BattleState| {
+        rulesets::describe(
+            b,
+            &Command::Declare {
+                unit: U1,
+                intent: Intent::Spell { target: U2 },
+            },
+        )
+        .cost
+    };
+    let near = spell(&b);
+    assert!(near.ends_with("in range and sight now"), "{near}");
+    let mut far = b.clone();
+    far.units[2].cell = Cell::new(40, 0);
+    let far = spell(&far);
+    assert!(far.contains("squares from"), "{far}");
 }
 
 #[test]

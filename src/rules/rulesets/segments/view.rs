@@ -10,7 +10,7 @@
 use super::combat::{self, Kind};
 use super::{
     Ev, Mode, Phase, SEGMENTS, State, TurnKind, allowed, attacks, casting_time, mode,
-    next_to_declare, side_segment, unit_segment,
+    next_to_declare, side_segment, stat, unit_segment,
 };
 use crate::rules::battle::{
     Action, BattleState, Command, Event, Intent, Reaction, SideId, Trigger, UnitId,
@@ -64,6 +64,49 @@ fn intent_words(s: &BattleState, intent: &Option<Intent>) -> String {
         Some(Intent::Spell { target }) => format!("cast a spell at {}", s.unit_name(*target)),
         Some(Intent::Run) => "run".to_string(),
         Some(Intent::Hold) => "hold (do nothing)".to_string(),
+    }
+}
+
+/// What a declaration lets the unit do this round, for the declaration menu (the menu's hint
+/// says that declarations are hidden from the other side).
+fn declaration_effect(s: &BattleState, unit: UnitId, intent: &Intent) -> String {
+    let walk = super::walk_budget(s, unit);
+    match intent {
+        Intent::Melee => {
+            let set = if stat(s, unit, "set_vs_charge") > 0 {
+                "; standing still, its spear is set against a charge"
+            } else {
+                ""
+            };
+            format!("move up to {walk} squares, then strike{set}")
+        }
+        Intent::Missile => {
+            let early = stat(s, unit, "missile_bonus");
+            let n = stat(s, unit, "rate_of_fire").max(1) as u32;
+            let when = if early > 0 {
+                format!("; acts {} before its side", plural(early as u32, "segment"))
+            } else {
+                String::new()
+            };
+            format!(
+                "move up to {walk} squares, then shoot {}{when}",
+                plural(n, "missile")
+            )
+        }
+        Intent::Spell { target } => {
+            let t = casting_time(s, unit);
+            let left = s.unit(unit).map_or(0, |u| u.pool("spells"));
+            let now = match combat::target_ok(s, unit, *target, Kind::Spell) {
+                Ok(()) => "in range and sight now".to_string(),
+                Err(e) => e.reason,
+            };
+            format!("{t}-segment spell, never misses, {left} left; {now}")
+        }
+        Intent::Run => format!(
+            "move up to {} squares, no attack",
+            super::run_budget(s, unit)
+        ),
+        Intent::Hold => "do nothing this round".to_string(),
     }
 }
 
@@ -439,9 +482,7 @@ pub fn describe(s: &BattleState, r: &State, cmd: &Command) -> CommandInfo {
             ..
         } => info.cost = "holds the declared action to a later segment".to_string(),
         Command::EndTurn { .. } => info.cost = "ends its turn".to_string(),
-        Command::Declare { .. } => {
-            info.cost = "declaration: hidden from the other side until its segment".to_string()
-        }
+        Command::Declare { intent, .. } => info.cost = declaration_effect(s, unit, intent),
         Command::React {
             reaction: Reaction::Attack { .. },
             ..
