@@ -463,12 +463,18 @@ fn battle_actions(
     }
 }
 
+/// Whether an AI side is working out its next command now (not only animating the last).
+fn ai_thinking(ai: Option<&super::ai_driver::AiPlayers>, battle: &Battle) -> bool {
+    ai.is_some_and(|a| a.busy())
+        && battle
+            .deciding()
+            .is_some_and(|s| !battle.control(s).is_human())
+}
+
 fn top_bar(
     mut commands: Commands,
     view: Res<View>,
     settings: Res<Settings>,
-    ai: Option<Res<super::ai_driver::AiPlayers>>,
-    battle: Res<Battle>,
     bar: Query<Entity, With<TopBar>>,
     mut last: Local<String>,
 ) {
@@ -476,26 +482,13 @@ fn top_bar(
         return;
     };
     let clock = rulesets::clock(state);
-    let thinking = ai.as_ref().is_some_and(|a| a.busy())
-        && battle
-            .deciding()
-            .is_some_and(|s| !battle.control(s).is_human());
-    let key = format!("{}|{thinking}|{settings:?}", clock.headline);
+    let key = format!("{}|{settings:?}", clock.headline);
     if *last == key {
         return;
     }
     *last = key;
     let Ok(bar) = bar.single() else {
         return;
-    };
-    let thinking_text = if thinking {
-        let side = battle
-            .deciding()
-            .and_then(|s| battle.state.sides.get(s.index()))
-            .map_or(String::new(), |s| s.name.clone());
-        format!("{side} is thinking...")
-    } else {
-        String::new()
     };
     commands.entity(bar).despawn_children().with_children(|b| {
         b.spawn((
@@ -504,14 +497,6 @@ fn top_bar(
                 flex_grow: 1.0,
                 flex_shrink: 1.0,
                 min_width: px(0),
-                ..default()
-            },
-        ));
-        b.spawn((
-            ui::text(thinking_text, 16.0, ui::GOOD),
-            Node {
-                flex_shrink: 0.0,
-                margin: UiRect::right(px(8)),
                 ..default()
             },
         ));
@@ -680,6 +665,7 @@ fn action_menu(
     view: Res<View>,
     targeting: Res<Targeting>,
     battle: Res<Battle>,
+    ai: Option<Res<super::ai_driver::AiPlayers>>,
     panel: Query<Entity, With<MenuPanel>>,
     mut last: Local<String>,
 ) {
@@ -691,14 +677,21 @@ fn action_menu(
         (Decision::Over { .. }, _) => "The battle is over".to_string(),
         (_, true) => menu::ascii(&log::decision(&battle.state, &battle.state.pending())),
         (_, false) => match battle.deciding() {
+            // The AI's thinking is said here, not in the top bar, where the turn clock of
+            // `segments` already takes two lines on a 1280-pixel window.
             Some(s) => format!(
-                "Waiting for {} ({})",
+                "Waiting for {}: {}{}",
                 battle
                     .state
                     .sides
                     .get(s.index())
                     .map_or("?", |x| x.name.as_str()),
-                battle.control(s).label()
+                battle.control(s).label(),
+                if ai_thinking(ai.as_deref(), &battle) {
+                    ", thinking..."
+                } else {
+                    ""
+                }
             ),
             None => String::new(),
         },
@@ -902,8 +895,13 @@ fn reaction_prompt(
         .with_children(|p| {
             p.spawn(ui::text("Reaction", 22.0, ui::ACCENT));
             p.spawn(ui::text(question, 16.0, ui::TEXT));
+            let default_answer = menu::default_answer(&view.menu);
             for (i, e) in view.menu.iter().enumerate() {
-                let default = if i == 0 { " (default: Enter)" } else { "" };
+                let default = if i == default_answer {
+                    " (default: Enter)"
+                } else {
+                    ""
+                };
                 p.spawn(ui::button(
                     format!(
                         "{}{}{default}",
@@ -1135,7 +1133,7 @@ fn hints(
     } else if !view.can_act() {
         match battle.deciding() {
             Some(side) if !battle.control(side).is_human() => format!(
-                "{} ({}) is playing. Space: skip animations; F4: AI pace.",
+                "{}: {} is playing. Space: skip animations; F4: AI pace.",
                 s.sides.get(side.index()).map_or("?", |x| x.name.as_str()),
                 battle.control(side).label()
             ),

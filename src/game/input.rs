@@ -311,7 +311,10 @@ fn keyboard(
     if keys.just_pressed(KeyCode::Enter) || keys.just_pressed(KeyCode::NumpadEnter) {
         if react {
             // The default answer.
-            click(&mut clicks, UiAction::Menu(0));
+            click(
+                &mut clicks,
+                UiAction::Menu(menu::default_answer(&view.menu)),
+            );
         } else if let Some(c) = cursor.0 {
             confirm(
                 c,

@@ -8,7 +8,7 @@
 //! to) is read from its serialized fields, so actions other engineers add later work without a
 //! change here.
 
-use crate::rules::battle::{BattleState, Command, Decision, SideId, UnitId};
+use crate::rules::battle::{BattleState, Command, Decision, Reaction, SideId, UnitId};
 use crate::rules::grid::Cell;
 use crate::rules::rulesets::{self, CommandInfo};
 
@@ -319,6 +319,25 @@ pub fn ascii(text: &str) -> String {
     out
 }
 
+/// The entry Enter takes in a reaction prompt: an offered attack (an attack of opportunity, a
+/// set spear against a charge: what a player nearly always wants, and what the AI's default
+/// takes), else the first entry (letting it pass). Defences that spend a resource (a dodge for
+/// stamina or AP, an abort) are never taken by Enter alone.
+pub fn default_answer(entries: &[MenuEntry]) -> usize {
+    entries
+        .iter()
+        .position(|e| {
+            matches!(
+                e.commands.as_slice(),
+                [Command::React {
+                    reaction: Reaction::Attack { .. },
+                    ..
+                }]
+            )
+        })
+        .unwrap_or(0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -414,6 +433,26 @@ mod tests {
         }
         // A wall is nothing.
         assert!(command_at(&s, &legal, Cell::new(3, 2), None).is_empty());
+    }
+
+    #[test]
+    fn enter_takes_an_offered_attack_else_lets_it_pass() {
+        let u = UnitId(1);
+        let entry = |reaction: Reaction| MenuEntry {
+            group: "React".into(),
+            label: String::new(),
+            cost: String::new(),
+            provokes: false,
+            hotkey: None,
+            commands: vec![Command::React { unit: u, reaction }],
+        };
+        let pass = entry(Reaction::Decline);
+        let strike = entry(Reaction::Attack { target: UnitId(4) });
+        let dodge = entry(Reaction::Dodge);
+        assert_eq!(default_answer(&[pass.clone(), strike.clone()]), 1);
+        assert_eq!(default_answer(&[pass.clone(), dodge.clone(), strike]), 2);
+        assert_eq!(default_answer(&[pass, dodge]), 0);
+        assert_eq!(default_answer(&[]), 0);
     }
 
     #[test]
