@@ -1203,3 +1203,22 @@ fn arbitrary_commands_never_panic_and_rejections_change_nothing() {
     }
     assert!(accepted > 0 && rejected > 0, "{accepted} {rejected}");
 }
+
+#[test]
+fn a_turn_with_no_attack_routine_is_logged_without_one() {
+    let (b, _) = BattleState::start_with_tape(&field(SKIRMISH, ALERTED), 1, [2, 4]);
+    let line = |routines: u32| {
+        crate::rules::battle::log::describe(
+            &b,
+            &Event::Rules(RulesEvent::Segments(Ev::TurnBegun {
+                index: 0,
+                kind: TurnKind::Main,
+                routines,
+                attacked: false,
+            })),
+        )
+    };
+    // A caster that declared its spell has no routine: no "0 attack routines left".
+    assert_eq!(line(0), "(its initiative segment)");
+    assert_eq!(line(1), "(its initiative segment; 1 attack routine left)");
+}

@@ -252,7 +252,12 @@ pub fn log_line(s: &BattleState, e: &Ev) -> String {
                 TurnKind::Held => "its held action",
                 TurnKind::Extra => "its further attack routines",
             };
-            format!("({what}; {} left)", plural(*routines, "attack routine"))
+            if *routines == 0 {
+                // A caster that declared its spell, or a unit that declared Run or Hold.
+                format!("({what})")
+            } else {
+                format!("({what}; {} left)", plural(*routines, "attack routine"))
+            }
         }
         Ev::MoveDone { unit, cost } => {
             format!("{} moves {}", s.unit_name(*unit), plural(*cost, "square"))
