@@ -895,7 +895,7 @@ fn reaction_prompt(
         .with_children(|p| {
             p.spawn(ui::text("Reaction", 22.0, ui::ACCENT));
             p.spawn(ui::text(question, 16.0, ui::TEXT));
-            let default_answer = menu::default_answer(&view.menu);
+            let default_answer = menu::default_answer(&battle.state.pending(), &view.menu);
             for (i, e) in view.menu.iter().enumerate() {
                 let default = if i == default_answer {
                     " (default: Enter)"

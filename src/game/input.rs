@@ -313,7 +313,7 @@ fn keyboard(
             // The default answer.
             click(
                 &mut clicks,
-                UiAction::Menu(menu::default_answer(&view.menu)),
+                UiAction::Menu(menu::default_answer(&battle.state.pending(), &view.menu)),
             );
         } else if let Some(c) = cursor.0 {
             confirm(

@@ -8,7 +8,7 @@
 //! to) is read from its serialized fields, so actions other engineers add later work without a
 //! change here.
 
-use crate::rules::battle::{BattleState, Command, Decision, Reaction, SideId, UnitId};
+use crate::rules::battle::{BattleState, Command, Decision, Reaction, SideId, Trigger, UnitId};
 use crate::rules::grid::Cell;
 use crate::rules::rulesets::{self, CommandInfo};
 
@@ -319,11 +319,20 @@ pub fn ascii(text: &str) -> String {
     out
 }
 
-/// The entry Enter takes in a reaction prompt: an offered attack (an attack of opportunity, a
-/// set spear against a charge: what a player nearly always wants, and what the AI's default
-/// takes), else the first entry (letting it pass). Defences that spend a resource (a dodge for
-/// stamina or AP, an abort) are never taken by Enter alone.
-pub fn default_answer(entries: &[MenuEntry]) -> usize {
+/// The entry Enter takes in a reaction prompt: the attack on a foe that provokes one (an
+/// attack of opportunity; in `segments` a fleeing attack, or a set spear's double-damage strike,
+/// which is the spearman's attack for the round): what a player nearly always wants, and what
+/// the AI's default takes. Else the first entry (letting it pass): a Snap Attack (it gives up
+/// the Main action), a dodge (stamina or AP), an abort, a readied attack are only taken when
+/// chosen.
+pub fn default_answer(decision: &Decision, entries: &[MenuEntry]) -> usize {
+    let Decision::React {
+        trigger: Trigger::Opportunity { .. } | Trigger::Provoked { .. },
+        ..
+    } = decision
+    else {
+        return 0;
+    };
     entries
         .iter()
         .position(|e| {
@@ -436,8 +445,9 @@ mod tests {
     }
 
     #[test]
-    fn enter_takes_an_offered_attack_else_lets_it_pass() {
+    fn enter_takes_a_provoked_attack_else_lets_it_pass() {
         let u = UnitId(1);
+        let foe = UnitId(4);
         let entry = |reaction: Reaction| MenuEntry {
             group: "React".into(),
             label: String::new(),
@@ -446,13 +456,29 @@ mod tests {
             hotkey: None,
             commands: vec![Command::React { unit: u, reaction }],
         };
+        let react = |trigger: Trigger| Decision::React { unit: u, trigger };
+        let provoked = react(Trigger::Provoked {
+            actor: foe,
+            action: "charges".into(),
+        });
         let pass = entry(Reaction::Decline);
-        let strike = entry(Reaction::Attack { target: UnitId(4) });
+        let strike = entry(Reaction::Attack { target: foe });
         let dodge = entry(Reaction::Dodge);
-        assert_eq!(default_answer(&[pass.clone(), strike.clone()]), 1);
-        assert_eq!(default_answer(&[pass.clone(), dodge.clone(), strike]), 2);
-        assert_eq!(default_answer(&[pass, dodge]), 0);
-        assert_eq!(default_answer(&[]), 0);
+        assert_eq!(
+            default_answer(&provoked, &[pass.clone(), strike.clone()]),
+            1
+        );
+        assert_eq!(
+            default_answer(&provoked, &[pass.clone(), dodge.clone(), strike.clone()]),
+            2
+        );
+        assert_eq!(default_answer(&provoked, &[pass.clone(), dodge.clone()]), 0);
+        assert_eq!(default_answer(&provoked, &[]), 0);
+        // A Snap Attack when an ally is attacked, or a readied attack: not by Enter alone.
+        let ready = react(Trigger::Ready { actor: foe });
+        assert_eq!(default_answer(&ready, &[pass.clone(), strike.clone()]), 0);
+        let other = Decision::Act { unit: u };
+        assert_eq!(default_answer(&other, &[pass, strike]), 0);
     }
 
     #[test]
