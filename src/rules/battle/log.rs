@@ -1,7 +1,7 @@
 //! The combat log: one line of plain English per event, naming units by name, so every
 //! outcome can be explained ("Kestrel rolls Attack 1d20+4: 11 = 15 vs 15, success").
 
-use super::{BattleState, Condition, Decision, Event, Reaction, Status, Trigger};
+use super::{BattleState, Condition, Decision, Event, Purpose, Reaction, Status, Trigger};
 
 /// One line for `e`; `s` is the battle (any state: only names are read).
 pub fn describe(s: &BattleState, e: &Event) -> String {
@@ -34,7 +34,13 @@ pub fn describe(s: &BattleState, e: &Event) -> String {
                 line.push_str(&format!(" vs {a}"));
             }
             if let Some(ok) = success {
-                line.push_str(if *ok { ", success" } else { ", failure" });
+                line.push_str(match (purpose, *ok) {
+                    // A surprise roll succeeds when the side is *not* caught unawares.
+                    (Purpose::Surprise, true) => ", not surprised",
+                    (Purpose::Surprise, false) => ", surprised",
+                    (_, true) => ", success",
+                    (_, false) => ", failure",
+                });
             }
             line
         }

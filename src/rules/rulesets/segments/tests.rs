@@ -265,6 +265,23 @@ fn surprise_is_checked_only_once_per_battle() {
             .count();
         assert_eq!(settled, 1, "seed {seed}");
         assert_eq!(rolls(&events, Purpose::Surprise).len(), 2, "seed {seed}");
+        // The log says who was caught unawares, not "success" or "failure".
+        for e in &events {
+            if let Event::Rolled {
+                purpose: Purpose::Surprise,
+                success: Some(ok),
+                ..
+            } = e
+            {
+                let line = crate::rules::battle::log::describe(&b, e);
+                let end = if *ok {
+                    ", not surprised"
+                } else {
+                    ", surprised"
+                };
+                assert!(line.ends_with(end), "seed {seed}: {line}");
+            }
+        }
         let first_round = events
             .iter()
             .position(|e| matches!(e, Event::RoundStarted { .. }))
