@@ -607,9 +607,11 @@ fn spawn_result(mut commands: Commands, battle: Option<Res<Battle>>) {
             p.spawn(ui::text(reason, 18.0, ui::TEXT));
             p.spawn(ui::text(
                 format!(
-                    "{} - {} rounds - {} commands - seed {}",
+                    "{} - {} {}{} - {} commands - seed {}",
                     battle.setup.level.name(),
                     s.round,
+                    crate::rules::rulesets::round_word(s).to_lowercase(),
+                    if s.round == 1 { "" } else { "s" },
                     battle.commands.len(),
                     battle.setup.seed
                 ),

@@ -44,8 +44,12 @@ pub fn describe(s: &BattleState, e: &Event) -> String {
             }
             line
         }
-        Event::RoundStarted { round } => format!("--- Round {round} ---"),
-        Event::RoundEnded { round } => format!("Round {round} ends"),
+        Event::RoundStarted { round } => {
+            format!("--- {} {round} ---", crate::rules::rulesets::round_word(s))
+        }
+        Event::RoundEnded { round } => {
+            format!("{} {round} ends", crate::rules::rulesets::round_word(s))
+        }
         Event::TurnStarted { unit } => format!("{}'s turn", s.unit_name(*unit)),
         Event::TurnEnded { unit } => format!("{} ends its turn", s.unit_name(*unit)),
         Event::Moved { unit, from, to } => format!("{} moves {from} -> {to}", s.unit_name(*unit)),

@@ -129,6 +129,15 @@ pub fn clock(s: &BattleState) -> Clock {
     }
 }
 
+/// What the ruleset calls its round, for the log and the HUD: `phases` counts Turns of four
+/// Phases (its seed's own word); the others count Rounds.
+pub fn round_word(s: &BattleState) -> &'static str {
+    match &s.rules {
+        RulesState::Phases(_) => "Turn",
+        _ => "Round",
+    }
+}
+
 /// How the action menu shows `cmd`: label, cost, whether it provokes, and the path of a move.
 /// Meant for commands from [`BattleState::legal_commands`].
 pub fn describe(s: &BattleState, cmd: &Command) -> CommandInfo {

@@ -1236,3 +1236,21 @@ fn a_readied_move_goes_off_when_an_enemy_comes_within_reach_and_the_enemys_move_
     assert_eq!(state(&b).order, vec![A, B]);
     assert!(state(&b).held[0].is_none());
 }
+
+#[test]
+fn the_log_counts_turns_of_phases_not_rounds() {
+    let level = field(DUEL, "");
+    let (b, events) = BattleState::start(&level, 1);
+    let started = events
+        .iter()
+        .find(|e| matches!(e, Event::RoundStarted { .. }))
+        .expect("the first turn starts");
+    assert_eq!(
+        crate::rules::battle::log::describe(&b, started),
+        "--- Turn 1 ---"
+    );
+    assert_eq!(
+        crate::rules::battle::log::describe(&b, &Event::RoundEnded { round: 1 }),
+        "Turn 1 ends"
+    );
+}
