@@ -183,6 +183,9 @@ pub fn log_text(state: &BattleState, event: &Event) -> String {
     if let Some(text) = action_points_text(state, event) {
         return text;
     }
+    if phases_bookkeeping(event) {
+        return String::new();
+    }
     let text = log::describe(state, event);
     if !matches!(event, Event::Rules(_)) {
         return text;
@@ -211,6 +214,18 @@ pub fn log_text(state: &BattleState, event: &Event) -> String {
     }
     out.push_str(rest);
     out
+}
+
+/// `phases` events that only keep the engine's books ("(between actions)", "(movement
+/// begins)"): `fray replay` prints them, the player's log leaves them out.
+fn phases_bookkeeping(event: &Event) -> bool {
+    use crate::rules::rulesets::{RulesEvent, phases::Ev};
+    matches!(
+        event,
+        Event::Rules(RulesEvent::Phases(
+            Ev::Acting { unit: None } | Ev::Negated { negated: None } | Ev::Walk { .. }
+        ))
+    )
 }
 
 /// The log lines of a battle's opening events, without the starting pools.
@@ -531,6 +546,19 @@ mod tests {
                 "a starting pool was logged: {}",
                 l.text
             );
+        }
+    }
+
+    #[test]
+    fn the_players_log_leaves_out_the_phases_bookkeeping() {
+        let level = crate::rules::battle::tests::load("phases_hex_skirmish.ron");
+        let (state, _, events) = crate::rules::battle::tests::random_play(&level, 5, 400);
+        let books: Vec<&Event> = events.iter().filter(|e| phases_bookkeeping(e)).collect();
+        assert!(!books.is_empty(), "a phases battle moves and acts");
+        for e in books {
+            // `fray replay` still tells it; the player's log does not.
+            assert!(log::describe(&state, e).starts_with('('));
+            assert_eq!(log_text(&state, e), "");
         }
     }
 }
