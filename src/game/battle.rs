@@ -183,7 +183,7 @@ pub fn log_text(state: &BattleState, event: &Event) -> String {
     if let Some(text) = action_points_text(state, event) {
         return text;
     }
-    if phases_bookkeeping(event) {
+    if bookkeeping(event) {
         return String::new();
     }
     let text = log::describe(state, event);
@@ -216,16 +216,22 @@ pub fn log_text(state: &BattleState, event: &Event) -> String {
     out
 }
 
-/// `phases` events that only keep the engine's books ("(between actions)", "(movement
-/// begins)"): `fray replay` prints them, the player's log leaves them out.
-fn phases_bookkeeping(event: &Event) -> bool {
-    use crate::rules::rulesets::{RulesEvent, phases::Ev};
-    matches!(
-        event,
-        Event::Rules(RulesEvent::Phases(
-            Ev::Acting { unit: None } | Ev::Negated { negated: None } | Ev::Walk { .. }
-        ))
-    )
+/// Ruleset events that only keep the engine's books: in `phases` "(between actions)" and
+/// "(movement begins)", in `segments` "Segment 7: no one acts" (up to nine a round; a spell
+/// going off or a held action still has its own line). `fray replay` prints them, the
+/// player's log leaves them out.
+fn bookkeeping(event: &Event) -> bool {
+    use crate::rules::rulesets::{RulesEvent, phases, segments};
+    match event {
+        Event::Rules(RulesEvent::Phases(e)) => matches!(
+            e,
+            phases::Ev::Acting { unit: None }
+                | phases::Ev::Negated { negated: None }
+                | phases::Ev::Walk { .. }
+        ),
+        Event::Rules(RulesEvent::Segments(segments::Ev::Segment { queue, .. })) => queue.is_empty(),
+        _ => false,
+    }
 }
 
 /// The log lines of a battle's opening events, without the starting pools.
@@ -550,15 +556,30 @@ mod tests {
     }
 
     #[test]
-    fn the_players_log_leaves_out_the_phases_bookkeeping() {
-        let level = crate::rules::battle::tests::load("phases_hex_skirmish.ron");
-        let (state, _, events) = crate::rules::battle::tests::random_play(&level, 5, 400);
-        let books: Vec<&Event> = events.iter().filter(|e| phases_bookkeeping(e)).collect();
-        assert!(!books.is_empty(), "a phases battle moves and acts");
-        for e in books {
-            // `fray replay` still tells it; the player's log does not.
-            assert!(log::describe(&state, e).starts_with('('));
-            assert_eq!(log_text(&state, e), "");
+    fn the_players_log_leaves_out_the_bookkeeping() {
+        for (file, mark) in [
+            ("phases_hex_skirmish.ron", "("),
+            ("segments_crypt.ron", "no one acts"),
+        ] {
+            let level = crate::rules::battle::tests::load(file);
+            let (state, _, events) = crate::rules::battle::tests::random_play(&level, 5, 400);
+            let books: Vec<&Event> = events.iter().filter(|e| bookkeeping(e)).collect();
+            assert!(!books.is_empty(), "{file}: some bookkeeping");
+            for e in books {
+                // `fray replay` still tells it; the player's log does not.
+                assert!(log::describe(&state, e).contains(mark), "{file}");
+                assert_eq!(log_text(&state, e), "");
+            }
+            // A segment in which someone acts keeps its line.
+            if file.starts_with("segments") {
+                assert!(
+                    events
+                        .iter()
+                        .map(|e| log_text(&state, e))
+                        .any(|l| l.starts_with("Segment ") && !l.contains("no one acts")),
+                    "{file}"
+                );
+            }
         }
     }
 }

@@ -492,6 +492,12 @@ fn place_tokens(
     if last_icons.len() != s.units.len() {
         *last_icons = vec![Vec::new(); s.units.len()];
     }
+    // The acting unit's name gives way to a hovered neighbour's: two names side by side run
+    // into each other at the fitted zoom.
+    let other_hovered = cursor.0.is_some_and(|c| {
+        s.unit_ids()
+            .any(|id| Some(id) != acting && s.units[id.index()].cell == c)
+    });
     for (token, mut transform, children) in &mut tokens {
         let Some(u) = s.units.get(token.0) else {
             continue;
@@ -580,7 +586,7 @@ fn place_tokens(
                 };
             }
             if let Ok(mut v) = parts.p3().get_mut(child) {
-                *v = if hovered || is_acting {
+                *v = if hovered || (is_acting && !other_hovered) {
                     Visibility::Inherited
                 } else {
                     Visibility::Hidden
