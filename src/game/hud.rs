@@ -1022,7 +1022,7 @@ pub fn tooltip_lines(
         }
     }
     let cost = match terrain.cost {
-        Some(c) => format!("move cost {c}"),
+        Some(c) => format!("entering costs {c}"),
         None => "impassable".into(),
     };
     out.push(format!(
