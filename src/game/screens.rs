@@ -586,10 +586,13 @@ fn spawn_result(mut commands: Commands, battle: Option<Res<Battle>>) {
     let (headline, reason) = match &s.outcome {
         Some(o) => (
             match o.winner {
-                Some(w) => format!(
-                    "{} wins",
-                    s.sides.get(w.index()).map_or("?", |x| x.name.as_str())
-                ),
+                Some(w) => {
+                    let name = s.sides.get(w.index()).map_or("?", |x| x.name.as_str());
+                    format!(
+                        "{name} {}",
+                        crate::rules::battle::log::agree(name, "wins", "win")
+                    )
+                }
                 None => "A draw".to_string(),
             },
             o.reason.clone(),

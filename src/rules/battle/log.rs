@@ -3,6 +3,17 @@
 
 use super::{BattleState, Condition, Decision, Event, Purpose, Reaction, Status, Trigger};
 
+/// The verb that agrees with a side's name: `agree("Monsters", "wins", "win")` is "win",
+/// `agree("Party", "wins", "win")` "wins". A name ending in a single "s" (Adventurers,
+/// Wardens, Bandits) is taken as plural; unit names are singular and never pass here.
+pub fn agree<'a>(side: &str, singular: &'a str, plural: &'a str) -> &'a str {
+    if side.ends_with('s') && !side.ends_with("ss") {
+        plural
+    } else {
+        singular
+    }
+}
+
 /// One line for `e`; `s` is the battle (any state: only names are read).
 pub fn describe(s: &BattleState, e: &Event) -> String {
     match e {
@@ -17,17 +28,21 @@ pub fn describe(s: &BattleState, e: &Event) -> String {
             against,
             success,
         } => {
-            let who = match (unit, side) {
-                (Some(u), _) => s.unit_name(*u).to_string(),
-                (None, Some(side)) => s
-                    .sides
-                    .get(side.index())
-                    .map_or("?".to_string(), |x| x.name.clone()),
-                _ => "?".to_string(),
+            let (who, rolls) = match (unit, side) {
+                (Some(u), _) => (s.unit_name(*u).to_string(), "rolls"),
+                (None, Some(side)) => {
+                    let name = s
+                        .sides
+                        .get(side.index())
+                        .map_or("?".to_string(), |x| x.name.clone());
+                    let rolls = agree(&name, "rolls", "roll");
+                    (name, rolls)
+                }
+                _ => ("?".to_string(), "rolls"),
             };
             let dice: Vec<String> = dice.iter().map(u32::to_string).collect();
             let mut line = format!(
-                "{who} rolls {purpose:?} {expr}: [{}] = {total}",
+                "{who} {rolls} {purpose:?} {expr}: [{}] = {total}",
                 dice.join(" ")
             );
             if let Some(a) = against {
@@ -144,10 +159,13 @@ pub fn describe(s: &BattleState, e: &Event) -> String {
         }
         Event::Rules(r) => format!("{r:?}"),
         Event::Ended { winner, reason } => match winner {
-            Some(w) => format!(
-                "Battle over: {} wins ({reason})",
-                s.sides.get(w.index()).map_or("?", |x| x.name.as_str())
-            ),
+            Some(w) => {
+                let name = s.sides.get(w.index()).map_or("?", |x| x.name.as_str());
+                format!(
+                    "Battle over: {name} {} ({reason})",
+                    agree(name, "wins", "win")
+                )
+            }
             None => format!("Battle over: a draw ({reason})"),
         },
     }

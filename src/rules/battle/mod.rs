@@ -416,7 +416,13 @@ impl BattleState {
             let s = alive[0];
             return Some(Outcome {
                 winner: Some(s),
-                reason: format!("{} is the last side standing", self.sides[s.index()].name),
+                reason: {
+                    let name = &self.sides[s.index()].name;
+                    format!(
+                        "{name} {} the last side standing",
+                        log::agree(name, "is", "are")
+                    )
+                },
             });
         }
         None

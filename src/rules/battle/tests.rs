@@ -155,3 +155,27 @@ fn reactions_read_as_english_in_the_log() {
     lines.dedup();
     assert_eq!(lines.len(), n, "two reactions read the same");
 }
+
+#[test]
+fn side_names_get_a_verb_that_agrees() {
+    use super::log::agree;
+    assert_eq!(agree("Monsters", "wins", "win"), "win");
+    assert_eq!(agree("Canyon Wardens", "picks", "pick"), "pick");
+    assert_eq!(agree("Party", "wins", "win"), "wins");
+    assert_eq!(agree("Garrison", "is", "are"), "is");
+    assert_eq!(agree("Moss", "is", "are"), "is");
+    // The crypt played to its end: the winning side's line agrees with its name.
+    let level = load("segments_crypt.ron");
+    let (b, _, events) = random_play(&level, 2, 20_000);
+    let end = events
+        .iter()
+        .find(|e| matches!(e, Event::Ended { .. }))
+        .expect("the battle ends");
+    let line = super::log::describe(&b, end);
+    assert!(
+        line.contains("Monsters win (Monsters are")
+            || line.contains("Adventurers win (Adventurers are")
+            || line.contains("a draw"),
+        "{line}"
+    );
+}

@@ -28,7 +28,13 @@ pub fn log_line(s: &BattleState, e: &Ev) -> String {
         Ev::NewRound => "Every unit may take a turn again".to_string(),
         Ev::SurpriseOver => "The surprise round is over".to_string(),
         Ev::Picking { team: t } => match r.teams.get(*t) {
-            Some(&side) => format!("{} picks who acts next", team(s, side)),
+            Some(&side) => {
+                let name = team(s, side);
+                format!(
+                    "{name} {} who acts next",
+                    crate::rules::battle::log::agree(name, "picks", "pick")
+                )
+            }
             None => "No team has anyone left to act".to_string(),
         },
         Ev::TurnOf { unit } => format!("{} takes a turn: 3 actions", s.unit_name(*unit)),
