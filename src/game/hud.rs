@@ -14,7 +14,7 @@ use super::input::CursorCell;
 use super::menu::{self, Described, MenuEntry, anchor, group_of};
 use super::ui::{self, UiAction, UiClick};
 use super::units::{health_text, side_colour};
-use crate::rules::battle::{BattleState, Command, Decision, SideId, Status, UnitId, log};
+use crate::rules::battle::{BattleState, Command, Decision, SideId, Status, Trigger, UnitId, log};
 use crate::rules::rulesets;
 use crate::rules::sight::{self, Cover};
 
@@ -868,6 +868,7 @@ fn reaction_prompt(
         return;
     }
     let question = menu::ascii(&log::decision(&battle.state, &battle.state.pending()));
+    let odds = reaction_odds(&battle.state, &battle.state.pending()).map(|o| menu::ascii(&o));
     commands
         .spawn((
             Name::new("Reaction prompt"),
@@ -895,6 +896,9 @@ fn reaction_prompt(
         .with_children(|p| {
             p.spawn(ui::text("Reaction", 22.0, ui::ACCENT));
             p.spawn(ui::text(question, 16.0, ui::TEXT));
+            if let Some(o) = odds {
+                p.spawn(ui::text(o, 14.0, ui::DIM));
+            }
             let default_answer = menu::default_answer(&battle.state.pending(), &view.menu);
             for (i, e) in view.menu.iter().enumerate() {
                 let default = if i == default_answer {
@@ -918,6 +922,33 @@ fn reaction_prompt(
             }
             p.spawn(ui::text("No time limit: take your time.", 13.0, ui::DIM));
         });
+}
+
+/// The odds that bear on a reaction, when the engine can tell them: the attack coming at the
+/// reacting unit (before any dodge), or the attack of opportunity it may make.
+fn reaction_odds(s: &BattleState, d: &Decision) -> Option<String> {
+    let Decision::React { unit, trigger } = d else {
+        return None;
+    };
+    let words = |attacker: UnitId, target: UnitId, o: rulesets::Odds| {
+        format!(
+            "{} on {}: {:.0}% to hit, {:.1} expected damage ({})",
+            s.unit_name(attacker),
+            s.unit_name(target),
+            o.hit * 100.0,
+            o.expected_damage,
+            o.formula
+        )
+    };
+    match trigger {
+        Trigger::Targeted { attacker, ranged } => {
+            rulesets::odds(s, *attacker, *unit, *ranged).map(|o| words(*attacker, *unit, o))
+        }
+        Trigger::Opportunity { mover: foe, .. } | Trigger::Provoked { actor: foe, .. } => {
+            rulesets::odds(s, *unit, *foe, false).map(|o| words(*unit, *foe, o))
+        }
+        _ => None,
+    }
 }
 
 fn pause_menu(mut commands: Commands, paused: Res<Paused>, menus: Query<Entity, With<PauseMenu>>) {
@@ -1263,6 +1294,34 @@ mod tests {
         let h = act_hint(&b, unit, false);
         assert!(h.contains("can only") && h.contains("press 1"), "{h}");
         assert!(!h.contains("E: end turn") && !h.contains("click"), "{h}");
+    }
+
+    #[test]
+    fn a_reaction_prompt_tells_the_odds_of_the_attack_at_stake() {
+        let level = crate::rules::battle::tests::load("action_points_ruins.ron");
+        let (b, _) = BattleState::start(&level, 3);
+        let id = |name: &str| {
+            b.unit_ids()
+                .find(|&u| &*b.units[u.index()].name == name)
+                .expect("a unit of the ruins")
+        };
+        let (thorn, orrin) = (id("Thorn"), id("Orrin"));
+        let shot = Decision::React {
+            unit: orrin,
+            trigger: Trigger::Targeted {
+                attacker: thorn,
+                ranged: true,
+            },
+        };
+        let line = reaction_odds(&b, &shot).expect("odds of a shot");
+        let o = rulesets::odds(&b, thorn, orrin, true).expect("the engine's odds");
+        assert!(line.starts_with("Thorn on Orrin: "), "{line}");
+        assert!(
+            line.contains(&format!("{:.0}% to hit", o.hit * 100.0)),
+            "{line}"
+        );
+        // Nothing to tell for a decision that is not a reaction.
+        assert_eq!(reaction_odds(&b, &Decision::Act { unit: orrin }), None);
     }
 
     #[test]

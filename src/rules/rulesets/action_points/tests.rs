@@ -207,6 +207,21 @@ fn dodge_is_a_reaction_for_one_ap_that_adds_its_bonus_to_that_attack_only() {
     );
     // Kestrel cannot act while the reaction is pending.
     assert!(b.check(&Command::EndTurn { unit: K }).is_err());
+    // The Dodge entry tells its bonus and what it does to the odds of this attack.
+    let dodge = Command::React {
+        unit: S,
+        reaction: Reaction::Dodge,
+    };
+    let words = crate::rules::rulesets::describe(&b, &dodge).cost;
+    let plain = crate::rules::rulesets::odds(&b, K, S, false).expect("odds");
+    assert!(
+        words.starts_with(&format!(
+            "1 AP: +{} defense against this attack, {:.0}% -> ",
+            b.units[1].stat("dodge"),
+            plain.hit * 100.0
+        )),
+        "{words}"
+    );
     let e = run(
         &mut b,
         Command::React {
