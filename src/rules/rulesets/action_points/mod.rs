@@ -792,7 +792,8 @@ pub fn describe(s: &BattleState, _: &State, cmd: &Command) -> CommandInfo {
 }
 
 /// The Dodge entry of a reaction prompt: its cost, its bonus, and what it does to the odds of
-/// the attack at stake ("1 AP: +2 defense, 65% -> 55% to hit").
+/// the attack at stake (Orrin at the ruins: "1 AP: +1 defense against this attack, 65% -> 60%
+/// to hit").
 fn dodge_words(s: &BattleState, unit: UnitId) -> String {
     let bonus = s.unit(unit).map_or(0, |u| u.stat("dodge"));
     let mut words = format!("1 AP: +{bonus} defense against this attack");
