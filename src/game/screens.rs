@@ -628,7 +628,7 @@ fn spawn_result(mut commands: Commands, battle: Option<Res<Battle>>) {
                 p.spawn((
                     ui::text(
                         format!(
-                            "{} ({}): {} standing, {} down, {} dead",
+                            "{} - {}: {} standing, {} down, {} dead",
                             side.name,
                             battle.control(id).label(),
                             count(Status::Active),
