@@ -8,7 +8,7 @@
 //! none relies on colour alone.
 
 use bevy::prelude::*;
-use bevy::sprite::Text2dShadow;
+use bevy::sprite::{Anchor, Text2dShadow};
 
 use super::Screen;
 use super::art::{Art, Pattern, TileShape};
@@ -309,23 +309,25 @@ fn draw(
     };
     let label =
         |commands: &mut Commands, kind: Overlay, at: Vec2, z: f32, t: String, px: f32, c: Color| {
-            commands.spawn((
-                kind,
-                OnBoard,
-                BoardText,
-                DespawnOnExit(Screen::Battle),
-                Text2d::new(menu::ascii(&t)),
-                TextFont {
-                    font_size: FontSize::Px(px),
-                    ..default()
-                },
-                TextColor(c),
-                Text2dShadow {
-                    offset: Vec2::new(1.0, -1.0),
-                    color: Color::srgba(0.0, 0.0, 0.0, 0.95),
-                },
-                Transform::from_translation(at.extend(z)),
-            ));
+            commands
+                .spawn((
+                    kind,
+                    OnBoard,
+                    BoardText,
+                    DespawnOnExit(Screen::Battle),
+                    Text2d::new(menu::ascii(&t)),
+                    TextFont {
+                        font_size: FontSize::Px(px),
+                        ..default()
+                    },
+                    TextColor(c),
+                    Text2dShadow {
+                        offset: Vec2::new(1.0, -1.0),
+                        color: Color::srgba(0.0, 0.0, 0.0, 0.95),
+                    },
+                    Transform::from_translation(at.extend(z)),
+                ))
+                .id()
         };
     for c in &layers.threat {
         if let Some(p) = layout.cell_center(*c) {
@@ -491,15 +493,18 @@ fn draw(
             (cell_sprite(Pattern::Cursor, CURSOR),),
         );
         if !layers.label.is_empty() {
-            label(
+            // Anchored at its bottom on the cell's top edge: scaled up to stay legible
+            // (`camera::keep_board_text_legible`), it grows upwards, never over the cell.
+            let e = label(
                 &mut commands,
                 Overlay::Label,
-                p + Vec2::new(0.0, size * 0.72),
+                p + Vec2::new(0.0, size * 0.5 + 2.0),
                 20.0,
                 layers.label.join("\n"),
                 size * 0.2,
                 Color::srgb(1.0, 0.95, 0.8),
             );
+            commands.entity(e).insert(Anchor::BOTTOM_CENTER);
         }
     }
 }
