@@ -1126,6 +1126,12 @@ fn tooltip(
             node.bottom = Val::Auto;
         }
     }
+    // A width the lines fit in: left to itself, a box placed by its right edge was sized for
+    // unwrapped text and a wrapped last line fell out of it.
+    let w = px(tooltip_width(&lines));
+    if node.width != w {
+        node.width = w;
+    }
     let key = lines.join("\n");
     if *last == key {
         return;
@@ -1143,6 +1149,13 @@ fn tooltip(
                 ));
             }
         });
+}
+
+/// The tooltip's width in logical pixels: its longest line in the HUD's monospace font at 13
+/// px (0.6 em a character) and its padding, at most 340 (longer lines wrap).
+fn tooltip_width(lines: &[String]) -> f32 {
+    let longest = lines.iter().map(|l| l.chars().count()).max().unwrap_or(0);
+    (longest as f32 * 13.0 * 0.6 + 16.0).clamp(40.0, 340.0)
 }
 
 #[allow(clippy::too_many_arguments)]
