@@ -1932,9 +1932,14 @@ pub fn describe(s: &BattleState, r: &State, cmd: &Command) -> CommandInfo {
         } => "reaction".to_string(),
         Command::React {
             reaction: Reaction::Resist,
-            ..
-        } => "reaction, 1 focus".to_string(),
-        Command::React { .. } => "reaction, 1 stamina".to_string(),
+            unit,
+        } => format!(
+            "reaction, 1 focus{}",
+            defence_words(s, *unit, &Reaction::Resist)
+        ),
+        Command::React { reaction, unit } => {
+            format!("reaction, 1 stamina{}", defence_words(s, *unit, reaction))
+        }
         Command::EndTurn { .. } => "free".to_string(),
         Command::Act {
             action: Action::Guard | Action::Wait | Action::Ready { .. },
@@ -1968,6 +1973,69 @@ pub fn describe(s: &BattleState, r: &State, cmd: &Command) -> CommandInfo {
         }
     };
     info
+}
+
+/// What a defence does against the attack waiting on `unit`'s answer, for the prompt: the
+/// chance of a Dodge or Resist test (two dice and the luck die) to beat the attack's total,
+/// what a Parry or a Block takes off. Empty when no attack on `unit` is waiting.
+fn defence_words(s: &BattleState, unit: UnitId, reaction: &Reaction) -> String {
+    let Some(Resume::Attack(p)) = s.interrupts.last().map(|i| &i.resume) else {
+        return String::new();
+    };
+    let Some(t) = s.unit(unit).filter(|_| p.target == unit) else {
+        return String::new();
+    };
+    let chance = |a: &str, b: &str, bonus: i64, what: &str| {
+        let (x, y) = (t.stat(a).max(1), t.stat(b).max(1));
+        format!(
+            ": 1d{x}+1d{y}{} against {}: {:.0}% to {what}",
+            if bonus == 0 {
+                String::new()
+            } else {
+                format!("{bonus:+}")
+            },
+            p.total,
+            test_chance(x, y, bonus, p.total) * 100.0
+        )
+    };
+    match reaction {
+        Reaction::Dodge => chance(
+            "dexterity",
+            "athletics",
+            i64::from(t.has(&Condition::Guarding)),
+            "avoid the hit",
+        ),
+        Reaction::Resist => chance("will", "resolve", 0, "shrug it off"),
+        Reaction::Parry => format!(
+            ": +{} deflection against this hit, the weapon wears",
+            t.stat("parry").max(1)
+        ),
+        Reaction::Block => format!(
+            ": damage -{}, the shield takes the rest first",
+            t.stat("block")
+        ),
+        _ => String::new(),
+    }
+}
+
+/// The chance that a test of 1d`a` + 1d`b` + `bonus` reaches `against`, the luck die (a 20 adds
+/// [`LUCK_BONUS`]) counted, as [`test`] rolls it.
+fn test_chance(a: i64, b: i64, bonus: i64, against: i64) -> f64 {
+    let (a, b) = (a.max(1), b.max(1));
+    let mut p = 0.0;
+    for x in 1..=a {
+        for y in 1..=b {
+            let total = x + y + bonus;
+            p += if total >= against {
+                1.0
+            } else if total + LUCK_BONUS >= against {
+                1.0 / 20.0
+            } else {
+                0.0
+            };
+        }
+    }
+    p / (a * b) as f64
 }
 
 /// The distribution of the best (adv > 0) or worst (adv < 0) of |adv| + 1 rolls.

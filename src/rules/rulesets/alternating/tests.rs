@@ -824,6 +824,30 @@ fn a_block_beyond_the_shields_durability_reaches_the_unit_and_parry_adds_1_witho
             ranged: false,
         },
     );
+    // The prompt's entries say what each defence does against this attack (total 8).
+    let entry = |b: &BattleState, reaction: Reaction| {
+        crate::rules::rulesets::describe(b, &Command::React { unit: B, reaction }).cost
+    };
+    let boudica = &b.units[B.index()];
+    let (dex, ath) = (boudica.stat("dexterity"), boudica.stat("athletics"));
+    assert_eq!(
+        entry(&b, Reaction::Dodge),
+        format!(
+            "reaction, 1 stamina: 1d{dex}+1d{ath} against 8: {:.0}% to avoid the hit",
+            test_chance(dex, ath, 0, 8) * 100.0
+        )
+    );
+    assert_eq!(
+        entry(&b, Reaction::Block),
+        format!(
+            "reaction, 1 stamina: damage -{}, the shield takes the rest first",
+            boudica.stat("block")
+        )
+    );
+    assert_eq!(
+        entry(&b, Reaction::Parry),
+        "reaction, 1 stamina: +1 deflection against this hit, the weapon wears"
+    );
     let e = run(
         &mut b,
         Command::React {
@@ -862,6 +886,18 @@ fn a_block_beyond_the_shields_durability_reaches_the_unit_and_parry_adds_1_witho
         damage_lines(&b, &e),
         ["Skarn deals 14 (test + weapon) to Boudica, 5 deflected, 1 of it by the parry: 9 damage"]
     );
+}
+
+#[test]
+fn a_defence_test_chance_counts_both_dice_and_the_luck_die() {
+    // 2d6 never reaches 13; with the luck die's +4 it does from 9 up: 10 of 36, times 1 in 20.
+    let p = test_chance(6, 6, 0, 13);
+    assert!((p - 10.0 / 36.0 / 20.0).abs() < 1e-12, "{p}");
+    assert_eq!(test_chance(6, 6, 0, 2), 1.0);
+    // 7 or more on 2d6 is 21 of 36; of the other 15, those of 3 to 6 reach it with the luck
+    // die (14 of them), once in 20.
+    let p = test_chance(6, 6, 0, 7);
+    assert!((p - (21.0 + 14.0 / 20.0) / 36.0).abs() < 1e-12, "{p}");
 }
 
 /// The combat-log lines of the `Damage` events in `events`.
@@ -1007,8 +1043,12 @@ fn resist_needs_focus_and_a_failed_resist_is_still_hit_by_the_mental_effect() {
     assert!(!drained.legal_commands().contains(&resist));
     // A failed Resist still spends the focus and the reaction; the full 15 + 6 lands on
     // endurance, deflection ignored.
+    // Its entry says so before it is tried: 1d6+1d4 (+4 on a lucky 20) cannot reach 15.
     let info = crate::rules::rulesets::describe(&b, &resist);
-    assert_eq!(info.cost, "reaction, 1 focus");
+    assert_eq!(
+        info.cost,
+        "reaction, 1 focus: 1d6+1d4 against 15: 0% to shrug it off"
+    );
     let events = run(&mut b, resist);
     assert_eq!(rolls(&events, Purpose::Resist), vec![2]);
     assert_eq!(pool(&b, B, "focus"), 1);
