@@ -5,7 +5,9 @@
 use super::combat::{self, Kind, Spec};
 use super::{Cost, Ev, State, cost_of, moves, per, round_sides, side_name};
 use crate::rules::battle::common::ndx;
-use crate::rules::battle::{Action, BattleState, Command, Condition, Reaction, Status, UnitId};
+use crate::rules::battle::{
+    Action, BattleState, Command, Condition, Reaction, Resume, Status, UnitId,
+};
 use crate::rules::rulesets::view::{self, Clock, CommandInfo, Odds, OrderEntry};
 
 pub fn clock(s: &BattleState, r: &State) -> Clock {
@@ -141,7 +143,20 @@ pub fn describe(s: &BattleState, r: &State, cmd: &Command) -> CommandInfo {
             info.cost = match reaction {
                 Reaction::Decline => String::new(),
                 Reaction::TotalDefense => {
-                    "Instant (gives up the Main action): +2 AC, immune to Shock".to_string()
+                    let base = "Instant (gives up the Main action): +2 AC, immune to Shock";
+                    // What it does to the attack waiting on the answer (it is offered only
+                    // when it changes something).
+                    match s.interrupts.last().map(|i| &i.resume) {
+                        Some(Resume::Attack(p)) => {
+                            let ac = combat::ac_of(s, combat::decode(p).target);
+                            if p.total >= ac {
+                                format!("{base}: this hit ({} vs AC {ac}) becomes a miss", p.total)
+                            } else {
+                                format!("{base}: this miss does no Shock")
+                            }
+                        }
+                        _ => base.to_string(),
+                    }
                 }
                 Reaction::TakeHeld => "Instant (the held action)".to_string(),
                 Reaction::Attack { .. } => match trigger {

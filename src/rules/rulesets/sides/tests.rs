@@ -528,13 +528,16 @@ fn total_defense_after_seeing_the_roll_turns_a_hit_into_a_miss_and_stops_shock()
             }
         }
     );
-    let e = run(
-        &mut b,
-        Command::React {
-            unit: U1,
-            reaction: Reaction::TotalDefense,
-        },
+    let td = Command::React {
+        unit: U1,
+        reaction: Reaction::TotalDefense,
+    };
+    let words = crate::rules::rulesets::describe(&b, &td).cost;
+    assert!(
+        words.ends_with(": this hit (14 vs AC 13) becomes a miss"),
+        "{words}"
     );
+    let e = run(&mut b, td);
     assert!(e.contains(&Event::Attacked {
         attacker: U0,
         target: U1,
@@ -1021,13 +1024,13 @@ fn swarm_bonus_damage_stops_at_the_weapons_maximum_and_total_defense_stops_its_s
         run(&mut b, Command::EndTurn { unit: u });
     }
     run(&mut b, attack(U2, U3));
-    let e = run(
-        &mut b,
-        Command::React {
-            unit: U3,
-            reaction: Reaction::TotalDefense,
-        },
-    );
+    let td = Command::React {
+        unit: U3,
+        reaction: Reaction::TotalDefense,
+    };
+    let words = crate::rules::rulesets::describe(&b, &td).cost;
+    assert!(words.ends_with(": this miss does no Shock"), "{words}");
+    let e = run(&mut b, td);
     assert!(sides_ev(&e).contains(&&Ev::Shock {
         attacker: U2,
         target: U3,
