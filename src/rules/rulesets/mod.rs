@@ -21,7 +21,9 @@ pub mod view;
 
 pub use view::{Clock, CommandInfo, Odds, OrderEntry};
 
-use crate::rules::battle::{BattleState, Command, Decision, Exec, Rejected, UnitId};
+use crate::rules::battle::{
+    BattleState, Command, Condition, Decision, Exec, Rejected, Trigger, UnitId,
+};
 use serde::{Deserialize, Serialize};
 
 /// Each ruleset's own state.
@@ -127,6 +129,25 @@ pub fn clock(s: &BattleState) -> Clock {
         RulesState::Alternating(r) => alternating::clock(s, r),
         RulesState::ActionPoints(r) => action_points::clock(s, r),
     }
+}
+
+/// For a reaction prompt on an attack coming at `unit` ([`Trigger::Targeted`]): the chance
+/// the attack hits as things stand and if `unit` were dodging ([`Condition::Dodging`], which
+/// `action-points` and `phases` count in their odds), as `(now, dodging)`.
+pub fn hit_chance_if_dodging(s: &BattleState, unit: UnitId) -> Option<(f64, f64)> {
+    let Some(Trigger::Targeted { attacker, ranged }) = s.interrupts.last().map(|i| &i.trigger)
+    else {
+        return None;
+    };
+    let now = odds(s, *attacker, unit, *ranged)?;
+    let mut dodging = s.clone();
+    dodging
+        .units
+        .get_mut(unit.index())?
+        .conditions
+        .insert(Condition::Dodging);
+    let then = odds(&dodging, *attacker, unit, *ranged)?;
+    Some((now.hit, then.hit))
 }
 
 /// What the ruleset calls its round, for the log and the HUD: `phases` counts Turns of four

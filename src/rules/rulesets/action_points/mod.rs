@@ -797,20 +797,12 @@ pub fn describe(s: &BattleState, _: &State, cmd: &Command) -> CommandInfo {
 fn dodge_words(s: &BattleState, unit: UnitId) -> String {
     let bonus = s.unit(unit).map_or(0, |u| u.stat("dodge"));
     let mut words = format!("1 AP: +{bonus} defense against this attack");
-    if let Some(Trigger::Targeted { attacker, ranged }) = s.interrupts.last().map(|i| &i.trigger)
-        && let Some(before) = crate::rules::rulesets::odds(s, *attacker, unit, *ranged)
-    {
-        let mut dodging = s.clone();
-        dodging.units[unit.index()]
-            .conditions
-            .insert(Condition::Dodging);
-        if let Some(after) = crate::rules::rulesets::odds(&dodging, *attacker, unit, *ranged) {
-            words.push_str(&format!(
-                ", {:.0}% -> {:.0}% to hit",
-                before.hit * 100.0,
-                after.hit * 100.0
-            ));
-        }
+    if let Some((now, dodging)) = crate::rules::rulesets::hit_chance_if_dodging(s, unit) {
+        words.push_str(&format!(
+            ", {:.0}% -> {:.0}% to hit",
+            now * 100.0,
+            dodging * 100.0
+        ));
     }
     words
 }

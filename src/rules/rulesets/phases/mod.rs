@@ -1979,10 +1979,20 @@ pub fn describe(s: &BattleState, r: &State, cmd: &Command) -> CommandInfo {
             reaction: Reaction::Abort { .. },
             ..
         } => {
-            if r.done.get(u.index()).copied().unwrap_or(true) {
-                "gives up the next Phase's action".to_string()
+            let cost = if r.done.get(u.index()).copied().unwrap_or(true) {
+                "gives up the next Phase's action"
             } else {
-                "gives up this Phase's action".to_string()
+                "gives up this Phase's action"
+            };
+            // What the Dodge buys against the attack at stake.
+            match crate::rules::rulesets::hit_chance_if_dodging(s, u) {
+                Some((now, dodging)) => format!(
+                    "{cost}: +{} DCV, {:.0}% -> {:.0}% to hit",
+                    s.units[u.index()].stat("dodge_dcv"),
+                    now * 100.0,
+                    dodging * 100.0
+                ),
+                None => cost.to_string(),
             }
         }
         _ => String::new(),

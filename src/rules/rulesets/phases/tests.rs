@@ -576,6 +576,17 @@ fn abort_gives_up_this_phases_action_before_its_place_and_the_next_after_it() {
     // action. 3d6 (9) + 6 = 15 vs 10 + 5 + 3 = 18.
     let (mut b, _) = BattleState::start_with_tape(&field(DUEL, ""), 1, [3, 3, 3]);
     attack(&mut b, A, B);
+    // The entry says what the Dodge buys: 3d6 + 6 against 15 (74%) or 18 (38%).
+    let abort = Command::React {
+        unit: B,
+        reaction: Reaction::Abort {
+            action: Action::Dodge,
+        },
+    };
+    assert_eq!(
+        crate::rules::rulesets::describe(&b, &abort).cost,
+        "gives up this Phase's action: +3 DCV, 74% -> 38% to hit"
+    );
     let e = react(
         &mut b,
         B,
