@@ -2021,21 +2021,9 @@ fn defence_words(s: &BattleState, unit: UnitId, reaction: &Reaction) -> String {
 /// The chance that a test of 1d`a` + 1d`b` + `bonus` reaches `against`, the luck die (a 20 adds
 /// [`LUCK_BONUS`]) counted, as [`test`] rolls it.
 fn test_chance(a: i64, b: i64, bonus: i64, against: i64) -> f64 {
-    let (a, b) = (a.max(1), b.max(1));
-    let mut p = 0.0;
-    for x in 1..=a {
-        for y in 1..=b {
-            let total = x + y + bonus;
-            p += if total >= against {
-                1.0
-            } else if total + LUCK_BONUS >= against {
-                1.0 / 20.0
-            } else {
-                0.0
-            };
-        }
-    }
-    p / (a * b) as f64
+    let d = test_expr(a, b, bonus).distribution();
+    let plain = d.at_least(against);
+    (plain + (d.at_least(against - LUCK_BONUS) - plain) / 20.0).clamp(0.0, 1.0)
 }
 
 /// The distribution of the best (adv > 0) or worst (adv < 0) of |adv| + 1 rolls.
