@@ -82,7 +82,7 @@ fn declaration_effect(s: &BattleState, unit: UnitId, intent: &Intent) -> String 
         }
         Intent::Missile => {
             let early = stat(s, unit, "missile_bonus");
-            let n = stat(s, unit, "rate_of_fire").max(1) as u32;
+            let n = combat::strikes(s, unit, Kind::Missile) as u32;
             let when = if early > 0 {
                 format!("; acts {} before its side", plural(early as u32, "segment"))
             } else {
