@@ -10,6 +10,7 @@
 use crate::rules::battle::{BattleState, SideId, Status, Unit, UnitId};
 use crate::rules::grid::Cell;
 use crate::rules::level::Victory;
+use crate::rules::rulesets;
 use crate::rules::sight::{self, Cover};
 
 const POOLS: [&str; 5] = ["hp", "body", "stun", "endurance", "health"];
@@ -54,9 +55,16 @@ pub fn health_left(u: &Unit) -> f64 {
 /// The share of a spell's expected damage counted before it goes off.
 const SPELL_KEPT: f64 = 0.7;
 
-/// Whether a unit can attack at range (weapon or spell).
+/// How far a unit can attack at range (weapon or spell; 0 when it cannot). A caster whose
+/// spells are counted (`spell_slots`, `segments`) has no spell range once they are spent.
 pub fn ranged_reach(u: &Unit) -> i64 {
-    u.stat("range").max(u.stat("spell_range"))
+    let spells_spent = u.stat("spell_slots") > 0 && u.pool("spells") <= 0;
+    let spell = if spells_spent {
+        0
+    } else {
+        u.stat("spell_range")
+    };
+    u.stat("range").max(spell)
 }
 
 /// Whether `unit` standing at `at` could strike an enemy from there: one within its reach, or,
@@ -143,7 +151,10 @@ fn position_with(s: &BattleState, side: SideId, unit: UnitId, at: Cell, h: (i64,
     let mut can_shoot = false;
     let mut exposure = 0.0;
     let mut cover_bonus = 0.0;
-    for e in &s.units {
+    // Damage from enemies sure to act before this unit does again (`segments`: their segment
+    // is still to come this round), in the material terms of `score`.
+    let mut certain = 0.0;
+    for (ei, e) in s.units.iter().enumerate() {
         if e.side == side || !e.is_active() {
             continue;
         }
@@ -156,7 +167,28 @@ fn position_with(s: &BattleState, side: SideId, unit: UnitId, at: Cell, h: (i64,
         let theirs = ranged_reach(e);
         let melee_threat = d <= e.movement + e.reach;
         let shot = theirs > 0 && d as i64 <= theirs;
-        if melee_threat || shot {
+        let enemy = UnitId(ei as u16);
+        if (melee_threat || shot)
+            && rulesets::acts_before(s, enemy, unit)
+            && let Some(dmg) = rulesets::threat_damage(s, enemy, unit, !melee_threat)
+        {
+            // It strikes one of the units it can reach: this one's share.
+            let reachable = s
+                .units
+                .iter()
+                .enumerate()
+                .filter(|&(i, u)| u.side == side && u.is_active() && i != unit.index())
+                .filter(|(_, u)| {
+                    let d = grid.distance(u.cell, e.cell);
+                    d <= e.movement + e.reach || (theirs > 0 && d as i64 <= theirs)
+                })
+                .count();
+            let left = (h.0 as f64).max(1.0);
+            let max = (h.1 as f64).max(1.0);
+            let down = (dmg / left).min(1.0);
+            certain += (11.0 * dmg.min(left) / max + 16.0 * CERTAIN_DOWN * down * down)
+                / (1 + reachable) as f64;
+        } else if melee_threat || shot {
             exposure += 1.0;
         }
         if shot {
@@ -188,8 +220,16 @@ fn position_with(s: &BattleState, side: SideId, unit: UnitId, at: Cell, h: (i64,
     // A unit few hits from down (the fragile: mages, archers, the wounded) pays more for
     // every enemy that can reach or shoot it next.
     let per_enemy = 0.05 + 0.4 * fragile + EXPOSURE_PER_HP / (h.0 as f64).max(1.0);
-    v - exposure * per_enemy + cover_bonus
+    v - exposure * per_enemy - CERTAIN_WEIGHT * certain + cover_bonus
 }
+
+/// How much of an enemy's sure blow counts as the unit going down, by the square of its
+/// expected damage over the health left.
+const CERTAIN_DOWN: f64 = 0.5;
+/// The weight of sure blows against the rest of the score: they are priced as damage already
+/// taken, four times over, since the unit can do nothing about them before they land (1, 2,
+/// 4, 8 and 16 measured on `segments` levels: 4 was best; see docs/ai.md).
+const CERTAIN_WEIGHT: f64 = 4.0;
 
 /// What each enemy able to reach or shoot a unit next turn costs, per health point the unit
 /// has left (a 7 hp archer pays 0.43 per enemy, a 19 hp ogre 0.16).

@@ -747,3 +747,54 @@ fn a_unit_keeps_its_ap_for_its_coming_turn() {
         assert!(!saves_ap_for_its_turn(&b), "seed {seed}");
     }
 }
+
+/// `segments`: a fighter whose side acts first in the round stops out of the reach of a foe
+/// whose segment is still to come (it would be struck before it could strike), and closes in
+/// when the foe has had its turn (the next round's initiative decides who strikes first).
+#[test]
+fn a_unit_acting_first_stops_out_of_reach_of_a_foe_still_to_act() {
+    let l = open_level(
+        "segments",
+        (20, 3),
+        "(name: \"F0\", side: \"A\", cell: (1, 1), template: \"fighter\"),
+         (name: \"F1\", side: \"B\", cell: (13, 1), template: \"fighter\")",
+        "options: (alerted: [\"A\", \"B\"]),",
+    );
+    // Initiative dice (A's, B's): each side acts in the segment the other side rolled.
+    for (dice, first) in [([5, 2], true), ([2, 5], false)] {
+        for seed in 1..4 {
+            let (mut b, _) = BattleState::start_with_tape(&l, seed, dice);
+            let ids: Vec<UnitId> = b.unit_ids().collect();
+            let (me, foe) = (ids[0], ids[1]);
+            for u in [me, foe] {
+                b.execute(&Command::Declare {
+                    unit: u,
+                    intent: crate::rules::battle::Intent::Melee,
+                })
+                .unwrap();
+            }
+            until_turn_of(&mut b, me);
+            let mut ai = normal(seed);
+            while let Decision::Act { unit } = b.pending() {
+                if unit != me {
+                    break;
+                }
+                let c = ai.decide(&b).unwrap();
+                b.execute(&c).unwrap();
+            }
+            let d = b.distance(me, foe);
+            // The foe walks 6 squares and strikes at 1.
+            if first {
+                assert!(
+                    d > 7,
+                    "seed {seed}: acting first, it stopped {d} squares away"
+                );
+            } else {
+                assert!(
+                    d <= 7,
+                    "seed {seed}: acting last, it stayed {d} squares away"
+                );
+            }
+        }
+    }
+}

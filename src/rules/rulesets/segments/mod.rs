@@ -40,7 +40,10 @@ mod view;
 #[cfg(test)]
 mod tests;
 
-pub use view::{clock, describe, log_line, odds, pending_damage, redact, redact_event};
+pub use view::{
+    acts_before, clock, describe, log_line, odds, pending_damage, redact, redact_event,
+    threat_damage,
+};
 
 use crate::rules::battle::common::ndx;
 use crate::rules::battle::{

@@ -1239,3 +1239,43 @@ fn a_turn_with_no_attack_routine_is_logged_without_one() {
     assert_eq!(line(0), "(its initiative segment)");
     assert_eq!(line(1), "(its initiative segment; 1 attack routine left)");
 }
+
+/// What the AI may know of who strikes first: a foe whose segment is still to come surely acts
+/// before a unit that has had its turn; once both have, the next round's initiative decides.
+/// The threat of a foe's routine is its odds from wherever it will stand.
+#[test]
+fn a_foe_whose_segment_is_still_to_come_surely_acts_first() {
+    let units = r#"
+        (name: "Garrick", side: "Party", cell: (0, 1), template: "fighter"),
+        (name: "Orc", side: "Orcs", cell: (7, 1), template: "fighter"),
+    "#;
+    // The party rolls 5, the orcs 2: the party acts in segment 2, the orcs in segment 5.
+    let (mut b, _) = BattleState::start_with_tape(&field(units, ALERTED), 1, [5, 2]);
+    declare(&mut b, 0, Intent::Melee);
+    declare(&mut b, 1, Intent::Melee);
+    assert_eq!(state(&b).segment, 2);
+    assert!(
+        !acts_before(&b, state(&b), U1, U0),
+        "Garrick's own turn is under way"
+    );
+    run(&mut b, Command::EndTurn { unit: U0 });
+    assert_eq!(state(&b).segment, 5);
+    assert!(
+        acts_before(&b, state(&b), U1, U0),
+        "the orc's turn is still to come"
+    );
+    assert!(
+        !acts_before(&b, state(&b), U0, U1),
+        "the orc has not had its turn"
+    );
+    run(&mut b, Command::EndTurn { unit: U1 });
+    assert!(
+        !acts_before(&b, state(&b), U1, U0),
+        "a new round: initiative decides"
+    );
+    // THAC0 19 - AC 4: 15 or more on a d20 (30%), 1d8+1 (5.5 on average); 7 squares apart.
+    let threat = threat_damage(&b, U1, U0, false).expect("a melee threat");
+    assert!((threat - 0.3 * 5.5).abs() < 1e-9, "{threat}");
+    assert_eq!(odds(&b, state(&b), U1, U0, false), None, "out of reach now");
+    assert_eq!(threat_damage(&b, U1, U0, true), None, "no missile weapon");
+}

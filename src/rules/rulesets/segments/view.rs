@@ -15,7 +15,7 @@ use super::{
 use crate::rules::battle::{
     Action, BattleState, Command, Event, Intent, Reaction, SideId, Trigger, UnitId,
 };
-use crate::rules::dice::BattleRng;
+use crate::rules::dice::{BattleRng, DiceExpr};
 use crate::rules::rulesets::view::{self, Clock, CommandInfo, Odds, OrderEntry};
 use crate::rules::rulesets::{RulesEvent, RulesState};
 
@@ -534,15 +534,65 @@ pub fn odds(
         return None;
     }
     combat::target_ok(s, attacker, target, kind).ok()?;
+    Some(routine_odds(s, attacker, target, kind, ranged))
+}
+
+/// Expected damage of `attacker`'s attack routine on `target` once it stands where it can
+/// make it (its reach, or in range for `ranged`): what a threat costs before it closes.
+/// `None` if it has no such attack.
+pub fn threat_damage(
+    s: &BattleState,
+    attacker: UnitId,
+    target: UnitId,
+    ranged: bool,
+) -> Option<f64> {
+    let kind = combat::kind_of(ranged);
+    if kind == Kind::Missile && !super::has_missile(s, attacker) {
+        return None;
+    }
+    let (dice, needed, _) = combat::to_hit(s, attacker, target, kind);
+    Some(expectation(s, attacker, &dice, needed, kind).1)
+}
+
+/// Whether `enemy` surely takes a turn before `unit` takes its next one: `unit` has had its
+/// turn this round and `enemy`'s is still to come (a later segment, later in this one, or
+/// held), or, in a surprise segment, `enemy` comes after it in the segment's unit order. False
+/// when the next round's initiative decides, and for a caster busy with its spell.
+pub fn acts_before(s: &BattleState, r: &State, enemy: UnitId, unit: UnitId) -> bool {
+    if super::is_casting(r, enemy) {
+        return false;
+    }
+    match r.phase {
+        Phase::Surprise => {
+            // Every unit no longer surprised takes one turn per surprise segment, unit order.
+            let at = |u: UnitId| r.queue.iter().position(|&q| q == u);
+            matches!((at(unit), at(enemy)), (Some(me), Some(them)) if them > me)
+                && !super::surprised_now(r, enemy)
+        }
+        Phase::Round => {
+            let (me, them) = (r.at(unit.index()), r.at(enemy.index()));
+            me.acted
+                && !me.holding
+                && (them.holding
+                    || !them.acted && unit_segment(s, r, enemy).is_some_and(|n| n >= r.segment))
+        }
+        Phase::Start | Phase::Declare => false,
+    }
+}
+
+/// [`odds`] without asking whether the attack can be made from where the two stand.
+fn routine_odds(
+    s: &BattleState,
+    attacker: UnitId,
+    target: UnitId,
+    kind: Kind,
+    ranged: bool,
+) -> Odds {
     let (dice, needed, notes) = combat::to_hit(s, attacker, target, kind);
-    let hit = dice.distribution().at_least(needed);
-    let per_hit = combat::damage_dice(s, attacker, kind)
-        .distribution()
-        .expect(|d| d.max(1) as f64);
-    let n = combat::strikes(s, attacker, kind);
-    Some(Odds {
+    let (hit, expected_damage, n) = expectation(s, attacker, &dice, needed, kind);
+    Odds {
         hit,
-        expected_damage: n as f64 * hit * per_hit,
+        expected_damage,
         formula: format!(
             "{dice} vs {needed} ({notes}){}",
             if n > 1 {
@@ -551,5 +601,22 @@ pub fn odds(
                 String::new()
             }
         ),
-    })
+    }
+}
+
+/// The chance of one strike hitting, the expected damage of the whole routine and its number
+/// of strikes (or missiles).
+fn expectation(
+    s: &BattleState,
+    attacker: UnitId,
+    dice: &DiceExpr,
+    needed: i64,
+    kind: Kind,
+) -> (f64, f64, i64) {
+    let hit = dice.distribution().at_least(needed);
+    let per_hit = combat::damage_dice(s, attacker, kind)
+        .distribution()
+        .expect(|d| d.max(1) as f64);
+    let n = combat::strikes(s, attacker, kind);
+    (hit, n as f64 * hit * per_hit, n)
 }
