@@ -660,6 +660,33 @@ fn entry_line(s: &BattleState, e: &MenuEntry) -> String {
     line
 }
 
+/// The right panel's title: what the player is asked, whom the battle waits for, or that it
+/// is over. It reads the battle itself, not the animated view: between the events of a
+/// round's end the view passes through states with no decision pending, which read as "over".
+fn panel_title(battle: &Battle, can_act: bool, thinking: bool) -> String {
+    if battle.finished() {
+        return "The battle is over".to_string();
+    }
+    if can_act {
+        return menu::ascii(&log::decision(&battle.state, &battle.state.pending()));
+    }
+    match battle.deciding() {
+        // The AI's thinking is said here, not in the top bar, where the turn clock of
+        // `segments` already takes two lines on a 1280-pixel window.
+        Some(s) => format!(
+            "Waiting for {}: {}{}",
+            battle
+                .state
+                .sides
+                .get(s.index())
+                .map_or("?", |x| x.name.as_str()),
+            battle.control(s).label(),
+            if thinking { ", thinking..." } else { "" }
+        ),
+        None => String::new(),
+    }
+}
+
 fn action_menu(
     mut commands: Commands,
     view: Res<View>,
@@ -669,33 +696,10 @@ fn action_menu(
     panel: Query<Entity, With<MenuPanel>>,
     mut last: Local<String>,
 ) {
-    let Some(state) = &view.state else {
+    if view.state.is_none() {
         return;
-    };
-    let decision = state.pending();
-    let title = match (&decision, view.can_act()) {
-        (Decision::Over { .. }, _) => "The battle is over".to_string(),
-        (_, true) => menu::ascii(&log::decision(&battle.state, &battle.state.pending())),
-        (_, false) => match battle.deciding() {
-            // The AI's thinking is said here, not in the top bar, where the turn clock of
-            // `segments` already takes two lines on a 1280-pixel window.
-            Some(s) => format!(
-                "Waiting for {}: {}{}",
-                battle
-                    .state
-                    .sides
-                    .get(s.index())
-                    .map_or("?", |x| x.name.as_str()),
-                battle.control(s).label(),
-                if ai_thinking(ai.as_deref(), &battle) {
-                    ", thinking..."
-                } else {
-                    ""
-                }
-            ),
-            None => String::new(),
-        },
-    };
+    }
+    let title = panel_title(&battle, view.can_act(), ai_thinking(ai.as_deref(), &battle));
     let lines: Vec<(String, UiAction, bool)> = if targeting.group.is_some() && !view.sub.is_empty()
     {
         view.sub
@@ -1289,6 +1293,26 @@ pub fn group_label(cmd: &Command) -> String {
 mod tests {
     use super::*;
     use crate::rules::battle::Condition;
+
+    /// The panel's title comes from the battle, not from the animated view: at a round's end
+    /// in `segments` the view passed through states with no decision, and the panel said "The
+    /// battle is over" at the start of every round's declarations.
+    #[test]
+    fn the_panel_says_the_battle_is_over_only_when_it_is() {
+        let level = crate::rules::battle::tests::load("segments_crypt.ron");
+        let mut b = Battle::new(super::super::battle::BattleSetup::new(level, None));
+        b.show_all();
+        let over = "The battle is over";
+        let asked = panel_title(&b, true, false);
+        assert!(!asked.is_empty() && asked != over, "{asked}");
+        let waiting = panel_title(&b, false, true);
+        assert!(waiting.starts_with("Waiting for "), "{waiting}");
+        b.state.outcome = Some(crate::rules::battle::Outcome {
+            winner: None,
+            reason: "test".into(),
+        });
+        assert_eq!(panel_title(&b, false, false), over);
+    }
 
     #[test]
     fn the_act_hint_names_only_what_the_unit_can_do() {
