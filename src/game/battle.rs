@@ -219,7 +219,9 @@ pub fn log_text(state: &BattleState, event: &Event) -> String {
 /// Ruleset events that only keep the engine's books: in `phases` "(between actions)",
 /// "(movement begins)" and "X acts" (always followed by the engine's "X's turn"), in
 /// `segments` "Segment 7: no one acts" (up to nine a round; a spell going off or a held action
-/// still has its own line). `fray replay` prints them, the player's log leaves them out.
+/// still has its own line) and "X is done" (always right after the engine's "X ends its
+/// turn"; a held action keeps its "X holds its action"). `fray replay` prints them, the
+/// player's log leaves them out.
 fn bookkeeping(event: &Event) -> bool {
     use crate::rules::rulesets::{RulesEvent, phases, segments};
     match event {
@@ -230,6 +232,7 @@ fn bookkeeping(event: &Event) -> bool {
                 | phases::Ev::Walk { .. }
         ),
         Event::Rules(RulesEvent::Segments(segments::Ev::Segment { queue, .. })) => queue.is_empty(),
+        Event::Rules(RulesEvent::Segments(segments::Ev::TurnDone { held, .. })) => !held,
         _ => false,
     }
 }
@@ -582,8 +585,24 @@ mod tests {
                     }
                 }
             }
-            // A segment in which someone acts keeps its line.
+            // A segment in which someone acts keeps its line; "X is done" follows "X ends its
+            // turn", which stays.
             if file.starts_with("segments") {
+                for (i, e) in events.iter().enumerate() {
+                    if let Event::Rules(crate::rules::rulesets::RulesEvent::Segments(
+                        crate::rules::rulesets::segments::Ev::TurnDone {
+                            unit, held: false, ..
+                        },
+                    )) = e
+                    {
+                        assert!(
+                            i > 0 && events[i - 1] == Event::TurnEnded { unit: *unit },
+                            "{file}: {e:?} after {:?}",
+                            events.get(i.wrapping_sub(1))
+                        );
+                        assert!(!log_text(&state, &events[i - 1]).is_empty());
+                    }
+                }
                 assert!(
                     events
                         .iter()
