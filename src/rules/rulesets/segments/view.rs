@@ -529,12 +529,16 @@ pub fn odds(
     target: UnitId,
     ranged: bool,
 ) -> Option<Odds> {
-    let kind = combat::kind_of(ranged);
-    if kind == Kind::Missile && !super::has_missile(s, attacker) {
-        return None;
-    }
+    let kind = attack_kind(s, attacker, ranged)?;
     combat::target_ok(s, attacker, target, kind).ok()?;
     Some(routine_odds(s, attacker, target, kind, ranged))
+}
+
+/// The kind of `attacker`'s melee or (with `ranged`) missile attack; `None` for a missile
+/// attack without a missile weapon.
+fn attack_kind(s: &BattleState, attacker: UnitId, ranged: bool) -> Option<Kind> {
+    let kind = combat::kind_of(ranged);
+    (kind != Kind::Missile || super::has_missile(s, attacker)).then_some(kind)
 }
 
 /// Expected damage of `attacker`'s attack routine on `target` once it stands where it can
@@ -546,10 +550,7 @@ pub fn threat_damage(
     target: UnitId,
     ranged: bool,
 ) -> Option<f64> {
-    let kind = combat::kind_of(ranged);
-    if kind == Kind::Missile && !super::has_missile(s, attacker) {
-        return None;
-    }
+    let kind = attack_kind(s, attacker, ranged)?;
     let (dice, needed, _) = combat::to_hit(s, attacker, target, kind);
     Some(expectation(s, attacker, &dice, needed, kind).1)
 }
