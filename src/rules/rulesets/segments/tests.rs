@@ -1279,3 +1279,32 @@ fn a_foe_whose_segment_is_still_to_come_surely_acts_first() {
     assert_eq!(odds(&b, state(&b), U1, U0, false), None, "out of reach now");
     assert_eq!(threat_damage(&b, U1, U0, true), None, "no missile weapon");
 }
+
+/// In a surprise segment every unit no longer surprised takes a turn, in unit order: a foe
+/// after a unit in that order surely acts before the unit's next turn; a surprised one does
+/// not act at all.
+#[test]
+fn in_a_surprise_segment_a_foe_later_in_unit_order_surely_acts_first() {
+    let units = r#"
+        (name: "Elowen", side: "Party", cell: (0, 1), template: "archer"),
+        (name: "Orc", side: "Orcs", cell: (7, 1), template: "fighter"),
+        (name: "Garrick", side: "Party", cell: (0, 2), template: "fighter"),
+    "#;
+    // The party rolls 2: two segments for Garrick, none for Elowen (surprise bonus 2); the
+    // orc rolls 6, not surprised.
+    let (mut b, _) = BattleState::start_with_tape(&field(units, ""), 1, [2, 6]);
+    assert_eq!(state(&b).phase, Phase::Surprise);
+    assert_eq!(b.pending(), Decision::Act { unit: U0 });
+    run(&mut b, Command::EndTurn { unit: U0 });
+    assert_eq!(b.pending(), Decision::Act { unit: U1 });
+    assert!(
+        acts_before(&b, state(&b), U1, U0),
+        "the orc comes after Elowen"
+    );
+    run(&mut b, Command::EndTurn { unit: U1 });
+    assert!(
+        !acts_before(&b, state(&b), U0, U1),
+        "Elowen comes before the orc"
+    );
+    assert!(!acts_before(&b, state(&b), U2, U1), "Garrick is surprised");
+}
