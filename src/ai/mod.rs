@@ -28,7 +28,9 @@ pub mod sim;
 #[cfg(test)]
 mod tests;
 
-use crate::rules::battle::{Action, BattleState, Command, Decision, Reaction, SideId, UnitId};
+use crate::rules::battle::{
+    Action, BattleState, Command, Decision, Intent, Reaction, SideId, UnitId,
+};
 use crate::rules::dice::BattleRng;
 use crate::rules::level::Victory;
 use crate::rules::rulesets;
@@ -204,7 +206,7 @@ impl Ai {
         // initiative is rolled, beyond any play-out the budget allows: the engine lists the
         // sensible declaration first (spell or missile at a foe in range, else melee).
         if matches!(s.pending(), Decision::Declare { .. }) {
-            return legal[0].clone();
+            return declaration(&legal);
         }
         let started = Instant::now();
         let mut view = s.clone();
@@ -748,6 +750,24 @@ fn saves_ap_for_its_turn(s: &BattleState) -> bool {
     match s.pending() {
         Decision::React { unit, .. } => rulesets::spends_from_coming_turn(s, unit),
         _ => false,
+    }
+}
+
+/// The declaration the AI makes (`segments`): the engine's default (listed first), but Missile
+/// rather than Melee for a unit with a missile weapon and no foe in range yet. Declared, the
+/// bow may be shot at a foe that comes near during the round (after half a move, adjacent or
+/// not), and acts `missile_bonus` segments earlier; declared Melee, the archer could only
+/// strike with its knife. Measured against greedy, 400 games a row on ten seed pairs of the
+/// crypt and a symmetric copy of it (docs/ai.md): +1.1 points on average, the crypt +2.
+fn declaration(legal: &[Command]) -> Command {
+    let intent = |c: &Command| match c {
+        Command::Declare { intent, .. } => Some(intent.clone()),
+        _ => None,
+    };
+    let missile = legal.iter().find(|c| intent(c) == Some(Intent::Missile));
+    match (intent(&legal[0]), missile) {
+        (Some(Intent::Melee), Some(m)) => m.clone(),
+        _ => legal[0].clone(),
     }
 }
 

@@ -798,3 +798,55 @@ fn a_unit_acting_first_stops_out_of_reach_of_a_foe_still_to_act() {
         }
     }
 }
+
+/// `segments`: with no foe in range, the engine's default declaration for an archer is Melee;
+/// the AI declares Missile (it may then shoot whoever comes near during the round). A spell's
+/// default stays the caster's choice, and a unit without a missile weapon declares Melee.
+#[test]
+fn an_archer_with_no_foe_in_range_declares_missile() {
+    let l = open_level(
+        "segments",
+        (30, 3),
+        "(name: \"Elowen\", side: \"A\", cell: (0, 1), template: \"archer\"),
+         (name: \"Garrick\", side: \"A\", cell: (0, 0), template: \"fighter\"),
+         (name: \"Halvaine\", side: \"A\", cell: (0, 2), template: \"magic_user\"),
+         (name: \"Orc\", side: \"B\", cell: (29, 1), template: \"fighter\")",
+        "options: (alerted: [\"A\", \"B\"]),",
+    );
+    let (mut b, _) = BattleState::start(&l, 1);
+    let mut ai = normal(1);
+    let mut declared = Vec::new();
+    while let Decision::Declare { unit, .. } = b.pending() {
+        let legal = b.legal_commands();
+        let c = ai.decide(&b).unwrap();
+        assert!(legal.contains(&c), "{c:?}");
+        if let Command::Declare { intent, .. } = &c {
+            declared.push((
+                b.units[unit.index()].name.to_string(),
+                intent.clone(),
+                legal[0].clone(),
+            ));
+        }
+        b.execute(&c).unwrap();
+    }
+    use crate::rules::battle::Intent;
+    let of = |n: &str| declared.iter().find(|d| d.0 == n).cloned().unwrap();
+    let (_, elowen, default) = of("Elowen");
+    assert_eq!(elowen, Intent::Missile);
+    assert!(
+        matches!(
+            default,
+            Command::Declare {
+                intent: Intent::Melee,
+                ..
+            }
+        ),
+        "{default:?}"
+    );
+    assert_eq!(of("Garrick").1, Intent::Melee);
+    assert_eq!(
+        of("Halvaine").1,
+        Intent::Melee,
+        "no foe in spell range either"
+    );
+}
