@@ -216,6 +216,24 @@ pub fn log_text(state: &BattleState, event: &Event) -> String {
     out
 }
 
+/// Appends `event`'s line to `log`, which it has just been applied to `state` for. A held
+/// action's "X holds its action for a later segment" (`segments`) takes the place of the "X
+/// ends its turn" the engine emits just before it, which would read as the opposite.
+fn push_line(log: &mut Vec<LogLine>, state: &BattleState, event: &Event) {
+    use crate::rules::rulesets::{RulesEvent, segments};
+    let line = LogLine::of(state, event);
+    if let Event::Rules(RulesEvent::Segments(segments::Ev::TurnDone {
+        unit, held: true, ..
+    })) = event
+        && let Some(last) = log.last_mut()
+        && last.text == log_text(state, &Event::TurnEnded { unit: *unit })
+    {
+        *last = line;
+        return;
+    }
+    log.push(line);
+}
+
 /// Ruleset events that only keep the engine's books: in `phases` "(between actions)",
 /// "(movement begins)" and "X acts" (always followed by the engine's "X's turn"), in
 /// `segments` "Segment 7: no one acts" (up to nine a round; a spell going off or a held action
@@ -320,7 +338,7 @@ impl Battle {
                 .execute(c)
                 .map_err(|r| format!("command {} of the replay was rejected: {r}", i + 1))?;
             for e in &events {
-                b.log.push(LogLine::of(&b.state, e));
+                push_line(&mut b.log, &b.state, e);
             }
             b.commands.push(c.clone());
         }
@@ -426,7 +444,7 @@ impl Battle {
     pub fn show_next(&mut self) -> Option<Event> {
         let q = self.queue.pop_front()?;
         self.shown.apply(&q.event);
-        self.log.push(LogLine::of(&self.shown, &q.event));
+        push_line(&mut self.log, &self.shown, &q.event);
         if self.queue.is_empty() {
             // In step with the truth (the random generator included).
             self.shown = self.state.clone();
@@ -556,6 +574,38 @@ mod tests {
                 l.text
             );
         }
+    }
+
+    /// "X ends its turn" then "X holds its action for a later segment" read as the opposite of
+    /// each other: a hold's line takes the place of the turn's end; an ordinary end keeps it.
+    #[test]
+    fn a_held_action_is_one_line_in_the_players_log() {
+        use crate::rules::rulesets::{RulesEvent, segments::Ev};
+        let level = crate::rules::battle::tests::load("segments_crypt.ron");
+        let (state, _) = BattleState::start(&level, 1);
+        let u = crate::rules::battle::UnitId(0);
+        let done = |held| {
+            Event::Rules(RulesEvent::Segments(Ev::TurnDone {
+                unit: u,
+                held,
+                extra_done: false,
+            }))
+        };
+        let mut log = vec![LogLine::plain("before")];
+        for e in [Event::TurnEnded { unit: u }, done(true)] {
+            push_line(&mut log, &state, &e);
+        }
+        let texts: Vec<&str> = log.iter().map(|l| l.text.as_str()).collect();
+        assert_eq!(
+            texts,
+            ["before", "Garrick holds its action for a later segment"]
+        );
+        let mut log = Vec::new();
+        for e in [Event::TurnEnded { unit: u }, done(false)] {
+            push_line(&mut log, &state, &e);
+        }
+        let texts: Vec<&str> = log.iter().map(|l| l.text.as_str()).collect();
+        assert_eq!(texts, ["Garrick ends its turn", ""]);
     }
 
     #[test]
