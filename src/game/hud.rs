@@ -936,12 +936,10 @@ fn reaction_odds(s: &BattleState, d: &Decision) -> Option<String> {
     };
     let words = |attacker: UnitId, target: UnitId, o: rulesets::Odds| {
         format!(
-            "{} on {}: {:.0}% to hit, {:.1} expected damage ({})",
+            "{} on {}: {}",
             s.unit_name(attacker),
             s.unit_name(target),
-            o.hit * 100.0,
-            o.expected_damage,
-            o.formula
+            odds_sentence(&o)
         )
     };
     match trigger {
@@ -953,6 +951,17 @@ fn reaction_odds(s: &BattleState, d: &Decision) -> Option<String> {
         }
         _ => None,
     }
+}
+
+/// An attack's odds in full, as the tooltip and the reaction prompt tell them: "55% to hit,
+/// 1.9 expected damage (1d20+3 vs 13)".
+fn odds_sentence(o: &rulesets::Odds) -> String {
+    format!(
+        "{:.0}% to hit, {:.1} expected damage ({})",
+        o.hit * 100.0,
+        o.expected_damage,
+        o.formula
+    )
 }
 
 fn pause_menu(mut commands: Commands, paused: Res<Paused>, menus: Query<Entity, With<PauseMenu>>) {
@@ -1045,12 +1054,10 @@ pub fn tooltip_lines(
             for ranged in [false, true] {
                 if let Some(o) = rulesets::odds(s, a, uid, ranged) {
                     out.push(format!(
-                        "{} from {}: {:.0}% to hit, {:.1} expected damage ({})",
+                        "{} from {}: {}",
                         if ranged { "Shoot" } else { "Attack" },
                         s.unit_name(a),
-                        o.hit * 100.0,
-                        o.expected_damage,
-                        o.formula
+                        odds_sentence(&o)
                     ));
                 }
             }
