@@ -603,7 +603,8 @@ fn a_corrupt_or_outdated_save_gives_a_message_and_leaves_the_good_save_intact() 
 }
 
 fn good_bytes_with_version(bytes: &[u8], v: u32) -> String {
-    String::from_utf8_lossy(bytes).replacen("version: 1", &format!("version: {v}"), 1)
+    let current = format!("version: {}", saves::VERSION);
+    String::from_utf8_lossy(bytes).replacen(&current, &format!("version: {v}"), 1)
 }
 
 #[test]

@@ -53,9 +53,9 @@ fn shipped_levels_cover_every_ruleset_and_grid() {
         .iter()
         .filter_map(|f| level::load_path(f).ok())
         .collect();
-    for id in fray::rules::ruleset_data::IDS {
+    for &id in fray::rules::rulesets::RulesetId::ALL {
         assert!(
-            levels.iter().any(|l| l.ruleset.id == id),
+            levels.iter().any(|l| l.file.ruleset == id),
             "no level for {id}"
         );
     }

@@ -694,7 +694,7 @@ pub fn greedy(s: &BattleState, legal: &[Command]) -> Command {
 /// holding as the favourite as well cost it 3 points, and holding on the levels of the
 /// other rulesets lost 8-20 points.
 fn holds_ground(s: &BattleState, side: SideId) -> bool {
-    matches!(s.rules, rulesets::RulesState::ActionPoints(_))
+    rulesets::ai_hints(s).underdog_holds_first_round
         && s.round == 1
         && matches!(s.pending(), Decision::Act { .. })
         && underdog(s, side)
@@ -723,10 +723,8 @@ fn strikes_when_engaged(s: &BattleState, legal: Vec<Command>) -> Vec<Command> {
             .iter()
             .any(|v| matches!(v, Victory::ReachCell { side, .. } if side == name))
     });
-    let applies = matches!(
-        s.rules,
-        rulesets::RulesState::Sides(_) | rulesets::RulesState::Segments(_)
-    ) && !runs_for_a_cell
+    let applies = rulesets::ai_hints(s).strikes_when_engaged
+        && !runs_for_a_cell
         && legal
             .iter()
             .any(|c| matches!(c, Command::Attack { ranged: false, .. }));

@@ -231,7 +231,7 @@ pub fn run(o: &Options) -> ExitCode {
     let n = results.len().max(1);
     let summary = Summary {
         level: o.level.display().to_string(),
-        ruleset: lvl.file.ruleset.clone(),
+        ruleset: lvl.file.ruleset.to_string(),
         games: results.len(),
         ai: o.ai.name().into(),
         vs: o.vs.name().into(),

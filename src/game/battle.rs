@@ -180,9 +180,6 @@ pub struct Battle {
 /// engine writes out as data) replaced by the units' names.
 /// An empty line is not shown (the event is told by another line).
 pub fn log_text(state: &BattleState, event: &Event) -> String {
-    if let Some(text) = action_points_text(state, event) {
-        return text;
-    }
     if bookkeeping(event) {
         return String::new();
     }
@@ -220,13 +217,10 @@ pub fn log_text(state: &BattleState, event: &Event) -> String {
 /// action's "X holds its action for a later segment" (`segments`) takes the place of the "X
 /// ends its turn" the engine emits just before it, which would read as the opposite.
 fn push_line(log: &mut Vec<LogLine>, state: &BattleState, event: &Event) {
-    use crate::rules::rulesets::{RulesEvent, segments};
     let line = LogLine::of(state, event);
-    if let Event::Rules(RulesEvent::Segments(segments::Ev::TurnDone {
-        unit, held: true, ..
-    })) = event
+    if let Event::Rules(e) = event
         && let Some(last) = log.last_mut()
-        && last.text == log_text(state, &Event::TurnEnded { unit: *unit })
+        && rulesets::replaces_previous_line(state, e, &last.text)
     {
         *last = line;
         return;
@@ -234,25 +228,11 @@ fn push_line(log: &mut Vec<LogLine>, state: &BattleState, event: &Event) {
     log.push(line);
 }
 
-/// Ruleset events that only keep the engine's books: in `phases` "(between actions)",
-/// "(movement begins)" and "X acts" (always followed by the engine's "X's turn"), in
-/// `segments` "Segment 7: no one acts" (up to nine a round; a spell going off or a held action
-/// still has its own line) and "X is done" (always right after the engine's "X ends its
-/// turn"; a held action keeps its "X holds its action"). `fray replay` prints them, the
-/// player's log leaves them out.
+/// Ruleset events that only keep the engine's books ([`rulesets::bookkeeping`]: "(between
+/// actions)" in `phases`, "Segment 7: no one acts" in `segments`...). `fray replay` prints
+/// them, the player's log leaves them out.
 fn bookkeeping(event: &Event) -> bool {
-    use crate::rules::rulesets::{RulesEvent, phases, segments};
-    match event {
-        Event::Rules(RulesEvent::Phases(e)) => matches!(
-            e,
-            phases::Ev::Acting { .. }
-                | phases::Ev::Negated { negated: None }
-                | phases::Ev::Walk { .. }
-        ),
-        Event::Rules(RulesEvent::Segments(segments::Ev::Segment { queue, .. })) => queue.is_empty(),
-        Event::Rules(RulesEvent::Segments(segments::Ev::TurnDone { held, .. })) => !held,
-        _ => false,
-    }
+    matches!(event, Event::Rules(e) if rulesets::bookkeeping(e))
 }
 
 /// The log lines of a battle's opening events, without the starting pools.
@@ -262,50 +242,6 @@ fn opening_log(state: &BattleState, events: &[Event]) -> Vec<LogLine> {
         .filter(|e| !matches!(e, Event::Pool { .. }))
         .map(|e| LogLine::of(state, e))
         .collect()
-}
-
-/// Words for the `action-points` ruleset's own events, which `log::describe` writes out as
-/// data. `None` for every other event.
-fn action_points_text(state: &BattleState, event: &Event) -> Option<String> {
-    use crate::rules::rulesets::{RulesEvent, action_points::Ev};
-    let Event::Rules(RulesEvent::ActionPoints(e)) = event else {
-        return None;
-    };
-    let name = |u: crate::rules::battle::UnitId| {
-        state
-            .unit(u)
-            .map_or_else(|| format!("unit {}", u.0), |u| u.name.to_string())
-    };
-    Some(match e {
-        Ev::Initiative { order, .. } => format!(
-            "Initiative order: {}",
-            order
-                .iter()
-                .map(|u| name(*u))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-        // The engine's own "X's turn" line follows.
-        Ev::Turn { .. } => String::new(),
-        Ev::ExtendedStarted {
-            unit,
-            command,
-            remaining,
-        } => format!(
-            "{} starts {} ({remaining} AP still needed)",
-            name(*unit),
-            crate::rules::rulesets::describe(state, command).label
-        ),
-        Ev::ExtendedDone { unit, completed } => {
-            if *completed {
-                format!("{} completes the extended action", name(*unit))
-            } else {
-                format!("{} loses the extended action", name(*unit))
-            }
-        }
-        #[allow(unreachable_patterns)]
-        _ => return None,
-    })
 }
 
 impl Battle {
@@ -580,16 +516,17 @@ mod tests {
     /// each other: a hold's line takes the place of the turn's end; an ordinary end keeps it.
     #[test]
     fn a_held_action_is_one_line_in_the_players_log() {
-        use crate::rules::rulesets::{RulesEvent, segments::Ev};
+        use crate::rules::rulesets::Member;
+        use crate::rules::rulesets::segments::{Ev, Segments};
         let level = crate::rules::battle::tests::load("segments_crypt.ron");
         let (state, _) = BattleState::start(&level, 1);
         let u = crate::rules::battle::UnitId(0);
         let done = |held| {
-            Event::Rules(RulesEvent::Segments(Ev::TurnDone {
+            Segments::event(Ev::TurnDone {
                 unit: u,
                 held,
                 extra_done: false,
-            }))
+            })
         };
         let mut log = vec![LogLine::plain("before")];
         for e in [Event::TurnEnded { unit: u }, done(true)] {
@@ -619,47 +556,6 @@ mod tests {
                 // `fray replay` still tells it; the player's log does not.
                 assert!(!log::describe(&state, e).is_empty(), "{file}");
                 assert_eq!(log_text(&state, e), "");
-            }
-            // In phases "X acts" is told by the engine's "X's turn" right after.
-            if file.starts_with("phases") {
-                for (i, e) in events.iter().enumerate() {
-                    if let Event::Rules(crate::rules::rulesets::RulesEvent::Phases(
-                        crate::rules::rulesets::phases::Ev::Acting { unit: Some(u) },
-                    )) = e
-                    {
-                        assert_eq!(
-                            events.get(i + 1),
-                            Some(&Event::TurnStarted { unit: *u }),
-                            "{file}"
-                        );
-                    }
-                }
-            }
-            // A segment in which someone acts keeps its line; "X is done" follows "X ends its
-            // turn", which stays.
-            if file.starts_with("segments") {
-                for (i, e) in events.iter().enumerate() {
-                    if let Event::Rules(crate::rules::rulesets::RulesEvent::Segments(
-                        crate::rules::rulesets::segments::Ev::TurnDone {
-                            unit, held: false, ..
-                        },
-                    )) = e
-                    {
-                        assert!(
-                            i > 0 && events[i - 1] == Event::TurnEnded { unit: *unit },
-                            "{file}: {e:?} after {:?}",
-                            events.get(i.wrapping_sub(1))
-                        );
-                        assert!(!log_text(&state, &events[i - 1]).is_empty());
-                    }
-                }
-                assert!(
-                    events
-                        .iter()
-                        .map(|e| log_text(&state, e))
-                        .any(|l| l.starts_with("Segment ") && !l.contains("no one acts")),
-                    "{file}"
-                );
             }
         }
     }

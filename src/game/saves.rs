@@ -21,7 +21,7 @@ use crate::rules::level::{Level, LevelFile};
 use crate::rules::replay::write_atomic;
 
 /// The save format's version; older or newer files are refused with a message.
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
 
 pub(super) fn plugin(app: &mut App) {
     app.init_resource::<SaveStatus>().add_systems(

@@ -20,6 +20,7 @@ pub use spans::Seg;
 use crate::rules::grid::{Cell, Grid, Topology};
 use crate::rules::map::{Terrain, TerrainMap, kinds};
 use crate::rules::ruleset_data::{self, RulesetData, Template};
+use crate::rules::rulesets::RulesetId;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;
@@ -32,8 +33,9 @@ pub struct LevelFile {
     pub name: String,
     #[serde(default)]
     pub description: String,
-    /// Ruleset id: `phases`, `sides`, `segments`, `alternating` or `action-points`.
-    pub ruleset: String,
+    /// Ruleset id: `phases`, `sides`, `segments`, `alternating` or `action-points` (an
+    /// unknown id is an error at its line and column).
+    pub ruleset: RulesetId,
     pub topology: Topology,
     /// `(width, height)` in cells; must match `map`.
     pub size: (u32, u32),
@@ -337,7 +339,7 @@ impl Level {
 
 /// Builds a checked level. `None` only if the checks missed something (never panics).
 fn build(file: LevelFile) -> Option<Level> {
-    let ruleset = ruleset_data::builtin(&file.ruleset)?;
+    let ruleset = ruleset_data::builtin(file.ruleset)?;
     let (width, height) = file.size;
     let grid = Grid::new(file.topology, width, height);
     let legend = merged_legend(&file.legend);
@@ -400,7 +402,15 @@ pub fn load(file_name: &str, source: &str) -> Result<Level, Vec<Diagnostic>> {
         Err(e) => {
             // ron's start may sit on the whitespace before the offending token.
             let at = spans::offset_of(source, e.span.start.line, e.span.start.col);
-            let at = spans::next_token(source, at);
+            let mut at = spans::next_token(source, at);
+            // A value's own check (an unknown ruleset id) is reported inside its string:
+            // point at the string's opening quote, as the other checks do.
+            if matches!(e.code, ron::Error::Message(_))
+                && at > 0
+                && source.as_bytes()[at - 1] == b'"'
+            {
+                at -= 1;
+            }
             let (line, col) = spans::line_cols(source, &[at])[0];
             return Err(vec![diag(line, col, ron_message(&e.code))]);
         }
@@ -673,14 +683,14 @@ pub fn check(file: &LevelFile) -> Vec<Problem> {
     }
 
     // Ruleset and topology.
-    let ruleset = ruleset_data::builtin(&file.ruleset);
+    let ruleset = ruleset_data::builtin(file.ruleset);
     match ruleset {
         None => out.push(
             vec![F("ruleset")],
             format!(
-                "unknown ruleset '{}'; the rulesets are: {}",
+                "the '{}' ruleset's data file did not load: {}",
                 file.ruleset,
-                quoted_list(ruleset_data::IDS)
+                ruleset_data::builtin_errors().join("; ")
             ),
         ),
         Some(r) if !r.allows(file.topology) => {
@@ -1025,14 +1035,8 @@ pub fn check(file: &LevelFile) -> Vec<Problem> {
             );
         }
     }
-    if file.ruleset == "segments" && !o.surprised.is_empty() {
-        out.push(
-            vec![F("options"), F("surprised")],
-            "options.surprised has no meaning in segments: every side rolls a d6 for surprise \
-             (sides in options.alerted make no roll). A creature that surprises its foes on 1-3 \
-             says so in its stats: overrides: {\"surprises_on\": 3}"
-                .to_string(),
-        );
+    for p in file.ruleset.validate(file) {
+        out.push(p.path.into_iter().map(F).collect(), p.message);
     }
     for (i, name) in o.alerted.iter().enumerate() {
         if !side_index.contains_key(name.as_str()) {

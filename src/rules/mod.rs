@@ -12,3 +12,6 @@ pub mod rulesets;
 pub mod scenario;
 pub mod sight;
 pub mod threat;
+
+#[cfg(test)]
+pub(crate) mod testkit;

@@ -19,18 +19,10 @@
 //! Where a seed is silent the file says what it assumed in `house_rules`.
 
 use crate::rules::grid::{Diagonals, Topology};
+use crate::rules::rulesets::RulesetId;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
-
-/// The ids of the built-in rulesets, in seed order.
-pub const IDS: [&str; 5] = [
-    "phases",
-    "sides",
-    "segments",
-    "alternating",
-    "action-points",
-];
 
 /// The silhouettes the game has sprites for. A template's `silhouette` is one of these.
 pub const SILHOUETTES: [&str; 6] = [
@@ -144,45 +136,31 @@ pub fn parse(source: &str) -> Result<RulesetData, ron::error::SpannedError> {
     ron::from_str(source)
 }
 
-const SOURCES: [(&str, &str); 5] = [
-    ("phases", include_str!("../../assets/rulesets/phases.ron")),
-    ("sides", include_str!("../../assets/rulesets/sides.ron")),
-    (
-        "segments",
-        include_str!("../../assets/rulesets/segments.ron"),
-    ),
-    (
-        "alternating",
-        include_str!("../../assets/rulesets/alternating.ron"),
-    ),
-    (
-        "action-points",
-        include_str!("../../assets/rulesets/action-points.ron"),
-    ),
-];
-
-type Parsed = Vec<(&'static str, Result<RulesetData, String>)>;
+type Parsed = Vec<(RulesetId, Result<RulesetData, String>)>;
 
 fn parsed() -> &'static Parsed {
     static DATA: OnceLock<Parsed> = OnceLock::new();
     DATA.get_or_init(|| {
-        SOURCES
+        RulesetId::ALL
             .iter()
-            .map(|&(id, src)| (id, parse(src).map_err(|e| format!("{id}.ron:{e}"))))
+            .map(|&id| {
+                let data = parse(id.data_source()).map_err(|e| format!("{id}.ron:{e}"));
+                (id, data)
+            })
             .collect()
     })
 }
 
 /// The built-in ruleset with this id, parsed once. `None` for an unknown id (and, should a
 /// built-in file ever fail to parse, for that id too; [`builtin_errors`] says why).
-pub fn builtin(id: &str) -> Option<&'static RulesetData> {
+pub fn builtin(id: RulesetId) -> Option<&'static RulesetData> {
     parsed()
         .iter()
         .find(|(key, _)| *key == id)
         .and_then(|(_, data)| data.as_ref().ok())
 }
 
-/// Every built-in ruleset that parsed, in [`IDS`] order.
+/// Every built-in ruleset that parsed, in [`RulesetId::ALL`] order.
 pub fn all() -> impl Iterator<Item = &'static RulesetData> {
     parsed().iter().filter_map(|(_, data)| data.as_ref().ok())
 }
@@ -200,85 +178,14 @@ mod tests {
     use super::*;
     use crate::rules::grid::HexOrientation;
 
-    /// Stats every template of a ruleset must have, so the engine can rely on them.
-    fn required(id: &str) -> &'static [&'static str] {
-        match id {
-            "phases" => &[
-                "cv",
-                "ocv",
-                "dcv",
-                "con",
-                "body",
-                "stun",
-                "pd",
-                "rpd",
-                "rec",
-                "damage_dice",
-                "damage_bonus",
-            ],
-            "sides" => &[
-                "ac",
-                "hp",
-                "attack_bonus",
-                "dex",
-                "damage_dice",
-                "damage_die",
-                "damage_bonus",
-                "shock",
-                "shock_ac",
-            ],
-            "segments" => &[
-                "ac",
-                "hp",
-                "thac0",
-                "mv",
-                "surprise_bonus",
-                "missile_bonus",
-                "damage_dice",
-                "damage_die",
-                "damage_bonus",
-            ],
-            "alternating" => &[
-                "evasion",
-                "endurance",
-                "health",
-                "constitution",
-                "stamina",
-                "focus",
-                "strength",
-                "dexterity",
-                "combat",
-                "size",
-                "deflection",
-                "weapon_damage",
-                "crit_damage",
-                "crit_threshold",
-            ],
-            "action-points" => &[
-                "initiative_rating",
-                "luck",
-                "ap",
-                "hp",
-                "attack",
-                "defense",
-                "armor",
-                "damage_dice",
-                "damage_die",
-                "damage_bonus",
-            ],
-            _ => &[],
-        }
-    }
-
     #[test]
     fn all_five_parse() {
         assert_eq!(builtin_errors(), Vec::<String>::new());
-        for id in IDS {
+        for &id in RulesetId::ALL {
             let data = builtin(id).unwrap_or_else(|| panic!("{id} did not load"));
-            assert_eq!(data.id, id, "the id inside {id}.ron");
+            assert_eq!(data.id, id.as_str(), "the id inside {id}.ron");
         }
-        assert_eq!(all().count(), 5);
-        assert!(builtin("gurps").is_none());
+        assert_eq!(all().count(), RulesetId::ALL.len());
     }
 
     #[test]
@@ -300,7 +207,7 @@ mod tests {
                 );
                 assert!(t.movement >= 1, "{here}: movement");
                 assert!(t.reach >= 1, "{here}: reach");
-                for stat in required(&data.id) {
+                for stat in RulesetId::parse(&data.id).map_or(&[][..], |id| id.required_stats()) {
                     assert!(t.stats.contains_key(*stat), "{here} lacks {stat}");
                 }
                 if let Some(range) = t.stat("range") {
@@ -327,20 +234,25 @@ mod tests {
         };
         let sq = |diagonals| Topology::Square { diagonals };
         let get = |id| builtin(id).unwrap_or_else(|| panic!("{id}"));
-        assert!(get("phases").allows(hex) && get("phases").allows(flat));
-        assert!(!get("phases").allows(sq(Diagonals::One)));
-        for id in ["sides", "segments", "action-points"] {
+        use RulesetId::*;
+        assert!(get(Phases).allows(hex) && get(Phases).allows(flat));
+        assert!(!get(Phases).allows(sq(Diagonals::One)));
+        for id in [Sides, Segments, ActionPoints] {
             assert!(get(id).allows(sq(Diagonals::One)), "{id}");
             assert!(!get(id).allows(hex), "{id}");
         }
-        assert!(get("alternating").allows(sq(Diagonals::OneTwo)));
-        assert!(!get("alternating").allows(sq(Diagonals::One)));
-        assert!(!get("alternating").allows(hex));
+        assert!(get(Alternating).allows(sq(Diagonals::OneTwo)));
+        assert!(!get(Alternating).allows(sq(Diagonals::One)));
+        assert!(!get(Alternating).allows(hex));
     }
 
     #[test]
     fn seeds_silent_on_damage_say_so() {
-        for id in ["phases", "segments", "action-points"] {
+        for id in [
+            RulesetId::Phases,
+            RulesetId::Segments,
+            RulesetId::ActionPoints,
+        ] {
             let data = builtin(id).unwrap_or_else(|| panic!("{id}"));
             assert!(
                 data.house_rules.iter().any(|r| r.starts_with("House rule")),

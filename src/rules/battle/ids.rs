@@ -23,6 +23,82 @@ impl UnitId {
     }
 }
 
+/// One value per unit, indexed by [`UnitId`]: a ruleset's per-unit bookkeeping. A unit that
+/// is not there reads as `None` (never a panic); serializes as a plain list.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct PerUnit<T>(Vec<T>);
+
+impl<T> Default for PerUnit<T> {
+    fn default() -> Self {
+        Self(Vec::new())
+    }
+}
+
+impl<T> PerUnit<T> {
+    /// No units yet.
+    pub const fn new() -> Self {
+        Self(Vec::new())
+    }
+
+    /// `value` for each of `n` units.
+    pub fn filled(n: usize, value: T) -> Self
+    where
+        T: Clone,
+    {
+        Self(vec![value; n])
+    }
+
+    /// The values of units 0, 1, 2... in order.
+    pub fn from_vec(values: Vec<T>) -> Self {
+        Self(values)
+    }
+
+    /// The value of unit `u`.
+    pub fn get(&self, u: UnitId) -> Option<&T> {
+        self.0.get(u.index())
+    }
+
+    /// The value of unit `u`, to change.
+    pub fn get_mut(&mut self, u: UnitId) -> Option<&mut T> {
+        self.0.get_mut(u.index())
+    }
+
+    /// Sets unit `u`'s value (nothing happens for a unit that is not there).
+    pub fn set(&mut self, u: UnitId, value: T) {
+        if let Some(slot) = self.0.get_mut(u.index()) {
+            *slot = value;
+        }
+    }
+
+    /// How many units.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Each unit with its value, in unit order.
+    pub fn iter(&self) -> impl Iterator<Item = (UnitId, &T)> {
+        self.0
+            .iter()
+            .enumerate()
+            .map(|(i, v)| (UnitId(i as u16), v))
+    }
+
+    /// The values in unit order.
+    pub fn values(&self) -> std::slice::Iter<'_, T> {
+        self.0.iter()
+    }
+
+    /// The values in unit order, to change.
+    pub fn values_mut(&mut self) -> std::slice::IterMut<'_, T> {
+        self.0.iter_mut()
+    }
+}
+
 impl SideId {
     pub fn index(self) -> usize {
         self.0 as usize

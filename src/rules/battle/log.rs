@@ -145,19 +145,7 @@ pub fn describe(s: &BattleState, e: &Event) -> String {
             }
         },
         Event::Resumed => "The action goes on".to_string(),
-        Event::Rules(crate::rules::rulesets::RulesEvent::Phases(r)) => {
-            crate::rules::rulesets::phases::log_line(s, r)
-        }
-        Event::Rules(crate::rules::rulesets::RulesEvent::Sides(e)) => {
-            crate::rules::rulesets::sides::log_line(s, e)
-        }
-        Event::Rules(crate::rules::rulesets::RulesEvent::Segments(e)) => {
-            crate::rules::rulesets::segments::log_line(s, e)
-        }
-        Event::Rules(crate::rules::rulesets::RulesEvent::Alternating(e)) => {
-            crate::rules::rulesets::alternating::log_line(s, e)
-        }
-        Event::Rules(r) => format!("{r:?}"),
+        Event::Rules(r) => crate::rules::rulesets::log_line(s, r),
         Event::Ended { winner, reason } => match winner {
             Some(w) => {
                 let name = s.sides.get(w.index()).map_or("?", |x| x.name.as_str());

@@ -174,14 +174,14 @@ impl BattleState {
             round: 0,
             rng,
             interrupts: Vec::new(),
-            rules: rulesets::init(&file.ruleset),
+            rules: rulesets::init(file.ruleset),
             outcome: None,
             applied: 0,
         };
         let events = {
             let mut x = Exec::new(&mut state);
             x.emit(Event::Started {
-                ruleset: file.ruleset.clone(),
+                ruleset: file.ruleset.to_string(),
                 seed,
             });
             rulesets::start(&mut x);
@@ -192,7 +192,7 @@ impl BattleState {
 
     /// The ruleset's data file.
     pub fn ruleset(&self) -> Option<&'static RulesetData> {
-        ruleset_data::builtin(&self.level.ruleset)
+        ruleset_data::builtin(self.level.ruleset)
     }
 
     pub fn grid(&self) -> &Grid {

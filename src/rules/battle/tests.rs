@@ -2,17 +2,11 @@
 //! command is accepted, rejected commands change nothing, replays are identical.
 
 use super::*;
-use crate::rules::level;
+
 use rand::rngs::ChaCha8Rng;
 use rand::{RngExt, SeedableRng};
 
-pub(crate) fn load(name: &str) -> Level {
-    let path = crate::repo_dir().join("levels").join(name);
-    match level::load_path(&path) {
-        Ok(l) => l,
-        Err(d) => panic!("{name}: {d:?}"),
-    }
-}
+pub(crate) use crate::rules::testkit::load;
 
 /// Plays uniformly random legal commands; returns the commands and every event.
 pub(crate) fn random_play(

@@ -7,7 +7,7 @@
 
 use super::ids::{SideId, UnitId};
 use crate::rules::grid::Cell;
-use crate::rules::rulesets::RulesEvent;
+use crate::rules::rulesets::{RulesEvent, RulesNote, RulesResume};
 use serde::{Deserialize, Serialize};
 
 /// What a controller sends to answer the pending [`Decision`].
@@ -420,8 +420,8 @@ pub enum Resume {
     /// Finish an attack whose roll is known: deal its damage (or not) after the defender's
     /// reaction.
     Attack(Box<PendingAttack>),
-    /// The ruleset's own continuation; the number means what the ruleset says.
-    Rules(u32),
+    /// The ruleset's own continuation ([`crate::rules::rulesets::Ruleset::Resume`]).
+    Rules(RulesResume),
 }
 
 /// An attack paused between its roll and its damage.
@@ -434,8 +434,9 @@ pub struct PendingAttack {
     pub needed: i64,
     pub hit: bool,
     pub crit: bool,
-    /// Ruleset-specific numbers (damage bonus, Shock...).
-    pub extra: Vec<(String, i64)>,
+    /// What the ruleset noted for the rest of the attack
+    /// ([`crate::rules::rulesets::Ruleset::Note`]: damage bonus, Shock, a free attack...).
+    pub note: RulesNote,
 }
 
 /// The reactions the engine waits for, and what happens after.

@@ -1,16 +1,16 @@
-//! The five rulesets, one module per seed. This module is the engine's only switch point:
-//! each ruleset owns its turn scheduling, action economy, attack resolution and reactions,
-//! and calls the shared mechanics in [`crate::rules::battle::common`].
+//! The five rulesets, one module per rules text, and the registry that is the engine's only
+//! switch point between them.
 //!
-//! Every ruleset module has the same functions:
-//! - `start(x)`: the opening events (initiative, surprise, the first turn);
-//! - `pending(s)`: the decision the battle waits for (interrupts are handled by the engine);
-//! - `legal(s)`: the commands that answer it, in a fixed order;
-//! - `check(s, cmd)`: whether a command is legal now, and why not;
-//! - `execute(x, cmd)`: what happens (only after `check` passed);
-//! - `apply(state, event)`: its own bookkeeping events;
-//! - `clock(s)`, `describe(s, cmd)`, `odds(s, attacker, target, ranged)`: what the HUD, the
-//!   overlays and the AI may ask without changing anything (see [`view`]).
+//! Each ruleset is a unit type implementing [`Ruleset`]: its state, events and continuations,
+//! and the functions the engine, the view and the AI call (see the trait). The
+//! [`registry!`](registry) line at the bottom of this file lists the rulesets once; from it come
+//! the closed enums ([`RulesetId`], [`RulesState`], [`RulesEvent`], [`RulesResume`],
+//! [`RulesNote`]) that saves and the AI's clones need, each member's [`Member`] glue, and the
+//! dispatch functions ([`start`], [`pending`], [`legal`], [`check`], [`execute`], [`apply`],
+//! [`clock`], [`describe`], [`odds`], [`log_line`] and the hooks). Dispatch is static: the AI
+//! clones a battle thousands of times a decision.
+//!
+//! Adding a ruleset: see "Adding a ruleset" in `docs/architecture.md`.
 
 pub mod action_points;
 pub mod alternating;
@@ -22,113 +22,452 @@ pub mod view;
 pub use view::{Clock, CommandInfo, Odds, OrderEntry};
 
 use crate::rules::battle::{
-    BattleState, Command, Condition, Decision, Exec, Rejected, Trigger, UnitId,
+    BattleState, Command, Condition, Decision, Event, Exec, Rejected, Resume, SideId, Trigger,
+    UnitId,
 };
+use crate::rules::level::LevelFile;
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
+use std::fmt::Debug;
 
-/// Each ruleset's own state.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum RulesState {
-    Phases(phases::State),
-    Sides(sides::State),
-    Segments(segments::State),
-    Alternating(alternating::State),
-    ActionPoints(action_points::State),
+/// A continuation or note type for a ruleset that has none: it has no values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Never {}
+
+/// A problem a ruleset finds in a level beyond what every level is checked for: where (the
+/// field path, e.g. `["options", "surprised"]`) and what.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LevelProblem {
+    pub path: Vec<&'static str>,
+    pub message: String,
 }
 
-/// Each ruleset's own bookkeeping events.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum RulesEvent {
-    Phases(phases::Ev),
-    Sides(sides::Ev),
-    Segments(segments::Ev),
-    Alternating(alternating::Ev),
-    ActionPoints(action_points::Ev),
+/// How the AI plays a ruleset, where a measured habit helps only there (see `docs/ai.md`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct AiHints {
+    /// The outnumbered side holds its ground in the first round (`action-points`).
+    pub underdog_holds_first_round: bool,
+    /// A unit that can strike a foe in melee strikes rather than moving off (`sides`,
+    /// `segments`).
+    pub strikes_when_engaged: bool,
 }
 
-/// The empty state of ruleset `id` (levels are validated, so the id is known; an unknown id
-/// falls back to `action-points`, whose start then finds nothing odd).
-pub fn init(id: &str) -> RulesState {
-    match id {
-        "phases" => RulesState::Phases(phases::State::default()),
-        "sides" => RulesState::Sides(sides::State::default()),
-        "segments" => RulesState::Segments(segments::State::default()),
-        "alternating" => RulesState::Alternating(alternating::State::default()),
-        _ => RulesState::ActionPoints(action_points::State::default()),
+/// One ruleset: what the engine, the view and the AI ask of it. Every function is pure apart
+/// from [`Ruleset::start`] and [`Ruleset::execute`], which only emit events through [`Exec`].
+/// `r` is the ruleset's own state inside `s`.
+pub trait Ruleset {
+    /// The ruleset's bookkeeping (per unit, per round...).
+    type State: Clone + Debug + Default + PartialEq + Eq + Serialize + DeserializeOwned;
+    /// Its own events: the only way its state changes ([`Ruleset::apply`]).
+    type Event: Clone + Debug + PartialEq + Eq + Serialize + DeserializeOwned;
+    /// What it does after the reactions of an interrupt it raised ([`Resume::Rules`]);
+    /// [`Never`] if it raises none of its own.
+    type Resume: Clone + Debug + PartialEq + Eq + Serialize + DeserializeOwned;
+    /// What it notes on an attack paused for reactions ([`crate::rules::battle::PendingAttack`]);
+    /// `()` if nothing.
+    type Note: Clone + Debug + Default + PartialEq + Eq + Serialize + DeserializeOwned;
+
+    /// The ruleset's numbers: the text of `assets/rulesets/<id>.ron`.
+    const DATA: &'static str;
+    /// Stats every template of its data file must have, so its code can rely on them.
+    const STATS: &'static [&'static str];
+    /// What the ruleset calls its round in the log and the HUD.
+    const ROUND_WORD: &'static str = "Round";
+    /// The AI's ruleset-specific habits.
+    const AI: AiHints = AiHints {
+        underdog_holds_first_round: false,
+        strikes_when_engaged: false,
+    };
+
+    /// The opening events: initiative, surprise, the first turn.
+    fn start(x: &mut Exec);
+    /// The decision the battle waits for (interrupts are handled by the engine).
+    fn pending(s: &BattleState, r: &Self::State) -> Decision;
+    /// The commands that answer it, in a fixed order.
+    fn legal(s: &BattleState, r: &Self::State) -> Vec<Command>;
+    /// Whether a command is legal now, and why not.
+    fn check(s: &BattleState, r: &Self::State, cmd: &Command) -> Result<(), Rejected>;
+    /// What happens (only after `check` passed).
+    fn execute(x: &mut Exec, cmd: &Command);
+    /// Applies one of its own events to its state.
+    fn apply(r: &mut Self::State, e: &Self::Event);
+    /// One line of plain English for one of its events (the combat log, `fray replay`).
+    fn log_line(s: &BattleState, e: &Self::Event) -> String;
+    /// The turn clock and turn order, in the ruleset's own terms.
+    fn clock(s: &BattleState, r: &Self::State) -> Clock;
+    /// How the action menu shows `cmd`.
+    fn describe(s: &BattleState, r: &Self::State, cmd: &Command) -> CommandInfo;
+    /// The odds of `attacker` attacking `target` now; `None` if it cannot.
+    fn odds(
+        s: &BattleState,
+        r: &Self::State,
+        attacker: UnitId,
+        target: UnitId,
+        ranged: bool,
+    ) -> Option<Odds>;
+
+    // --- Hooks with a default: most rulesets need nothing here.
+
+    /// Whether one of its events only keeps the engine's books: `fray replay` prints it, the
+    /// player's log leaves it out.
+    fn bookkeeping(_e: &Self::Event) -> bool {
+        false
+    }
+    /// Whether the event's log line takes the place of the line just before it, when that
+    /// line is `previous` (for `segments`: a held action's line replaces "X ends its turn").
+    fn replaces_previous_line(_s: &BattleState, _e: &Self::Event, _previous: &str) -> bool {
+        false
+    }
+    /// Problems with a level that only this ruleset has.
+    fn validate(_file: &LevelFile) -> Vec<LevelProblem> {
+        Vec::new()
+    }
+    /// Whether `enemy` surely acts before `unit`'s next turn (an AI hint).
+    fn acts_before(_s: &BattleState, _r: &Self::State, _enemy: UnitId, _unit: UnitId) -> bool {
+        false
+    }
+    /// Expected damage of one attack of `attacker` on `target` wherever they stand (an AI
+    /// hint); `None` where the ruleset does not say.
+    fn threat_damage(_s: &BattleState, _a: UnitId, _t: UnitId, _ranged: bool) -> Option<f64> {
+        None
+    }
+    /// Whether AP `unit` spends now come out of its own turn still to come this round.
+    fn spends_from_coming_turn(_s: &BattleState, _r: &Self::State, _unit: UnitId) -> bool {
+        false
+    }
+    /// Damage under way that lands later: (caster, target, expected damage).
+    fn pending_damage(_s: &BattleState, _r: &Self::State) -> Vec<(UnitId, UnitId, f64)> {
+        Vec::new()
+    }
+    /// Removes from `state` what `viewer` cannot know.
+    fn redact(_state: &mut BattleState, _viewer: SideId) {}
+    /// An event as `viewer`'s side may see it.
+    fn redact_event(_s: &BattleState, e: &Event, _viewer: SideId) -> Event {
+        e.clone()
     }
 }
 
-pub fn start(x: &mut Exec) {
-    match x.state.rules {
-        RulesState::Phases(_) => phases::start(x),
-        RulesState::Sides(_) => sides::start(x),
-        RulesState::Segments(_) => segments::start(x),
-        RulesState::Alternating(_) => alternating::start(x),
-        RulesState::ActionPoints(_) => action_points::start(x),
+/// What the registry gives each member: the way between its own types and the battle's
+/// closed enums. Written by [`registry!`](registry), never by hand.
+pub trait Member: Ruleset + Sized {
+    /// The id levels name it by.
+    const ID: RulesetId;
+    /// Its state inside `s` (an empty one if the battle is another ruleset's, which the
+    /// dispatch never lets happen).
+    fn state(s: &BattleState) -> &Self::State;
+    /// Its state inside `s`, to change (`None` if the battle is another ruleset's).
+    fn state_mut(s: &mut BattleState) -> Option<&mut Self::State>;
+    /// One of its events as a battle event.
+    fn event(e: Self::Event) -> Event;
+    /// One of its battle events, if `e` is one.
+    fn event_of(e: &Event) -> Option<&Self::Event>;
+    /// One of its continuations as the engine's.
+    fn resume(r: Self::Resume) -> Resume;
+    /// Its continuation, if `r` is one.
+    fn resume_of(r: &Resume) -> Option<&Self::Resume>;
+    /// Its note on a paused attack.
+    fn note(n: Self::Note) -> RulesNote;
+    /// Its note (the default note if `n` is another ruleset's).
+    fn note_of(n: &RulesNote) -> Self::Note;
+}
+
+/// Lists the rulesets: `Variant = "id" => module::Type`. Generates the closed enums, the
+/// [`Member`] glue and the dispatch functions.
+macro_rules! registry {
+    ($($v:ident = $id:literal => $m:ident :: $t:ident),+ $(,)?) => {
+        /// A ruleset's id, as levels name it.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub enum RulesetId { $($v),+ }
+
+        impl RulesetId {
+            /// Every ruleset, in the order of their rules texts.
+            pub const ALL: &'static [RulesetId] = &[$(RulesetId::$v),+];
+
+            /// The id as levels write it: `"action-points"`.
+            pub fn as_str(self) -> &'static str {
+                match self { $(RulesetId::$v => $id),+ }
+            }
+
+            /// The ruleset with this id.
+            pub fn parse(id: &str) -> Option<Self> {
+                match id { $($id => Some(RulesetId::$v),)+ _ => None }
+            }
+
+            /// The text of its data file.
+            pub fn data_source(self) -> &'static str {
+                match self { $(RulesetId::$v => <$m::$t as Ruleset>::DATA),+ }
+            }
+
+            /// Stats every one of its templates must have.
+            pub fn required_stats(self) -> &'static [&'static str] {
+                match self { $(RulesetId::$v => <$m::$t as Ruleset>::STATS),+ }
+            }
+
+            /// What it calls its round.
+            pub fn round_word(self) -> &'static str {
+                match self { $(RulesetId::$v => <$m::$t as Ruleset>::ROUND_WORD),+ }
+            }
+
+            /// The AI's habits for it.
+            pub fn ai_hints(self) -> AiHints {
+                match self { $(RulesetId::$v => <$m::$t as Ruleset>::AI),+ }
+            }
+
+            /// Its own level checks.
+            pub fn validate(self, file: &LevelFile) -> Vec<LevelProblem> {
+                match self { $(RulesetId::$v => <$m::$t as Ruleset>::validate(file)),+ }
+            }
+
+            /// The empty state a battle of this ruleset starts from.
+            pub fn init(self) -> RulesState {
+                match self { $(RulesetId::$v => RulesState::$v(Default::default())),+ }
+            }
+        }
+
+        /// Each ruleset's own state.
+        #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+        pub enum RulesState { $($v(<$m::$t as Ruleset>::State)),+ }
+
+        /// Each ruleset's own bookkeeping events.
+        #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+        pub enum RulesEvent { $($v(<$m::$t as Ruleset>::Event)),+ }
+
+        /// Each ruleset's own continuations after an interrupt.
+        #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+        pub enum RulesResume { $($v(<$m::$t as Ruleset>::Resume)),+ }
+
+        /// Each ruleset's note on an attack paused for reactions.
+        #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+        pub enum RulesNote { $($v(<$m::$t as Ruleset>::Note)),+ }
+
+        impl RulesState {
+            /// Which ruleset this is the state of.
+            pub fn id(&self) -> RulesetId {
+                match self { $(RulesState::$v(_) => RulesetId::$v),+ }
+            }
+        }
+
+        $(
+        impl Member for $m::$t {
+            const ID: RulesetId = RulesetId::$v;
+            fn state(s: &BattleState) -> &Self::State {
+                static EMPTY: std::sync::LazyLock<<$m::$t as Ruleset>::State> =
+                    std::sync::LazyLock::new(Default::default);
+                match &s.rules {
+                    RulesState::$v(r) => r,
+                    #[allow(unreachable_patterns)]
+                    _ => &EMPTY,
+                }
+            }
+            fn state_mut(s: &mut BattleState) -> Option<&mut Self::State> {
+                match &mut s.rules {
+                    RulesState::$v(r) => Some(r),
+                    #[allow(unreachable_patterns)]
+                    _ => None,
+                }
+            }
+            fn event(e: Self::Event) -> Event {
+                Event::Rules(RulesEvent::$v(e))
+            }
+            fn event_of(e: &Event) -> Option<&Self::Event> {
+                match e {
+                    Event::Rules(RulesEvent::$v(e)) => Some(e),
+                    _ => None,
+                }
+            }
+            fn resume(r: Self::Resume) -> Resume {
+                Resume::Rules(RulesResume::$v(r))
+            }
+            fn resume_of(r: &Resume) -> Option<&Self::Resume> {
+                match r {
+                    Resume::Rules(RulesResume::$v(r)) => Some(r),
+                    _ => None,
+                }
+            }
+            fn note(n: Self::Note) -> RulesNote {
+                RulesNote::$v(n)
+            }
+            fn note_of(n: &RulesNote) -> Self::Note {
+                match n {
+                    RulesNote::$v(n) => n.clone(),
+                    #[allow(unreachable_patterns)]
+                    _ => Default::default(),
+                }
+            }
+        }
+        )+
+
+        /// The opening events of the battle's ruleset.
+        pub fn start(x: &mut Exec) {
+            match x.state.rules { $(RulesState::$v(_) => <$m::$t as Ruleset>::start(x)),+ }
+        }
+
+        /// The decision the battle waits for.
+        pub fn pending(s: &BattleState) -> Decision {
+            match &s.rules { $(RulesState::$v(r) => <$m::$t as Ruleset>::pending(s, r)),+ }
+        }
+
+        /// The commands that answer the pending decision, in a fixed order.
+        pub fn legal(s: &BattleState) -> Vec<Command> {
+            match &s.rules { $(RulesState::$v(r) => <$m::$t as Ruleset>::legal(s, r)),+ }
+        }
+
+        /// Whether `cmd` is legal now, and why not.
+        pub fn check(s: &BattleState, cmd: &Command) -> Result<(), Rejected> {
+            match &s.rules { $(RulesState::$v(r) => <$m::$t as Ruleset>::check(s, r, cmd)),+ }
+        }
+
+        /// What happens when `cmd` (checked) is carried out.
+        pub fn execute(x: &mut Exec, cmd: &Command) {
+            match x.state.rules { $(RulesState::$v(_) => <$m::$t as Ruleset>::execute(x, cmd)),+ }
+        }
+
+        /// Applies a ruleset event to the matching state (an event of another ruleset is
+        /// ignored).
+        pub fn apply(state: &mut RulesState, e: &RulesEvent) {
+            match (state, e) {
+                $((RulesState::$v(s), RulesEvent::$v(e)) => <$m::$t as Ruleset>::apply(s, e),)+
+                #[allow(unreachable_patterns)]
+                _ => {}
+            }
+        }
+
+        /// The log line of a ruleset event.
+        pub fn log_line(s: &BattleState, e: &RulesEvent) -> String {
+            match e { $(RulesEvent::$v(e) => <$m::$t as Ruleset>::log_line(s, e)),+ }
+        }
+
+        /// Whether a ruleset event only keeps the engine's books (left out of the player's
+        /// log; `fray replay` prints it).
+        pub fn bookkeeping(e: &RulesEvent) -> bool {
+            match e { $(RulesEvent::$v(e) => <$m::$t as Ruleset>::bookkeeping(e)),+ }
+        }
+
+        /// Whether `e`'s log line takes the place of the line before it, `previous`.
+        pub fn replaces_previous_line(s: &BattleState, e: &RulesEvent, previous: &str) -> bool {
+            match e {
+                $(RulesEvent::$v(e) => <$m::$t as Ruleset>::replaces_previous_line(s, e, previous)),+
+            }
+        }
+
+        /// The turn clock and turn order, in the ruleset's own terms (the HUD's turn-order
+        /// panel).
+        pub fn clock(s: &BattleState) -> Clock {
+            match &s.rules { $(RulesState::$v(r) => <$m::$t as Ruleset>::clock(s, r)),+ }
+        }
+
+        /// How the action menu shows `cmd`: label, cost, whether it provokes, and the path of
+        /// a move. Meant for commands from [`BattleState::legal_commands`].
+        pub fn describe(s: &BattleState, cmd: &Command) -> CommandInfo {
+            match &s.rules { $(RulesState::$v(r) => <$m::$t as Ruleset>::describe(s, r, cmd)),+ }
+        }
+
+        /// The odds of `attacker` attacking `target` now (melee, or its ranged attack with
+        /// `ranged`), from the ruleset's own formula; `None` if it cannot make that attack.
+        pub fn odds(s: &BattleState, attacker: UnitId, target: UnitId, ranged: bool) -> Option<Odds> {
+            match &s.rules {
+                $(RulesState::$v(r) => <$m::$t as Ruleset>::odds(s, r, attacker, target, ranged)),+
+            }
+        }
+
+        /// Whether `enemy` surely takes a turn before `unit`'s next one, once `unit` has had
+        /// its turn. False where it is not known or the ruleset does not say.
+        pub fn acts_before(s: &BattleState, enemy: UnitId, unit: UnitId) -> bool {
+            match &s.rules {
+                $(RulesState::$v(r) => <$m::$t as Ruleset>::acts_before(s, r, enemy, unit)),+
+            }
+        }
+
+        /// Expected damage of one attack of `attacker` on `target` once it is where it can
+        /// make it; `None` where the ruleset does not say or the attacker has no such attack.
+        pub fn threat_damage(s: &BattleState, attacker: UnitId, target: UnitId, ranged: bool) -> Option<f64> {
+            match &s.rules {
+                $(RulesState::$v(_) => <$m::$t as Ruleset>::threat_damage(s, attacker, target, ranged)),+
+            }
+        }
+
+        /// Whether action points `unit` spends now come out of its own turn still to come
+        /// this round. The rulesets without AP say no.
+        pub fn spends_from_coming_turn(s: &BattleState, unit: UnitId) -> bool {
+            match &s.rules {
+                $(RulesState::$v(r) => <$m::$t as Ruleset>::spends_from_coming_turn(s, r, unit)),+
+            }
+        }
+
+        /// Damage under way that lands later, as (caster, target, expected damage).
+        pub fn pending_damage(s: &BattleState) -> Vec<(UnitId, UnitId, f64)> {
+            match &s.rules { $(RulesState::$v(r) => <$m::$t as Ruleset>::pending_damage(s, r)),+ }
+        }
+
+        /// Removes from `state` what `viewer` cannot know, so an AI searching a clone of it
+        /// cannot cheat.
+        pub fn redact(state: &mut BattleState, viewer: SideId) {
+            match state.rules { $(RulesState::$v(_) => <$m::$t as Ruleset>::redact(state, viewer)),+ }
+        }
+
+        /// An event as `viewer`'s side may see it (the combat log of a hot-seat view).
+        pub fn redact_event(state: &BattleState, event: &Event, viewer: SideId) -> Event {
+            match state.rules {
+                $(RulesState::$v(_) => <$m::$t as Ruleset>::redact_event(state, event, viewer)),+
+            }
+        }
+    };
+}
+
+registry! {
+    Phases = "phases" => phases::Phases,
+    Sides = "sides" => sides::Sides,
+    Segments = "segments" => segments::Segments,
+    Alternating = "alternating" => alternating::Alternating,
+    ActionPoints = "action-points" => action_points::ActionPoints,
+}
+
+impl std::fmt::Display for RulesetId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
     }
 }
 
-pub fn pending(s: &BattleState) -> Decision {
-    match &s.rules {
-        RulesState::Phases(r) => phases::pending(s, r),
-        RulesState::Sides(r) => sides::pending(s, r),
-        RulesState::Segments(r) => segments::pending(s, r),
-        RulesState::Alternating(r) => alternating::pending(s, r),
-        RulesState::ActionPoints(r) => action_points::pending(s, r),
+impl std::str::FromStr for RulesetId {
+    type Err = String;
+    fn from_str(id: &str) -> Result<Self, String> {
+        RulesetId::parse(id).ok_or_else(|| {
+            let known: Vec<String> = RulesetId::ALL.iter().map(|r| format!("'{r}'")).collect();
+            format!(
+                "unknown ruleset '{id}'; the rulesets are: {}",
+                known.join(", ")
+            )
+        })
     }
 }
 
-pub fn legal(s: &BattleState) -> Vec<Command> {
-    match &s.rules {
-        RulesState::Phases(r) => phases::legal(s, r),
-        RulesState::Sides(r) => sides::legal(s, r),
-        RulesState::Segments(r) => segments::legal(s, r),
-        RulesState::Alternating(r) => alternating::legal(s, r),
-        RulesState::ActionPoints(r) => action_points::legal(s, r),
+impl Serialize for RulesetId {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
     }
 }
 
-pub fn check(s: &BattleState, cmd: &Command) -> Result<(), Rejected> {
-    match &s.rules {
-        RulesState::Phases(r) => phases::check(s, r, cmd),
-        RulesState::Sides(r) => sides::check(s, r, cmd),
-        RulesState::Segments(r) => segments::check(s, r, cmd),
-        RulesState::Alternating(r) => alternating::check(s, r, cmd),
-        RulesState::ActionPoints(r) => action_points::check(s, r, cmd),
+impl<'de> Deserialize<'de> for RulesetId {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let id = String::deserialize(d)?;
+        id.parse().map_err(serde::de::Error::custom)
     }
 }
 
-pub fn execute(x: &mut Exec, cmd: &Command) {
-    match x.state.rules {
-        RulesState::Phases(_) => phases::execute(x, cmd),
-        RulesState::Sides(_) => sides::execute(x, cmd),
-        RulesState::Segments(_) => segments::execute(x, cmd),
-        RulesState::Alternating(_) => alternating::execute(x, cmd),
-        RulesState::ActionPoints(_) => action_points::execute(x, cmd),
-    }
+/// The empty state of ruleset `id`.
+pub fn init(id: RulesetId) -> RulesState {
+    id.init()
 }
 
-/// Applies a ruleset event to the matching state (an event of another ruleset is ignored).
-pub fn apply(state: &mut RulesState, e: &RulesEvent) {
-    match (state, e) {
-        (RulesState::Phases(s), RulesEvent::Phases(e)) => phases::apply(s, e),
-        (RulesState::Sides(s), RulesEvent::Sides(e)) => sides::apply(s, e),
-        (RulesState::Segments(s), RulesEvent::Segments(e)) => segments::apply(s, e),
-        (RulesState::Alternating(s), RulesEvent::Alternating(e)) => alternating::apply(s, e),
-        (RulesState::ActionPoints(s), RulesEvent::ActionPoints(e)) => action_points::apply(s, e),
-        _ => {}
-    }
+/// What the battle's ruleset calls its round, for the log and the HUD: `phases` counts Turns
+/// of four Phases (its rules text's own word); the others count Rounds.
+pub fn round_word(s: &BattleState) -> &'static str {
+    s.rules.id().round_word()
 }
 
-/// The turn clock and turn order, in the ruleset's own terms (the HUD's turn-order panel).
-pub fn clock(s: &BattleState) -> Clock {
-    match &s.rules {
-        RulesState::Phases(r) => phases::clock(s, r),
-        RulesState::Sides(r) => sides::clock(s, r),
-        RulesState::Segments(r) => segments::clock(s, r),
-        RulesState::Alternating(r) => alternating::clock(s, r),
-        RulesState::ActionPoints(r) => action_points::clock(s, r),
-    }
+/// The AI's habits for the battle's ruleset.
+pub fn ai_hints(s: &BattleState) -> AiHints {
+    s.rules.id().ai_hints()
 }
 
 /// For a reaction prompt on an attack coming at `unit` ([`Trigger::Targeted`]): the chance
@@ -148,105 +487,4 @@ pub fn hit_chance_if_dodging(s: &BattleState, unit: UnitId) -> Option<(f64, f64)
         .insert(Condition::Dodging);
     let then = odds(&dodging, *attacker, unit, *ranged)?;
     Some((now.hit, then.hit))
-}
-
-/// What the ruleset calls its round, for the log and the HUD: `phases` counts Turns of four
-/// Phases (its seed's own word); the others count Rounds.
-pub fn round_word(s: &BattleState) -> &'static str {
-    match &s.rules {
-        RulesState::Phases(_) => "Turn",
-        _ => "Round",
-    }
-}
-
-/// How the action menu shows `cmd`: label, cost, whether it provokes, and the path of a move.
-/// Meant for commands from [`BattleState::legal_commands`].
-pub fn describe(s: &BattleState, cmd: &Command) -> CommandInfo {
-    match &s.rules {
-        RulesState::Phases(r) => phases::describe(s, r, cmd),
-        RulesState::Sides(r) => sides::describe(s, r, cmd),
-        RulesState::Segments(r) => segments::describe(s, r, cmd),
-        RulesState::Alternating(r) => alternating::describe(s, r, cmd),
-        RulesState::ActionPoints(r) => action_points::describe(s, r, cmd),
-    }
-}
-
-/// The odds of `attacker` attacking `target` now (melee, or its ranged attack with `ranged`),
-/// from the ruleset's own formula; `None` if it cannot make that attack.
-pub fn odds(s: &BattleState, attacker: UnitId, target: UnitId, ranged: bool) -> Option<Odds> {
-    match &s.rules {
-        RulesState::Phases(r) => phases::odds(s, r, attacker, target, ranged),
-        RulesState::Sides(r) => sides::odds(s, r, attacker, target, ranged),
-        RulesState::Segments(r) => segments::odds(s, r, attacker, target, ranged),
-        RulesState::Alternating(r) => alternating::odds(s, r, attacker, target, ranged),
-        RulesState::ActionPoints(r) => action_points::odds(s, r, attacker, target, ranged),
-    }
-}
-
-/// Whether `enemy` surely takes a turn before `unit`'s next one, once `unit` has had its turn
-/// (`segments`: `enemy`'s segment is still to come this round). False when it is not known
-/// (the next round's initiative decides) and in the rulesets that do not say. (`sides` could say
-/// yes for every enemy, its side order being fixed; priced as sure blows, that made the AI
-/// hang back: 41% against greedy on the village instead of 73%, so it does not.)
-pub fn acts_before(s: &BattleState, enemy: UnitId, unit: UnitId) -> bool {
-    match &s.rules {
-        RulesState::Segments(r) => segments::acts_before(s, r, enemy, unit),
-        _ => false,
-    }
-}
-
-/// Expected damage of one attack of `attacker` on `target` once it is where it can make it
-/// (its reach, or its range with `ranged`), ignoring where the two stand now; `None` where the
-/// ruleset does not say or the attacker has no such attack.
-pub fn threat_damage(
-    s: &BattleState,
-    attacker: UnitId,
-    target: UnitId,
-    ranged: bool,
-) -> Option<f64> {
-    match &s.rules {
-        RulesState::Segments(_) => segments::threat_damage(s, attacker, target, ranged),
-        _ => None,
-    }
-}
-
-/// Whether action points `unit` spends now come out of its own turn still to come this round
-/// (`action-points`, AP refreshed per round). The rulesets without AP say no.
-pub fn spends_from_coming_turn(s: &BattleState, unit: UnitId) -> bool {
-    match &s.rules {
-        RulesState::ActionPoints(r) => action_points::spends_from_coming_turn(s, r, unit),
-        _ => false,
-    }
-}
-
-/// Damage under way that lands later, as (caster, target, expected damage): the spells being
-/// cast in `segments` go off when their casting time ends. The other rulesets resolve every
-/// attack at once and have none.
-pub fn pending_damage(s: &BattleState) -> Vec<(UnitId, UnitId, f64)> {
-    match &s.rules {
-        RulesState::Segments(r) => segments::pending_damage(s, r),
-        _ => Vec::new(),
-    }
-}
-
-/// Removes from `state` what `viewer` cannot know (the other sides' undeclared intents in
-/// `segments`), so an AI searching a clone of it cannot cheat. The rulesets without hidden
-/// information leave the state as it is.
-pub fn redact(state: &mut BattleState, viewer: crate::rules::battle::SideId) {
-    if let RulesState::Segments(_) = state.rules {
-        segments::redact(state, viewer);
-    }
-}
-
-/// An event as `viewer`'s side may see it (the combat log of a hot-seat view): another side's
-/// hidden declaration loses its content in `segments`. Other events are returned as they are.
-pub fn redact_event(
-    state: &BattleState,
-    event: &crate::rules::battle::Event,
-    viewer: crate::rules::battle::SideId,
-) -> crate::rules::battle::Event {
-    match state.rules {
-        RulesState::Segments(_) => segments::redact_event(state, event, viewer),
-        _ => event.clone(),
-    }
 }

@@ -25,7 +25,7 @@ use crate::rules::battle::{
     Purpose, Reaction, Rejected, Resume, Status, Trigger, UnitId,
 };
 use crate::rules::level::{ApRefresh, Controller};
-use crate::rules::rulesets::RulesEvent;
+use crate::rules::rulesets::Member;
 use crate::rules::rulesets::view::{self, Clock, CommandInfo, Odds, OrderEntry};
 use crate::rules::sight::Cover;
 use serde::{Deserialize, Serialize};
@@ -70,15 +70,97 @@ pub enum Ev {
     ExtendedDone { unit: UnitId, completed: bool },
 }
 
+/// Which of a unit's attacks: what an attack paused for a Dodge notes
+/// ([`crate::rules::rulesets::Ruleset::Note`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum AttackKind {
+    #[default]
+    Melee,
+    Ranged,
+    Spell,
+}
+
+impl AttackKind {
+    fn of(ranged: bool) -> Self {
+        if ranged {
+            AttackKind::Ranged
+        } else {
+            AttackKind::Melee
+        }
+    }
+}
+
+/// The `action-points` ruleset (see [`crate::rules::rulesets::Ruleset`]).
+pub struct ActionPoints;
+
+impl crate::rules::rulesets::Ruleset for ActionPoints {
+    type State = State;
+    type Event = Ev;
+    type Resume = crate::rules::rulesets::Never;
+    type Note = AttackKind;
+    const DATA: &'static str = include_str!("../../../../assets/rulesets/action-points.ron");
+    const STATS: &'static [&'static str] = &[
+        "initiative_rating",
+        "luck",
+        "ap",
+        "hp",
+        "attack",
+        "defense",
+        "armor",
+        "damage_dice",
+        "damage_die",
+        "damage_bonus",
+    ];
+    const AI: crate::rules::rulesets::AiHints = crate::rules::rulesets::AiHints {
+        underdog_holds_first_round: true,
+        strikes_when_engaged: false,
+    };
+
+    fn start(x: &mut Exec) {
+        start(x)
+    }
+    fn pending(s: &BattleState, r: &State) -> Decision {
+        pending(s, r)
+    }
+    fn legal(s: &BattleState, r: &State) -> Vec<Command> {
+        legal(s, r)
+    }
+    fn check(s: &BattleState, r: &State, cmd: &Command) -> Result<(), Rejected> {
+        check(s, r, cmd)
+    }
+    fn execute(x: &mut Exec, cmd: &Command) {
+        execute(x, cmd)
+    }
+    fn apply(r: &mut State, e: &Ev) {
+        apply(r, e)
+    }
+    fn log_line(s: &BattleState, e: &Ev) -> String {
+        log_line(s, e)
+    }
+    fn clock(s: &BattleState, r: &State) -> Clock {
+        clock(s, r)
+    }
+    fn describe(s: &BattleState, r: &State, cmd: &Command) -> CommandInfo {
+        describe(s, r, cmd)
+    }
+    fn odds(s: &BattleState, r: &State, a: UnitId, t: UnitId, ranged: bool) -> Option<Odds> {
+        odds(s, r, a, t, ranged)
+    }
+    /// "X's turn" comes from the engine's own event right after.
+    fn bookkeeping(e: &Ev) -> bool {
+        matches!(e, Ev::Turn { .. })
+    }
+    fn spends_from_coming_turn(s: &BattleState, r: &State, unit: UnitId) -> bool {
+        spends_from_coming_turn(s, r, unit)
+    }
+}
+
 fn ev(e: Ev) -> Event {
-    Event::Rules(RulesEvent::ActionPoints(e))
+    ActionPoints::event(e)
 }
 
 fn st(s: &BattleState) -> Option<&State> {
-    match &s.rules {
-        crate::rules::rulesets::RulesState::ActionPoints(r) => Some(r),
-        _ => None,
-    }
+    Some(ActionPoints::state(s))
 }
 
 pub fn apply(s: &mut State, e: &Ev) {
@@ -589,33 +671,32 @@ fn perform(x: &mut Exec, cmd: &Command) {
             unit,
             target,
             ranged,
-        } => declare_attack(x, *unit, *target, if *ranged { 1 } else { 0 }),
+        } => declare_attack(x, *unit, *target, AttackKind::of(*ranged)),
         Command::Act {
             unit,
             action: Action::Cast { target },
-        } => declare_attack(x, *unit, *target, 2),
+        } => declare_attack(x, *unit, *target, AttackKind::Spell),
         _ => {}
     }
 }
 
-/// Kind: 0 melee, 1 ranged, 2 spell.
-fn declare_attack(x: &mut Exec, attacker: UnitId, target: UnitId, kind: i64) {
+fn declare_attack(x: &mut Exec, attacker: UnitId, target: UnitId, kind: AttackKind) {
     let pending = PendingAttack {
         attacker,
         target,
-        ranged: kind != 0,
+        ranged: kind != AttackKind::Melee,
         total: 0,
         needed: 0,
         hit: false,
         crit: false,
-        extra: vec![("kind".into(), kind)],
+        note: ActionPoints::note(kind),
     };
     let t = &x.s().units[target.index()];
     if t.is_active() && t.pool("ap") >= 1 && t.stat("dodge") > 0 {
         x.emit(Event::Interrupted(Interrupt {
             trigger: Trigger::Targeted {
                 attacker,
-                ranged: kind != 0,
+                ranged: kind != AttackKind::Melee,
             },
             reactors: vec![target],
             resume: Resume::Attack(Box::new(pending)),
@@ -649,7 +730,7 @@ fn react(x: &mut Exec, unit: UnitId, reaction: &Reaction) {
 }
 
 fn resolve_attack(x: &mut Exec, p: &PendingAttack) {
-    let kind = p.extra.iter().find(|(k, _)| k == "kind").map_or(0, |e| e.1);
+    let kind = ActionPoints::note_of(&p.note);
     let a = x.s().units[p.attacker.index()].clone();
     let t = x.s().units[p.target.index()].clone();
     if !a.is_active() || !t.is_active() {
@@ -667,7 +748,7 @@ fn resolve_attack(x: &mut Exec, p: &PendingAttack) {
     x.emit(Event::Attacked {
         attacker: p.attacker,
         target: p.target,
-        ranged: kind != 0,
+        ranged: kind != AttackKind::Melee,
         hit,
         crit: false,
     });
@@ -695,15 +776,14 @@ fn defense_of(t: &crate::rules::battle::Unit) -> i64 {
     defense
 }
 
-/// Damage dice of `a`'s attack of `kind` (0 melee, 1 ranged, 2 spell) and the armor of `t`
-/// that it subtracts.
+/// Damage dice of `a`'s attack of `kind` and the armor of `t` that it subtracts.
 fn damage_of(
     a: &crate::rules::battle::Unit,
     t: &crate::rules::battle::Unit,
-    kind: i64,
+    kind: AttackKind,
 ) -> (crate::rules::dice::DiceExpr, i64) {
     match kind {
-        0 => (
+        AttackKind::Melee => (
             ndx(
                 a.stat("damage_dice"),
                 a.stat("damage_die"),
@@ -711,7 +791,7 @@ fn damage_of(
             ),
             t.stat("armor"),
         ),
-        1 => (
+        AttackKind::Ranged => (
             ndx(
                 a.stat("ranged_damage_dice"),
                 a.stat("ranged_damage_die"),
@@ -719,7 +799,7 @@ fn damage_of(
             ),
             t.stat("armor"),
         ),
-        _ => (
+        AttackKind::Spell => (
             ndx(a.stat("spell_damage_dice"), a.stat("spell_damage_die"), 0),
             0,
         ),
@@ -728,6 +808,42 @@ fn damage_of(
 
 // ---------------------------------------------------------------------------------------------
 // What the view asks
+
+/// One line for one of the ruleset's events (the combat log, `fray replay`).
+pub fn log_line(s: &BattleState, e: &Ev) -> String {
+    match e {
+        Ev::Initiative { order, .. } => format!(
+            "Initiative order: {}",
+            order
+                .iter()
+                .map(|u| s.unit_name(*u).to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        Ev::Turn { index } => {
+            let who = st(s)
+                .and_then(|r| r.order.get(*index))
+                .map_or_else(|| "?".to_string(), |u| s.unit_name(*u).into_owned());
+            format!("{who} is next in the initiative order")
+        }
+        Ev::ExtendedStarted {
+            unit,
+            command,
+            remaining,
+        } => format!(
+            "{} starts {} ({remaining} AP still needed)",
+            s.unit_name(*unit),
+            describe(s, ActionPoints::state(s), command).label
+        ),
+        Ev::ExtendedDone { unit, completed } => {
+            if *completed {
+                format!("{} completes the extended action", s.unit_name(*unit))
+            } else {
+                format!("{} loses the extended action", s.unit_name(*unit))
+            }
+        }
+    }
+}
 
 pub fn clock(s: &BattleState, r: &State) -> Clock {
     let order = r
@@ -824,7 +940,7 @@ pub fn odds(
     let defense = defense_of(t);
     let bonus = a.stat("attack");
     let hit = ndx(1, 20, bonus).distribution().at_least(defense);
-    let (dice, armor) = damage_of(a, t, i64::from(ranged));
+    let (dice, armor) = damage_of(a, t, AttackKind::of(ranged));
     let per_hit = dice.distribution().expect(|d| (d - armor).max(1) as f64);
     Some(Odds {
         hit,

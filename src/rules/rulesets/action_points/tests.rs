@@ -37,10 +37,7 @@ fn hp(b: &BattleState, u: u16) -> i64 {
 }
 
 fn state(b: &BattleState) -> &State {
-    match &b.rules {
-        crate::rules::rulesets::RulesState::ActionPoints(r) => r,
-        _ => panic!("not action-points"),
-    }
+    <ActionPoints as crate::rules::rulesets::Member>::state(b)
 }
 
 fn run(b: &mut BattleState, cmd: Command) -> Vec<Event> {
@@ -363,17 +360,15 @@ fn an_action_costing_more_ap_than_left_is_paid_next_turn_and_then_takes_effect()
             ranged: false,
         },
     );
-    assert!(e.contains(&Event::Rules(RulesEvent::ActionPoints(
-        Ev::ExtendedStarted {
+    assert!(e.contains(&ActionPoints::event(Ev::ExtendedStarted {
+        unit: S,
+        command: Command::Attack {
             unit: S,
-            command: Command::Attack {
-                unit: S,
-                target: K,
-                ranged: false
-            },
-            remaining: 1,
-        }
-    ))));
+            target: K,
+            ranged: false
+        },
+        remaining: 1,
+    })));
     assert!(rolls(&e, Purpose::Attack).is_empty(), "no effect yet");
     assert_eq!(b.pending(), Decision::Act { unit: K });
     run(&mut b, Command::EndTurn { unit: K });
@@ -435,10 +430,10 @@ fn an_extended_action_whose_target_is_gone_is_lost() {
         },
     );
     let e = run(&mut b, Command::EndTurn { unit: K });
-    let lost = Event::Rules(RulesEvent::ActionPoints(Ev::ExtendedDone {
+    let lost = ActionPoints::event(Ev::ExtendedDone {
         unit: S,
         completed: false,
-    }));
+    });
     assert!(e.contains(&lost), "{e:?}");
     assert!(rolls(&e, Purpose::Attack).is_empty());
     assert_eq!((b.round, ap(&b, 1)), (2, 2));

@@ -32,7 +32,7 @@ use crate::rules::battle::{
 };
 use crate::rules::dice::{DiceExpr, Distribution};
 use crate::rules::grid::Cell;
-use crate::rules::rulesets::RulesEvent;
+use crate::rules::rulesets::Member;
 use crate::rules::rulesets::view::{self, Clock, CommandInfo, Odds, OrderEntry};
 use crate::rules::sight::{self, Cover};
 use serde::{Deserialize, Serialize};
@@ -165,31 +165,77 @@ pub enum Ev {
     },
 }
 
-fn ev(e: Ev) -> Event {
-    Event::Rules(RulesEvent::Alternating(e))
+/// What an attack paused for reactions notes ([`crate::rules::rulesets::Ruleset::Note`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AttackNote {
+    /// The attack was intercepted: the interceptor's defence against it is a free reaction.
+    pub free: bool,
 }
 
-static EMPTY: State = State {
-    teams: Vec::new(),
-    picking: 0,
-    acting: None,
-    acted: Vec::new(),
-    surprise_round: false,
-    moved: false,
-    stepped: false,
-    attacks: Vec::new(),
-    extended: Vec::new(),
-    pending: Vec::new(),
-    commanded_this_turn: Vec::new(),
-    command: None,
-    melee_drawn: Vec::new(),
-};
+/// The `alternating` ruleset (see [`crate::rules::rulesets::Ruleset`]).
+pub struct Alternating;
+
+impl crate::rules::rulesets::Ruleset for Alternating {
+    type State = State;
+    type Event = Ev;
+    type Resume = crate::rules::rulesets::Never;
+    type Note = AttackNote;
+    const DATA: &'static str = include_str!("../../../../assets/rulesets/alternating.ron");
+    const STATS: &'static [&'static str] = &[
+        "evasion",
+        "endurance",
+        "health",
+        "constitution",
+        "stamina",
+        "focus",
+        "strength",
+        "dexterity",
+        "combat",
+        "size",
+        "deflection",
+        "weapon_damage",
+        "crit_damage",
+        "crit_threshold",
+    ];
+
+    fn start(x: &mut Exec) {
+        start(x)
+    }
+    fn pending(s: &BattleState, r: &State) -> Decision {
+        pending(s, r)
+    }
+    fn legal(s: &BattleState, r: &State) -> Vec<Command> {
+        legal(s, r)
+    }
+    fn check(s: &BattleState, r: &State, cmd: &Command) -> Result<(), Rejected> {
+        check(s, r, cmd)
+    }
+    fn execute(x: &mut Exec, cmd: &Command) {
+        execute(x, cmd)
+    }
+    fn apply(r: &mut State, e: &Ev) {
+        apply(r, e)
+    }
+    fn log_line(s: &BattleState, e: &Ev) -> String {
+        log_line(s, e)
+    }
+    fn clock(s: &BattleState, r: &State) -> Clock {
+        clock(s, r)
+    }
+    fn describe(s: &BattleState, r: &State, cmd: &Command) -> CommandInfo {
+        describe(s, r, cmd)
+    }
+    fn odds(s: &BattleState, r: &State, a: UnitId, t: UnitId, ranged: bool) -> Option<Odds> {
+        odds(s, r, a, t, ranged)
+    }
+}
+
+fn ev(e: Ev) -> Event {
+    Alternating::event(e)
+}
 
 fn st(s: &BattleState) -> &State {
-    match &s.rules {
-        crate::rules::rulesets::RulesState::Alternating(r) => r,
-        _ => &EMPTY,
-    }
+    Alternating::state(s)
 }
 
 pub fn apply(s: &mut State, e: &Ev) {
@@ -604,7 +650,7 @@ fn check_react_in(
         return Ok(());
     }
     // After an Intercept the interceptor's defensive action is a free reaction.
-    let free = matches!(&top.resume, Resume::Attack(p) if p.extra.iter().any(|(k, v)| k == "free" && *v > 0));
+    let free = matches!(&top.resume, Resume::Attack(p) if Alternating::note_of(&p.note).free);
     if let (
         Trigger::Attacked { target, .. },
         Reaction::Dodge | Reaction::Parry | Reaction::Block | Reaction::Resist,
@@ -1593,7 +1639,7 @@ fn attack(x: &mut Exec, attacker: UnitId, target: UnitId, ranged: bool, extra_ad
         needed,
         hit,
         crit,
-        extra: Vec::new(),
+        note: Alternating::note(AttackNote::default()),
     };
     ask_defenders(x, p);
 }
@@ -1602,7 +1648,7 @@ fn attack(x: &mut Exec, attacker: UnitId, target: UnitId, ranged: bool, extra_ad
 /// finishes it at once if no one can react.
 fn ask_defenders(x: &mut Exec, p: PendingAttack) {
     let t = x.s().units[p.target.index()].clone();
-    let free = p.extra.iter().any(|(k, v)| k == "free" && *v > 0);
+    let free = Alternating::note_of(&p.note).free;
     let can_defend = t.is_active()
         && (free || t.pool("reactions") >= 1)
         && (t.pool("stamina") >= 1 || (is_mental(x.s(), &p) && t.pool("focus") >= 1));
@@ -1654,7 +1700,7 @@ fn intercept(x: &mut Exec, p: &PendingAttack, ally: UnitId) {
     q.target = ally;
     q.needed = needed;
     q.hit = p.crit || p.total >= needed;
-    q.extra.push(("free".into(), 1));
+    q.note = Alternating::note(AttackNote { free: true });
     ask_defenders(x, q);
 }
 
@@ -1664,7 +1710,7 @@ fn finish_attack(x: &mut Exec, p: &PendingAttack, reaction: &Reaction) {
     let mut hit = p.hit;
     let mut parry = 0;
     let blocking = *reaction == Reaction::Block;
-    let free = p.extra.iter().any(|(k, v)| k == "free" && *v > 0);
+    let free = Alternating::note_of(&p.note).free;
     if matches!(
         reaction,
         Reaction::Dodge | Reaction::Parry | Reaction::Block

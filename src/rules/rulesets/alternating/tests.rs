@@ -904,8 +904,8 @@ fn a_defence_test_chance_counts_both_dice_and_the_luck_die() {
 fn damage_lines(b: &BattleState, events: &[Event]) -> Vec<String> {
     events
         .iter()
-        .filter_map(|e| match e {
-            Event::Rules(RulesEvent::Alternating(ev @ Ev::Damage { .. })) => Some(log_line(b, ev)),
+        .filter_map(|e| match Alternating::event_of(e) {
+            Some(ev @ Ev::Damage { .. }) => Some(log_line(b, ev)),
             _ => None,
         })
         .collect()
@@ -1064,7 +1064,7 @@ fn the_combat_log_names_units_and_teams_in_english() {
     assert!(!commands.is_empty());
     let mut seen = 0;
     for e in &events {
-        if let Event::Rules(RulesEvent::Alternating(ev)) = e {
+        if let Some(ev) = Alternating::event_of(e) {
             seen += 1;
             let line = crate::rules::battle::log::describe(&b, e);
             assert_eq!(line, log_line(&b, ev));
@@ -1077,8 +1077,8 @@ fn the_combat_log_names_units_and_teams_in_english() {
     assert!(seen > 10, "{seen} ruleset events");
     let first = events
         .iter()
-        .find_map(|e| match e {
-            Event::Rules(RulesEvent::Alternating(ev @ Ev::Order { .. })) => Some(log_line(&b, ev)),
+        .find_map(|e| match Alternating::event_of(e) {
+            Some(ev @ Ev::Order { .. }) => Some(log_line(&b, ev)),
             _ => None,
         })
         .expect("the team order");

@@ -30,17 +30,85 @@ use crate::rules::battle::{
 };
 use crate::rules::grid::Cell;
 use crate::rules::path::Path;
+use crate::rules::rulesets::Member;
 use crate::rules::rulesets::view::{self, Clock, CommandInfo, Odds, OrderEntry};
-use crate::rules::rulesets::{RulesEvent, RulesState};
 use crate::rules::sight::Cover;
 use serde::{Deserialize, Serialize};
 
 /// The DCV penalty of units unaware during the Surprise Phase (seed: "-3 DCV").
 const UNAWARE_DCV: i64 = 3;
-/// `Resume::Rules` code: run the command a readied action interrupted before it started.
-const DEFERRED: u32 = 1;
-/// `Resume::Rules` code: the unit whose standing up provoked now stands.
-const STAND_UP: u32 = 2;
+/// What `phases` does once the reactions to an interrupt it raised are in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum After {
+    /// Run the command a readied action interrupted before it started.
+    Deferred,
+    /// The unit whose standing up provoked now stands.
+    StandUp,
+}
+
+/// The `phases` ruleset (see [`crate::rules::rulesets::Ruleset`]).
+pub struct Phases;
+
+impl crate::rules::rulesets::Ruleset for Phases {
+    type State = State;
+    type Event = Ev;
+    type Resume = After;
+    type Note = ();
+    const DATA: &'static str = include_str!("../../../../assets/rulesets/phases.ron");
+    const ROUND_WORD: &'static str = "Turn";
+    const STATS: &'static [&'static str] = &[
+        "cv",
+        "ocv",
+        "dcv",
+        "con",
+        "body",
+        "stun",
+        "pd",
+        "rpd",
+        "rec",
+        "damage_dice",
+        "damage_bonus",
+    ];
+
+    fn start(x: &mut Exec) {
+        start(x)
+    }
+    fn pending(s: &BattleState, r: &State) -> Decision {
+        pending(s, r)
+    }
+    fn legal(s: &BattleState, r: &State) -> Vec<Command> {
+        legal(s, r)
+    }
+    fn check(s: &BattleState, r: &State, cmd: &Command) -> Result<(), Rejected> {
+        check(s, r, cmd)
+    }
+    fn execute(x: &mut Exec, cmd: &Command) {
+        execute(x, cmd)
+    }
+    fn apply(r: &mut State, e: &Ev) {
+        apply(r, e)
+    }
+    fn log_line(s: &BattleState, e: &Ev) -> String {
+        log_line(s, e)
+    }
+    fn clock(s: &BattleState, r: &State) -> Clock {
+        clock(s, r)
+    }
+    fn describe(s: &BattleState, r: &State, cmd: &Command) -> CommandInfo {
+        describe(s, r, cmd)
+    }
+    fn odds(s: &BattleState, r: &State, a: UnitId, t: UnitId, ranged: bool) -> Option<Odds> {
+        odds(s, r, a, t, ranged)
+    }
+    /// "(between actions)", "(movement begins)" and "X acts" (always followed by the
+    /// engine's "X's turn").
+    fn bookkeeping(e: &Ev) -> bool {
+        matches!(
+            e,
+            Ev::Acting { .. } | Ev::Negated { negated: None } | Ev::Walk { .. }
+        )
+    }
+}
 
 /// What a unit has used of its part of the current Phase.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -177,32 +245,11 @@ pub enum Ev {
 }
 
 fn ev(e: Ev) -> Event {
-    Event::Rules(RulesEvent::Phases(e))
+    Phases::event(e)
 }
 
 fn st(s: &BattleState) -> &State {
-    static EMPTY: State = State {
-        scores: Vec::new(),
-        order: Vec::new(),
-        phase: 0,
-        acting: None,
-        asking: None,
-        asked: Vec::new(),
-        done: Vec::new(),
-        budget: Vec::new(),
-        held: Vec::new(),
-        lose_next: Vec::new(),
-        aoo_made: Vec::new(),
-        offered: Vec::new(),
-        negated: None,
-        walk_provokes: false,
-        deferred: None,
-        saved_walk: Vec::new(),
-    };
-    match &s.rules {
-        RulesState::Phases(r) => r,
-        _ => &EMPTY,
-    }
+    Phases::state(s)
 }
 
 fn slot<T>(v: &mut [T], u: UnitId) -> Option<&mut T> {
@@ -1191,7 +1238,7 @@ pub fn execute(x: &mut Exec, cmd: &Command) {
         x.emit(Event::Interrupted(Interrupt {
             trigger: Trigger::Ready { actor: u },
             reactors: readiers,
-            resume: Resume::Rules(DEFERRED),
+            resume: Phases::resume(After::Deferred),
         }));
         return;
     }
@@ -1366,7 +1413,7 @@ fn stand_up(x: &mut Exec, u: UnitId) {
                     action: "Stand up".into(),
                 },
                 reactors,
-                resume: Resume::Rules(STAND_UP),
+                resume: Phases::resume(After::StandUp),
             }));
             return;
         }
@@ -1509,7 +1556,7 @@ fn declare_attack(x: &mut Exec, a: UnitId, t: UnitId, ranged: bool) {
                 needed: 0,
                 hit: false,
                 crit: false,
-                extra: Vec::new(),
+                note: Phases::note(()),
             })),
         }));
     } else {
@@ -1569,17 +1616,18 @@ fn resume(x: &mut Exec, r: Resume, trigger: &Trigger) {
         x.emit(ev(Ev::Negated { negated }));
         x.emit(ev(Ev::WalkRestored));
     }
+    let then = Phases::resume_of(&r).copied();
     match r {
         Resume::Move { unit, rest } => walk(x, unit, &rest),
         Resume::Attack(p) => strike(x, p.attacker, p.target, p.ranged),
-        Resume::Rules(STAND_UP) => {
+        _ if then == Some(After::StandUp) => {
             if let Trigger::Provoked { actor, .. } = trigger
                 && x.s().units[actor.index()].is_active()
             {
                 x.set_condition(*actor, Condition::Prone, false);
             }
         }
-        Resume::Rules(DEFERRED) => {
+        _ if then == Some(After::Deferred) => {
             let Some(cmd) = st(x.s()).deferred.clone() else {
                 return;
             };

@@ -23,10 +23,7 @@ fn field(units: &str, options: &str) -> Level {
 }
 
 fn state(b: &BattleState) -> &State {
-    match &b.rules {
-        RulesState::Phases(r) => r,
-        _ => panic!("not phases"),
-    }
+    <Phases as crate::rules::rulesets::Member>::state(b)
 }
 
 fn run(b: &mut BattleState, cmd: Command) -> Vec<Event> {
@@ -1264,4 +1261,22 @@ fn the_log_counts_turns_of_phases_not_rounds() {
         crate::rules::battle::log::describe(&b, &Event::RoundEnded { round: 1 }),
         "Turn 1 ends"
     );
+}
+
+/// The player's log leaves out "X acts" ([`Ruleset::bookkeeping`]) because the engine's
+/// "X's turn" always comes right after it.
+#[test]
+fn the_acting_line_left_out_of_the_log_is_always_followed_by_the_turn() {
+    use crate::rules::rulesets::{Member, Ruleset};
+    let level = crate::rules::battle::tests::load("phases_hex_skirmish.ron");
+    let (_, _, events) = crate::rules::battle::tests::random_play(&level, 5, 400);
+    let mut seen = 0;
+    for (i, e) in events.iter().enumerate() {
+        if let Some(ev @ Ev::Acting { unit: Some(u) }) = Phases::event_of(e) {
+            seen += 1;
+            assert!(Phases::bookkeeping(ev));
+            assert_eq!(events.get(i + 1), Some(&Event::TurnStarted { unit: *u }));
+        }
+    }
+    assert!(seen > 0, "no one acted");
 }

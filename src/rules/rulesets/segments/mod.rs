@@ -50,7 +50,8 @@ use crate::rules::battle::{
     Action, BattleState, Command, Condition, Decision, Event, Exec, Intent, Purpose, Reaction,
     Rejected, SideId, UnitId,
 };
-use crate::rules::rulesets::{RulesEvent, RulesState};
+use crate::rules::rulesets::view::{Clock, CommandInfo, Odds};
+use crate::rules::rulesets::{LevelProblem, Member, Never};
 use serde::{Deserialize, Serialize};
 
 /// Segments in a round.
@@ -257,16 +258,114 @@ pub enum Ev {
     },
 }
 
+/// The `segments` ruleset (see [`crate::rules::rulesets::Ruleset`]).
+pub struct Segments;
+
+impl crate::rules::rulesets::Ruleset for Segments {
+    type State = State;
+    type Event = Ev;
+    type Resume = Never;
+    type Note = ();
+    const DATA: &'static str = include_str!("../../../../assets/rulesets/segments.ron");
+    const STATS: &'static [&'static str] = &[
+        "ac",
+        "hp",
+        "thac0",
+        "mv",
+        "surprise_bonus",
+        "missile_bonus",
+        "damage_dice",
+        "damage_die",
+        "damage_bonus",
+    ];
+    const AI: crate::rules::rulesets::AiHints = crate::rules::rulesets::AiHints {
+        underdog_holds_first_round: false,
+        strikes_when_engaged: true,
+    };
+
+    fn start(x: &mut Exec) {
+        start(x)
+    }
+    fn pending(s: &BattleState, r: &State) -> Decision {
+        pending(s, r)
+    }
+    fn legal(s: &BattleState, r: &State) -> Vec<Command> {
+        legal(s, r)
+    }
+    fn check(s: &BattleState, r: &State, cmd: &Command) -> Result<(), Rejected> {
+        check(s, r, cmd)
+    }
+    fn execute(x: &mut Exec, cmd: &Command) {
+        execute(x, cmd)
+    }
+    fn apply(r: &mut State, e: &Ev) {
+        apply(r, e)
+    }
+    fn log_line(s: &BattleState, e: &Ev) -> String {
+        log_line(s, e)
+    }
+    fn clock(s: &BattleState, r: &State) -> Clock {
+        clock(s, r)
+    }
+    fn describe(s: &BattleState, r: &State, cmd: &Command) -> CommandInfo {
+        describe(s, r, cmd)
+    }
+    fn odds(s: &BattleState, r: &State, a: UnitId, t: UnitId, ranged: bool) -> Option<Odds> {
+        odds(s, r, a, t, ranged)
+    }
+    /// "Segment 7: no one acts" (up to nine a round; a spell going off or a held action
+    /// still has its own line) and "X is done" (always right after the engine's "X ends its
+    /// turn"; a held action keeps its "X holds its action").
+    fn bookkeeping(e: &Ev) -> bool {
+        match e {
+            Ev::Segment { queue, .. } => queue.is_empty(),
+            Ev::TurnDone { held, .. } => !held,
+            _ => false,
+        }
+    }
+    /// A held action's "X holds its action for a later segment" takes the place of the "X
+    /// ends its turn" the engine emits just before it, which would read as the opposite.
+    fn replaces_previous_line(s: &BattleState, e: &Ev, previous: &str) -> bool {
+        matches!(e, Ev::TurnDone { unit, held: true, .. }
+            if previous == crate::rules::battle::log::describe(s, &Event::TurnEnded { unit: *unit }))
+    }
+    fn validate(file: &crate::rules::level::LevelFile) -> Vec<LevelProblem> {
+        if file.options.surprised.is_empty() {
+            return Vec::new();
+        }
+        vec![LevelProblem {
+            path: vec!["options", "surprised"],
+            message: "options.surprised has no meaning in segments: every side rolls a d6 for \
+                      surprise (sides in options.alerted make no roll). A creature that \
+                      surprises its foes on 1-3 says so in its stats: overrides: \
+                      {\"surprises_on\": 3}"
+                .to_string(),
+        }]
+    }
+    fn acts_before(s: &BattleState, r: &State, enemy: UnitId, unit: UnitId) -> bool {
+        acts_before(s, r, enemy, unit)
+    }
+    fn threat_damage(s: &BattleState, a: UnitId, t: UnitId, ranged: bool) -> Option<f64> {
+        threat_damage(s, a, t, ranged)
+    }
+    fn pending_damage(s: &BattleState, r: &State) -> Vec<(UnitId, UnitId, f64)> {
+        pending_damage(s, r)
+    }
+    fn redact(state: &mut BattleState, viewer: SideId) {
+        redact(state, viewer)
+    }
+    fn redact_event(s: &BattleState, e: &Event, viewer: SideId) -> Event {
+        redact_event(s, e, viewer)
+    }
+}
+
 fn ev(e: Ev) -> Event {
-    Event::Rules(RulesEvent::Segments(e))
+    Segments::event(e)
 }
 
 /// The ruleset state of a battle of this ruleset.
 pub(crate) fn st(s: &BattleState) -> Option<&State> {
-    match &s.rules {
-        RulesState::Segments(r) => Some(r),
-        _ => None,
-    }
+    Some(Segments::state(s))
 }
 
 pub fn apply(s: &mut State, e: &Ev) {

@@ -75,10 +75,7 @@ fn rolls(events: &[Event], purpose: Purpose) -> Vec<(i64, Option<i64>)> {
 fn rules(events: &[Event]) -> Vec<Ev> {
     events
         .iter()
-        .filter_map(|e| match e {
-            Event::Rules(RulesEvent::Segments(e)) => Some(e.clone()),
-            _ => None,
-        })
+        .filter_map(|e| Segments::event_of(e).cloned())
         .collect()
 }
 
@@ -333,19 +330,19 @@ fn declarations_stay_hidden_from_the_other_side_until_revealed() {
     let shown = rulesets::redact_event(&b, &e[0], SideId(1));
     assert_eq!(
         shown,
-        Event::Rules(RulesEvent::Segments(Ev::Declared {
+        Segments::event(Ev::Declared {
             unit: U1,
             intent: None
-        }))
+        })
     );
     assert_eq!(rulesets::redact_event(&b, &e[0], SideId(0)), e[0]);
     // The orcs declare; the orcs (rolled 6) act in segment 1, the party in segment 6.
     declare(&mut b, 2, Intent::Melee);
     let e = declare(&mut b, 3, Intent::Missile);
-    assert!(e.contains(&Event::Rules(RulesEvent::Segments(Ev::Revealed {
+    assert!(e.contains(&Segments::event(Ev::Revealed {
         unit: U2,
         intent: Some(Intent::Melee)
-    }))));
+    })));
     let mut party = b.clone();
     rulesets::redact(&mut party, SideId(0));
     // The orc acting now is revealed; the party's view of the orc archer (segment 1 with its
@@ -1227,12 +1224,12 @@ fn a_turn_with_no_attack_routine_is_logged_without_one() {
     let line = |routines: u32| {
         crate::rules::battle::log::describe(
             &b,
-            &Event::Rules(RulesEvent::Segments(Ev::TurnBegun {
+            &Segments::event(Ev::TurnBegun {
                 index: 0,
                 kind: TurnKind::Main,
                 routines,
                 attacked: false,
-            })),
+            }),
         )
     };
     // A caster that declared its spell has no routine: no "0 attack routines left".
@@ -1307,4 +1304,41 @@ fn in_a_surprise_segment_a_foe_later_in_unit_order_surely_acts_first() {
         "Elowen comes before the orc"
     );
     assert!(!acts_before(&b, state(&b), U2, U1), "Garrick is surprised");
+}
+
+/// The player's log leaves out "X is done" ([`Ruleset::bookkeeping`]) because it always
+/// follows the engine's "X ends its turn", and "Segment N: no one acts"; a segment in which
+/// someone acts keeps its line.
+#[test]
+fn the_lines_left_out_of_the_log_are_told_by_another() {
+    use crate::rules::rulesets::{Member, Ruleset};
+    let level = crate::rules::battle::tests::load("segments_crypt.ron");
+    let (_, _, events) = crate::rules::battle::tests::random_play(&level, 5, 400);
+    let (mut done, mut busy) = (0, 0);
+    for (i, e) in events.iter().enumerate() {
+        match Segments::event_of(e) {
+            Some(
+                ev @ Ev::TurnDone {
+                    unit, held: false, ..
+                },
+            ) => {
+                done += 1;
+                assert!(Segments::bookkeeping(ev));
+                assert!(
+                    i > 0 && events[i - 1] == Event::TurnEnded { unit: *unit },
+                    "{e:?} after {:?}",
+                    events.get(i.wrapping_sub(1))
+                );
+            }
+            Some(ev @ Ev::Segment { queue, .. }) => {
+                assert_eq!(Segments::bookkeeping(ev), queue.is_empty());
+                busy += usize::from(!queue.is_empty());
+            }
+            _ => {}
+        }
+    }
+    assert!(
+        done > 0 && busy > 0,
+        "{done} turns done, {busy} busy segments"
+    );
 }

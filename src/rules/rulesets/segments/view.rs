@@ -7,6 +7,7 @@
 //! a declaration (the clock's segments, the log) must be given a state passed through
 //! [`redact`] and events passed through [`redact_event`] for the side looking.
 
+use super::Segments;
 use super::combat::{self, Kind};
 use super::{
     Ev, Mode, Phase, SEGMENTS, State, TurnKind, allowed, attacks, casting_time, mode,
@@ -16,8 +17,8 @@ use crate::rules::battle::{
     Action, BattleState, Command, Event, Intent, Reaction, SideId, Trigger, UnitId,
 };
 use crate::rules::dice::{BattleRng, DiceExpr};
+use crate::rules::rulesets::Member;
 use crate::rules::rulesets::view::{self, Clock, CommandInfo, Odds, OrderEntry};
-use crate::rules::rulesets::{RulesEvent, RulesState};
 
 /// Removes from `state` what `viewer`'s side cannot know: the other sides' declarations not
 /// revealed yet, and the dice to come (the generator is replaced by one seeded from what every
@@ -25,7 +26,7 @@ use crate::rules::rulesets::{RulesEvent, RulesState};
 pub fn redact(state: &mut BattleState, viewer: SideId) {
     let sides: Vec<SideId> = state.units.iter().map(|u| u.side).collect();
     let applied = state.applied;
-    if let RulesState::Segments(r) = &mut state.rules {
+    if let Some(r) = Segments::state_mut(state) {
         for (m, side) in r.units.iter_mut().zip(sides) {
             if side != viewer && !m.revealed {
                 m.intent = None;
@@ -37,16 +38,14 @@ pub fn redact(state: &mut BattleState, viewer: SideId) {
 
 /// The event as `viewer`'s side may see it: another side's declaration without its content.
 pub fn redact_event(s: &BattleState, e: &Event, viewer: SideId) -> Event {
-    match e {
-        Event::Rules(RulesEvent::Segments(Ev::Declared { unit, .. }))
-            if s.unit(*unit).is_some_and(|u| u.side != viewer) =>
-        {
-            Event::Rules(RulesEvent::Segments(Ev::Declared {
+    match Segments::event_of(e) {
+        Some(Ev::Declared { unit, .. }) if s.unit(*unit).is_some_and(|u| u.side != viewer) => {
+            Segments::event(Ev::Declared {
                 unit: *unit,
                 intent: None,
-            }))
+            })
         }
-        other => other.clone(),
+        _ => e.clone(),
     }
 }
 

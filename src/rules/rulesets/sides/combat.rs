@@ -2,7 +2,7 @@
 //! damage and Shock (S-127..S-142), screening (S-71..S-76), Swarm Attacks (S-61..S-64),
 //! shoves and grapples (S-143..S-158), dual wielding (S-159..S-163), first aid (S-89).
 
-use super::{Ev, State, active, can_instant, ev, grapplers_of, held, per, rs};
+use super::{Ev, Sides, State, active, can_instant, ev, grapplers_of, held, per, rs};
 use crate::rules::battle::common::ndx;
 use crate::rules::battle::{
     BattleState, Condition, Event, Exec, Interrupt, PendingAttack, Purpose, Resume, Status,
@@ -10,15 +10,17 @@ use crate::rules::battle::{
 };
 use crate::rules::dice::DiceExpr;
 use crate::rules::grid::Cell;
+use crate::rules::rulesets::Member;
 use crate::rules::sight::Cover;
 
 /// The difficulty of first aid (house rule: 2d6 + heal against this).
 pub const FIRST_AID_DIFFICULTY: i64 = 8;
 
 /// What kind of attack.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Kind {
     /// Make a Melee or Ranged Attack.
+    #[default]
     Normal,
     /// The attack at the end of a Charge: +2 (S-65).
     Charge,
@@ -43,51 +45,23 @@ pub struct Spec {
     pub swarm: i64,
 }
 
-fn encode(spec: &Spec) -> Vec<(String, i64)> {
-    let (kind, prone, push) = match spec.kind {
-        Kind::Normal => (0, 0, None),
-        Kind::Charge => (1, 0, None),
-        Kind::Snap => (2, 0, None),
-        Kind::Opportunity => (3, 0, None),
-        Kind::Shove { prone, push } => (4, i64::from(prone), push),
-        Kind::Grapple => (5, 0, None),
-    };
-    let mut v = vec![
-        ("kind".to_string(), kind),
-        ("swarm".to_string(), spec.swarm),
-        ("prone".to_string(), prone),
-    ];
-    if let Some(c) = push {
-        v.push(("push_x".to_string(), i64::from(c.x)));
-        v.push(("push_y".to_string(), i64::from(c.y)));
-    }
-    v
+/// What a paused attack notes of itself beyond attacker, target and range: its kind and its
+/// swarm ([`crate::rules::rulesets::Ruleset::Note`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Note {
+    pub kind: Kind,
+    pub swarm: i64,
 }
 
 /// The attack a paused [`PendingAttack`] stands for.
 pub fn decode(p: &PendingAttack) -> Spec {
-    let get = |k: &str| p.extra.iter().find(|(n, _)| n == k).map(|e| e.1);
-    let push = match (get("push_x"), get("push_y")) {
-        (Some(x), Some(y)) => Some(Cell::new(x as i32, y as i32)),
-        _ => None,
-    };
-    let kind = match get("kind").unwrap_or(0) {
-        1 => Kind::Charge,
-        2 => Kind::Snap,
-        3 => Kind::Opportunity,
-        4 => Kind::Shove {
-            prone: get("prone") == Some(1),
-            push,
-        },
-        5 => Kind::Grapple,
-        _ => Kind::Normal,
-    };
+    let note = Sides::note_of(&p.note);
     Spec {
         attacker: p.attacker,
         target: p.target,
         ranged: p.ranged,
-        kind,
-        swarm: get("swarm").unwrap_or(0),
+        kind: note.kind,
+        swarm: note.swarm,
     }
 }
 
@@ -465,7 +439,10 @@ pub fn begin(x: &mut Exec, spec: Spec) {
         needed,
         hit: roll.total >= needed,
         crit: false,
-        extra: encode(&spec),
+        note: Sides::note(Note {
+            kind: spec.kind,
+            swarm: spec.swarm,
+        }),
     };
     let reactors = attacked_reactors(x.s(), &p);
     if reactors.is_empty() {

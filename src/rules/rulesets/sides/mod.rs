@@ -34,13 +34,75 @@ use crate::rules::battle::{
 };
 use crate::rules::grid::Cell;
 use crate::rules::path::Path;
-use crate::rules::rulesets::{RulesEvent, RulesState};
+use crate::rules::rulesets::Member;
+use crate::rules::rulesets::view::{Clock, CommandInfo, Odds};
 use serde::{Deserialize, Serialize};
 
 use combat::{Kind, Spec};
 
-/// `Resume::Rules` code of a deferred command (see [`State::deferred`]).
-const DEFERRED: u32 = 1;
+/// What `sides` does once the reactions to an interrupt it raised are in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum After {
+    /// Run the deferred command (see [`State::deferred`]).
+    Deferred,
+}
+
+/// The `sides` ruleset (see [`crate::rules::rulesets::Ruleset`]).
+pub struct Sides;
+
+impl crate::rules::rulesets::Ruleset for Sides {
+    type State = State;
+    type Event = Ev;
+    type Resume = After;
+    type Note = combat::Note;
+    const DATA: &'static str = include_str!("../../../../assets/rulesets/sides.ron");
+    const STATS: &'static [&'static str] = &[
+        "ac",
+        "hp",
+        "attack_bonus",
+        "dex",
+        "damage_dice",
+        "damage_die",
+        "damage_bonus",
+        "shock",
+        "shock_ac",
+    ];
+    const AI: crate::rules::rulesets::AiHints = crate::rules::rulesets::AiHints {
+        underdog_holds_first_round: false,
+        strikes_when_engaged: true,
+    };
+
+    fn start(x: &mut Exec) {
+        start(x)
+    }
+    fn pending(s: &BattleState, r: &State) -> Decision {
+        pending(s, r)
+    }
+    fn legal(s: &BattleState, r: &State) -> Vec<Command> {
+        legal(s, r)
+    }
+    fn check(s: &BattleState, r: &State, cmd: &Command) -> Result<(), Rejected> {
+        check(s, r, cmd)
+    }
+    fn execute(x: &mut Exec, cmd: &Command) {
+        execute(x, cmd)
+    }
+    fn apply(r: &mut State, e: &Ev) {
+        apply(r, e)
+    }
+    fn log_line(s: &BattleState, e: &Ev) -> String {
+        log_line(s, e)
+    }
+    fn clock(s: &BattleState, r: &State) -> Clock {
+        clock(s, r)
+    }
+    fn describe(s: &BattleState, r: &State, cmd: &Command) -> CommandInfo {
+        describe(s, r, cmd)
+    }
+    fn odds(s: &BattleState, r: &State, a: UnitId, t: UnitId, ranged: bool) -> Option<Odds> {
+        odds(s, r, a, t, ranged)
+    }
+}
 
 /// The ruleset's bookkeeping.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -181,23 +243,8 @@ pub enum Ev {
 }
 
 fn ev(e: Ev) -> Event {
-    Event::Rules(RulesEvent::Sides(e))
+    Sides::event(e)
 }
-
-static EMPTY: State = State {
-    party: None,
-    per: Vec::new(),
-    order: Vec::new(),
-    scores: Vec::new(),
-    surprise: false,
-    side_turn: 0,
-    acting: None,
-    nested: Vec::new(),
-    queued: Vec::new(),
-    deferred: Vec::new(),
-    swarms: Vec::new(),
-    turns: 0,
-};
 
 static NO_PER: Per = Per {
     acted: true,
@@ -209,12 +256,9 @@ static NO_PER: Per = Per {
     grappling: None,
 };
 
-/// The ruleset's state inside a battle (an empty one if the battle is another ruleset's).
+/// The ruleset's state inside a battle.
 pub fn rs(s: &BattleState) -> &State {
-    match &s.rules {
-        RulesState::Sides(r) => r,
-        _ => &EMPTY,
-    }
+    Sides::state(s)
 }
 
 /// A unit's round (a spent one for an unknown unit).
@@ -631,7 +675,7 @@ fn settle(x: &mut Exec) {
         match top.resume {
             Resume::Move { unit, rest } => moves::walk_run(x, unit, &rest, true),
             Resume::Attack(p) => combat::resolve(x, &p),
-            Resume::Rules(DEFERRED) => {
+            Resume::Rules(_) if Sides::resume_of(&top.resume).is_some() => {
                 let d = rs(x.s())
                     .deferred
                     .iter()
@@ -1290,7 +1334,7 @@ fn defer(x: &mut Exec, command: Command, stage: u8, trigger: Trigger, reactors: 
     x.emit(Event::Interrupted(Interrupt {
         trigger,
         reactors,
-        resume: Resume::Rules(DEFERRED),
+        resume: Sides::resume(After::Deferred),
     }));
 }
 

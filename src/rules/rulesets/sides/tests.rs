@@ -89,13 +89,7 @@ fn state(b: &BattleState) -> &State {
 }
 
 fn sides_ev(events: &[Event]) -> Vec<&Ev> {
-    events
-        .iter()
-        .filter_map(|e| match e {
-            Event::Rules(RulesEvent::Sides(e)) => Some(e),
-            _ => None,
-        })
-        .collect()
+    events.iter().filter_map(Sides::event_of).collect()
 }
 
 fn attack(unit: UnitId, target: UnitId) -> Command {
