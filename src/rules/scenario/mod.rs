@@ -17,17 +17,21 @@
 //! )
 //! ```
 //! `Expect` matches the events since the previous `Expect` (or the start), in order, by subset
-//! ([`matcher`]). `Reject` must be rejected with a reason containing the text, and must leave
-//! the battle unchanged. `Pending` matches the decision the battle waits for.
+//! ([`matcher`], on [`tree::Node`] trees). `Reject` must be rejected with a reason containing
+//! the text, and must leave the battle unchanged. `Pending` matches the decision the battle waits for.
 
 pub mod matcher;
+#[cfg(test)]
+mod test_support;
+pub mod tree;
 
 use crate::rules::battle::{BattleState, Command, Event, with_names};
 use crate::rules::level::Level;
 use crate::rules::replay::{self, LevelSource};
-use matcher::{Node, find_subsequence, matches, parse, render};
+use matcher::{find_subsequence, matches};
 use serde::Deserialize;
 use std::path::Path;
+use tree::{Node, parse, render};
 
 /// One step of a scenario.
 #[derive(Clone, Debug)]
