@@ -23,6 +23,7 @@
 pub mod matcher;
 #[cfg(test)]
 mod test_support;
+pub mod to_tree;
 pub mod tree;
 
 use crate::rules::battle::{BattleState, Command, Event, with_names};
