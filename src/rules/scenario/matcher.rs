@@ -1,8 +1,9 @@
 //! Matching expected battle events against actual ones, both as [`Node`] trees.
 //!
 //! A scenario lists the events a battle must produce. Expected events are written by hand and
-//! read by [`parse`](super::tree::parse); actual events are printed with `ron::to_string`
-//! (default options) and read by the same parser. [`matches()`] decides whether an
+//! read by [`parse`](super::tree::parse); actual events are turned into trees by
+//! [`to_tree`](super::to_tree::to_tree), which gives the tree that printing them with
+//! `ron::to_string` (default options) and parsing the text gave. [`matches()`] decides whether an
 //! expected node describes an actual one, and [`find_subsequence`] checks a whole list of
 //! expected events against the actual log.
 //!

@@ -32,6 +32,7 @@ use crate::rules::replay::{self, LevelSource};
 use matcher::{find_subsequence, matches};
 use serde::Deserialize;
 use std::path::Path;
+use to_tree::to_tree;
 use tree::{Node, parse, render};
 
 /// One step of a scenario.
@@ -171,11 +172,10 @@ pub fn load(path: &Path, text: &str) -> Result<Scenario, String> {
     })
 }
 
+/// The tree of an actual event or decision; `?` for one that has none (an integer beyond 64
+/// bits).
 fn node_of<T: serde::Serialize>(v: &T) -> Node {
-    ron::to_string(v)
-        .ok()
-        .and_then(|t| parse(&t).ok())
-        .unwrap_or(Node::Ident("?".into()))
+    to_tree(v).unwrap_or(Node::Ident("?".into()))
 }
 
 /// Runs a parsed scenario.

@@ -2,7 +2,8 @@
 //!
 //! Expected events are written by hand in a scenario file; [`parse`] reads them into a [`Node`]
 //! tree (a small, tolerant parser for the subset of RON that events use). Actual events are
-//! printed with `ron::to_string` (default options) and read by the same parser. [`render`] prints a node back as compact RON for
+//! turned into the same tree straight from their `Serialize` impl by
+//! [`to_tree`](super::to_tree::to_tree). [`render`] prints a node back as compact RON for
 //! failure messages. The matching rules live in [`matcher`](super::matcher).
 //!
 //! # What the parser reads
