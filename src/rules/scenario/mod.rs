@@ -17,17 +17,23 @@
 //! )
 //! ```
 //! `Expect` matches the events since the previous `Expect` (or the start), in order, by subset
-//! ([`matcher`]). `Reject` must be rejected with a reason containing the text, and must leave
-//! the battle unchanged. `Pending` matches the decision the battle waits for.
+//! ([`matcher`], on [`tree::Node`] trees). `Reject` must be rejected with a reason containing
+//! the text, and must leave the battle unchanged. `Pending` matches the decision the battle waits for.
 
 pub mod matcher;
+#[cfg(test)]
+mod test_support;
+pub mod to_tree;
+pub mod tree;
 
 use crate::rules::battle::{BattleState, Command, Event, with_names};
 use crate::rules::level::Level;
 use crate::rules::replay::{self, LevelSource};
-use matcher::{Node, find_subsequence, matches, parse, render};
+use matcher::{find_subsequence, matches};
 use serde::Deserialize;
 use std::path::Path;
+use to_tree::to_tree;
+use tree::{Node, parse, render};
 
 /// One step of a scenario.
 #[derive(Clone, Debug)]
@@ -166,11 +172,10 @@ pub fn load(path: &Path, text: &str) -> Result<Scenario, String> {
     })
 }
 
+/// The tree of an actual event or decision; `?` for one that has none (an integer beyond 64
+/// bits).
 fn node_of<T: serde::Serialize>(v: &T) -> Node {
-    ron::to_string(v)
-        .ok()
-        .and_then(|t| parse(&t).ok())
-        .unwrap_or(Node::Ident("?".into()))
+    to_tree(v).unwrap_or(Node::Ident("?".into()))
 }
 
 /// Runs a parsed scenario.
