@@ -1,6 +1,6 @@
 //! Fray: tabletop-RPG combat on hex and square grids.
 //!
-//! The crate is layered as `../shared/ARCHITECTURE.md` describes:
+//! The crate is layered as `docs/architecture.md` describes:
 //! - [`rules`]: the pure, deterministic rules engine (no Bevy): grids, sight and cover,
 //!   movement, levels.
 //! - [`ai`]: the AI players (utility AI and two baselines), pure like the rules.

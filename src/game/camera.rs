@@ -40,7 +40,7 @@ pub fn plugin(app: &mut App) {
 
 /// Text drawn on the board in world space (cell costs, the cursor's cover and odds, unit
 /// names, floating damage numbers). It is sized for the cell, so on a large map fitted to the
-/// window it would shrink with the board to a few pixels; [`keep_board_text_legible`] scales
+/// window it would shrink with the board to a few pixels; `keep_board_text_legible` scales
 /// it up so it never shows smaller than [`MIN_TEXT_PX`].
 #[derive(Component, Debug, Clone, Copy, Default)]
 pub struct BoardText;

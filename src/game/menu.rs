@@ -4,7 +4,7 @@
 //!
 //! Nothing here decides a rule: every entry is a command from
 //! [`BattleState::legal_commands`]. Commands are grouped generically (by command kind and
-//! [`Action::name`]), and the board anchor of a command (the unit it targets, the cell it goes
+//! [`Action::name`](crate::rules::battle::Action::name)), and the board anchor of a command (the unit it targets, the cell it goes
 //! to) is read from its serialized fields, so actions other engineers add later work without a
 //! change here.
 

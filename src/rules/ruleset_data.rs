@@ -1,6 +1,6 @@
 //! Ruleset data: the numbers of each ruleset, read from `assets/rulesets/<id>.ron`.
 //!
-//! Logic lives in code, numbers live in these files (see `ARCHITECTURE.md`). A file names the
+//! Logic lives in code, numbers live in these files (see `docs/architecture.md`). A file names the
 //! grids its ruleset plays on and the unit templates levels may use; a level's unit picks a
 //! template by its key and may override single stats.
 //!

@@ -1,13 +1,50 @@
 //! Line of sight and cover, in exact integer geometry on square and hex grids.
 //!
-//! # The rule (seed 001)
-//! > Alice has Line of Sight to Bob if a line can be drawn from any point in Alice's 5' cube to
-//! > any point in Bob's cube without passing through a solid object (like a wall, not another
-//! > character). Alice has half cover from Bob if Bob has line of sight, but does not have line
-//! > of sight to all of the corners of Alice's cube. Alice has full cover from Bob if Bob has
-//! > line of sight, but does not have line of sight to any of the corners of Alice's cube.
+//! # The rule (from the source rules text of `sides`)
+//! In Fray's words: one unit sees another if a straight line can join some point of the
+//! first's cell to some point of the second's without passing through anything solid (a
+//! wall, never another character). A defender the attacker sees has *half cover* if the
+//! attacker cannot see every corner of the defender's cell, and *full cover* if it can see
+//! none of them.
 //!
 //! Units never block sight: only terrain does, through its [`Sight`] value.
+//!
+//! # Examples
+//!
+//! ```
+//! use fray::rules::grid::{Cell, Diagonals, Grid, Topology};
+//! use fray::rules::map::{TerrainMap, kinds};
+//! use fray::rules::sight::{Cover, cover, line_of_sight};
+//!
+//! /// A square map drawn row by row: `.` floor, `#` wall, `+` arrow slit.
+//! fn map(rows: &[&str]) -> TerrainMap {
+//!     let square = Topology::Square { diagonals: Diagonals::One };
+//!     let grid = Grid::new(square, rows[0].len() as u32, rows.len() as u32);
+//!     let glyph = |c| match c {
+//!         '#' => 1,
+//!         '+' => 2,
+//!         _ => 0,
+//!     };
+//!     let cells = rows.iter().flat_map(|r| r.chars()).map(glyph).collect();
+//!     TerrainMap::new(grid, vec![kinds::floor(), kinds::wall(), kinds::slit()], cells).unwrap()
+//! }
+//!
+//! let keep = map(&[
+//!     "......",
+//!     "......",
+//!     "...###",
+//!     "......",
+//! ]);
+//! let (archer, target) = (Cell::new(0, 0), Cell::new(4, 3));
+//! assert!(line_of_sight(&keep, archer, target));
+//! // Only the target's lower-left corner can be seen past the end of the wall.
+//! assert_eq!(cover(&keep, archer, target), Cover::Half);
+//! // Sight is symmetric; here the archer, seen past the same wall end, has half cover too.
+//! assert!(line_of_sight(&keep, target, archer));
+//! assert_eq!(cover(&keep, target, archer), Cover::Half);
+//! // In the open, nothing covers.
+//! assert_eq!(cover(&keep, archer, Cell::new(5, 0)), Cover::None);
+//! ```
 //!
 //! # Geometry
 //! Everything is integer arithmetic; there is no float anywhere in the rules (the only float is
@@ -152,6 +189,15 @@ impl Point {
 }
 
 /// How well a defender is covered from an attacker. Ordered from least to most protected.
+///
+/// # Examples
+///
+/// ```
+/// use fray::rules::sight::Cover;
+///
+/// assert!(Cover::None < Cover::Half && Cover::Half < Cover::Full);
+/// assert_eq!([Cover::Blocked, Cover::Half].iter().min(), Some(&Cover::Half));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub enum Cover {
     /// The attacker sees every corner of the defender's cell.
@@ -189,6 +235,19 @@ impl Samples {
 }
 
 /// The centre of a cell (any cell, on the map or not).
+///
+/// # Examples
+///
+/// ```
+/// use fray::rules::grid::{Cell, Diagonals, Grid, HexOrientation, Topology};
+/// use fray::rules::sight::{Point, centre};
+///
+/// let square = Grid::new(Topology::Square { diagonals: Diagonals::One }, 4, 4);
+/// assert_eq!(centre(&square, Cell::new(1, 2)), Point::new(9, 15));
+/// // Hexes: axial (q, r) = (1, 1) lies at 6·(2q + r, q + 2r).
+/// let hex = Grid::new(Topology::Hex { orientation: HexOrientation::Pointy }, 4, 4);
+/// assert_eq!(centre(&hex, Cell::new(1, 1)), Point::new(18, 18));
+/// ```
 pub fn centre(grid: &Grid, c: Cell) -> Point {
     match grid.topology {
         Topology::Square { .. } => Point::new(SCALE * c.x + 3, SCALE * c.y + 3),
@@ -200,6 +259,23 @@ pub fn centre(grid: &Grid, c: Cell) -> Point {
 }
 
 /// The sample points of a cell (see [`Samples`]).
+///
+/// # Examples
+///
+/// ```
+/// use fray::rules::grid::{Cell, Diagonals, Grid, HexOrientation, Topology};
+/// use fray::rules::sight::{Point, samples};
+///
+/// let square = Grid::new(Topology::Square { diagonals: Diagonals::One }, 4, 4);
+/// let s = samples(&square, Cell::new(1, 0));
+/// assert_eq!(s.centre(), Point::new(9, 3));
+/// assert_eq!(
+///     s.corners(),
+///     [Point::new(6, 0), Point::new(12, 0), Point::new(12, 6), Point::new(6, 6)]
+/// );
+/// let hex = Grid::new(Topology::Hex { orientation: HexOrientation::Flat }, 4, 4);
+/// assert_eq!(samples(&hex, Cell::new(2, 2)).all().len(), 7);
+/// ```
 pub fn samples(grid: &Grid, c: Cell) -> Samples {
     let ctr = centre(grid, c);
     let offsets: &[(i32, i32)] = match grid.topology {
@@ -216,11 +292,57 @@ pub fn samples(grid: &Grid, c: Cell) -> Samples {
 
 /// Whether the segment `p`–`q` is clear, with `ends` as its end cells (treated as clear).
 /// See the module docs for the exact rule; the answer is the same for `q`–`p`.
+///
+/// # Examples
+///
+/// ```
+/// use fray::rules::grid::{Cell, Diagonals, Grid, Topology};
+/// use fray::rules::map::{TerrainMap, kinds};
+/// use fray::rules::sight::{Point, segment_clear};
+///
+/// // A 3×3 room with a wall in the middle.
+/// let grid = Grid::new(Topology::Square { diagonals: Diagonals::One }, 3, 3);
+/// let kinds = vec![kinds::floor(), kinds::wall()];
+/// let room = TerrainMap::new(grid, kinds, vec![0, 0, 0, 0, 1, 0, 0, 0, 0]).unwrap();
+/// let ends = (Cell::new(0, 1), Cell::new(2, 1));
+/// // Centre to centre goes through the wall...
+/// assert!(!segment_clear(&room, Point::new(3, 9), Point::new(15, 9), ends));
+/// // ...but along its top face it only grazes it, in either direction.
+/// assert!(segment_clear(&room, Point::new(6, 6), Point::new(12, 6), ends));
+/// assert!(segment_clear(&room, Point::new(12, 6), Point::new(6, 6), ends));
+/// ```
 pub fn segment_clear(map: &TerrainMap, p: Point, q: Point, ends: (Cell, Cell)) -> bool {
     Ctx::new(map, ends).walk(p, q) == Walk::Clear
 }
 
 /// Whether `a` and `b` see each other (symmetric). See the module docs.
+///
+/// # Examples
+///
+/// ```
+/// # use fray::rules::grid::{Cell, Diagonals, Grid, Topology};
+/// # use fray::rules::map::{TerrainMap, kinds};
+/// # fn map(rows: &[&str]) -> TerrainMap {
+/// #     let square = Topology::Square { diagonals: Diagonals::One };
+/// #     let grid = Grid::new(square, rows[0].len() as u32, rows.len() as u32);
+/// #     let glyph = |c| if c == '#' { 1 } else { 0 };
+/// #     let cells = rows.iter().flat_map(|r| r.chars()).map(glyph).collect();
+/// #     TerrainMap::new(grid, vec![kinds::floor(), kinds::wall()], cells).unwrap()
+/// # }
+/// use fray::rules::sight::line_of_sight;
+///
+/// // `map` draws a square map: `.` floor, `#` wall (see the module example).
+/// let (a, b) = (Cell::new(0, 1), Cell::new(4, 1));
+/// // A lone wall cell can be seen past: the lines along its faces only graze it.
+/// let pillar = map(&[".....", "..#..", "....."]);
+/// assert!(line_of_sight(&pillar, a, b));
+/// // A wall across the whole room cannot.
+/// let wall = map(&["..#..", "..#..", "..#.."]);
+/// assert!(!line_of_sight(&wall, a, b));
+/// assert!(!line_of_sight(&wall, b, a));
+/// // Nothing is seen off the map.
+/// assert!(!line_of_sight(&pillar, a, Cell::new(9, 9)));
+/// ```
 pub fn line_of_sight(map: &TerrainMap, a: Cell, b: Cell) -> bool {
     let grid = map.grid();
     if !grid.contains(a) || !grid.contains(b) {
@@ -232,6 +354,32 @@ pub fn line_of_sight(map: &TerrainMap, a: Cell, b: Cell) -> bool {
 /// The first clear segment between a sample point of `a` and one of `b`, in this order: centre
 /// to centre, then `a`'s samples (centre, corners) in the outer loop and `b`'s in the inner
 /// loop. `None` if there is no line of sight, if `a == b`, or if a cell is off the map.
+///
+/// # Examples
+///
+/// ```
+/// # use fray::rules::grid::{Cell, Diagonals, Grid, Topology};
+/// # use fray::rules::map::{TerrainMap, kinds};
+/// # fn map(rows: &[&str]) -> TerrainMap {
+/// #     let square = Topology::Square { diagonals: Diagonals::One };
+/// #     let grid = Grid::new(square, rows[0].len() as u32, rows.len() as u32);
+/// #     let glyph = |c| if c == '#' { 1 } else { 0 };
+/// #     let cells = rows.iter().flat_map(|r| r.chars()).map(glyph).collect();
+/// #     TerrainMap::new(grid, vec![kinds::floor(), kinds::wall()], cells).unwrap()
+/// # }
+/// use fray::rules::sight::{Point, sight_line};
+///
+/// // `map` draws a square map: `.` floor, `#` wall (see the module example).
+/// let (a, b) = (Cell::new(0, 1), Cell::new(4, 1));
+/// let open = map(&[".....", ".....", "....."]);
+/// assert_eq!(sight_line(&open, a, b), Some((Point::new(3, 9), Point::new(27, 9))));
+/// // With a pillar in the way, the first clear line runs along its top face,
+/// // from the viewer's top-right corner.
+/// let pillar = map(&[".....", "..#..", "....."]);
+/// let (p, q) = sight_line(&pillar, a, b).unwrap();
+/// assert_eq!((p.y, q.y), (6, 6));
+/// assert_eq!(sight_line(&open, a, a), None);
+/// ```
 pub fn sight_line(map: &TerrainMap, a: Cell, b: Cell) -> Option<(Point, Point)> {
     let grid = map.grid();
     if a == b || !grid.contains(a) || !grid.contains(b) {
@@ -255,6 +403,44 @@ pub fn sight_line(map: &TerrainMap, a: Cell, b: Cell) -> Option<(Point, Point)> 
 }
 
 /// The defender's cover from the attacker (see the module docs). Not symmetric.
+///
+/// # Examples
+///
+/// ```
+/// # use fray::rules::grid::{Cell, Diagonals, Grid, Topology};
+/// # use fray::rules::map::{TerrainMap, kinds};
+/// # fn map(rows: &[&str]) -> TerrainMap {
+/// #     let square = Topology::Square { diagonals: Diagonals::One };
+/// #     let grid = Grid::new(square, rows[0].len() as u32, rows.len() as u32);
+/// #     let glyph = |c| match c { '#' => 1, '+' => 2, _ => 0 };
+/// #     let cells = rows.iter().flat_map(|r| r.chars()).map(glyph).collect();
+/// #     let kinds = vec![kinds::floor(), kinds::wall(), kinds::slit()];
+/// #     TerrainMap::new(grid, kinds, cells).unwrap()
+/// # }
+/// use fray::rules::sight::{Cover, cover, line_of_sight};
+///
+/// // `map` draws a square map: `.` floor, `#` wall, `+` arrow slit (see the module example).
+/// let keep = map(&[
+///     "....a....",
+///     ".........",
+///     ".........",
+///     ".........",
+///     ".........",
+///     ".........",
+///     ".........",
+///     ".........",
+///     ".........",
+///     "####+####",
+///     "....d....",
+/// ]);
+/// let (attacker, defender) = (Cell::new(4, 0), Cell::new(4, 10));
+/// // Seen through the slit's aperture, but not one corner of the defender's cell is.
+/// assert!(line_of_sight(&keep, attacker, defender));
+/// assert_eq!(cover(&keep, attacker, defender), Cover::Full);
+/// // Open ground: no cover; out of sight: blocked.
+/// assert_eq!(cover(&keep, Cell::new(0, 0), Cell::new(8, 8)), Cover::None);
+/// assert_eq!(cover(&keep, attacker, Cell::new(0, 10)), Cover::Blocked);
+/// ```
 pub fn cover(map: &TerrainMap, attacker: Cell, defender: Cell) -> Cover {
     let grid = map.grid();
     if !grid.contains(attacker) || !grid.contains(defender) {

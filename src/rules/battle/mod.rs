@@ -1,7 +1,7 @@
 //! The battle engine: a [`BattleState`] built from a level, driven by [`Command`]s, changed only
 //! by [`Event`]s.
 //!
-//! The flow (see `ARCHITECTURE.md`):
+//! The flow (see `docs/architecture.md`):
 //! - [`BattleState::pending`] is the one [`Decision`] the battle waits for;
 //!   [`BattleState::legal_commands`] lists the commands that answer it.
 //! - [`BattleState::check`] rejects a command with a reason and changes nothing.

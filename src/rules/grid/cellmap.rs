@@ -6,6 +6,26 @@ use serde::{Deserialize, Serialize};
 /// One `T` per cell of a `width × height` map, row-major in a flat `Vec`.
 ///
 /// Iteration order is row-major and therefore deterministic.
+///
+/// # Examples
+///
+/// ```
+/// use fray::rules::grid::{Cell, CellMap, Diagonals, Grid, Topology};
+///
+/// let grid = Grid::new(Topology::Square { diagonals: Diagonals::One }, 3, 2);
+/// let mut seen = CellMap::new(&grid, false);
+/// assert!(seen.set(Cell::new(2, 1), true));
+/// assert!(!seen.set(Cell::new(3, 0), true)); // off the map: nothing changes
+/// assert!(seen[Cell::new(2, 1)]);
+/// assert_eq!(seen.get(Cell::new(0, 5)), None);
+/// assert_eq!(seen.as_slice(), [false, false, false, false, false, true]);
+///
+/// // One value per cell, from a function of the cell; iterated row by row.
+/// let sums = CellMap::from_fn(3, 2, |c| c.x + 10 * c.y);
+/// assert_eq!(sums[Cell::new(1, 1)], 11);
+/// let big: Vec<Cell> = sums.iter().filter(|&(_, &v)| v > 10).map(|(c, _)| c).collect();
+/// assert_eq!(big, [Cell::new(1, 1), Cell::new(2, 1)]);
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct CellMap<T> {
     width: u32,
@@ -78,6 +98,18 @@ impl<T> CellMap<T> {
     }
 
     /// Sets an in-bounds cell; returns `false` (and changes nothing) out of bounds.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use fray::rules::grid::{Cell, CellMap};
+    ///
+    /// let mut costs = CellMap::with_size(4, 3, 1u32);
+    /// assert!(costs.set(Cell::new(3, 2), 5));
+    /// assert!(!costs.set(Cell::new(-1, 0), 5));
+    /// assert_eq!(costs.get(Cell::new(3, 2)), Some(&5));
+    /// assert_eq!(costs.as_slice().iter().sum::<u32>(), 11 + 5);
+    /// ```
     pub fn set(&mut self, c: Cell, value: T) -> bool {
         match self.get_mut(c) {
             Some(slot) => {

@@ -22,6 +22,17 @@ pub use cellmap::CellMap;
 use serde::{Deserialize, Serialize};
 
 /// A cell of a rectangular map: column `x`, row `y` (offset coordinates on hex maps).
+///
+/// # Examples
+///
+/// ```
+/// use fray::rules::grid::Cell;
+///
+/// let c = Cell::new(2, 1);
+/// assert_eq!((c.x, c.y), (2, 1));
+/// assert_eq!(c.to_string(), "(2, 1)");
+/// assert_ne!(c, Cell::new(1, 2));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct Cell {
     pub x: i32,
@@ -92,7 +103,19 @@ impl Topology {
         matches!(self, Topology::Hex { .. })
     }
 
-    /// A short human name ("hex (pointy)", "square (diagonal 1-2)").
+    /// A short human name ("hex (pointy-top)", "square (diagonal 1-2)").
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use fray::rules::grid::{Diagonals, HexOrientation, Topology};
+    ///
+    /// let hex = Topology::Hex { orientation: HexOrientation::Pointy };
+    /// assert!(hex.is_hex());
+    /// assert_eq!(hex.describe(), "hex (pointy-top)");
+    /// let square = Topology::Square { diagonals: Diagonals::OneTwo };
+    /// assert_eq!(square.describe(), "square (diagonal 1-2)");
+    /// ```
     pub fn describe(self) -> &'static str {
         match self {
             Topology::Square {
@@ -137,6 +160,22 @@ pub const SQUARE_DIRS: [(i32, i32); 8] = [
 pub const AXIAL_DIRS: [(i32, i32); 6] = [(1, 0), (1, -1), (0, -1), (-1, 0), (-1, 1), (0, 1)];
 
 /// The shape and size of a map. Cheap to copy; holds no terrain.
+///
+/// # Examples
+///
+/// ```
+/// use fray::rules::grid::{Cell, Diagonals, Grid, Topology};
+///
+/// let grid = Grid::new(Topology::Square { diagonals: Diagonals::One }, 8, 5);
+/// assert_eq!(grid.len(), 40);
+/// assert!(grid.contains(Cell::new(7, 4)));
+/// assert!(!grid.contains(Cell::new(8, 0)));
+/// // Row-major indices, and back.
+/// assert_eq!(grid.index(Cell::new(2, 1)), Some(10));
+/// assert_eq!(grid.cell_at(10), Cell::new(2, 1));
+/// assert_eq!(grid.index(Cell::new(-1, 0)), None);
+/// assert_eq!(grid.cells().nth(9), Some(Cell::new(1, 1)));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Grid {
     pub topology: Topology,
@@ -186,6 +225,22 @@ impl Grid {
     }
 
     /// Axial `(q, r)` of a cell. Square grids return `(x, y)` unchanged.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use fray::rules::grid::{Cell, Grid, HexOrientation, Topology};
+    ///
+    /// // Pointy tops, "odd-r": each pair of rows shifts the axial q by one.
+    /// let pointy = Grid::new(Topology::Hex { orientation: HexOrientation::Pointy }, 8, 8);
+    /// assert_eq!(pointy.to_axial(Cell::new(3, 2)), (2, 2));
+    /// assert_eq!(pointy.to_axial(Cell::new(3, 3)), (2, 3));
+    /// assert_eq!(pointy.from_axial(2, 3), Cell::new(3, 3));
+    /// // Flat tops, "odd-q": the same along columns.
+    /// let flat = Grid::new(Topology::Hex { orientation: HexOrientation::Flat }, 8, 8);
+    /// assert_eq!(flat.to_axial(Cell::new(3, 2)), (3, 1));
+    /// assert_eq!(flat.from_axial(3, 1), Cell::new(3, 2));
+    /// ```
     pub fn to_axial(&self, c: Cell) -> (i32, i32) {
         match self.topology {
             Topology::Square { .. } => (c.x, c.y),
@@ -199,6 +254,18 @@ impl Grid {
     }
 
     /// The inverse of [`Grid::to_axial`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use fray::rules::grid::{Grid, HexOrientation, Topology};
+    ///
+    /// let grid = Grid::new(Topology::Hex { orientation: HexOrientation::Flat }, 6, 6);
+    /// for c in grid.cells() {
+    ///     let (q, r) = grid.to_axial(c);
+    ///     assert_eq!(grid.from_axial(q, r), c);
+    /// }
+    /// ```
     pub fn from_axial(&self, q: i32, r: i32) -> Cell {
         match self.topology {
             Topology::Square { .. } => Cell::new(q, r),
@@ -214,6 +281,23 @@ impl Grid {
     /// The in-bounds neighbours of a cell with the kind of step to each, in the fixed order:
     /// square E, S, W, N, SE, SW, NW, NE (diagonals only where the rule allows them);
     /// hex in [`AXIAL_DIRS`] order.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use fray::rules::grid::{Cell, Diagonals, Grid, StepKind, Topology};
+    ///
+    /// let grid = Grid::new(Topology::Square { diagonals: Diagonals::OneTwo }, 4, 4);
+    /// let steps: Vec<_> = grid.steps(Cell::new(0, 0)).collect();
+    /// assert_eq!(
+    ///     steps,
+    ///     [
+    ///         (Cell::new(1, 0), StepKind::Straight),
+    ///         (Cell::new(0, 1), StepKind::Straight),
+    ///         (Cell::new(1, 1), StepKind::Diagonal),
+    ///     ]
+    /// );
+    /// ```
     pub fn steps(&self, c: Cell) -> impl Iterator<Item = (Cell, StepKind)> + use<> {
         let grid = *self;
         let mut out = [(Cell::new(0, 0), StepKind::Straight); 8];
@@ -249,11 +333,43 @@ impl Grid {
     }
 
     /// The in-bounds neighbours of a cell (see [`Grid::steps`] for the order).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use fray::rules::grid::{Cell, Diagonals, Grid, HexOrientation, Topology};
+    ///
+    /// let square = Grid::new(Topology::Square { diagonals: Diagonals::One }, 8, 5);
+    /// assert_eq!(square.neighbours(Cell::new(1, 1)).count(), 8);
+    /// assert_eq!(square.neighbours(Cell::new(0, 0)).count(), 3); // a corner of the map
+    /// let four_way = Grid::new(Topology::Square { diagonals: Diagonals::Forbidden }, 8, 5);
+    /// assert_eq!(four_way.neighbours(Cell::new(1, 1)).count(), 4);
+    ///
+    /// // Pointy hexes: odd rows sit half a hex to the right, so (1, 1) touches (1, 0) and (2, 0).
+    /// let hex = Grid::new(Topology::Hex { orientation: HexOrientation::Pointy }, 8, 5);
+    /// let around: Vec<Cell> = hex.neighbours(Cell::new(1, 1)).collect();
+    /// assert_eq!(
+    ///     around,
+    ///     [(2, 1), (2, 0), (1, 0), (0, 1), (1, 2), (2, 2)].map(|(x, y)| Cell::new(x, y))
+    /// );
+    /// ```
     pub fn neighbours(&self, c: Cell) -> impl Iterator<Item = Cell> + use<> {
         self.steps(c).map(|(cell, _)| cell)
     }
 
     /// Whether two distinct cells are neighbours under this grid's movement rule.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use fray::rules::grid::{Cell, Diagonals, Grid, Topology};
+    ///
+    /// let (a, b) = (Cell::new(0, 0), Cell::new(1, 1));
+    /// let square = |diagonals| Grid::new(Topology::Square { diagonals }, 4, 4);
+    /// assert!(square(Diagonals::One).is_adjacent(a, b));
+    /// assert!(!square(Diagonals::Forbidden).is_adjacent(a, b));
+    /// assert!(!square(Diagonals::One).is_adjacent(a, a));
+    /// ```
     pub fn is_adjacent(&self, a: Cell, b: Cell) -> bool {
         a != b && self.distance_steps(a, b) == 1
     }
@@ -261,6 +377,17 @@ impl Grid {
     /// The least number of steps between two cells, ignoring terrain (every step counts 1,
     /// including diagonals where they are allowed). This is the "reach" measure: a melee reach
     /// of 1 threatens every cell at step distance 1.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use fray::rules::grid::{Cell, Diagonals, Grid, Topology};
+    ///
+    /// let grid = Grid::new(Topology::Square { diagonals: Diagonals::OneTwo }, 10, 10);
+    /// let (a, b) = (Cell::new(0, 0), Cell::new(3, 2));
+    /// assert_eq!(grid.distance_steps(a, b), 3); // every diagonal step counts 1 here
+    /// assert_eq!(grid.distance(a, b), 4); // the second diagonal costs 2
+    /// ```
     pub fn distance_steps(&self, a: Cell, b: Cell) -> u32 {
         match self.topology {
             Topology::Square { diagonals } => {
@@ -279,6 +406,21 @@ impl Grid {
     /// diagonal 1, Manhattan without diagonals, `max + min / 2` for the 1-2 diagonal rule
     /// (every second diagonal counts 2), hex distance on hexes. This is the cost of the
     /// cheapest move over open floor, and the measure for weapon ranges.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use fray::rules::grid::{Cell, Diagonals, Grid, HexOrientation, Topology};
+    ///
+    /// let (a, b) = (Cell::new(0, 0), Cell::new(3, 2));
+    /// let square = |diagonals| Grid::new(Topology::Square { diagonals }, 10, 10);
+    /// assert_eq!(square(Diagonals::One).distance(a, b), 3); // Chebyshev
+    /// assert_eq!(square(Diagonals::OneTwo).distance(a, b), 4); // 3 + 2 / 2
+    /// assert_eq!(square(Diagonals::Forbidden).distance(a, b), 5); // Manhattan
+    /// let hex = Grid::new(Topology::Hex { orientation: HexOrientation::Pointy }, 10, 10);
+    /// assert_eq!(hex.distance(a, b), 4);
+    /// assert_eq!(hex.distance(b, a), 4);
+    /// ```
     pub fn distance(&self, a: Cell, b: Cell) -> u32 {
         match self.topology {
             Topology::Square {
@@ -303,6 +445,24 @@ impl Grid {
 
     /// The in-bounds cells at exactly `radius` steps ([`Grid::distance_steps`]) from `center`,
     /// in row-major order. `radius == 0` gives the centre itself.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use fray::rules::grid::{Cell, Diagonals, Grid, HexOrientation, Topology};
+    ///
+    /// let square = Grid::new(Topology::Square { diagonals: Diagonals::One }, 8, 5);
+    /// assert_eq!(square.ring(Cell::new(0, 0), 0), [Cell::new(0, 0)]);
+    /// assert_eq!(
+    ///     square.ring(Cell::new(0, 0), 1),
+    ///     [Cell::new(1, 0), Cell::new(0, 1), Cell::new(1, 1)]
+    /// );
+    /// assert_eq!(square.ring(Cell::new(4, 2), 2).len(), 16);
+    /// assert_eq!(square.ring(Cell::new(1, 2), 2).len(), 11); // the map's edge cuts 5 cells
+    /// // A hex ring of radius r holds 6·r cells.
+    /// let hex = Grid::new(Topology::Hex { orientation: HexOrientation::Flat }, 10, 10);
+    /// assert_eq!(hex.ring(Cell::new(4, 4), 3).len(), 18);
+    /// ```
     pub fn ring(&self, center: Cell, radius: u32) -> Vec<Cell> {
         self.window(center, radius)
             .filter(|&c| self.distance_steps(center, c) == radius)
@@ -310,6 +470,19 @@ impl Grid {
     }
 
     /// The in-bounds cells within `radius` steps of `center` (inclusive), row-major.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use fray::rules::grid::{Cell, Diagonals, Grid, HexOrientation, Topology};
+    ///
+    /// let square = Grid::new(Topology::Square { diagonals: Diagonals::Forbidden }, 9, 9);
+    /// assert_eq!(square.range(Cell::new(4, 4), 2).len(), 13); // a diamond
+    /// let hex = Grid::new(Topology::Hex { orientation: HexOrientation::Pointy }, 9, 9);
+    /// let near = hex.range(Cell::new(4, 4), 2);
+    /// assert_eq!(near.len(), 19); // 1 + 6 + 12
+    /// assert!(near.iter().all(|&c| hex.distance(Cell::new(4, 4), c) <= 2));
+    /// ```
     pub fn range(&self, center: Cell, radius: u32) -> Vec<Cell> {
         self.window(center, radius)
             .filter(|&c| self.distance_steps(center, c) <= radius)

@@ -25,12 +25,88 @@
 //! entry costs (terrain, enemies) are laid out once per query, so the inner loop is a table
 //! of index offsets with no bounds checks and no hashing. Checking or walking one move uses
 //! [`reach_to`], which stops as soon as the destination is settled (exact for it).
+//!
+//! # Examples
+//!
+//! ```
+//! use fray::rules::grid::{Cell, CellMap, Diagonals, Grid, Topology};
+//! use fray::rules::map::{TerrainMap, kinds};
+//! use fray::rules::path::{MoveQuery, Occupant, reach};
+//!
+//! /// A square map drawn row by row: `.` floor, `#` wall.
+//! fn map(diagonals: Diagonals, rows: &[&str]) -> TerrainMap {
+//!     let grid = Grid::new(Topology::Square { diagonals }, rows[0].len() as u32, rows.len() as u32);
+//!     let glyph = |c| if c == '#' { 1 } else { 0 };
+//!     let cells = rows.iter().flat_map(|r| r.chars()).map(glyph).collect();
+//!     TerrainMap::new(grid, vec![kinds::floor(), kinds::wall()], cells).unwrap()
+//! }
+//!
+//! let rows = [".....", ".#...", "....."];
+//! let terrain = map(Diagonals::One, &rows);
+//! let occupants = CellMap::new(terrain.grid(), Occupant::Empty);
+//! let query = MoveQuery {
+//!     terrain: &terrain,
+//!     occupants: &occupants,
+//!     threatened: None,
+//!     start: Cell::new(0, 0),
+//!     budget: 4,
+//! };
+//! let range = reach(&query);
+//! assert_eq!(range.cost(Cell::new(4, 2)), Some(4));
+//! // The wall at (1, 1) forces a detour to (2, 2): 3 steps instead of 2.
+//! assert_eq!(range.cost(Cell::new(2, 2)), Some(3));
+//! let path = range.path_to(Cell::new(2, 2)).unwrap();
+//! assert_eq!(path.cost(), 3);
+//! assert_eq!(path.cells().len(), 4);
+//! assert!(!path.cells().contains(&Cell::new(1, 1)));
+//! assert_eq!(range.cost(Cell::new(1, 1)), None); // a wall
+//!
+//! // Under the 1-2 rule the second diagonal of a move costs 2.
+//! let terrain = map(Diagonals::OneTwo, &rows);
+//! let range = reach(&MoveQuery { terrain: &terrain, ..query });
+//! assert_eq!(range.cost(Cell::new(3, 1)), Some(3)); // right, then two diagonals: 1 + 1 + 2
+//! ```
 
 use crate::rules::grid::{Cell, CellMap, Diagonals, Grid, StepKind, Topology};
 use crate::rules::map::TerrainMap;
 use serde::{Deserialize, Serialize};
 
 /// Who stands on a cell, from the moving unit's point of view.
+///
+/// # Examples
+///
+/// ```
+/// # use fray::rules::grid::{Cell, CellMap, Diagonals, Grid, Topology};
+/// # use fray::rules::map::{TerrainMap, kinds};
+/// # fn map(rows: &[&str]) -> TerrainMap {
+/// #     let square = Topology::Square { diagonals: Diagonals::One };
+/// #     let grid = Grid::new(square, rows[0].len() as u32, rows.len() as u32);
+/// #     let glyph = |c| if c == '#' { 1 } else { 0 };
+/// #     let cells = rows.iter().flat_map(|r| r.chars()).map(glyph).collect();
+/// #     TerrainMap::new(grid, vec![kinds::floor(), kinds::wall()], cells).unwrap()
+/// # }
+/// use fray::rules::path::{MoveQuery, Occupant, reach};
+///
+/// // `map` draws a square map: `.` floor, `#` wall (see the module example).
+/// let terrain = map(&["....."]);
+/// let mut occupants = CellMap::new(terrain.grid(), Occupant::Empty);
+/// occupants.set(Cell::new(1, 0), Occupant::Ally);
+/// occupants.set(Cell::new(3, 0), Occupant::Enemy);
+/// let query = MoveQuery {
+///     terrain: &terrain,
+///     occupants: &occupants,
+///     threatened: None,
+///     start: Cell::new(0, 0),
+///     budget: 5,
+/// };
+/// let range = reach(&query);
+/// // An ally can be passed but not ended on; an enemy blocks the corridor.
+/// assert_eq!(range.cost(Cell::new(1, 0)), Some(1));
+/// assert!(!range.can_end(Cell::new(1, 0)));
+/// assert!(range.can_end(Cell::new(2, 0)));
+/// assert_eq!(range.cost(Cell::new(3, 0)), None);
+/// assert_eq!(range.cost(Cell::new(4, 0)), None);
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Occupant {
     #[default]
@@ -67,6 +143,42 @@ pub struct Step {
 }
 
 /// A path from the query's start to a cell.
+///
+/// # Examples
+///
+/// ```
+/// # use fray::rules::grid::{Cell, CellMap, Diagonals, Grid, Topology};
+/// # use fray::rules::map::{TerrainMap, kinds};
+/// # fn map(rows: &[&str]) -> TerrainMap {
+/// #     let square = Topology::Square { diagonals: Diagonals::One };
+/// #     let grid = Grid::new(square, rows[0].len() as u32, rows.len() as u32);
+/// #     let glyph = |c| if c == '#' { 1 } else { 0 };
+/// #     let cells = rows.iter().flat_map(|r| r.chars()).map(glyph).collect();
+/// #     TerrainMap::new(grid, vec![kinds::floor(), kinds::wall()], cells).unwrap()
+/// # }
+/// use fray::rules::path::{MoveQuery, Occupant, reach};
+///
+/// // `map` draws a square map: `.` floor, `#` wall (see the module example).
+/// let terrain = map(&["...", "...", "..."]);
+/// let occupants = CellMap::new(terrain.grid(), Occupant::Empty);
+/// // An enemy threatens the middle cell: leaving it would provoke.
+/// let mut threatened = CellMap::new(terrain.grid(), false);
+/// threatened.set(Cell::new(1, 1), true);
+/// let query = MoveQuery {
+///     terrain: &terrain,
+///     occupants: &occupants,
+///     threatened: Some(&threatened),
+///     start: Cell::new(0, 1),
+///     budget: 2,
+/// };
+/// // Three paths of cost 2 lead to (2, 1); the chosen one goes around the threatened cell.
+/// let path = reach(&query).path_to(Cell::new(2, 1)).unwrap();
+/// assert_eq!(path.cost(), 2);
+/// assert_eq!(path.provocations(), 0);
+/// assert!(!path.cells().contains(&Cell::new(1, 1)));
+/// assert_eq!(path.steps[0].from, Cell::new(0, 1));
+/// assert_eq!(path.steps[1].cost_so_far, 2);
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Path {
     pub steps: Vec<Step>,
@@ -119,6 +231,43 @@ pub struct Reach {
 }
 
 /// Computes movement range and paths (see the module docs for the rules).
+///
+/// # Examples
+///
+/// ```
+/// # use fray::rules::grid::{Cell, CellMap, Diagonals, Grid, Topology};
+/// # use fray::rules::map::{TerrainMap, kinds};
+/// # fn map(rows: &[&str]) -> TerrainMap {
+/// #     let square = Topology::Square { diagonals: Diagonals::One };
+/// #     let grid = Grid::new(square, rows[0].len() as u32, rows.len() as u32);
+/// #     let glyph = |c| if c == '#' { 1 } else { 0 };
+/// #     let cells = rows.iter().flat_map(|r| r.chars()).map(glyph).collect();
+/// #     TerrainMap::new(grid, vec![kinds::floor(), kinds::wall()], cells).unwrap()
+/// # }
+/// use fray::rules::path::{MoveQuery, Occupant, reach};
+///
+/// // `map` draws a square map: `.` floor, `#` wall (see the module example).
+/// // Two walls touching only at a corner cannot be squeezed between.
+/// let terrain = map(&["#..", ".#.", "..."]);
+/// let occupants = CellMap::new(terrain.grid(), Occupant::Empty);
+/// let query = MoveQuery {
+///     terrain: &terrain,
+///     occupants: &occupants,
+///     threatened: None,
+///     start: Cell::new(0, 1),
+///     budget: 2,
+/// };
+/// let range = reach(&query);
+/// // The squeeze would cost 1; the way round, 3, is over the budget.
+/// assert_eq!(range.cost(Cell::new(1, 0)), None);
+/// assert_eq!(reach(&MoveQuery { budget: 3, ..query }).cost(Cell::new(1, 0)), Some(3));
+/// // Every cell the mover can stop on, row-major, the start included at cost 0.
+/// assert_eq!(
+///     range.destinations(),
+///     [((0, 1), 0), ((2, 1), 2), ((0, 2), 1), ((1, 2), 1), ((2, 2), 2)]
+///         .map(|((x, y), cost)| (Cell::new(x, y), cost))
+/// );
+/// ```
 pub fn reach(q: &MoveQuery<'_>) -> Reach {
     let mut out = window(q);
     out.search(q);
@@ -129,6 +278,37 @@ pub fn reach(q: &MoveQuery<'_>) -> Reach {
 /// exactly those of the whole search (every cheaper state is settled first, and the target's
 /// predecessors all cost less), the other cells may be missing. What checking or executing
 /// one move needs, where the whole range would be thrown away.
+///
+/// # Examples
+///
+/// ```
+/// # use fray::rules::grid::{Cell, CellMap, Diagonals, Grid, Topology};
+/// # use fray::rules::map::{TerrainMap, kinds};
+/// # fn map(rows: &[&str]) -> TerrainMap {
+/// #     let square = Topology::Square { diagonals: Diagonals::One };
+/// #     let grid = Grid::new(square, rows[0].len() as u32, rows.len() as u32);
+/// #     let glyph = |c| if c == '#' { 1 } else { 0 };
+/// #     let cells = rows.iter().flat_map(|r| r.chars()).map(glyph).collect();
+/// #     TerrainMap::new(grid, vec![kinds::floor(), kinds::wall()], cells).unwrap()
+/// # }
+/// use fray::rules::path::{MoveQuery, Occupant, reach, reach_to};
+///
+/// // `map` draws a square map: `.` floor, `#` wall (see the module example).
+/// let terrain = map(&["......", "..##..", "......"]);
+/// let occupants = CellMap::new(terrain.grid(), Occupant::Empty);
+/// let query = MoveQuery {
+///     terrain: &terrain,
+///     occupants: &occupants,
+///     threatened: None,
+///     start: Cell::new(0, 1),
+///     budget: 10,
+/// };
+/// let to = Cell::new(5, 1);
+/// let whole = reach(&query);
+/// let one = reach_to(&query, to);
+/// assert_eq!(one.cost(to), Some(5));
+/// assert_eq!(one.path_to(to), whole.path_to(to));
+/// ```
 pub fn reach_to(q: &MoveQuery<'_>, to: Cell) -> Reach {
     let mut out = window(q);
     out.target = out.local(to);
@@ -138,6 +318,34 @@ pub fn reach_to(q: &MoveQuery<'_>, to: Cell) -> Reach {
 
 /// The least movement points from the query's start to `to` within the budget (passing
 /// through is enough, as [`Reach::cost`]), or `None` if out of reach: `reach_to(q, to).cost(to)`.
+///
+/// # Examples
+///
+/// ```
+/// # use fray::rules::grid::{Cell, CellMap, Diagonals, Grid, Topology};
+/// # use fray::rules::map::{TerrainMap, kinds};
+/// # fn map(rows: &[&str]) -> TerrainMap {
+/// #     let square = Topology::Square { diagonals: Diagonals::One };
+/// #     let grid = Grid::new(square, rows[0].len() as u32, rows.len() as u32);
+/// #     let glyph = |c| if c == '#' { 1 } else { 0 };
+/// #     let cells = rows.iter().flat_map(|r| r.chars()).map(glyph).collect();
+/// #     TerrainMap::new(grid, vec![kinds::floor(), kinds::wall()], cells).unwrap()
+/// # }
+/// use fray::rules::path::{MoveQuery, Occupant, cost_to};
+///
+/// // `map` draws a square map: `.` floor, `#` wall (see the module example).
+/// let terrain = map(&[".....", ".....", "....."]);
+/// let occupants = CellMap::new(terrain.grid(), Occupant::Empty);
+/// let query = MoveQuery {
+///     terrain: &terrain,
+///     occupants: &occupants,
+///     threatened: None,
+///     start: Cell::new(0, 0),
+///     budget: 3,
+/// };
+/// assert_eq!(cost_to(&query, Cell::new(3, 2)), Some(3));
+/// assert_eq!(cost_to(&query, Cell::new(4, 0)), None); // 4 steps: over budget
+/// ```
 pub fn cost_to(q: &MoveQuery<'_>, to: Cell) -> Option<u32> {
     reach_to(q, to).cost(to)
 }
