@@ -6,11 +6,11 @@ use super::*;
 use crate::ai::Kind;
 use crate::ai::sim::{self, Caps};
 use crate::rules::battle::{
-    Action, BattleState, Command, Decision, Event, Intent, Interrupt, Purpose, Reaction, Resume,
-    SideId, Status, Trigger, UnitId,
+    Action, BattleState, Command, Decision, Event, Intent, Interrupt, Purpose, Reaction, SideId,
+    Status, Trigger, UnitId,
 };
 use crate::rules::grid::Cell;
-use crate::rules::rulesets::{RulesEvent, sides};
+use crate::rules::rulesets::sides;
 use crate::rules::scenario::test_support::{self, named, p, some, tuple};
 use crate::rules::scenario::tree::parse;
 use proptest::prelude::*;
@@ -111,11 +111,13 @@ fn events_of_every_shape() {
         against: Some(-13),
         success: Some(true),
     };
-    let newtype_of_newtype_variant = Event::Rules(RulesEvent::Sides(sides::Ev::Disengaged {
-        unit: UnitId(1),
-        from: vec![UnitId(0), UnitId(3)],
-    }));
-    let unit_in_newtype_variant = Event::Rules(RulesEvent::Sides(sides::Ev::RoundReset));
+    let newtype_of_newtype_variant =
+        <sides::Sides as crate::rules::rulesets::Member>::event(sides::Ev::Disengaged {
+            unit: UnitId(1),
+            from: vec![UnitId(0), UnitId(3)],
+        });
+    let unit_in_newtype_variant =
+        <sides::Sides as crate::rules::rulesets::Member>::event(sides::Ev::RoundReset);
     let newtype_of_struct = Event::Interrupted(Interrupt {
         trigger: Trigger::Opportunity {
             mover: UnitId(0),
@@ -123,7 +125,7 @@ fn events_of_every_shape() {
             to: cell(1, 2),
         },
         reactors: vec![UnitId(4)],
-        resume: Resume::Rules(9),
+        resume: <sides::Sides as crate::rules::rulesets::Member>::resume(sides::After::Deferred),
     });
     let decision_with_none = Decision::Over { winner: None };
     for e in [
@@ -169,7 +171,7 @@ fn events_of_every_shape() {
     assert_eq!(
         same(&newtype_of_struct),
         p(
-            "Interrupted((trigger:Opportunity(mover:0,from:(x:1,y:1),to:(x:1,y:2)),reactors:[4],resume:Rules(9)))"
+            "Interrupted((trigger:Opportunity(mover:0,from:(x:1,y:1),to:(x:1,y:2)),reactors:[4],resume:Rules(Sides(Deferred))))"
         )
     );
     assert_eq!(
