@@ -14,12 +14,12 @@ pub mod rules;
 #[cfg(feature = "game")]
 pub mod game;
 
-/// The repository folder, for tests that read `levels/` or `tests/scenarios/`: the
-/// `CARGO_MANIFEST_DIR` cargo sets when it *runs* the test, else the one it was compiled in.
-/// The run-time one stays right when a build cache shared between clones reuses a test binary
-/// compiled in another clone (which then reads a folder that may be gone).
-#[cfg(test)]
-pub(crate) fn repo_dir() -> std::path::PathBuf {
+/// The repository folder, for the tests (unit and integration) that read `levels/` or
+/// `tests/scenarios/`: the `CARGO_MANIFEST_DIR` cargo sets when it *runs* the test, else the one
+/// it was compiled in. The run-time one stays right when a build cache shared between clones
+/// reuses a test binary compiled in another clone (which then reads a folder that may be gone).
+#[doc(hidden)]
+pub fn repo_dir() -> std::path::PathBuf {
     std::env::var_os("CARGO_MANIFEST_DIR")
         .map(std::path::PathBuf::from)
         .unwrap_or_else(|| std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")))

@@ -7,13 +7,7 @@ use fray::rules::level::{self, Diagnostic, Victory};
 use proptest::prelude::*;
 use std::path::{Path, PathBuf};
 
-/// The repository: cargo's run-time `CARGO_MANIFEST_DIR` first, since a build cache shared
-/// between clones may reuse this binary, compiled in another clone.
-fn repo() -> PathBuf {
-    std::env::var_os("CARGO_MANIFEST_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")))
-}
+use fray::repo_dir as repo;
 
 fn level_files() -> Vec<PathBuf> {
     let dir = repo().join("levels");

@@ -296,21 +296,6 @@ pub fn files_under(dir: &Path) -> Vec<std::path::PathBuf> {
 mod tests {
     use super::*;
 
-    /// `cargo test` runs every scenario in `tests/scenarios/`.
-    #[test]
-    fn every_scenario_in_tests_scenarios_passes() {
-        let dir = crate::repo_dir().join("tests/scenarios");
-        let files = files_under(&dir);
-        assert!(!files.is_empty(), "no scenarios in {}", dir.display());
-        let failures: Vec<String> = files
-            .iter()
-            .map(|f| run_file(f))
-            .filter(|r| !r.passed)
-            .map(|r| format!("FAIL {}: {}\n{}", r.file, r.name, r.detail))
-            .collect();
-        assert!(failures.is_empty(), "{}", failures.join("\n\n"));
-    }
-
     const SCENARIO: &str = r#"(
         name: "Kestrel misses, then hits",
         level: File("levels/action_points_ruins.ron"),

@@ -1,23 +1,43 @@
-//! Recorded games: every shipped level's AI games (each AI strength against another, a fixed
+//! The rules as a whole, through the public API (pure: `fray::rules` and `fray::ai`, no Bevy).
+//!
+//! **Scenarios**: every scripted battle in `tests/scenarios/` (a level, a seed, a dice tape,
+//! commands and the events they must give) passes.
+//!
+//! **Recorded games**: every shipped level's AI games (each AI strength against another, a fixed
 //! seed) must play out event for event as it did when the recording was made. A refactor that changes
 //! structure and not behaviour keeps these green; a deliberate change of play re-records them
-//! with `FRAY_RECORD=1 cargo test --no-default-features --test recordings`.
+//! with `FRAY_RECORD=1 cargo test --no-default-features --test rules`.
 //!
 //! An event is recorded as its `Debug` text, except that an interrupt's continuation (the
 //! engine's private note of what to do after the reactions) is left out: it is bookkeeping,
-//! not something that happens. Pure: uses only `fray::rules` and `fray::ai`.
+//! not something that happens.
 
 use fray::ai::sim::{self, Caps};
 use fray::ai::{Difficulty, Kind};
 use fray::rules::battle::{BattleState, Event};
-use fray::rules::level;
+use fray::rules::{level, scenario};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-fn repo() -> PathBuf {
-    std::env::var_os("CARGO_MANIFEST_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")))
+use fray::repo_dir as repo;
+
+#[test]
+fn every_scenario_in_tests_scenarios_passes() {
+    let dir = repo().join("tests").join("scenarios");
+    let files = scenario::files_under(&dir);
+    assert!(
+        files.len() >= 50,
+        "{} scenarios in {}",
+        files.len(),
+        dir.display()
+    );
+    let failures: Vec<String> = files
+        .iter()
+        .map(|f| scenario::run_file(f))
+        .filter(|r| !r.passed)
+        .map(|r| format!("FAIL {}: {}\n{}", r.file, r.name, r.detail))
+        .collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
 
 const SEED: u64 = 20_261_125;
