@@ -176,41 +176,13 @@ pub struct Battle {
     pub saved_round: u32,
 }
 
-/// A combat log line: [`log::describe`], with unit ids in a ruleset's own events (which the
-/// engine writes out as data) replaced by the units' names.
-/// An empty line is not shown (the event is told by another line).
+/// A combat log line: [`log::describe`], or nothing for the ruleset's bookkeeping (the event
+/// is told by another line). An empty line is not shown.
 pub fn log_text(state: &BattleState, event: &Event) -> String {
     if bookkeeping(event) {
         return String::new();
     }
-    let text = log::describe(state, event);
-    if !matches!(event, Event::Rules(_)) {
-        return text;
-    }
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text.as_str();
-    while let Some(at) = rest.find("UnitId(") {
-        out.push_str(&rest[..at]);
-        let after = &rest[at + "UnitId(".len()..];
-        let digits = after
-            .find(')')
-            .map(|end| (&after[..end], &after[end + 1..]));
-        match digits.and_then(|(d, tail)| Some((d.parse::<u16>().ok()?, tail))) {
-            Some((id, tail)) => {
-                match state.unit(crate::rules::battle::UnitId(id)) {
-                    Some(u) => out.push_str(&u.name),
-                    None => out.push_str(&format!("unit {id}")),
-                }
-                rest = tail;
-            }
-            None => {
-                out.push_str("UnitId(");
-                rest = after;
-            }
-        }
-    }
-    out.push_str(rest);
-    out
+    log::describe(state, event)
 }
 
 /// Appends `event`'s line to `log`, which it has just been applied to `state` for. A held

@@ -6,6 +6,7 @@ use super::*;
 use rand::rngs::ChaCha8Rng;
 use rand::{RngExt, SeedableRng};
 
+use crate::rules::level;
 pub(crate) use crate::rules::testkit::load;
 
 /// Plays uniformly random legal commands; returns the commands and every event.
@@ -172,4 +173,27 @@ fn side_names_get_a_verb_that_agrees() {
             || line.contains("a draw"),
         "{line}"
     );
+}
+
+/// Every event of random battles on every shipped level reads as words: units by their names,
+/// never as data (`UnitId(3)`), whichever ruleset wrote the line.
+#[test]
+fn every_log_line_names_units_by_name() {
+    for path in crate::shipped_levels() {
+        let level = match level::load_path(&path) {
+            Ok(l) => l,
+            Err(d) => panic!("{d:?}"),
+        };
+        for seed in 1..=3 {
+            let (state, _, events) = random_play(&level, seed, 600);
+            for e in &events {
+                let line = log::describe(&state, e);
+                assert!(
+                    !line.contains("UnitId") && !line.contains("Some(") && !line.is_empty(),
+                    "{}: {e:?} reads {line:?}",
+                    path.display()
+                );
+            }
+        }
+    }
 }
