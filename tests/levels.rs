@@ -957,3 +957,140 @@ fn simulate_reports_wins_per_side() {
     let wins: u64 = sides.iter().filter_map(|s| s["ai_wins"].as_u64()).sum();
     assert_eq!(Some(wins), v["ai_wins"].as_u64());
 }
+
+// ---------------------------------------------------------------------------------------------
+// Hostile levels: valid-looking files with values no rule can use are refused, each at its
+// value, so no command can then crash, hang or exhaust memory on them.
+
+#[test]
+fn a_legend_cost_past_the_bound_is_refused_at_the_glyph() {
+    one_error(
+        &with(&[(
+            "(6, 4),",
+            "(6, 4), legend: {'x': (name: \"tar\", cost: Some(4294967295))},",
+        )]),
+        6,
+        28,
+        &["legend glyph 'x' (tar) costs 4294967295", "at most 100"],
+    );
+    // The bound itself is fine.
+    let ok = with(&[(
+        "(6, 4),",
+        "(6, 4), legend: {'x': (name: \"tar\", cost: Some(100))},",
+    )]);
+    assert_eq!(errors(&ok), vec![]);
+}
+
+#[test]
+fn stats_past_what_the_rules_can_use_are_refused_at_the_stat() {
+    for (stat, value, words) in [
+        ("damage_dice", "1000000000", "must be 0 to 100"),
+        ("damage_die", "0", "must be 1 to 1000"),
+        ("hp", "10001", "must be -10000 to 10000"),
+        ("hp", "-99999999999", "must be -10000 to 10000"),
+    ] {
+        let src = with(&[(
+            "\"warrior\")",
+            &format!("\"warrior\", overrides: {{\"{stat}\": {value}}})"),
+        )]);
+        one_error(
+            &src,
+            18,
+            86,
+            &[&format!("unit 'Roland' sets '{stat}' to {value}"), words],
+        );
+    }
+}
+
+#[test]
+fn a_key_given_twice_is_an_error_at_the_repeat() {
+    // ron keeps the last of equal map keys silently; a level says so.
+    one_error(
+        &with(&[(
+            "(6, 4),",
+            "(6, 4), legend: {'x': (name: \"a\"), 'x': (name: \"b\")},",
+        )]),
+        6,
+        46,
+        &["legend glyph 'x' is given twice"],
+    );
+    one_error(
+        &with(&[(
+            "\"warrior\")",
+            "\"warrior\", overrides: {\"hp\": 3, \"hp\": 30})",
+        )]),
+        18,
+        95,
+        &["unit 'Roland' overrides \"hp\" twice"],
+    );
+}
+
+#[test]
+fn too_many_sides_or_units_or_too_big_a_map_are_refused() {
+    let sides: String = (0..17)
+        .map(|i| format!("(name: \"S{i}\", controller: Ai), "))
+        .collect();
+    let src = with(&[(
+        "(name: \"Blue\", controller: Ai),",
+        &format!("(name: \"Blue\", controller: Ai), {sides}"),
+    )]);
+    let errs = errors(&src);
+    assert!(
+        errs.iter()
+            .any(|e| e.2.contains("19 sides; a battle has at most 16")),
+        "{errs:#?}"
+    );
+    let units: String = (0..300)
+        .map(|i| format!("(name: \"U{i}\", side: \"Blue\", cell: (9, 9), template: \"archer\"), "))
+        .collect();
+    let errs = errors(&with(&[(
+        "template: \"archer\"),",
+        &format!("template: \"archer\"), {units}"),
+    )]));
+    assert!(
+        errs.iter()
+            .any(|e| e.2.contains("302 units; a battle has at most 256")),
+        "{:?}",
+        errs.first()
+    );
+    let errs = errors(&with(&[("(6, 4)", "(6, 100000)")]));
+    assert!(
+        errs.iter().any(|e| e.2.contains("may be at most 256")),
+        "{errs:#?}"
+    );
+}
+
+#[test]
+fn the_note_of_problems_not_shown_comes_last() {
+    // Many problems: every unit on a missing side.
+    let units: String = (0..250)
+        .map(|i| {
+            format!("(name: \"U{i}\", side: \"Nobody\", cell: (9, 9), template: \"archer\"), ")
+        })
+        .collect();
+    let errs = errors(&with(&[(
+        "template: \"archer\"),",
+        &format!("template: \"archer\"), {units}"),
+    )]));
+    let last = errs.last().expect("problems");
+    assert!(last.2.contains("more problems are not shown"), "{last:?}");
+    assert!(
+        errs[..errs.len() - 1]
+            .iter()
+            .all(|e| !e.2.contains("not shown")),
+        "only the last says so"
+    );
+}
+
+#[test]
+fn old_mac_line_endings_report_the_right_line() {
+    // Every "\n" a lone "\r": the error is still on line 9, not line 1.
+    let src = with(&[(".#..+.", ".#..+?")]).replace('\n', "\r");
+    let errs = errors(&src);
+    assert_eq!(errs.len(), 1, "{errs:#?}");
+    assert_eq!((errs[0].0, errs[0].1), (9, 15), "{errs:#?}");
+    // Windows line endings count one line each too.
+    let src = with(&[(".#..+.", ".#..+?")]).replace('\n', "\r\n");
+    let errs = errors(&src);
+    assert_eq!((errs[0].0, errs[0].1), (9, 15), "{errs:#?}");
+}

@@ -232,6 +232,19 @@ impl fmt::Display for Problem {
 /// At most this many problems are reported one by one; the rest are counted in a last one.
 pub const MAX_PROBLEMS: usize = 200;
 
+/// The most a cell may cost to enter: far above what any rule needs, and small enough that a
+/// movement search's costs stay small numbers.
+pub const MAX_TERRAIN_COST: u32 = 100;
+/// The largest map side, in cells.
+pub const MAX_MAP_SIDE: u32 = 256;
+/// The most sides a level may have.
+pub const MAX_SIDES: usize = 16;
+/// The most units a level may have.
+pub const MAX_UNITS: usize = 256;
+/// The largest stat a unit may be given (in size: `-MAX_STAT..=MAX_STAT`). Dice counts and
+/// die sizes have the smaller bounds of [`crate::rules::dice`].
+pub const MAX_STAT: i64 = 10_000;
+
 /// How deeply `ron` may nest while parsing a level (a valid level needs about 5).
 const RON_RECURSION_LIMIT: usize = 32;
 
@@ -375,6 +388,20 @@ pub fn validate(file_name: &str, source: &str) -> Vec<Diagnostic> {
     }
 }
 
+/// `text` with each "\r" that is not followed by "\n" made a "\n" (the same length).
+fn lone_cr_to_lf(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        out.push(if c == '\r' && chars.peek() != Some(&'\n') {
+            '\n'
+        } else {
+            c
+        });
+    }
+    out
+}
+
 /// Parses, checks and builds a level from its text.
 pub fn load(file_name: &str, source: &str) -> Result<Level, Vec<Diagnostic>> {
     let diag = |line, col, message: String| Diagnostic {
@@ -388,6 +415,15 @@ pub fn load(file_name: &str, source: &str) -> Result<Level, Vec<Diagnostic>> {
     }
     // A byte-order mark is invisible in editors; columns are counted after it.
     let source = source.strip_prefix('\u{feff}').unwrap_or(source);
+    // Old Mac files end lines with a lone "\r", which `ron` does not take for a line end (a
+    // `//` comment would run to the end of the file). "\r" to "\n" keeps every byte offset.
+    let unix;
+    let source = if source.contains('\r') {
+        unix = lone_cr_to_lf(source);
+        unix.as_str()
+    } else {
+        source
+    };
     if source.trim().is_empty() {
         return Err(vec![diag(
             1,
@@ -415,12 +451,13 @@ pub fn load(file_name: &str, source: &str) -> Result<Level, Vec<Diagnostic>> {
             return Err(vec![diag(line, col, ron_message(&e.code))]);
         }
     };
+    let index = spans::Spans::index(source);
+    let repeats = repeated_keys(&file, &index);
     let problems = check(&file);
-    if problems.is_empty() {
+    if problems.is_empty() && repeats.is_empty() {
         return build(file).ok_or_else(|| vec![diag(1, 1, "the level could not be built".into())]);
     }
-    let index = spans::Spans::index(source);
-    let offsets: Vec<usize> = problems
+    let mut offsets: Vec<usize> = problems
         .iter()
         .map(|p| {
             let at = index.locate(&p.path.segs);
@@ -430,14 +467,54 @@ pub fn load(file_name: &str, source: &str) -> Result<Level, Vec<Diagnostic>> {
             }
         })
         .collect();
+    offsets.extend(repeats.iter().map(|(at, _)| *at));
     let positions = spans::line_cols(source, &offsets);
-    let mut out: Vec<Diagnostic> = problems
+    // "N more problems are not shown" has no place in the file: it stays last.
+    let (mut out, mut trailer) = (Vec::new(), Vec::new());
+    let messages = problems
         .into_iter()
-        .zip(positions)
-        .map(|(p, (line, col))| diag(line, col, p.message))
-        .collect();
+        .map(|p| (p.path.segs.is_empty(), p.message))
+        .chain(repeats.into_iter().map(|(_, m)| (false, m)));
+    for ((last, message), (line, col)) in messages.zip(positions) {
+        let d = diag(line, col, message);
+        if last {
+            trailer.push(d);
+        } else {
+            out.push(d);
+        }
+    }
     out.sort_by_key(|d| (d.line, d.col));
+    out.extend(trailer);
     Err(out)
+}
+
+/// Map keys written twice (a legend glyph, a unit's overridden stat): `ron` keeps the last one
+/// silently, so each repeat is a problem at the repeated key.
+fn repeated_keys(file: &LevelFile, index: &spans::Spans) -> Vec<(usize, String)> {
+    use Seg::{Field as F, Index as I};
+    let mut out: Vec<(usize, String)> = index
+        .repeated_keys(&[F("legend")])
+        .into_iter()
+        .map(|(key, at)| {
+            (
+                at,
+                format!("legend glyph {key} is given twice; give each glyph once"),
+            )
+        })
+        .collect();
+    for (i, unit) in file.units.iter().enumerate() {
+        let path = [F("units"), I(i), F("overrides")];
+        for (key, at) in index.repeated_keys(&path) {
+            out.push((
+                at,
+                format!(
+                    "unit '{}' overrides {key} twice; give each stat once",
+                    unit.name
+                ),
+            ));
+        }
+    }
+    out
 }
 
 /// The RON settings levels (and the scenarios and replays that inline them) are read with. A
@@ -658,6 +735,22 @@ impl Problems {
     }
 }
 
+/// The values a stat may take: a dice count (`damage_dice`...) 0 to [`dice::MAX_DICE`], a die
+/// (`damage_die`...) 1 to [`dice::MAX_SIDES`], anything else `-MAX_STAT..=MAX_STAT`.
+///
+/// [`dice::MAX_DICE`]: crate::rules::dice::MAX_DICE
+/// [`dice::MAX_SIDES`]: crate::rules::dice::MAX_SIDES
+pub fn stat_bounds(stat: &str) -> (i64, i64) {
+    use crate::rules::dice::{MAX_DICE, MAX_SIDES};
+    if stat.ends_with("_dice") {
+        (0, i64::from(MAX_DICE))
+    } else if stat.ends_with("_die") {
+        (1, i64::from(MAX_SIDES))
+    } else {
+        (-MAX_STAT, MAX_STAT)
+    }
+}
+
 fn article(name: &str) -> &'static str {
     match name.chars().next().map(|c| c.to_ascii_lowercase()) {
         Some('a' | 'e' | 'i' | 'o' | 'u') => "an",
@@ -736,6 +829,16 @@ pub fn check(file: &LevelFile) -> Vec<Problem> {
         );
     }
     for (&glyph, terrain) in &file.legend {
+        if let Some(cost) = terrain.cost.filter(|&c| c > MAX_TERRAIN_COST) {
+            out.push(
+                vec![F("legend"), C(glyph)],
+                format!(
+                    "legend glyph {glyph:?} ({}) costs {cost} to enter; a cell costs at most \
+                     {MAX_TERRAIN_COST} (write `cost: None` for impassable terrain)",
+                    terrain.name
+                ),
+            );
+        }
         if terrain.cost == Some(0) {
             out.push(
                 vec![F("legend"), C(glyph)],
@@ -758,11 +861,19 @@ pub fn check(file: &LevelFile) -> Vec<Problem> {
 
     // Size and map.
     let (width, height) = file.size;
-    let sized = width > 0 && height > 0;
-    if !sized {
+    let sized = width > 0 && height > 0 && width <= MAX_MAP_SIDE && height <= MAX_MAP_SIDE;
+    if width == 0 || height == 0 {
         out.push(
             vec![F("size")],
             format!("the map size is {width}x{height}; width and height must be at least 1"),
+        );
+    } else if !sized {
+        out.push(
+            vec![F("size")],
+            format!(
+                "the map size is {width}x{height}; width and height may be at most \
+                 {MAX_MAP_SIDE}"
+            ),
         );
     }
     let row_widths: Vec<usize> = file.map.iter().map(|r| r.chars().count()).collect();
@@ -856,6 +967,15 @@ pub fn check(file: &LevelFile) -> Vec<Problem> {
             side_index.insert(&side.name, i);
         }
     }
+    if file.sides.len() > MAX_SIDES {
+        out.push(
+            vec![F("sides"), I(MAX_SIDES)],
+            format!(
+                "this level has {} sides; a battle has at most {MAX_SIDES}",
+                file.sides.len()
+            ),
+        );
+    }
     if file.sides.len() < 2 {
         out.push(
             vec![F("sides")],
@@ -878,6 +998,15 @@ pub fn check(file: &LevelFile) -> Vec<Problem> {
     };
 
     // Units.
+    if file.units.len() > MAX_UNITS {
+        out.push(
+            vec![F("units"), I(MAX_UNITS)],
+            format!(
+                "this level has {} units; a battle has at most {MAX_UNITS}",
+                file.units.len()
+            ),
+        );
+    }
     let mut unit_names: BTreeMap<&str, usize> = BTreeMap::new();
     let mut occupied: BTreeMap<(i32, i32), usize> = BTreeMap::new();
     let mut side_units = vec![0usize; file.sides.len()];
@@ -919,6 +1048,17 @@ pub fn check(file: &LevelFile) -> Vec<Problem> {
                     ),
                 ),
                 Some(t) => {
+                    for (stat, &value) in &unit.overrides {
+                        let (low, high) = stat_bounds(stat);
+                        if !(low..=high).contains(&value) {
+                            out.push(
+                                vec![F("units"), I(i), F("overrides"), Seg::Str(stat.clone())],
+                                format!(
+                                    "{who} sets '{stat}' to {value}; it must be {low} to {high}"
+                                ),
+                            );
+                        }
+                    }
                     for stat in unit.overrides.keys() {
                         if !t.stats.contains_key(stat) {
                             out.push(

@@ -338,9 +338,17 @@ pub fn dice(text: &str) -> DiceExpr {
     text.parse().unwrap_or_else(|_| DiceExpr::dice(0, 1))
 }
 
+/// The largest flat bonus a stat adds to a roll.
+const MAX_FLAT_BONUS: i64 = 1_000_000;
+
 /// `count`d`sides` + `bonus`.
 pub fn ndx(count: i64, sides: i64, bonus: i64) -> DiceExpr {
-    DiceExpr::dice(count.max(0) as u32, sides.max(1) as u32).plus(bonus)
+    use crate::rules::dice::{MAX_DICE, MAX_SIDES};
+    // Levels bound stats (`level::stat_bounds`); the clamp keeps any other source in range
+    // too, never wrapping a huge count around to a small one.
+    let count = count.clamp(0, i64::from(MAX_DICE)) as u32;
+    let sides = sides.clamp(1, i64::from(MAX_SIDES)) as u32;
+    DiceExpr::dice(count, sides).plus(bonus.clamp(-MAX_FLAT_BONUS, MAX_FLAT_BONUS))
 }
 
 impl Exec<'_> {

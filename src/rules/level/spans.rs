@@ -100,6 +100,31 @@ impl Spans {
         self.walk(path).1
     }
 
+    /// The map keys written more than once in the map at `path`: each repeat's key (as
+    /// written, `'x'` or `"hp"`) and where it starts, in text order. `ron` keeps the last of
+    /// equal keys without a word; a level must not.
+    pub(crate) fn repeated_keys(&self, path: &[Seg]) -> Vec<(String, usize)> {
+        let mut node = &self.root;
+        for seg in path {
+            match node.kids.iter().find(|(k, _)| k.matches(seg)) {
+                Some((_, next)) => node = next,
+                None => return Vec::new(),
+            }
+        }
+        let mut out = Vec::new();
+        for (i, (key, kid)) in node.kids.iter().enumerate() {
+            let shown = match key {
+                Key::Char(c) => format!("{c:?}"),
+                Key::Str(s) => format!("{s:?}"),
+                _ => continue,
+            };
+            if node.kids[..i].iter().any(|(k, _)| k == key) {
+                out.push((shown, kid.at));
+            }
+        }
+        out
+    }
+
     fn walk(&self, path: &[Seg]) -> (usize, usize) {
         let mut node = &self.root;
         for (depth, seg) in path.iter().enumerate() {
