@@ -138,3 +138,83 @@ fn every_shipped_level_plays_its_recorded_game() {
     }
     assert!(differ.is_empty(), "{}", differ.join("\n"));
 }
+
+/// A folder of its own under the system's temporary folder, for one test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("fray-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+    dir
+}
+
+#[test]
+fn a_pipe_given_as_a_file_is_refused_at_once_not_waited_on() {
+    let dir = scratch("fifo");
+    let fifo = dir.join("level.ron");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo runs");
+    assert!(made.success());
+    // Nothing ever writes to the pipe: a read would block forever.
+    let e = level::load_path(&fifo).expect_err("refused");
+    assert!(e[0].message.contains("not a regular file"), "{e:?}");
+    let e = fray::rules::replay::read_user_file(&fifo, 1024).expect_err("refused");
+    assert!(e.contains("not a regular file"), "{e}");
+    let r = scenario::run_file(&fifo);
+    assert!(
+        !r.passed && r.detail.contains("not a regular file"),
+        "{}",
+        r.detail
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn linked_folders_are_not_followed_when_listing_scenarios() {
+    let dir = scratch("links");
+    std::fs::write(dir.join("a.ron"), "()").expect("write");
+    std::fs::create_dir(dir.join("sub")).expect("mkdir");
+    std::fs::write(dir.join("sub").join("b.ron"), "()").expect("write");
+    // A link back to the top: followed, it would list the files forever.
+    std::os::unix::fs::symlink(&dir, dir.join("sub").join("loop")).expect("symlink");
+    std::os::unix::fs::symlink(dir.join("a.ron"), dir.join("link.ron")).expect("symlink");
+    let files = scenario::files_under(&dir);
+    let names: Vec<String> = files
+        .iter()
+        .filter_map(|f| f.strip_prefix(&dir).ok())
+        .map(|f| f.display().to_string())
+        .collect();
+    assert_eq!(names, ["a.ron", "link.ron", "sub/b.ron"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn atomic_writes_leave_no_temporary_file_and_never_share_one() {
+    use fray::rules::replay::write_atomic;
+    let dir = scratch("atomic");
+    let target = dir.join("save.ron");
+    std::thread::scope(|s| {
+        for i in 0..8 {
+            let target = &target;
+            s.spawn(move || {
+                for _ in 0..20 {
+                    write_atomic(target, &format!("writer {i}\n").repeat(200)).expect("write");
+                }
+            });
+        }
+    });
+    // The file is one writer's whole text, never a mix of two.
+    let text = std::fs::read_to_string(&target).expect("read");
+    let first = text.lines().next().expect("a line").to_string();
+    assert!(text.lines().all(|l| l == first) && text.lines().count() == 200);
+    let left: Vec<_> = std::fs::read_dir(&dir)
+        .expect("list")
+        .flatten()
+        .map(|e| e.file_name())
+        .collect();
+    assert_eq!(left, ["save.ron"]);
+    // A write that fails (its folder is gone) leaves nothing behind and says why.
+    assert!(write_atomic(&dir.join("missing").join("x.ron"), "x").is_err());
+    let _ = std::fs::remove_dir_all(&dir);
+}

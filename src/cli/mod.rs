@@ -181,10 +181,10 @@ fn indent(text: &str) -> String {
 
 fn replay(file: &Path, as_ron: bool) -> ExitCode {
     use crate::rules::replay;
-    let text = match std::fs::read_to_string(file) {
+    let text = match replay::read_user_file(file, 64 * 1024 * 1024) {
         Ok(t) => t,
         Err(e) => {
-            eprintln!("{}: cannot read: {e}", file.display());
+            eprintln!("{}: {e}", file.display());
             return ExitCode::FAILURE;
         }
     };

@@ -571,6 +571,12 @@ pub fn load_path(path: &Path) -> Result<Level, Vec<Diagnostic>> {
         Ok(meta) if meta.is_dir() => {
             return Err(at_start("this is a directory, not a level file".into()));
         }
+        // A FIFO or a device could block the read forever.
+        Ok(meta) if !meta.is_file() => {
+            return Err(at_start(
+                "this is not a regular file (a pipe or a device?), not a level file".into(),
+            ));
+        }
         Ok(meta) if meta.len() > MAX_LEVEL_BYTES as u64 => {
             return Err(at_start(too_big(
                 usize::try_from(meta.len()).unwrap_or(usize::MAX),

@@ -159,25 +159,79 @@ pub fn render_log(b: &BattleState, events: &[Event]) -> String {
     out
 }
 
-/// Writes `text` to `path` atomically: a temporary file in the same folder, flushed, then
-/// renamed over the target. A crash leaves either the old file or the new one, never half.
+/// Writes `text` to `path` atomically: a temporary file of its own in the same folder (named
+/// for this process and a counter, so two running copies never share one), flushed, renamed
+/// over the target, and the folder synced so the rename itself survives a crash. A crash
+/// leaves either the old file or the new one, never half; a failed write removes its
+/// temporary file.
 pub fn write_atomic(path: &Path, text: &str) -> std::io::Result<()> {
     use std::io::Write;
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(0);
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "file".into());
+    let unique = format!(
+        ".{name}.{}.{}.tmp",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    );
     let tmp = match dir {
-        Some(d) => d.join(format!(".{name}.tmp")),
-        None => PathBuf::from(format!(".{name}.tmp")),
+        Some(d) => d.join(unique),
+        None => PathBuf::from(unique),
     };
-    {
+    let written = (|| {
         let mut f = std::fs::File::create(&tmp)?;
         f.write_all(text.as_bytes())?;
         f.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+        return written;
     }
-    std::fs::rename(&tmp, path)
+    // The rename is durable once the folder is synced (a no-op where folders cannot be opened).
+    if let Ok(d) = std::fs::File::open(dir.unwrap_or(Path::new("."))) {
+        let _ = d.sync_all();
+    }
+    Ok(())
+}
+
+/// Reads a text file the user named (a level, a replay, a scenario, a save), at most
+/// `max_bytes` of it. Anything but a regular file (a folder, a FIFO, a device) is refused
+/// before it is opened, so a pipe cannot block a command forever.
+pub fn read_user_file(path: &Path, max_bytes: u64) -> Result<String, String> {
+    use std::io::Read;
+    let meta = std::fs::metadata(path).map_err(|e| format!("cannot read: {e}"))?;
+    if meta.is_dir() {
+        return Err("this is a folder, not a file".into());
+    }
+    if !meta.is_file() {
+        return Err("this is not a regular file (a pipe or a device?); give a file".into());
+    }
+    if meta.len() > max_bytes {
+        return Err(format!(
+            "the file is {} bytes; at most {max_bytes} are read",
+            meta.len()
+        ));
+    }
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|f| f.take(max_bytes + 1).read_to_end(&mut bytes))
+        .map_err(|e| format!("cannot read: {e}"))?;
+    if bytes.len() as u64 > max_bytes {
+        return Err(format!(
+            "the file grew past {max_bytes} bytes while it was read"
+        ));
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        format!(
+            "the file is not UTF-8 text (a bad byte at offset {})",
+            e.utf8_error().valid_up_to()
+        )
+    })
 }
 
 #[cfg(test)]

@@ -238,17 +238,20 @@ pub fn run(s: &Scenario) -> Result<(), String> {
     Ok(())
 }
 
+/// The largest scenario file read.
+const MAX_SCENARIO_BYTES: u64 = 16 * 1024 * 1024;
+
 /// Loads and runs one scenario file.
 pub fn run_file(path: &Path) -> Report {
     let file = path.display().to_string();
-    let text = match std::fs::read_to_string(path) {
+    let text = match crate::rules::replay::read_user_file(path, MAX_SCENARIO_BYTES) {
         Ok(t) => t,
         Err(e) => {
             return Report {
                 file,
                 name: String::new(),
                 passed: false,
-                detail: format!("cannot read: {e}"),
+                detail: e,
             };
         }
     };
@@ -272,6 +275,9 @@ pub fn run_file(path: &Path) -> Report {
 }
 
 /// Every `*.ron` file under `dir`, recursively, sorted.
+///
+/// Linked folders are not followed (a link to a parent folder would list every file again and
+/// again); linked files are listed.
 pub fn files_under(dir: &Path) -> Vec<std::path::PathBuf> {
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
@@ -281,9 +287,10 @@ pub fn files_under(dir: &Path) -> Vec<std::path::PathBuf> {
         };
         for e in entries.flatten() {
             let p = e.path();
-            if p.is_dir() {
+            let real_dir = e.file_type().is_ok_and(|t| t.is_dir());
+            if real_dir {
                 stack.push(p);
-            } else if p.extension().is_some_and(|x| x == "ron") {
+            } else if p.extension().is_some_and(|x| x == "ron") && !p.is_dir() {
                 out.push(p);
             }
         }
