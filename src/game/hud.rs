@@ -11,7 +11,7 @@ use super::Screen;
 use super::battle::{Battle, Settings, Submit, Toast};
 use super::hotseat::HotSeat;
 use super::input::CursorCell;
-use super::menu::{self, Described, MenuEntry, anchor, group_of};
+use super::menu::{self, Described, MenuEntry, group_of};
 use super::ui::{self, UiAction, UiClick};
 use super::units::{health_text, side_colour};
 use crate::rules::battle::{BattleState, Command, Decision, SideId, Status, Trigger, UnitId, log};
@@ -1288,7 +1288,7 @@ pub fn commands_at<'a>(
     let s = s.clone();
     legal
         .iter()
-        .filter(move |d| anchor(&d.command).board_cell(&s) == Some(cell))
+        .filter(move |d| d.command.anchor().board_cell(&s) == Some(cell))
 }
 
 /// The label of a group, for tests and hints.
