@@ -91,7 +91,7 @@ pub fn run(level: Option<PathBuf>) -> ExitCode {
             }
         })
         .filter(|d| d.is_dir())
-        .map_or_else(crate::cli::levels_dir, Path::to_path_buf);
+        .map_or_else(crate::rules::level::levels_dir, Path::to_path_buf);
     let mut app = window_app(&dir);
     if let Some(path) = level {
         match crate::rules::level::load_path(&path) {
@@ -126,7 +126,7 @@ pub fn shot(
         eprintln!("{}: error: cannot replace the file: {e}", out.display());
         return ExitCode::FAILURE;
     }
-    let mut app = window_app(&crate::cli::levels_dir());
+    let mut app = window_app(&crate::rules::level::levels_dir());
     // Keep updating even when the (virtual) window is unfocused.
     app.insert_resource(WinitSettings::continuous())
         .insert_resource(StayOnBattle);
