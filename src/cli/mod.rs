@@ -11,6 +11,8 @@ use clap::{Parser, Subcommand};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use crate::rules::level::levels_dir;
+
 /// Fray: tabletop-RPG combat on hex and square grids.
 #[derive(Debug, Parser)]
 #[command(name = "fray", version, about, long_about = None)]
@@ -210,16 +212,6 @@ fn replay(file: &Path, as_ron: bool) -> ExitCode {
         print!("{}", replay::render_log(&b, &events));
     }
     ExitCode::SUCCESS
-}
-
-/// The folder holding the designer levels: `./levels` when run from the repository (as
-/// `cargo run` does), else the one next to the package manifest this binary was built from.
-pub fn levels_dir() -> PathBuf {
-    let here = Path::new("levels");
-    if here.is_dir() {
-        return here.to_path_buf();
-    }
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("levels")
 }
 
 /// The level `fray` opens when none is named: the first `*.ron` in [`levels_dir`], by name.

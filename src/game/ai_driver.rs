@@ -74,7 +74,7 @@ fn drive_ai(
     battle: Res<Battle>,
     settings: Res<Settings>,
     time: Res<Time>,
-    paused: Option<Res<super::hud::Paused>>,
+    pause: Option<Res<State<super::hud::Pause>>>,
     mut submit: MessageWriter<Submit>,
 ) {
     let players = &mut *players;
@@ -107,7 +107,7 @@ fn drive_ai(
     let Some(side) = side else {
         return;
     };
-    if paused.is_some_and(|p| p.0) {
+    if super::hud::Pause::is_paused(pause.as_deref()) {
         return;
     }
     // Send a held answer once the board has caught up and the pace allows.

@@ -440,7 +440,7 @@ fn undo_key(
         return;
     }
     let ctrl = keys.any_pressed([KeyCode::ControlLeft, KeyCode::ControlRight]);
-    if keys.just_pressed(KeyCode::KeyU) || (ctrl && keys.just_pressed(KeyCode::KeyZ)) {
+    if super::keys::UNDO.just_pressed(&keys) || (ctrl && keys.just_pressed(KeyCode::KeyZ)) {
         if battle.undo() {
             toasts.write(Toast("Move undone".into()));
         } else if battle.human_to_decide() {

@@ -181,7 +181,7 @@ fn refit(
         return;
     };
     let resized = resized.read().count() > 0;
-    if keys.just_pressed(KeyCode::Home) || resized {
+    if super::keys::FIT.just_pressed(&keys) || resized {
         for (mut transform, mut projection) in &mut camera {
             frame(
                 view.bounds,
@@ -253,18 +253,17 @@ fn pan_with_keys(
     mut camera: Query<(&mut Transform, &Projection), With<MainCamera>>,
 ) {
     // In a battle the plain keys move the cell cursor; Shift pans.
-    let shift = keys.any_pressed([KeyCode::ShiftLeft, KeyCode::ShiftRight]);
+    let shift = super::keys::PAN.pressed(&keys);
     if battle.is_some() && !shift {
         return;
     }
     let mut dir = Vec2::ZERO;
-    for (key, alt, d) in [
-        (KeyCode::ArrowLeft, KeyCode::KeyA, Vec2::NEG_X),
-        (KeyCode::ArrowRight, KeyCode::KeyD, Vec2::X),
-        (KeyCode::ArrowUp, KeyCode::KeyW, Vec2::Y),
-        (KeyCode::ArrowDown, KeyCode::KeyS, Vec2::NEG_Y),
-    ] {
-        if keys.pressed(key) || keys.pressed(alt) {
+    // Left, right, up, down.
+    for (group, d) in [Vec2::NEG_X, Vec2::X, Vec2::Y, Vec2::NEG_Y]
+        .into_iter()
+        .enumerate()
+    {
+        if super::keys::CURSOR.group_pressed(&keys, group) {
             dir += d;
         }
     }
@@ -326,10 +325,10 @@ fn zoom(
         MouseScrollUnit::Pixel => scroll.delta.y / 40.0,
     };
     let mut steps = lines;
-    if keys.just_pressed(KeyCode::Equal) || keys.just_pressed(KeyCode::NumpadAdd) {
+    if super::keys::ZOOM.group_just_pressed(&keys, 0) {
         steps += 1.0;
     }
-    if keys.just_pressed(KeyCode::Minus) || keys.just_pressed(KeyCode::NumpadSubtract) {
+    if super::keys::ZOOM.group_just_pressed(&keys, 1) {
         steps -= 1.0;
     }
     if steps == 0.0 {

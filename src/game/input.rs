@@ -12,8 +12,10 @@ use super::Screen;
 use super::battle::{Battle, Submit, Toast};
 use super::board::{BoardGrid, BoardLayout};
 use super::camera::MainCamera;
-use super::hud::{HudPanel, InputBlocked, Paused, Targeting, View};
-use super::menu::{self, Hotkey};
+use super::hud::{HudPanel, InputBlocked, Pause, Targeting, View};
+use super::keys;
+pub use super::keys::key_of;
+use super::menu;
 use super::ui::{UiAction, UiClick};
 use crate::rules::battle::{Command, Decision};
 use crate::rules::grid::Cell;
@@ -134,49 +136,13 @@ fn hover_cell(
     }
 }
 
-const DIGITS: [KeyCode; 10] = [
-    KeyCode::Digit1,
-    KeyCode::Digit2,
-    KeyCode::Digit3,
-    KeyCode::Digit4,
-    KeyCode::Digit5,
-    KeyCode::Digit6,
-    KeyCode::Digit7,
-    KeyCode::Digit8,
-    KeyCode::Digit9,
-    KeyCode::Digit0,
-];
-
-/// The key of a hotkey.
-pub fn key_of(h: Hotkey) -> Option<KeyCode> {
-    match h {
-        Hotkey::Digit(0) => Some(KeyCode::Digit0),
-        Hotkey::Digit(d) => DIGITS.get(d as usize - 1).copied(),
-        Hotkey::Letter(c) => Some(match c {
-            'E' => KeyCode::KeyE,
-            'R' => KeyCode::KeyR,
-            'F' => KeyCode::KeyF,
-            'G' => KeyCode::KeyG,
-            'C' => KeyCode::KeyC,
-            'V' => KeyCode::KeyV,
-            'B' => KeyCode::KeyB,
-            'N' => KeyCode::KeyN,
-            'M' => KeyCode::KeyM,
-            'J' => KeyCode::KeyJ,
-            'K' => KeyCode::KeyK,
-            'L' => KeyCode::KeyL,
-            _ => return None,
-        }),
-    }
-}
-
 #[allow(clippy::too_many_arguments)]
 fn keyboard(
     keys: Res<ButtonInput<KeyCode>>,
     view: Res<View>,
     battle: Res<Battle>,
     blocked: Res<InputBlocked>,
-    paused: Res<Paused>,
+    pause: Option<Res<State<Pause>>>,
     mut targeting: ResMut<Targeting>,
     mut cursor: ResMut<CursorCell>,
     mut clicks: MessageWriter<UiClick>,
@@ -188,23 +154,18 @@ fn keyboard(
         clicks.write(UiClick(a));
     };
     // Settings and saves work everywhere on the battle screen.
-    for (key, action) in [
-        (KeyCode::F2, UiAction::Speed),
-        (KeyCode::F3, UiAction::SkipAnimations),
-        (KeyCode::F4, UiAction::Pace),
-        (KeyCode::F5, UiAction::QuickSave),
-        (KeyCode::F9, UiAction::QuickLoad),
-        (KeyCode::KeyT, UiAction::ToggleThreat),
-    ] {
-        if keys.just_pressed(key) {
-            click(&mut clicks, action);
+    for key in keys::HOTKEYS {
+        if let Some(action) = &key.button
+            && key.just_pressed(&keys)
+        {
+            click(&mut clicks, action.clone());
         }
     }
-    if paused.0 {
-        if keys.just_pressed(KeyCode::Escape) {
+    if Pause::is_paused(pause.as_deref()) {
+        if keys::CANCEL.just_pressed(&keys) {
             click(&mut clicks, UiAction::Resume);
         }
-        if keys.just_pressed(KeyCode::KeyQ) {
+        if keys::QUIT.just_pressed(&keys) {
             click(&mut clicks, UiAction::SaveAndQuit);
         }
         return;
@@ -212,7 +173,7 @@ fn keyboard(
     if blocked.0 {
         return;
     }
-    if keys.just_pressed(KeyCode::Escape) {
+    if keys::CANCEL.just_pressed(&keys) {
         if targeting.group.is_some() {
             targeting.group = None;
         } else {
@@ -224,17 +185,16 @@ fn keyboard(
     };
     let grid = *state.grid();
     // The cursor: arrows or WASD (Shift pans the camera instead).
-    let shift = keys.any_pressed([KeyCode::ShiftLeft, KeyCode::ShiftRight]);
+    let shift = keys::PAN.pressed(&keys);
     let ctrl = keys.any_pressed([KeyCode::ControlLeft, KeyCode::ControlRight]);
     if !shift && !ctrl {
         let mut d = IVec2::ZERO;
-        for (a, b, v) in [
-            (KeyCode::ArrowLeft, KeyCode::KeyA, IVec2::NEG_X),
-            (KeyCode::ArrowRight, KeyCode::KeyD, IVec2::X),
-            (KeyCode::ArrowUp, KeyCode::KeyW, IVec2::NEG_Y),
-            (KeyCode::ArrowDown, KeyCode::KeyS, IVec2::Y),
-        ] {
-            if keys.just_pressed(a) || keys.just_pressed(b) {
+        // Left, right, up, down.
+        for (group, v) in [IVec2::NEG_X, IVec2::X, IVec2::NEG_Y, IVec2::Y]
+            .into_iter()
+            .enumerate()
+        {
+            if keys::CURSOR.group_just_pressed(&keys, group) {
                 d += v;
             }
         }
@@ -249,7 +209,7 @@ fn keyboard(
         }
     }
     // Tab: the next unit (the ones that may be picked, else every standing unit).
-    if keys.just_pressed(KeyCode::Tab) {
+    if keys::NEXT_UNIT.just_pressed(&keys) {
         let mut cells: Vec<Cell> = match state.pending() {
             Decision::Pick { options, .. } => options
                 .iter()
@@ -308,7 +268,7 @@ fn keyboard(
             return;
         }
     }
-    if keys.just_pressed(KeyCode::Enter) || keys.just_pressed(KeyCode::NumpadEnter) {
+    if keys::CONFIRM.just_pressed(&keys) {
         if react {
             // The default answer.
             click(

@@ -46,7 +46,7 @@ impl FromWorld for LevelLoader {
     fn from_world(world: &mut World) -> Self {
         let dir = world
             .get_resource::<LevelsDir>()
-            .map_or_else(crate::cli::levels_dir, |d| d.0.clone());
+            .map_or_else(crate::rules::level::levels_dir, |d| d.0.clone());
         Self { dir }
     }
 }
@@ -152,7 +152,7 @@ fn load_catalog(
     server: Res<AssetServer>,
     dir: Option<Res<LevelsDir>>,
 ) {
-    let dir = dir.map_or_else(crate::cli::levels_dir, |d| d.0.clone());
+    let dir = dir.map_or_else(crate::rules::level::levels_dir, |d| d.0.clone());
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .map(|r| {
             r.filter_map(|e| e.ok().map(|e| e.path()))
@@ -175,8 +175,8 @@ fn load_catalog(
         .collect();
 }
 
-/// The folder the catalog lists (default: [`crate::cli::levels_dir`]); it must be the folder
-/// the `levels` asset source reads.
+/// The folder the catalog lists (default: [`crate::rules::level::levels_dir`]); it must be
+/// the folder the `levels` asset source reads.
 #[derive(Resource, Debug, Clone)]
 pub struct LevelsDir(pub PathBuf);
 

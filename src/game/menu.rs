@@ -4,65 +4,12 @@
 //!
 //! Nothing here decides a rule: every entry is a command from
 //! [`BattleState::legal_commands`]. Commands are grouped generically (by command kind and
-//! [`Action::name`](crate::rules::battle::Action::name)), and the board anchor of a command (the unit it targets, the cell it goes
-//! to) is read from its serialized fields, so actions other engineers add later work without a
-//! change here.
+//! [`Action::name`](crate::rules::battle::Action::name)), and where a command points on the
+//! board (the unit it targets, the cell it goes to) is its [`Command::anchor`].
 
-use crate::rules::battle::{BattleState, Command, Decision, Reaction, SideId, Trigger, UnitId};
+use crate::rules::battle::{BattleState, Command, Decision, Reaction, SideId, Trigger};
 use crate::rules::grid::Cell;
 use crate::rules::rulesets::{self, CommandInfo};
-
-/// Where a command points on the board.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Anchor {
-    /// The unit it targets (an enemy to attack, an ally to help), if any.
-    pub unit: Option<UnitId>,
-    /// The cell it moves to, if any.
-    pub cell: Option<Cell>,
-}
-
-impl Anchor {
-    /// The board cell to click for this command: where it moves to, else its target's cell.
-    pub fn board_cell(&self, s: &BattleState) -> Option<Cell> {
-        self.cell
-            .or_else(|| self.unit.and_then(|u| s.unit(u).map(|u| u.cell)))
-    }
-}
-
-/// Reads the target unit and destination cell of any command from its fields (`target`,
-/// `ally`; `to`, `push`), whatever its variant.
-pub fn anchor(cmd: &Command) -> Anchor {
-    fn walk(v: &serde_json::Value, out: &mut Anchor) {
-        match v {
-            serde_json::Value::Object(map) => {
-                for (k, v) in map {
-                    match (k.as_str(), v) {
-                        ("target" | "ally", serde_json::Value::Number(n)) => {
-                            if out.unit.is_none() {
-                                out.unit = n.as_u64().map(|n| UnitId(n as u16));
-                            }
-                        }
-                        ("to" | "push", serde_json::Value::Object(c)) => {
-                            let x = c.get("x").and_then(|x| x.as_i64());
-                            let y = c.get("y").and_then(|y| y.as_i64());
-                            if let (Some(x), Some(y), None) = (x, y, out.cell) {
-                                out.cell = Some(Cell::new(x as i32, y as i32));
-                            }
-                        }
-                        _ => walk(v, out),
-                    }
-                }
-            }
-            serde_json::Value::Array(items) => items.iter().for_each(|i| walk(i, out)),
-            _ => {}
-        }
-    }
-    let mut out = Anchor::default();
-    if let Ok(v) = serde_json::to_value(cmd) {
-        walk(&v, &mut out);
-    }
-    out
-}
 
 /// The group a command is listed under: "Move", "Attack", "Shoot", the action's name, "End
 /// turn", "React", "Pick", "Declare".
@@ -83,7 +30,7 @@ pub fn group_of(cmd: &Command) -> String {
 pub fn is_moving(s: &BattleState, cmd: &Command) -> bool {
     matches!(cmd, Command::Move { .. })
         || (matches!(cmd, Command::Act { .. })
-            && anchor(cmd).cell.is_some()
+            && cmd.anchor().cell.is_some()
             && rulesets::describe(s, cmd).path.is_some())
 }
 
@@ -190,7 +137,7 @@ pub fn menu(s: &BattleState, legal: &[Described]) -> Vec<MenuEntry> {
         let single = items.len() == 1;
         let label = if single {
             items[0].info.label.clone()
-        } else if items.iter().all(|d| anchor(&d.command).cell.is_some()) {
+        } else if items.iter().all(|d| d.command.anchor().cell.is_some()) {
             format!("{group} (choose a cell)")
         } else {
             format!("{group} (choose a target)")
@@ -271,7 +218,7 @@ pub fn command_at(
     let here: Vec<&Described> = legal
         .iter()
         .filter(|d| group.is_none_or(|g| group_of(&d.command) == g))
-        .filter(|d| anchor(&d.command).board_cell(s) == Some(cell))
+        .filter(|d| d.command.anchor().board_cell(s) == Some(cell))
         .collect();
     if group.is_some() {
         return here.iter().map(|d| d.command.clone()).collect();
@@ -350,37 +297,11 @@ pub fn default_answer(decision: &Decision, entries: &[MenuEntry]) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::battle::Action;
+    use crate::rules::battle::UnitId;
 
     fn ruins() -> BattleState {
         let level = crate::rules::battle::tests::load("action_points_ruins.ron");
         BattleState::start(&level, 7).0
-    }
-
-    #[test]
-    fn anchors_read_targets_and_cells_of_any_command() {
-        let u = UnitId(0);
-        let t = UnitId(4);
-        let c = Cell::new(3, 4);
-        assert_eq!(anchor(&Command::Move { unit: u, to: c }).cell, Some(c));
-        let a = anchor(&Command::Attack {
-            unit: u,
-            target: t,
-            ranged: true,
-        });
-        assert_eq!((a.unit, a.cell), (Some(t), None));
-        let a = anchor(&Command::Act {
-            unit: u,
-            action: Action::Charge { target: t, to: c },
-        });
-        assert_eq!((a.unit, a.cell), (Some(t), Some(c)));
-        let a = anchor(&Command::Act {
-            unit: u,
-            action: Action::Guard,
-        });
-        assert_eq!(a, Anchor::default());
-        // The acting unit itself is never the anchor.
-        assert_eq!(anchor(&Command::EndTurn { unit: u }), Anchor::default());
     }
 
     #[test]
@@ -435,7 +356,7 @@ mod tests {
             .iter()
             .find(|d| matches!(d.command, Command::Attack { .. }))
         {
-            let cell = anchor(&d.command).board_cell(&s).expect("target cell");
+            let cell = d.command.anchor().board_cell(&s).expect("target cell");
             let cmds = command_at(&s, &legal, cell, None);
             assert_eq!(cmds.len(), 1);
             assert!(matches!(cmds[0], Command::Attack { .. }));

@@ -7,8 +7,10 @@
 //! - [`menu`]: the action menu as data (pure; no Bevy);
 //! - [`battle`]: the battle, the command messages, undo, the event queue;
 //! - [`ai_driver`]: AI sides thinking off the main thread;
-//! - [`screens`]: Title, Setup, Result; [`hud`]: the battle's HUD; [`hotseat`]: hand-over;
-//! - [`input`]: mouse and keyboard on the board; [`camera`]: fit, pan, zoom, follow;
+//! - [`screens`]: Title, Setup, Result, a file each; [`hud`]: the battle's HUD, a file per panel
+//!   (the pause menu is the [`hud::Pause`] sub-state); [`hotseat`]: hand-over;
+//! - [`input`]: mouse and keyboard on the board; [`keys`]: the battle's keys, each declared
+//!   once with its label and help; [`camera`]: fit, pan, zoom, follow;
 //! - [`board`]: the terrain as a bevy_ecs_tilemap tilemap; [`units`]: tokens and animation;
 //! - [`overlays`]: reach, path, threat, sight and cover, odds;
 //! - [`saves`]: autosave, quick save and load; [`levels`]: the level asset loader, hot reload
@@ -26,6 +28,7 @@ pub mod camera;
 pub mod hotseat;
 pub mod hud;
 pub mod input;
+pub mod keys;
 pub mod level;
 pub mod levels;
 pub mod menu;
@@ -91,7 +94,7 @@ pub fn run(level: Option<PathBuf>) -> ExitCode {
             }
         })
         .filter(|d| d.is_dir())
-        .map_or_else(crate::cli::levels_dir, Path::to_path_buf);
+        .map_or_else(crate::rules::level::levels_dir, Path::to_path_buf);
     let mut app = window_app(&dir);
     if let Some(path) = level {
         match crate::rules::level::load_path(&path) {
@@ -126,7 +129,7 @@ pub fn shot(
         eprintln!("{}: error: cannot replace the file: {e}", out.display());
         return ExitCode::FAILURE;
     }
-    let mut app = window_app(&crate::cli::levels_dir());
+    let mut app = window_app(&crate::rules::level::levels_dir());
     // Keep updating even when the (virtual) window is unfocused.
     app.insert_resource(WinitSettings::continuous())
         .insert_resource(StayOnBattle);

@@ -17,7 +17,7 @@ use super::board::{BoardLayout, OnBoard};
 use super::camera::BoardText;
 use super::hud::{Targeting, View};
 use super::input::CursorCell;
-use super::menu::{self, anchor, group_of};
+use super::menu::{self, group_of};
 use crate::rules::battle::{BattleState, Command, UnitId};
 use crate::rules::grid::{Cell, Topology};
 use crate::rules::path::Path;
@@ -113,7 +113,7 @@ pub fn layers(
         let g = group_of(&d.command);
         if let Some(p) = &d.info.path
             && moving_group(&g)
-            && let Some(c) = anchor(&d.command).cell
+            && let Some(c) = d.command.anchor().cell
             && !out.reach.iter().any(|(x, _)| *x == c)
         {
             out.reach.push((c, p.cost()));
@@ -123,7 +123,7 @@ pub fn layers(
             None => matches!(d.command, Command::Attack { .. }),
         };
         if is_target
-            && let Some(c) = anchor(&d.command).board_cell(s)
+            && let Some(c) = d.command.anchor().board_cell(s)
             && !out.targets.contains(&c)
         {
             out.targets.push(c);
@@ -143,7 +143,7 @@ pub fn layers(
         out.path = legal
             .iter()
             .filter(|d| moving_group(&group_of(&d.command)))
-            .find(|d| anchor(&d.command).cell == Some(c))
+            .find(|d| d.command.anchor().cell == Some(c))
             .and_then(|d| d.info.path.clone());
         if let Some(a) = acting.and_then(|a| s.unit(a).map(|u| (a, u)))
             && a.1.cell != c

@@ -223,7 +223,7 @@ fn play_events(
     time: Res<Time>,
     boards: Query<&BoardGrid>,
 ) {
-    let skip = settings.skip_animations || keys.just_pressed(KeyCode::Space);
+    let skip = settings.skip_animations || super::keys::SHOW_NOW.just_pressed(&keys);
     if let Some(p) = anim.current.as_mut() {
         p.t += time.delta_secs() * settings.speed;
         if p.t >= p.duration || skip {

@@ -24,7 +24,7 @@ use crate::rules::rulesets::RulesetId;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// A level file exactly as written in RON. See `levels/README.md` for every field.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -554,6 +554,16 @@ pub fn load_bytes(file_name: &str, bytes: &[u8]) -> Result<Level, Vec<Diagnostic
             }])
         }
     }
+}
+
+/// The folder holding the designer levels: `./levels` when run from the repository (as
+/// `cargo run` does), else the one next to the package manifest this binary was built from.
+pub fn levels_dir() -> PathBuf {
+    let here = Path::new("levels");
+    if here.is_dir() {
+        return here.to_path_buf();
+    }
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("levels")
 }
 
 /// Reads and loads a level file. An unreadable file is a diagnostic at 1:1.

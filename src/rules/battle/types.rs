@@ -99,6 +99,60 @@ impl Command {
             _ => None,
         }
     }
+
+    /// Where the command points on the board: the unit it targets (`target`, `ally`, a
+    /// declared spell's or a reaction's target) and the cell it goes to (`to`, a shove's
+    /// `push`). The acting unit itself is never the anchor.
+    pub fn anchor(&self) -> Anchor {
+        match self {
+            Command::Move { to, .. } => Anchor::cell(*to),
+            Command::Attack { target, .. } => Anchor::unit(*target),
+            Command::Act { action, .. } => action.anchor(),
+            Command::Declare {
+                intent: Intent::Spell { target },
+                ..
+            } => Anchor::unit(*target),
+            Command::React { reaction, .. } => match reaction {
+                Reaction::Attack { target } => Anchor::unit(*target),
+                Reaction::Abort { action } => action.anchor(),
+                _ => Anchor::default(),
+            },
+            Command::EndTurn { .. } | Command::Pick { .. } | Command::Declare { .. } => {
+                Anchor::default()
+            }
+        }
+    }
+}
+
+/// Where a command points on the board (see [`Command::anchor`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Anchor {
+    /// The unit it targets (an enemy to attack, an ally to help), if any.
+    pub unit: Option<UnitId>,
+    /// The cell it moves to (or pushes to), if any.
+    pub cell: Option<Cell>,
+}
+
+impl Anchor {
+    fn unit(unit: UnitId) -> Anchor {
+        Anchor {
+            unit: Some(unit),
+            cell: None,
+        }
+    }
+
+    fn cell(cell: Cell) -> Anchor {
+        Anchor {
+            unit: None,
+            cell: Some(cell),
+        }
+    }
+
+    /// The board cell to click for the command: where it moves to, else its target's cell.
+    pub fn board_cell(&self, s: &super::BattleState) -> Option<Cell> {
+        self.cell
+            .or_else(|| self.unit.and_then(|u| s.unit(u).map(|u| u.cell)))
+    }
 }
 
 /// Named actions beyond Move and Attack. Each ruleset accepts its own subset.
@@ -217,6 +271,52 @@ impl Action {
             Action::Cast { .. } => "Cast",
             Action::TakeRecovery => "Take a Recovery",
             Action::Brandish => "Brandish",
+        }
+    }
+
+    /// The unit the action targets and the cell it goes to (see [`Command::anchor`]).
+    fn anchor(&self) -> Anchor {
+        match *self {
+            Action::Step { to }
+            | Action::Withdraw { to }
+            | Action::Drag { to }
+            | Action::Throw { to }
+            | Action::Sprint { to }
+            | Action::ReadyMove { to, .. } => Anchor::cell(to),
+            Action::Charge { target, to } => Anchor {
+                unit: Some(target),
+                cell: Some(to),
+            },
+            Action::Screen { ally, to } => Anchor {
+                unit: Some(ally),
+                cell: Some(to),
+            },
+            Action::Shove { target, push, .. } => Anchor {
+                unit: Some(target),
+                cell: push,
+            },
+            Action::Swarm { target }
+            | Action::Grapple { target }
+            | Action::FirstAid { target }
+            | Action::Resuscitate { target }
+            | Action::Cast { target }
+            | Action::CommandAlly { ally: target } => Anchor::unit(target),
+            Action::StandUp
+            | Action::GoProne
+            | Action::Delay
+            | Action::Ready { .. }
+            | Action::Dodge
+            | Action::Recover
+            | Action::Disengage
+            | Action::TotalDefense
+            | Action::BreakFree
+            | Action::Release
+            | Action::Guard
+            | Action::Wait
+            | Action::SeekCover
+            | Action::Reload
+            | Action::TakeRecovery
+            | Action::Brandish => Anchor::default(),
         }
     }
 }
@@ -530,4 +630,65 @@ pub enum Event {
         winner: Option<SideId>,
         reason: String,
     },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn anchors_are_the_target_unit_and_the_destination_cell() {
+        let (u, t) = (UnitId(0), UnitId(4));
+        let c = Cell::new(3, 4);
+        assert_eq!(Command::Move { unit: u, to: c }.anchor(), Anchor::cell(c));
+        let shot = Command::Attack {
+            unit: u,
+            target: t,
+            ranged: true,
+        };
+        assert_eq!(shot.anchor(), Anchor::unit(t));
+        let act = |action| Command::Act { unit: u, action };
+        let both = Anchor {
+            unit: Some(t),
+            cell: Some(c),
+        };
+        assert_eq!(act(Action::Charge { target: t, to: c }).anchor(), both);
+        assert_eq!(act(Action::Screen { ally: t, to: c }).anchor(), both);
+        let shove = |push| Action::Shove {
+            target: t,
+            prone: false,
+            push,
+        };
+        assert_eq!(act(shove(Some(c))).anchor(), both);
+        assert_eq!(act(shove(None)).anchor(), Anchor::unit(t));
+        assert_eq!(
+            act(Action::CommandAlly { ally: t }).anchor(),
+            Anchor::unit(t)
+        );
+        let ready = Action::ReadyMove {
+            trigger: ReadyTrigger::UnitActs { unit: t },
+            to: c,
+        };
+        assert_eq!(act(ready).anchor(), Anchor::cell(c));
+        assert_eq!(act(Action::Guard).anchor(), Anchor::default());
+        // Declarations and reactions point at their target, an abort at its action's.
+        let spell = Command::Declare {
+            unit: u,
+            intent: Intent::Spell { target: t },
+        };
+        assert_eq!(spell.anchor(), Anchor::unit(t));
+        let react = |reaction| Command::React { unit: u, reaction };
+        assert_eq!(
+            react(Reaction::Attack { target: t }).anchor(),
+            Anchor::unit(t)
+        );
+        let abort = Reaction::Abort {
+            action: Action::Withdraw { to: c },
+        };
+        assert_eq!(react(abort).anchor(), Anchor::cell(c));
+        assert_eq!(react(Reaction::Dodge).anchor(), Anchor::default());
+        // The acting unit itself is never the anchor.
+        assert_eq!(Command::EndTurn { unit: u }.anchor(), Anchor::default());
+        assert_eq!(Command::Pick { unit: u }.anchor(), Anchor::default());
+    }
 }

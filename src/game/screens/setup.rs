@@ -1,145 +1,32 @@
-//! The menu screens: Title (New battle, Continue, Quit), Setup (pick a level, who plays each
-//! side, the seed) and Result (who won; Rematch, Back). The Battle screen is the board and the
-//! HUD (see `hud`). Every button has a key.
+//! The Setup screen: the levels of the catalog (with their errors), who plays each side, the
+//! seed; it follows edits of the level files.
 
 use bevy::prelude::*;
 
-use super::Screen;
-use super::ai_driver::AiPlayers;
-use super::battle::{Battle, BattleSetup, SideControl};
-use super::levels::{Catalog, LevelChanged};
-use super::saves::{self, SaveStatus};
-use super::ui::{self, UiAction, UiClick};
-use crate::rules::battle::{SideId, Status};
+use super::{random_seed, start_battle};
+use crate::game::Screen;
+use crate::game::battle::{Battle, BattleSetup, SideControl};
+use crate::game::levels::{Catalog, LevelChanged};
+use crate::game::ui::{self, UiAction, UiClick};
 use crate::rules::grid::Topology;
 
 pub(super) fn plugin(app: &mut App) {
     app.init_resource::<SetupState>()
-        .add_systems(OnEnter(Screen::Title), spawn_title)
         .add_systems(OnEnter(Screen::Setup), enter_setup)
-        .add_systems(OnEnter(Screen::Result), spawn_result)
         .add_systems(
             Update,
-            (
-                title_keys.run_if(in_state(Screen::Title)),
-                setup_keys.run_if(in_state(Screen::Setup)),
-                result_keys.run_if(in_state(Screen::Result)),
-            )
-                .in_set(super::AppSystems::RecordInput),
+            setup_keys
+                .run_if(in_state(Screen::Setup))
+                .in_set(crate::game::AppSystems::RecordInput),
         )
         .add_systems(
             Update,
-            (
-                title_actions.run_if(in_state(Screen::Title)),
-                (setup_actions, setup_follow_catalog, rebuild_setup)
-                    .chain()
-                    .run_if(in_state(Screen::Setup)),
-                result_actions.run_if(in_state(Screen::Result)),
-                refresh_title.run_if(in_state(Screen::Title)),
-            )
-                .in_set(super::AppSystems::Update),
+            (setup_actions, setup_follow_catalog, rebuild_setup)
+                .chain()
+                .run_if(in_state(Screen::Setup))
+                .in_set(crate::game::AppSystems::Update),
         );
 }
-
-/// Starts a battle: the resource, its AI players, and the Battle screen.
-pub fn start_battle(commands: &mut Commands, battle: Battle) {
-    commands.insert_resource(AiPlayers::for_battle(&battle));
-    commands.insert_resource(battle);
-    commands.set_state(Screen::Battle);
-}
-
-// ---------------------------------------------------------------------------------------------
-// Title
-
-#[derive(Component)]
-struct TitleRoot;
-
-#[derive(Component)]
-struct TitleMessage;
-
-fn spawn_title(mut commands: Commands, status: Res<SaveStatus>) {
-    let has_save = saves::autosave_exists();
-    commands
-        .spawn((
-            Name::new("Title"),
-            TitleRoot,
-            DespawnOnExit(Screen::Title),
-            ui::screen_root(),
-        ))
-        .with_children(|p| {
-            p.spawn(ui::text("FRAY", 72.0, ui::ACCENT));
-            p.spawn(ui::text(
-                "Tabletop-RPG combat on hex and square grids",
-                20.0,
-                ui::DIM,
-            ));
-            p.spawn(Node {
-                height: px(24),
-                ..default()
-            });
-            p.spawn(ui::button("New battle", Some("N"), UiAction::NewBattle));
-            if has_save {
-                p.spawn(ui::button("Continue", Some("C"), UiAction::Continue));
-            }
-            p.spawn(ui::button("Quit", Some("Q"), UiAction::Quit));
-            p.spawn((
-                TitleMessage,
-                ui::text(status.message.clone(), 16.0, ui::BAD),
-                Node {
-                    max_width: px(900),
-                    margin: UiRect::top(px(24)),
-                    ..default()
-                },
-            ));
-        });
-}
-
-fn refresh_title(status: Res<SaveStatus>, mut text: Query<&mut Text, With<TitleMessage>>) {
-    if status.is_changed() {
-        for mut t in &mut text {
-            t.0 = super::menu::ascii(&status.message);
-        }
-    }
-}
-
-fn title_keys(keys: Res<ButtonInput<KeyCode>>, mut clicks: MessageWriter<UiClick>) {
-    if keys.just_pressed(KeyCode::KeyN) || keys.just_pressed(KeyCode::Enter) {
-        clicks.write(UiClick(UiAction::NewBattle));
-    }
-    if keys.just_pressed(KeyCode::KeyC) {
-        clicks.write(UiClick(UiAction::Continue));
-    }
-    if keys.just_pressed(KeyCode::KeyQ) || keys.just_pressed(KeyCode::Escape) {
-        clicks.write(UiClick(UiAction::Quit));
-    }
-}
-
-fn title_actions(
-    mut clicks: MessageReader<UiClick>,
-    mut commands: Commands,
-    mut status: ResMut<SaveStatus>,
-    mut exit: MessageWriter<AppExit>,
-) {
-    for UiClick(action) in clicks.read() {
-        match action {
-            UiAction::NewBattle => commands.set_state(Screen::Setup),
-            UiAction::Continue => match saves::load(&saves::autosave_path()) {
-                Ok(battle) => {
-                    status.message.clear();
-                    start_battle(&mut commands, battle);
-                }
-                Err(e) => status.message = e,
-            },
-            UiAction::Quit => {
-                exit.write(AppExit::Success);
-            }
-            _ => {}
-        }
-    }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Setup
 
 /// The choices on the Setup screen.
 #[derive(Resource, Debug, Clone, Default)]
@@ -183,15 +70,6 @@ impl SetupState {
 
 #[derive(Component)]
 struct SetupRoot;
-
-fn random_seed() -> u64 {
-    use std::time::{SystemTime, UNIX_EPOCH};
-    let nanos = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos() as u64);
-    // Keep it short enough to read and type.
-    (nanos ^ (nanos >> 17)).wrapping_mul(0x9e37_79b9_7f4a_7c15) % 1_000_000
-}
 
 fn enter_setup(mut setup: ResMut<SetupState>, catalog: Res<Catalog>) {
     setup.seed = random_seed();
@@ -483,7 +361,7 @@ fn rebuild_setup(
                                             height: px(14),
                                             ..default()
                                         },
-                                        BackgroundColor(super::units::side_colour(Some(i))),
+                                        BackgroundColor(crate::game::units::side_colour(Some(i))),
                                     ));
                                     r.spawn((
                                         ui::text(&side.name, 16.0, ui::TEXT),
@@ -572,134 +450,4 @@ fn rebuild_setup(
 
 fn kind_word(t: Topology) -> &'static str {
     if t.is_hex() { "hex" } else { "square" }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Result
-
-fn spawn_result(mut commands: Commands, battle: Option<Res<Battle>>) {
-    let Some(battle) = battle else {
-        commands.set_state(Screen::Title);
-        return;
-    };
-    let s = &battle.state;
-    let (headline, reason) = match &s.outcome {
-        Some(o) => (
-            match o.winner {
-                Some(w) => {
-                    let name = s.sides.get(w.index()).map_or("?", |x| x.name.as_str());
-                    format!(
-                        "{name} {}",
-                        crate::rules::battle::log::agree(name, "wins", "win")
-                    )
-                }
-                None => "A draw".to_string(),
-            },
-            o.reason.clone(),
-        ),
-        None => ("The battle was left".to_string(), String::new()),
-    };
-    commands
-        .spawn((
-            Name::new("Result"),
-            DespawnOnExit(Screen::Result),
-            ui::screen_root(),
-        ))
-        .with_children(|p| {
-            p.spawn(ui::text(headline, 48.0, ui::ACCENT));
-            p.spawn(ui::text(reason, 18.0, ui::TEXT));
-            p.spawn(ui::text(
-                format!(
-                    "{} - {} {}{} - {} commands - seed {}",
-                    battle.setup.level.name(),
-                    s.round,
-                    crate::rules::rulesets::round_word(s).to_lowercase(),
-                    if s.round == 1 { "" } else { "s" },
-                    battle.commands.len(),
-                    battle.setup.seed
-                ),
-                16.0,
-                ui::DIM,
-            ));
-            for (i, side) in s.sides.iter().enumerate() {
-                let id = SideId(i as u8);
-                let units: Vec<_> = s.units.iter().filter(|u| u.side == id).collect();
-                let count = |st: Status| units.iter().filter(|u| u.status == st).count();
-                p.spawn((
-                    ui::text(
-                        format!(
-                            "{} - {}: {} standing, {} down, {} dead",
-                            side.name,
-                            battle.control(id).label(),
-                            count(Status::Active),
-                            count(Status::Down),
-                            count(Status::Dead)
-                        ),
-                        18.0,
-                        super::units::side_colour(Some(i)),
-                    ),
-                    Node {
-                        margin: UiRect::top(px(10)),
-                        ..default()
-                    },
-                ));
-                let line: Vec<String> = units
-                    .iter()
-                    .map(|u| {
-                        let state = match u.status {
-                            Status::Active => super::units::health_text(u),
-                            Status::Down => "down".into(),
-                            Status::Dead => "dead".into(),
-                        };
-                        format!("{} ({state})", u.name)
-                    })
-                    .collect();
-                p.spawn((
-                    ui::text(line.join(", "), 15.0, ui::TEXT),
-                    Node {
-                        max_width: px(1000),
-                        ..default()
-                    },
-                ));
-            }
-            p.spawn(Node {
-                flex_direction: FlexDirection::Row,
-                column_gap: px(8),
-                margin: UiRect::top(px(24)),
-                ..default()
-            })
-            .with_children(|r| {
-                r.spawn(ui::button("Rematch", Some("R"), UiAction::Rematch));
-                r.spawn(ui::button("Back", Some("B"), UiAction::Back));
-            });
-        });
-}
-
-fn result_keys(keys: Res<ButtonInput<KeyCode>>, mut clicks: MessageWriter<UiClick>) {
-    if keys.just_pressed(KeyCode::KeyR) || keys.just_pressed(KeyCode::Enter) {
-        clicks.write(UiClick(UiAction::Rematch));
-    }
-    if keys.just_pressed(KeyCode::KeyB) || keys.just_pressed(KeyCode::Escape) {
-        clicks.write(UiClick(UiAction::Back));
-    }
-}
-
-fn result_actions(
-    mut clicks: MessageReader<UiClick>,
-    battle: Option<Res<Battle>>,
-    mut commands: Commands,
-) {
-    for UiClick(action) in clicks.read() {
-        match action {
-            UiAction::Rematch => {
-                if let Some(b) = &battle {
-                    let mut setup = b.setup.clone();
-                    setup.seed = random_seed();
-                    start_battle(&mut commands, Battle::new(setup));
-                }
-            }
-            UiAction::Back => commands.set_state(Screen::Setup),
-            _ => {}
-        }
-    }
 }

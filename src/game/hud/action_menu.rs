@@ -1,0 +1,223 @@
+//! The action menu: what the player is asked (or whom the battle waits for), the menu entries
+//! with their keys, costs, odds and "provokes" marks, the chosen group's sub-list, Cancel and
+//! Undo.
+
+use bevy::prelude::*;
+
+use super::{HudSystems, Targeting, View, ai_thinking};
+use crate::game::battle::Battle;
+use crate::game::keys;
+use crate::game::menu::{self, MenuEntry};
+use crate::game::ui::{self, UiAction};
+use crate::rules::battle::{BattleState, Command, log};
+use crate::rules::rulesets;
+
+pub(super) fn plugin(app: &mut App) {
+    app.add_systems(Update, action_menu.in_set(HudSystems::Panels));
+}
+
+#[derive(Component)]
+struct MenuPanel;
+
+/// Spawns the (empty) menu at the top of the right panel.
+pub(super) fn spawn(p: &mut ChildSpawnerCommands) {
+    p.spawn((
+        MenuPanel,
+        Node {
+            flex_direction: FlexDirection::Column,
+            row_gap: px(2),
+            flex_shrink: 0.0,
+            ..default()
+        },
+    ));
+}
+
+/// The odds in words for an attack command, if it is one.
+fn odds_words(s: &BattleState, cmd: &Command) -> Option<String> {
+    let (unit, target, ranged) = match cmd {
+        Command::Attack {
+            unit,
+            target,
+            ranged,
+        } => (*unit, *target, *ranged),
+        _ => return None,
+    };
+    let o = rulesets::odds(s, unit, target, ranged)?;
+    Some(format!(
+        "{:.0}% hit, {:.1} dmg",
+        o.hit * 100.0,
+        o.expected_damage
+    ))
+}
+
+fn entry_line(s: &BattleState, e: &MenuEntry) -> String {
+    let key = e
+        .hotkey
+        .map_or(String::new(), |k| format!("[{}] ", k.label()));
+    let mut line = format!("{key}{}", e.label);
+    if !e.cost.is_empty() {
+        line.push_str(&format!(" - {}", e.cost));
+    }
+    if e.commands.len() == 1
+        && let Some(o) = odds_words(s, &e.commands[0])
+    {
+        line.push_str(&format!(" - {o}"));
+    }
+    if e.provokes {
+        line.push_str(if e.commands.len() > 1 {
+            " (! may provoke)"
+        } else {
+            " (! provokes)"
+        });
+    }
+    line
+}
+
+/// The right panel's title: what the player is asked, whom the battle waits for, or that it
+/// is over. It reads the battle itself, not the animated view: between the events of a
+/// round's end the view passes through states with no decision pending, which read as "over".
+fn panel_title(battle: &Battle, can_act: bool, thinking: bool) -> String {
+    if battle.finished() {
+        return "The battle is over".to_string();
+    }
+    if can_act {
+        return menu::ascii(&log::decision(&battle.state, &battle.state.pending()));
+    }
+    match battle.deciding() {
+        // The AI's thinking is said here, not in the top bar, where the turn clock of
+        // `segments` already takes two lines on a 1280-pixel window.
+        Some(s) => format!(
+            "Waiting for {}: {}{}",
+            battle
+                .state
+                .sides
+                .get(s.index())
+                .map_or("?", |x| x.name.as_str()),
+            battle.control(s).label(),
+            if thinking { ", thinking..." } else { "" }
+        ),
+        None => String::new(),
+    }
+}
+
+fn action_menu(
+    mut commands: Commands,
+    view: Res<View>,
+    targeting: Res<Targeting>,
+    battle: Res<Battle>,
+    ai: Option<Res<crate::game::ai_driver::AiPlayers>>,
+    panel: Query<Entity, With<MenuPanel>>,
+    mut last: Local<String>,
+) {
+    if view.state.is_none() {
+        return;
+    }
+    let title = panel_title(&battle, view.can_act(), ai_thinking(ai.as_deref(), &battle));
+    let lines: Vec<(String, UiAction, bool)> = if targeting.group.is_some() && !view.sub.is_empty()
+    {
+        view.sub
+            .iter()
+            .enumerate()
+            .map(|(i, e)| (entry_line(&battle.state, e), UiAction::Sub(i), false))
+            .collect()
+    } else {
+        view.menu
+            .iter()
+            .enumerate()
+            .map(|(i, e)| {
+                (
+                    entry_line(&battle.state, e),
+                    UiAction::Menu(i),
+                    targeting.group.as_ref() == Some(&e.group),
+                )
+            })
+            .collect()
+    };
+    let key = format!(
+        "{title}|{lines:?}|{:?}|{}",
+        targeting.group,
+        battle.can_undo()
+    );
+    if *last == key {
+        return;
+    }
+    *last = key;
+    let Ok(panel) = panel.single() else {
+        return;
+    };
+    let can_undo = battle.can_undo();
+    let group = targeting.group.clone();
+    commands
+        .entity(panel)
+        .despawn_children()
+        .with_children(|p| {
+            p.spawn((
+                ui::text(&title, 17.0, ui::ACCENT),
+                Node {
+                    margin: UiRect::bottom(px(4)),
+                    ..default()
+                },
+            ));
+            if let Some(g) = &group {
+                let what = if g == "Move" {
+                    "Choose a highlighted cell on the board (click, or arrows + Enter)".to_string()
+                } else {
+                    format!("{g}: choose a target on the board or below")
+                };
+                p.spawn(ui::text(what, 13.0, ui::TEXT));
+            }
+            for (label, action, on) in lines {
+                p.spawn((
+                    Button,
+                    action,
+                    ui::ButtonColour(if on { ui::BUTTON_ON } else { ui::BUTTON }),
+                    Node {
+                        padding: UiRect::axes(px(6), px(3)),
+                        border_radius: BorderRadius::all(px(3)),
+                        ..default()
+                    },
+                    BackgroundColor(if on { ui::BUTTON_ON } else { ui::BUTTON }),
+                    children![ui::text(label, 14.0, ui::TEXT)],
+                ));
+            }
+            if group.is_some() {
+                p.spawn(ui::button(
+                    "Cancel",
+                    Some(keys::CANCEL.name),
+                    UiAction::CancelTarget,
+                ));
+            }
+            if can_undo {
+                p.spawn(ui::button(
+                    "Undo move",
+                    Some(keys::UNDO.name),
+                    UiAction::Undo,
+                ));
+            }
+        });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The panel's title comes from the battle, not from the animated view: at a round's end
+    /// in `segments` the view passed through states with no decision, and the panel said "The
+    /// battle is over" at the start of every round's declarations.
+    #[test]
+    fn the_panel_says_the_battle_is_over_only_when_it_is() {
+        let level = crate::rules::battle::tests::load("segments_crypt.ron");
+        let mut b = Battle::new(crate::game::battle::BattleSetup::new(level, None));
+        b.show_all();
+        let over = "The battle is over";
+        let asked = panel_title(&b, true, false);
+        assert!(!asked.is_empty() && asked != over, "{asked}");
+        let waiting = panel_title(&b, false, true);
+        assert!(waiting.starts_with("Waiting for "), "{waiting}");
+        b.state.outcome = Some(crate::rules::battle::Outcome {
+            winner: None,
+            reason: "test".into(),
+        });
+        assert_eq!(panel_title(&b, false, false), over);
+    }
+}

@@ -1,0 +1,191 @@
+//! The hint line under the board (what the player may do now, or who is playing) and the
+//! toasts above it.
+
+use bevy::prelude::*;
+
+use super::{HudSystems, INSETS, Targeting, View};
+use crate::game::Screen;
+use crate::game::battle::{Battle, Toast};
+use crate::game::hotseat::HotSeat;
+use crate::game::keys;
+use crate::game::menu;
+use crate::game::ui;
+use crate::rules::battle::{BattleState, Command, Decision, UnitId};
+use crate::rules::rulesets;
+
+pub(super) fn plugin(app: &mut App) {
+    app.add_systems(Update, (hints, toasts).in_set(HudSystems::Panels));
+}
+
+#[derive(Component)]
+struct HintText;
+#[derive(Component)]
+struct ToastText;
+
+/// Spawns the (empty) hint line and toast.
+pub(super) fn spawn(commands: &mut Commands) {
+    let (left, right, _, _) = INSETS;
+    commands
+        .spawn((
+            Name::new("Hints"),
+            DespawnOnExit(Screen::Battle),
+            Node {
+                position_type: PositionType::Absolute,
+                left: px(left),
+                right: px(right),
+                bottom: px(4),
+                flex_direction: FlexDirection::Column,
+                align_items: AlignItems::Center,
+                ..default()
+            },
+        ))
+        .with_children(|p| {
+            p.spawn((ToastText, ui::text("", 16.0, ui::ACCENT)));
+            p.spawn((
+                HintText,
+                ui::text("", 14.0, ui::TEXT),
+                BackgroundColor(Color::srgba(0.0, 0.0, 0.0, 0.55)),
+                Node {
+                    padding: UiRect::axes(px(8), px(2)),
+                    ..default()
+                },
+            ));
+        });
+}
+
+#[allow(clippy::too_many_arguments)]
+fn hints(
+    view: Res<View>,
+    battle: Res<Battle>,
+    targeting: Res<Targeting>,
+    hotseat: Res<HotSeat>,
+    mut text: Query<&mut Text, With<HintText>>,
+) {
+    let Ok(mut text) = text.single_mut() else {
+        return;
+    };
+    let s = &battle.state;
+    let hint = if battle.finished() {
+        "The battle is over.".to_string()
+    } else if hotseat.waiting {
+        String::new()
+    } else if !view.can_act() {
+        match battle.deciding() {
+            Some(side) if !battle.control(side).is_human() => format!(
+                "{}: {} is playing. {}: skip animations; {}: AI pace.",
+                s.sides.get(side.index()).map_or("?", |x| x.name.as_str()),
+                battle.control(side).label(),
+                keys::SHOW_NOW.name,
+                keys::AI_PACE.name,
+            ),
+            _ => String::new(),
+        }
+    } else if let Some(g) = &targeting.group {
+        format!(
+            "{g}: click a highlighted cell or target (or arrows + Enter, or a number). Esc cancels."
+        )
+    } else {
+        match s.pending() {
+            Decision::Act { unit } => act_hint(s, unit, battle.can_undo()),
+            Decision::Pick { .. } => {
+                "Choose who acts next: click one of your units, Tab + Enter, or a number.".into()
+            }
+            Decision::Declare { unit, .. } => format!(
+                "Declare what {} will do this round (the other side cannot see it): pick from the menu.",
+                s.unit_name(unit)
+            ),
+            Decision::React { .. } => {
+                "Answer the prompt: a number, or Enter for the default.".into()
+            }
+            Decision::Over { .. } => String::new(),
+        }
+    };
+    let hint = menu::ascii(&hint);
+    if text.0 != hint {
+        text.0 = hint;
+    }
+}
+
+/// The hint for a unit to act, naming only what it can do now: a stunned unit whose one
+/// legal command is Recover is not told to click cells or press E.
+fn act_hint(s: &BattleState, unit: UnitId, can_undo: bool) -> String {
+    let legal = s.legal_commands();
+    let moves = legal.iter().any(|c| c.destination().is_some());
+    let attacks = legal.iter().any(|c| c.attack_target().is_some());
+    let ends = legal.iter().any(|c| matches!(c, Command::EndTurn { .. }));
+    let name = s.unit_name(unit);
+    if let [only] = legal.as_slice() {
+        let label = rulesets::describe(s, only).label;
+        let key = if matches!(only, Command::EndTurn { .. }) {
+            keys::END_TURN.name.to_string()
+        } else {
+            menu::Hotkey::nth(0).map_or(String::new(), |k| k.label())
+        };
+        return format!("{name} can only {label} now: press {key}.");
+    }
+    let mut click = Vec::new();
+    if moves {
+        click.push("a highlighted cell to move");
+    }
+    if attacks {
+        click.push("an enemy to attack");
+    }
+    let mut said = vec![format!("{}: actions", keys::ACTIONS.name)];
+    if ends {
+        said.push(format!("{}: end turn", keys::END_TURN.name));
+    }
+    if can_undo {
+        said.push(format!("{}: undo a move", keys::UNDO.name));
+    }
+    if click.is_empty() {
+        format!("{name} acts. {}.", said.join(", "))
+    } else {
+        format!(
+            "{name} acts: click {}. {}.",
+            click.join(", "),
+            said.join(", ")
+        )
+    }
+}
+
+fn toasts(
+    mut new: MessageReader<Toast>,
+    time: Res<Time>,
+    mut text: Query<&mut Text, With<ToastText>>,
+    mut until: Local<f32>,
+) {
+    let Ok(mut text) = text.single_mut() else {
+        return;
+    };
+    if let Some(Toast(msg)) = new.read().last() {
+        text.0 = menu::ascii(msg);
+        *until = time.elapsed_secs() + 4.0;
+    } else if !text.0.is_empty() && time.elapsed_secs() > *until {
+        text.0.clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::battle::Condition;
+
+    #[test]
+    fn the_act_hint_names_only_what_the_unit_can_do() {
+        let level = crate::rules::battle::tests::load("phases_hex_skirmish.ron");
+        let (mut b, _) = BattleState::start(&level, 3);
+        let Decision::Act { unit } = b.pending() else {
+            panic!("the battle opens on a unit to act: {:?}", b.pending());
+        };
+        let h = act_hint(&b, unit, false);
+        assert!(h.contains("E: end turn") && h.contains("to move"), "{h}");
+        assert!(!h.contains("undo"), "{h}");
+        assert!(act_hint(&b, unit, true).contains("U: undo a move"));
+        // A Stunned unit's only action is to Recover: the hint says so and nothing else.
+        b.units[unit.index()].conditions.insert(Condition::Stunned);
+        assert_eq!(b.legal_commands().len(), 1, "{:?}", b.legal_commands());
+        let h = act_hint(&b, unit, false);
+        assert!(h.contains("can only") && h.contains("press 1"), "{h}");
+        assert!(!h.contains("E: end turn") && !h.contains("click"), "{h}");
+    }
+}

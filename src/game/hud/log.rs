@@ -1,0 +1,166 @@
+//! The combat log: the viewer's version of every line, newest at the bottom, scrolled with
+//! PgUp / PgDn or the mouse wheel over it.
+
+use bevy::input::mouse::{AccumulatedMouseScroll, MouseScrollUnit};
+use bevy::prelude::*;
+
+use super::{HudSystems, View};
+use crate::game::Screen;
+use crate::game::battle::Battle;
+use crate::game::keys;
+use crate::game::ui;
+use crate::rules::battle::SideId;
+
+pub(super) fn plugin(app: &mut App) {
+    app.init_resource::<LogScroll>()
+        .add_systems(OnEnter(Screen::Battle), reset_scroll)
+        .add_systems(Update, combat_log.in_set(HudSystems::Panels));
+}
+
+/// Lines scrolled back from the end of the combat log.
+#[derive(Resource, Default, Debug, Clone, Copy)]
+pub struct LogScroll(pub usize);
+
+/// The combat log panel (a mouse wheel over it scrolls it instead of zooming).
+#[derive(Component)]
+pub struct LogPanel;
+#[derive(Component)]
+struct LogLines;
+#[derive(Component)]
+struct LogHeader;
+
+/// The header when the log shows its newest lines.
+fn header_at_end() -> String {
+    let (back, _) = keys::LOG
+        .name
+        .split_once('/')
+        .unwrap_or((keys::LOG.name, ""));
+    format!("Combat log ({back} / wheel to scroll)")
+}
+
+fn reset_scroll(mut scroll: ResMut<LogScroll>) {
+    *scroll = LogScroll(0);
+}
+
+/// Spawns the (empty) log below the menu in the right panel.
+pub(super) fn spawn(p: &mut ChildSpawnerCommands) {
+    p.spawn((
+        LogPanel,
+        Interaction::default(),
+        Node {
+            flex_direction: FlexDirection::Column,
+            flex_grow: 1.0,
+            min_height: px(0),
+            margin: UiRect::top(px(8)),
+            overflow: Overflow::clip(),
+            justify_content: JustifyContent::FlexEnd,
+            ..default()
+        },
+    ))
+    .with_children(|l| {
+        l.spawn((
+            LogHeader,
+            ui::text(header_at_end(), 14.0, ui::ACCENT),
+            Node {
+                flex_shrink: 0.0,
+                ..default()
+            },
+        ));
+        // The newest lines sit at the bottom; what does not fit is cut at the top.
+        l.spawn(Node {
+            flex_direction: FlexDirection::Column,
+            flex_grow: 1.0,
+            min_height: px(0),
+            overflow: Overflow::clip(),
+            justify_content: JustifyContent::FlexEnd,
+            ..default()
+        })
+        .with_children(|c| {
+            c.spawn((
+                LogLines,
+                Node {
+                    flex_direction: FlexDirection::Column,
+                    flex_shrink: 0.0,
+                    row_gap: px(1),
+                    ..default()
+                },
+            ));
+        });
+    });
+}
+
+#[allow(clippy::too_many_arguments)]
+fn combat_log(
+    mut commands: Commands,
+    battle: Res<Battle>,
+    view: Res<View>,
+    mut scroll: ResMut<LogScroll>,
+    keys: Res<ButtonInput<KeyCode>>,
+    wheel: Res<AccumulatedMouseScroll>,
+    hovered: Query<&Interaction, With<LogPanel>>,
+    lines: Query<Entity, With<LogLines>>,
+    mut header: Query<&mut Text, With<LogHeader>>,
+    mut last: Local<(usize, usize, Option<SideId>)>,
+) {
+    const SHOWN: usize = 40;
+    let visible: Vec<&str> = battle
+        .log
+        .iter()
+        .map(|l| l.text_for(view.viewer))
+        .filter(|t| !t.is_empty())
+        .collect();
+    let max_back = visible.len().saturating_sub(SHOWN);
+    if keys::LOG.group_just_pressed(&keys, 0) {
+        scroll.0 = (scroll.0 + 10).min(max_back);
+    }
+    if keys::LOG.group_just_pressed(&keys, 1) {
+        scroll.0 = scroll.0.saturating_sub(10);
+    }
+    if hovered.iter().any(|i| *i != Interaction::None) {
+        let d = match wheel.unit {
+            MouseScrollUnit::Line => wheel.delta.y,
+            MouseScrollUnit::Pixel => wheel.delta.y / 20.0,
+        };
+        if d > 0.0 {
+            scroll.0 = (scroll.0 + (d.ceil() as usize) * 3).min(max_back);
+        } else if d < 0.0 {
+            scroll.0 = scroll.0.saturating_sub(((-d).ceil() as usize) * 3);
+        }
+    }
+    let key = (visible.len(), scroll.0, view.viewer);
+    if *last == key {
+        return;
+    }
+    *last = key;
+    let Ok(lines) = lines.single() else {
+        return;
+    };
+    let end = visible.len() - scroll.0.min(visible.len());
+    let start = end.saturating_sub(SHOWN);
+    if let Ok(mut header) = header.single_mut() {
+        header.0 = if scroll.0 > 0 {
+            let (_, forward) = keys::LOG
+                .name
+                .split_once('/')
+                .unwrap_or(("", keys::LOG.name));
+            format!("Combat log (scrolled back {}; {forward})", scroll.0)
+        } else {
+            header_at_end()
+        };
+    }
+    commands
+        .entity(lines)
+        .despawn_children()
+        .with_children(|p| {
+            for line in &visible[start..end] {
+                let colour = if line.starts_with("---") || line.starts_with("Battle over") {
+                    ui::ACCENT
+                } else if line.contains(" rolls ") {
+                    ui::DIM
+                } else {
+                    ui::TEXT
+                };
+                p.spawn(ui::text(*line, 13.0, colour));
+            }
+        });
+}

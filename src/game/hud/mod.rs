@@ -1,0 +1,367 @@
+//! The battle HUD, one file per panel: [`top_bar`] (the ruleset's clock headline, settings),
+//! [`turn_order`], [`action_menu`] (costs, "provokes" marks, hotkeys, the AI's "thinking"),
+//! [`log`] (the combat log), [`tooltip`] (on units and cells), [`reaction_prompt`], [`pause`]
+//! (the pause menu, a [`Pause`] sub-state) and [`hints`] (the hint line and the toasts).
+//! Everything the HUD shows comes from the [`View`]: the shown battle, redacted for the side
+//! whose player is looking, and the legal commands when that player may act. This file holds
+//! the view, the HUD's button handling, and the layout every panel shares.
+
+pub mod action_menu;
+pub mod hints;
+pub mod log;
+pub mod pause;
+pub mod reaction_prompt;
+pub mod tooltip;
+pub mod top_bar;
+pub mod turn_order;
+
+use bevy::prelude::*;
+
+use super::Screen;
+use super::battle::{Battle, Settings, Submit, Toast};
+use super::hotseat::HotSeat;
+use super::menu::{self, Described, MenuEntry, group_of};
+use super::ui::{self, UiAction, UiClick};
+use crate::rules::battle::{BattleState, Command, Decision, SideId, UnitId};
+use crate::rules::rulesets;
+
+pub use log::{LogPanel, LogScroll};
+pub use pause::Pause;
+pub use tooltip::{Tooltip, tooltip_lines};
+
+pub(super) fn plugin(app: &mut App) {
+    app.init_resource::<View>()
+        .init_resource::<Targeting>()
+        .init_resource::<InputBlocked>()
+        .configure_sets(
+            Update,
+            (
+                HudSystems::View
+                    .in_set(super::AppSystems::Update)
+                    .run_if(in_state(Screen::Battle).and_then(resource_exists::<Battle>)),
+                HudSystems::Panels
+                    .in_set(super::AppSystems::Update)
+                    .run_if(in_state(Screen::Battle).and_then(resource_exists::<Battle>))
+                    .after(HudSystems::View),
+            ),
+        )
+        .add_systems(
+            OnEnter(Screen::Battle),
+            (reset_battle_ui, spawn_hud).chain(),
+        )
+        .add_systems(
+            Update,
+            (update_view, battle_actions, update_view)
+                .chain()
+                .in_set(HudSystems::View),
+        )
+        .add_plugins((
+            top_bar::plugin,
+            turn_order::plugin,
+            action_menu::plugin,
+            log::plugin,
+            reaction_prompt::plugin,
+            pause::plugin,
+            tooltip::plugin,
+            hints::plugin,
+        ));
+}
+
+/// The HUD's `Update` systems on the Battle screen, in this order.
+#[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum HudSystems {
+    /// Work out the [`View`] and handle the HUD's buttons.
+    View,
+    /// Redraw the panels from the view.
+    Panels,
+}
+
+/// What the player looking at the screen may see and do now.
+#[derive(Resource, Default, Debug)]
+pub struct View {
+    /// The side whose player looks (`None`: a spectator of AI against AI, who sees all).
+    pub viewer: Option<SideId>,
+    /// The shown battle, without what the viewer may not know.
+    pub state: Option<BattleState>,
+    /// The legal commands with their descriptions, when the viewer may act now.
+    pub legal: Vec<Described>,
+    /// The action menu.
+    pub menu: Vec<MenuEntry>,
+    /// The sub-list of the chosen group.
+    pub sub: Vec<MenuEntry>,
+    /// The unit deciding now, if a unit decides.
+    pub acting: Option<UnitId>,
+}
+
+impl View {
+    /// Whether the viewer's player may act now.
+    pub fn can_act(&self) -> bool {
+        !self.legal.is_empty()
+    }
+
+    /// The decision of the shown state.
+    pub fn decision(&self) -> Option<Decision> {
+        self.state.as_ref().map(|s| s.pending())
+    }
+}
+
+/// A group chosen from the menu whose target or cell is still to be picked.
+#[derive(Resource, Default, Debug, Clone, PartialEq)]
+pub struct Targeting {
+    pub group: Option<String>,
+}
+
+/// Board input is ignored (a modal, the pause menu or the hand-over screen is up).
+#[derive(Resource, Default, Debug, Clone, Copy, PartialEq)]
+pub struct InputBlocked(pub bool);
+
+/// A HUD panel; the board is not clicked through it.
+#[derive(Component)]
+pub struct HudPanel;
+
+/// Room the HUD takes on each side of the window, in logical pixels (the camera frames the
+/// board in what is left).
+pub const INSETS: (f32, f32, f32, f32) = (246.0, 356.0, 40.0, 44.0);
+
+fn reset_battle_ui(mut targeting: ResMut<Targeting>) {
+    *targeting = Targeting::default();
+}
+
+/// A floating panel of the HUD.
+fn panel_node() -> Node {
+    Node {
+        position_type: PositionType::Absolute,
+        flex_direction: FlexDirection::Column,
+        padding: UiRect::all(px(8)),
+        row_gap: px(3),
+        border_radius: BorderRadius::all(px(6)),
+        overflow: Overflow::clip(),
+        ..default()
+    }
+}
+
+/// Spawns every panel, empty; their systems fill them.
+fn spawn_hud(mut commands: Commands) {
+    let (_, right, top, bottom) = INSETS;
+    top_bar::spawn(&mut commands);
+    turn_order::spawn(&mut commands);
+    commands
+        .spawn((
+            Name::new("Right panel"),
+            HudPanel,
+            Interaction::default(),
+            DespawnOnExit(Screen::Battle),
+            Node {
+                right: px(6),
+                top: px(top),
+                bottom: px(bottom),
+                width: px(right - 12.0),
+                ..panel_node()
+            },
+            BackgroundColor(ui::PANEL),
+        ))
+        .with_children(|p| {
+            action_menu::spawn(p);
+            log::spawn(p);
+        });
+    hints::spawn(&mut commands);
+    tooltip::spawn(&mut commands);
+}
+
+/// Recomputes the [`View`] when the battle, the hot-seat or the targeting changes.
+#[allow(clippy::too_many_arguments)]
+fn update_view(
+    battle: Res<Battle>,
+    hotseat: Res<HotSeat>,
+    mut targeting: ResMut<Targeting>,
+    pause: Option<Res<State<Pause>>>,
+    mut view: ResMut<View>,
+    mut blocked: ResMut<InputBlocked>,
+) {
+    if !battle.is_changed()
+        && !hotseat.is_changed()
+        && !targeting.is_changed()
+        && !pause.as_ref().is_some_and(|p| p.is_changed())
+        && view.state.is_some()
+    {
+        return;
+    }
+    let viewer = hotseat.viewer;
+    let mut shown = battle.shown.clone();
+    if let Some(v) = viewer {
+        rulesets::redact(&mut shown, v);
+    }
+    let may_act = battle.human_to_decide()
+        && !hotseat.waiting
+        && (viewer.is_none() || battle.deciding() == viewer);
+    let legal = if may_act {
+        menu::described(&battle.state)
+    } else {
+        Vec::new()
+    };
+    let entries = menu::menu(&battle.state, &legal);
+    // A chosen group that no longer exists is dropped.
+    if let Some(g) = &targeting.group
+        && !entries.iter().any(|e| &e.group == g && e.needs_target())
+    {
+        targeting.group = None;
+    }
+    let sub = match &targeting.group {
+        Some(g) if g != "Move" => menu::sub_menu(&legal, g),
+        _ => Vec::new(),
+    };
+    view.acting = battle.state.pending().unit();
+    view.viewer = viewer;
+    view.state = Some(shown);
+    view.legal = legal;
+    view.menu = entries;
+    view.sub = sub;
+    blocked.0 = Pause::is_paused(pause.as_deref()) || hotseat.waiting;
+}
+
+/// Handles the HUD's buttons and keys during a battle.
+#[allow(clippy::too_many_arguments)]
+fn battle_actions(
+    mut clicks: MessageReader<UiClick>,
+    mut view: ResMut<View>,
+    mut targeting: ResMut<Targeting>,
+    mut battle: ResMut<Battle>,
+    mut settings: ResMut<Settings>,
+    pause: Option<Res<State<Pause>>>,
+    mut next_pause: ResMut<NextState<Pause>>,
+    mut submit: MessageWriter<Submit>,
+    mut toasts: MessageWriter<Toast>,
+    mut commands: Commands,
+) {
+    for UiClick(action) in clicks.read() {
+        match action {
+            UiAction::Menu(i) => {
+                let Some(entry) = view.menu.get(*i).cloned() else {
+                    continue;
+                };
+                if entry.commands.len() == 1 {
+                    targeting.group = None;
+                    submit.write(Submit {
+                        command: entry.commands[0].clone(),
+                        human: true,
+                    });
+                    // Until the battle answers, the menu is spent.
+                    view.legal.clear();
+                    view.menu.clear();
+                } else if targeting.group.as_ref() == Some(&entry.group) {
+                    targeting.group = None;
+                } else {
+                    targeting.group = Some(entry.group.clone());
+                }
+            }
+            UiAction::Sub(i) => {
+                if let Some(entry) = view.sub.get(*i).cloned()
+                    && let Some(c) = entry.commands.first()
+                {
+                    targeting.group = None;
+                    submit.write(Submit {
+                        command: c.clone(),
+                        human: true,
+                    });
+                    view.legal.clear();
+                    view.menu.clear();
+                    view.sub.clear();
+                }
+            }
+            UiAction::CancelTarget => targeting.group = None,
+            UiAction::Pick(u) => {
+                let cmd = Command::Pick { unit: *u };
+                if view.legal.iter().any(|d| d.command == cmd) {
+                    submit.write(Submit {
+                        command: cmd,
+                        human: true,
+                    });
+                    view.legal.clear();
+                }
+            }
+            UiAction::Resume => (*next_pause).set_if_neq(Pause::Running),
+            UiAction::Pause => (*next_pause).set_if_neq(if Pause::is_paused(pause.as_deref()) {
+                Pause::Running
+            } else {
+                Pause::Paused
+            }),
+            UiAction::SaveAndQuit => {
+                if let Err(e) = super::saves::save_on_quit(&battle) {
+                    toasts.write(Toast(e));
+                }
+                commands.set_state(Screen::Title);
+            }
+            UiAction::ToggleThreat => settings.show_threat = !settings.show_threat,
+            UiAction::Speed => settings.speed = Settings::cycle(&Settings::SPEEDS, settings.speed),
+            UiAction::SkipAnimations => settings.skip_animations = !settings.skip_animations,
+            UiAction::Pace => {
+                settings.ai_pace = Settings::cycle(&Settings::PACES, settings.ai_pace)
+            }
+            UiAction::Undo => {
+                if battle.undo() {
+                    toasts.write(Toast("Move undone".into()));
+                } else {
+                    toasts.write(Toast(
+                        "Nothing to undo: only moves with no die rolled since can be taken back"
+                            .into(),
+                    ));
+                }
+            }
+            UiAction::QuickSave => {
+                let msg = match super::saves::save(&battle, &super::saves::quicksave_path()) {
+                    Ok(()) => format!("Saved to {}", super::saves::quicksave_path().display()),
+                    Err(e) => format!("Quick save failed: {e}"),
+                };
+                toasts.write(Toast(msg));
+            }
+            UiAction::QuickLoad => match super::saves::load(&super::saves::quicksave_path()) {
+                Ok(b) => {
+                    commands.insert_resource(super::ai_driver::AiPlayers::for_battle(&b));
+                    *battle = b;
+                    targeting.group = None;
+                    toasts.write(Toast("Quick save loaded".into()));
+                }
+                Err(e) => {
+                    toasts.write(Toast(e));
+                }
+            },
+            _ => {}
+        }
+    }
+}
+
+/// Whether an AI side is working out its next command now (not only animating the last).
+fn ai_thinking(ai: Option<&super::ai_driver::AiPlayers>, battle: &Battle) -> bool {
+    ai.is_some_and(|a| a.busy())
+        && battle
+            .deciding()
+            .is_some_and(|s| !battle.control(s).is_human())
+}
+
+/// An attack's odds in full, as the tooltip and the reaction prompt tell them: "55% to hit,
+/// 1.9 expected damage (1d20+3 vs 13)".
+fn odds_sentence(o: &rulesets::Odds) -> String {
+    format!(
+        "{:.0}% to hit, {:.1} expected damage ({})",
+        o.hit * 100.0,
+        o.expected_damage,
+        o.formula
+    )
+}
+
+/// Whether `group` commands exist at `cell` (for the hover highlight).
+pub fn commands_at<'a>(
+    s: &BattleState,
+    legal: &'a [Described],
+    cell: crate::rules::grid::Cell,
+) -> impl Iterator<Item = &'a Described> {
+    let s = s.clone();
+    legal
+        .iter()
+        .filter(move |d| d.command.anchor().board_cell(&s) == Some(cell))
+}
+
+/// The label of a group, for tests and hints.
+pub fn group_label(cmd: &Command) -> String {
+    group_of(cmd)
+}

@@ -1,0 +1,91 @@
+//! The pause menu: a [`Pause`] sub-state of the Battle screen. Esc (or the top bar's Menu
+//! button) opens it when no action is being targeted; Esc or Resume closes it. Its UI lives
+//! only while paused ([`DespawnOnExit`]).
+
+use bevy::prelude::*;
+
+use super::{HudPanel, InputBlocked};
+use crate::game::Screen;
+use crate::game::hotseat::HotSeat;
+use crate::game::keys;
+use crate::game::ui::{self, UiAction};
+
+pub(super) fn plugin(app: &mut App) {
+    app.add_sub_state::<Pause>()
+        .add_systems(OnEnter(Pause::Paused), (block_input, spawn_pause_menu))
+        .add_systems(OnExit(Pause::Paused), unblock_input);
+}
+
+/// Whether the battle is paused (the pause menu is open). Exists only on the Battle screen,
+/// which it enters running.
+#[derive(SubStates, Default, Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[source(Screen = Screen::Battle)]
+pub enum Pause {
+    #[default]
+    Running,
+    Paused,
+}
+
+impl Pause {
+    /// Whether `state` (the sub-state's, if it exists now) is paused.
+    pub fn is_paused(state: Option<&State<Pause>>) -> bool {
+        state.is_some_and(|s| *s.get() == Pause::Paused)
+    }
+}
+
+/// Board input stops as the menu opens (the [`View`](super::View) update says so too, but
+/// only after this frame's input).
+fn block_input(mut blocked: ResMut<InputBlocked>) {
+    blocked.0 = true;
+}
+
+/// Board input comes back as the menu closes, unless the hand-over screen is up.
+fn unblock_input(mut blocked: ResMut<InputBlocked>, hotseat: Res<HotSeat>) {
+    blocked.0 = hotseat.waiting;
+}
+
+fn spawn_pause_menu(mut commands: Commands) {
+    commands
+        .spawn((
+            Name::new("Pause menu"),
+            HudPanel,
+            Interaction::default(),
+            DespawnOnExit(Pause::Paused),
+            Node {
+                position_type: PositionType::Absolute,
+                width: percent(100),
+                height: percent(100),
+                flex_direction: FlexDirection::Column,
+                align_items: AlignItems::Center,
+                justify_content: JustifyContent::Center,
+                row_gap: px(8),
+                ..default()
+            },
+            BackgroundColor(Color::srgba(0.0, 0.0, 0.0, 0.7)),
+            ZIndex(20),
+        ))
+        .with_children(|p| {
+            p.spawn(ui::text("Paused", 36.0, ui::ACCENT));
+            p.spawn(ui::button(
+                "Resume",
+                Some(keys::CANCEL.name),
+                UiAction::Resume,
+            ));
+            p.spawn(ui::button(
+                "Quick save",
+                Some(keys::QUICK_SAVE.name),
+                UiAction::QuickSave,
+            ));
+            p.spawn(ui::button(
+                "Quick load",
+                Some(keys::QUICK_LOAD.name),
+                UiAction::QuickLoad,
+            ));
+            p.spawn(ui::button(
+                "Save and quit to title",
+                Some(keys::QUIT.name),
+                UiAction::SaveAndQuit,
+            ));
+            p.spawn(ui::text(keys::help(), 14.0, ui::DIM));
+        });
+}

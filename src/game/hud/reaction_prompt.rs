@@ -1,0 +1,158 @@
+//! The reaction prompt: a modal asking the reacting unit's player to answer, with the odds at
+//! stake and each answer's key; Enter takes the default one.
+
+use bevy::prelude::*;
+
+use super::{HudPanel, HudSystems, View, odds_sentence};
+use crate::game::Screen;
+use crate::game::battle::Battle;
+use crate::game::keys;
+use crate::game::menu;
+use crate::game::ui::{self, UiAction};
+use crate::rules::battle::{BattleState, Decision, Trigger, UnitId, log};
+use crate::rules::rulesets;
+
+pub(super) fn plugin(app: &mut App) {
+    app.add_systems(Update, reaction_prompt.in_set(HudSystems::Panels));
+}
+
+#[derive(Component)]
+struct Modal;
+
+fn reaction_prompt(
+    mut commands: Commands,
+    view: Res<View>,
+    battle: Res<Battle>,
+    modals: Query<Entity, With<Modal>>,
+    mut last: Local<String>,
+) {
+    let react = matches!(battle.state.pending(), Decision::React { .. }) && view.can_act();
+    let key = if react {
+        format!("{:?}", view.menu)
+    } else {
+        String::new()
+    };
+    if *last == key {
+        return;
+    }
+    *last = key;
+    for m in &modals {
+        commands.entity(m).despawn();
+    }
+    if !react {
+        return;
+    }
+    let question = menu::ascii(&log::decision(&battle.state, &battle.state.pending()));
+    let odds = reaction_odds(&battle.state, &battle.state.pending()).map(|o| menu::ascii(&o));
+    commands
+        .spawn((
+            Name::new("Reaction prompt"),
+            Modal,
+            HudPanel,
+            Interaction::default(),
+            DespawnOnExit(Screen::Battle),
+            Node {
+                position_type: PositionType::Absolute,
+                left: percent(30),
+                right: percent(30),
+                top: percent(30),
+                flex_direction: FlexDirection::Column,
+                align_items: AlignItems::Center,
+                padding: UiRect::all(px(16)),
+                row_gap: px(6),
+                border: UiRect::all(px(2)),
+                border_radius: BorderRadius::all(px(8)),
+                ..default()
+            },
+            BorderColor::all(ui::ACCENT),
+            BackgroundColor(Color::srgba(0.07, 0.06, 0.09, 0.97)),
+            ZIndex(10),
+        ))
+        .with_children(|p| {
+            p.spawn(ui::text("Reaction", 22.0, ui::ACCENT));
+            p.spawn(ui::text(question, 16.0, ui::TEXT));
+            if let Some(o) = odds {
+                p.spawn(ui::text(o, 14.0, ui::DIM));
+            }
+            let default_answer = menu::default_answer(&battle.state.pending(), &view.menu);
+            for (i, e) in view.menu.iter().enumerate() {
+                let default = if i == default_answer {
+                    format!(" (default: {})", keys::CONFIRM.name)
+                } else {
+                    String::new()
+                };
+                p.spawn(ui::button(
+                    format!(
+                        "{}{}{default}",
+                        e.label,
+                        if e.cost.is_empty() {
+                            String::new()
+                        } else {
+                            format!(" - {}", e.cost)
+                        }
+                    ),
+                    e.hotkey.map(|k| k.label()).as_deref(),
+                    UiAction::Menu(i),
+                ));
+            }
+            p.spawn(ui::text("No time limit: take your time.", 13.0, ui::DIM));
+        });
+}
+
+/// The odds that bear on a reaction, when the engine can tell them: the attack coming at the
+/// reacting unit (before any dodge), or the attack of opportunity it may make.
+fn reaction_odds(s: &BattleState, d: &Decision) -> Option<String> {
+    let Decision::React { unit, trigger } = d else {
+        return None;
+    };
+    let words = |attacker: UnitId, target: UnitId, o: rulesets::Odds| {
+        format!(
+            "{} on {}: {}",
+            s.unit_name(attacker),
+            s.unit_name(target),
+            odds_sentence(&o)
+        )
+    };
+    match trigger {
+        Trigger::Targeted { attacker, ranged } => {
+            rulesets::odds(s, *attacker, *unit, *ranged).map(|o| words(*attacker, *unit, o))
+        }
+        Trigger::Opportunity { mover: foe, .. } | Trigger::Provoked { actor: foe, .. } => {
+            rulesets::odds(s, *unit, *foe, false).map(|o| words(*unit, *foe, o))
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_reaction_prompt_tells_the_odds_of_the_attack_at_stake() {
+        let level = crate::rules::battle::tests::load("action_points_ruins.ron");
+        let (b, _) = BattleState::start(&level, 3);
+        let id = |name: &str| {
+            b.unit_ids()
+                .find(|&u| &*b.units[u.index()].name == name)
+                .expect("a unit of the ruins")
+        };
+        let (thorn, orrin) = (id("Thorn"), id("Orrin"));
+        let shot = Decision::React {
+            unit: orrin,
+            trigger: Trigger::Targeted {
+                attacker: thorn,
+                ranged: true,
+            },
+        };
+        let line = reaction_odds(&b, &shot).expect("odds of a shot");
+        let o = rulesets::odds(&b, thorn, orrin, true).expect("the engine's odds");
+        assert!(line.starts_with("Thorn on Orrin: "), "{line}");
+        assert!(
+            line.contains(&format!("{:.0}% to hit", o.hit * 100.0)),
+            "{line}"
+        );
+        // Nothing to tell for a decision that is not a reaction.
+        assert_eq!(reaction_odds(&b, &Decision::Act { unit: orrin }), None);
+    }
+}

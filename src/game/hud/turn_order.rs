@@ -1,0 +1,108 @@
+//! The turn-order panel: the ruleset's order of play, the current unit marked.
+
+use bevy::prelude::*;
+
+use super::{HudPanel, HudSystems, INSETS, View, panel_node};
+use crate::game::Screen;
+use crate::game::ui;
+use crate::game::units::side_colour;
+use crate::rules::rulesets;
+
+pub(super) fn plugin(app: &mut App) {
+    app.add_systems(Update, turn_order.in_set(HudSystems::Panels));
+}
+
+#[derive(Component)]
+struct OrderPanel;
+
+/// Spawns the (empty) turn-order panel.
+pub(super) fn spawn(commands: &mut Commands) {
+    let (left, _, top, _) = INSETS;
+    commands.spawn((
+        Name::new("Turn order"),
+        OrderPanel,
+        HudPanel,
+        Interaction::default(),
+        DespawnOnExit(Screen::Battle),
+        Node {
+            left: px(6),
+            top: px(top),
+            width: px(left - 12.0),
+            max_height: Val::Vh(80.0),
+            ..panel_node()
+        },
+        BackgroundColor(ui::PANEL),
+    ));
+}
+
+fn turn_order(
+    mut commands: Commands,
+    view: Res<View>,
+    panel: Query<Entity, With<OrderPanel>>,
+    mut last: Local<String>,
+) {
+    let Some(state) = &view.state else {
+        return;
+    };
+    let clock = rulesets::clock(state);
+    let key = format!("{clock:?}");
+    if *last == key {
+        return;
+    }
+    *last = key;
+    let Ok(panel) = panel.single() else {
+        return;
+    };
+    commands
+        .entity(panel)
+        .despawn_children()
+        .with_children(|p| {
+            p.spawn(ui::text("Turn order", 17.0, ui::ACCENT));
+            if clock.order.is_empty() {
+                p.spawn(ui::text("(the ruleset lists no order now)", 13.0, ui::DIM));
+            }
+            for e in &clock.order {
+                let Some(u) = state.unit(e.unit) else {
+                    continue;
+                };
+                let colour = if e.current {
+                    ui::TEXT
+                } else if e.done || !u.is_active() {
+                    ui::DIM
+                } else {
+                    Color::srgb(0.82, 0.8, 0.76)
+                };
+                p.spawn((
+                    Node {
+                        flex_direction: FlexDirection::Row,
+                        align_items: AlignItems::Center,
+                        column_gap: px(5),
+                        padding: UiRect::axes(px(3), px(2)),
+                        border_radius: BorderRadius::all(px(3)),
+                        ..default()
+                    },
+                    BackgroundColor(if e.current {
+                        ui::BUTTON_ON
+                    } else {
+                        Color::NONE
+                    }),
+                ))
+                .with_children(|r| {
+                    r.spawn((
+                        Node {
+                            width: px(10),
+                            height: px(10),
+                            ..default()
+                        },
+                        BackgroundColor(side_colour(Some(u.side.index()))),
+                    ));
+                    let mark = if e.current { "> " } else { "" };
+                    r.spawn(ui::text(
+                        format!("{mark}{}  {}", u.name, e.label),
+                        13.0,
+                        colour,
+                    ));
+                });
+            }
+        });
+}

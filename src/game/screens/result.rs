@@ -1,0 +1,152 @@
+//! The Result screen: who won and why, each side's units, Rematch (a new seed) and Back.
+
+use bevy::prelude::*;
+
+use super::{random_seed, start_battle};
+use crate::game::Screen;
+use crate::game::battle::Battle;
+use crate::game::ui::{self, UiAction, UiClick};
+use crate::rules::battle::{SideId, Status};
+
+pub(super) fn plugin(app: &mut App) {
+    app.add_systems(OnEnter(Screen::Result), spawn_result)
+        .add_systems(
+            Update,
+            result_keys
+                .run_if(in_state(Screen::Result))
+                .in_set(crate::game::AppSystems::RecordInput),
+        )
+        .add_systems(
+            Update,
+            result_actions
+                .run_if(in_state(Screen::Result))
+                .in_set(crate::game::AppSystems::Update),
+        );
+}
+
+fn spawn_result(mut commands: Commands, battle: Option<Res<Battle>>) {
+    let Some(battle) = battle else {
+        commands.set_state(Screen::Title);
+        return;
+    };
+    let s = &battle.state;
+    let (headline, reason) = match &s.outcome {
+        Some(o) => (
+            match o.winner {
+                Some(w) => {
+                    let name = s.sides.get(w.index()).map_or("?", |x| x.name.as_str());
+                    format!(
+                        "{name} {}",
+                        crate::rules::battle::log::agree(name, "wins", "win")
+                    )
+                }
+                None => "A draw".to_string(),
+            },
+            o.reason.clone(),
+        ),
+        None => ("The battle was left".to_string(), String::new()),
+    };
+    commands
+        .spawn((
+            Name::new("Result"),
+            DespawnOnExit(Screen::Result),
+            ui::screen_root(),
+        ))
+        .with_children(|p| {
+            p.spawn(ui::text(headline, 48.0, ui::ACCENT));
+            p.spawn(ui::text(reason, 18.0, ui::TEXT));
+            p.spawn(ui::text(
+                format!(
+                    "{} - {} {}{} - {} commands - seed {}",
+                    battle.setup.level.name(),
+                    s.round,
+                    crate::rules::rulesets::round_word(s).to_lowercase(),
+                    if s.round == 1 { "" } else { "s" },
+                    battle.commands.len(),
+                    battle.setup.seed
+                ),
+                16.0,
+                ui::DIM,
+            ));
+            for (i, side) in s.sides.iter().enumerate() {
+                let id = SideId(i as u8);
+                let units: Vec<_> = s.units.iter().filter(|u| u.side == id).collect();
+                let count = |st: Status| units.iter().filter(|u| u.status == st).count();
+                p.spawn((
+                    ui::text(
+                        format!(
+                            "{} - {}: {} standing, {} down, {} dead",
+                            side.name,
+                            battle.control(id).label(),
+                            count(Status::Active),
+                            count(Status::Down),
+                            count(Status::Dead)
+                        ),
+                        18.0,
+                        crate::game::units::side_colour(Some(i)),
+                    ),
+                    Node {
+                        margin: UiRect::top(px(10)),
+                        ..default()
+                    },
+                ));
+                let line: Vec<String> = units
+                    .iter()
+                    .map(|u| {
+                        let state = match u.status {
+                            Status::Active => crate::game::units::health_text(u),
+                            Status::Down => "down".into(),
+                            Status::Dead => "dead".into(),
+                        };
+                        format!("{} ({state})", u.name)
+                    })
+                    .collect();
+                p.spawn((
+                    ui::text(line.join(", "), 15.0, ui::TEXT),
+                    Node {
+                        max_width: px(1000),
+                        ..default()
+                    },
+                ));
+            }
+            p.spawn(Node {
+                flex_direction: FlexDirection::Row,
+                column_gap: px(8),
+                margin: UiRect::top(px(24)),
+                ..default()
+            })
+            .with_children(|r| {
+                r.spawn(ui::button("Rematch", Some("R"), UiAction::Rematch));
+                r.spawn(ui::button("Back", Some("B"), UiAction::Back));
+            });
+        });
+}
+
+fn result_keys(keys: Res<ButtonInput<KeyCode>>, mut clicks: MessageWriter<UiClick>) {
+    if keys.just_pressed(KeyCode::KeyR) || keys.just_pressed(KeyCode::Enter) {
+        clicks.write(UiClick(UiAction::Rematch));
+    }
+    if keys.just_pressed(KeyCode::KeyB) || keys.just_pressed(KeyCode::Escape) {
+        clicks.write(UiClick(UiAction::Back));
+    }
+}
+
+fn result_actions(
+    mut clicks: MessageReader<UiClick>,
+    battle: Option<Res<Battle>>,
+    mut commands: Commands,
+) {
+    for UiClick(action) in clicks.read() {
+        match action {
+            UiAction::Rematch => {
+                if let Some(b) = &battle {
+                    let mut setup = b.setup.clone();
+                    setup.seed = random_seed();
+                    start_battle(&mut commands, Battle::new(setup));
+                }
+            }
+            UiAction::Back => commands.set_state(Screen::Setup),
+            _ => {}
+        }
+    }
+}
