@@ -218,3 +218,23 @@ fn atomic_writes_leave_no_temporary_file_and_never_share_one() {
     assert!(write_atomic(&dir.join("missing").join("x.ron"), "x").is_err());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_misspelt_field_in_a_command_is_an_error_not_dropped() {
+    let path = repo().join("tests").join("x.ron");
+    let replay = |attack: &str| {
+        format!(r#"(level: File("levels/sides_village_brawl.ron"), seed: 1, commands: [{attack}])"#)
+    };
+    // Spelt right, it reads.
+    let good = replay(r#"Attack(unit: 0, target: 5, ranged: true)"#);
+    fray::rules::replay::parse(&path, &good).expect("a good replay reads");
+    // "ranegd" would have become a melee attack.
+    let bad = replay(r#"Attack(unit: 0, target: 5, ranegd: true)"#);
+    let e = fray::rules::replay::parse(&path, &bad).expect_err("refused");
+    assert!(e.0.contains("ranegd"), "{}", e.0);
+    // The same in a scenario step, and in an action's own fields.
+    let scenario = r#"(name: "x", level: File("levels/sides_village_brawl.ron"), seed: 1,
+        steps: [Do(Act(unit: 0, action: Shove(target: 5, prone: true, push: None, far: 2)))])"#;
+    let e = scenario::load(&path, scenario).expect_err("refused");
+    assert!(e.contains("far"), "{e}");
+}

@@ -12,6 +12,8 @@ use serde::{Deserialize, Serialize};
 
 /// What a controller sends to answer the pending [`Decision`].
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+// A misspelt field in a replay or a scenario is an error, never silently dropped.
+#[serde(deny_unknown_fields)]
 pub enum Command {
     /// Move `unit` to `to` along the path the engine finds (the cheapest, then the one that
     /// provokes least: the path the movement preview shows).
@@ -157,6 +159,8 @@ impl Anchor {
 
 /// Named actions beyond Move and Attack. Each ruleset accepts its own subset.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+// A misspelt field in a replay or a scenario is an error, never silently dropped.
+#[serde(deny_unknown_fields)]
 pub enum Action {
     // --- shared by several rulesets
     /// A short step that never provokes (`phases` 1-hex step, `alternating` Step).
@@ -323,6 +327,8 @@ impl Action {
 
 /// When a readied action fires.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+// A misspelt field in a replay or a scenario is an error, never silently dropped.
+#[serde(deny_unknown_fields)]
 pub enum ReadyTrigger {
     /// An enemy comes within reach: attack it.
     EnemyInReach,
@@ -332,6 +338,8 @@ pub enum ReadyTrigger {
 
 /// A declaration for the round (`segments`).
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+// A misspelt field in a replay or a scenario is an error, never silently dropped.
+#[serde(deny_unknown_fields)]
 pub enum Intent {
     /// Fight in melee (move and attack).
     Melee,
@@ -347,6 +355,8 @@ pub enum Intent {
 
 /// An answer to a reaction prompt.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+// A misspelt field in a replay or a scenario is an error, never silently dropped.
+#[serde(deny_unknown_fields)]
 pub enum Reaction {
     /// Let it pass.
     Decline,
