@@ -1,5 +1,6 @@
 use super::*;
 use crate::rules::battle::tests::playouts_end_and_replay;
+use crate::rules::battle::{Action, Condition, Interrupt, Purpose, Reaction, Trigger};
 use crate::rules::level::{self, Level};
 
 /// An 8×5 open field of pointy hexes. `units` are RON unit entries; `options` the level's.
