@@ -3,7 +3,7 @@
 
 use super::combat::{attack_kind, check_react, declare_attack, react, readied_on, stand_up, walk};
 use super::turns::{advance, after, budget, cap, end_action, take_delayed};
-use super::{After, Budget, Ev, Held, Phases, State, ev, st};
+use super::{After, Budget, Ev, Held, Phases, State};
 use crate::rules::battle::{
     Action, BattleState, Command, Condition, Decision, Event, Exec, Interrupt, Reaction,
     ReadyTrigger, Rejected, Trigger, Unit, UnitId,
@@ -444,15 +444,15 @@ pub(super) fn execute(x: &mut Exec, cmd: &Command) {
         return;
     }
     let u = cmd.unit();
-    let asking = st(x.s()).asking == Some(u);
+    let asking = Phases::state(x.s()).asking == Some(u);
     match cmd {
         Command::EndTurn { .. } if asking => {
             // Gives up waiting: the delayed action is not taken.
-            x.emit(ev(Ev::Held {
+            x.emit(Phases::event(Ev::Held {
                 unit: u,
                 held: None,
             }));
-            x.emit(ev(Ev::Asking { unit: None }));
+            x.emit(Phases::event(Ev::Asking { unit: None }));
             advance(x);
             return;
         }
@@ -464,7 +464,7 @@ pub(super) fn execute(x: &mut Exec, cmd: &Command) {
             action: Action::Delay,
             ..
         } if asking => {
-            x.emit(ev(Ev::KeepsWaiting { unit: u }));
+            x.emit(Phases::event(Ev::KeepsWaiting { unit: u }));
             advance(x);
             return;
         }
@@ -473,15 +473,15 @@ pub(super) fn execute(x: &mut Exec, cmd: &Command) {
             ..
         } => {
             // Rule P-115: no action on its own Initiative; it waits.
-            x.emit(ev(Ev::Held {
+            x.emit(Phases::event(Ev::Held {
                 unit: u,
                 held: Some(Held::Delay),
             }));
-            x.emit(ev(Ev::Done { unit: u }));
+            x.emit(Phases::event(Ev::Done { unit: u }));
             x.emit(Event::TurnEnded { unit: u });
-            x.emit(ev(Ev::Acting { unit: None }));
+            x.emit(Phases::event(Ev::Acting { unit: None }));
             // It has just chosen to wait past this point: not asked again here.
-            x.emit(ev(Ev::KeepsWaiting { unit: u }));
+            x.emit(Phases::event(Ev::KeepsWaiting { unit: u }));
             advance(x);
             return;
         }
@@ -493,7 +493,7 @@ pub(super) fn execute(x: &mut Exec, cmd: &Command) {
     // A readied action waiting for this unit to act goes first (rule P-127).
     let readiers: Vec<UnitId> = readied_on(x.s(), u);
     if !readiers.is_empty() {
-        x.emit(ev(Ev::Deferred {
+        x.emit(Phases::event(Ev::Deferred {
             command: Some(cmd.clone()),
         }));
         x.emit(Event::Interrupted(Interrupt {
@@ -508,9 +508,9 @@ pub(super) fn execute(x: &mut Exec, cmd: &Command) {
 }
 
 pub(super) fn spend(x: &mut Exec, u: UnitId, f: impl FnOnce(&mut Budget)) {
-    let mut b = budget(st(x.s()), u);
+    let mut b = budget(Phases::state(x.s()), u);
     f(&mut b);
-    x.emit(ev(Ev::Spent { unit: u, budget: b }));
+    x.emit(Phases::event(Ev::Spent { unit: u, budget: b }));
 }
 
 /// The effect of an accepted action command.
@@ -521,7 +521,7 @@ pub(super) fn perform(x: &mut Exec, cmd: &Command) {
     };
     match cmd {
         Command::Move { to, .. } => {
-            let r = st(x.s());
+            let r = Phases::state(x.s());
             let b = budget(r, u);
             let budget = move_budget(r, &unit, b);
             let Some(path) = move_path(x.s(), u, *to, budget) else {
@@ -536,8 +536,8 @@ pub(super) fn perform(x: &mut Exec, cmd: &Command) {
                     b.actions += 1;
                 }
             });
-            x.emit(ev(Ev::Negated { negated: None }));
-            x.emit(ev(Ev::Walk { provokes: true }));
+            x.emit(Phases::event(Ev::Negated { negated: None }));
+            x.emit(Phases::event(Ev::Walk { provokes: true }));
             walk(x, u, &path.cells());
         }
         Command::Attack { target, ranged, .. } => {
@@ -550,7 +550,7 @@ pub(super) fn perform(x: &mut Exec, cmd: &Command) {
         Command::Act { action, .. } => match action {
             Action::Step { to } => {
                 spend(x, u, |b| b.stepped = true);
-                x.emit(ev(Ev::Walk { provokes: false }));
+                x.emit(Phases::event(Ev::Walk { provokes: false }));
                 walk(x, u, &[unit.cell, *to]);
             }
             Action::Withdraw { to } => {
@@ -561,7 +561,7 @@ pub(super) fn perform(x: &mut Exec, cmd: &Command) {
                     b.moved = true;
                     b.full = true;
                 });
-                x.emit(ev(Ev::Walk { provokes: false }));
+                x.emit(Phases::event(Ev::Walk { provokes: false }));
                 walk(x, u, &path.cells());
             }
             Action::Dodge => {
@@ -576,7 +576,7 @@ pub(super) fn perform(x: &mut Exec, cmd: &Command) {
                     b.actions += 1;
                     b.attack = true;
                 });
-                x.emit(ev(Ev::Held {
+                x.emit(Phases::event(Ev::Held {
                     unit: u,
                     held: Some(Held::Ready(trigger.clone())),
                 }));
@@ -586,7 +586,7 @@ pub(super) fn perform(x: &mut Exec, cmd: &Command) {
                     b.actions += 1;
                     b.attack = true;
                 });
-                x.emit(ev(Ev::Held {
+                x.emit(Phases::event(Ev::Held {
                     unit: u,
                     held: Some(Held::ReadyMove(trigger.clone(), *to)),
                 }));

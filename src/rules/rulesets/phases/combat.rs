@@ -3,7 +3,7 @@
 
 use super::actions::{check_act, half, move_path, perform, reject, spend};
 use super::turns::{after, budget};
-use super::{After, Ev, Held, Phases, State, ev, st};
+use super::{After, Ev, Held, Phases, State};
 use crate::rules::battle::common::ndx;
 use crate::rules::battle::{
     Action, BattleState, Condition, Event, Exec, Interrupt, PendingAttack, Purpose, Reaction,
@@ -85,7 +85,7 @@ fn ready_attack(s: &BattleState, a: UnitId, t: UnitId) -> Option<bool> {
 /// all. The first such hex in the grid's order of neighbours (house rule).
 pub(super) fn ready_step(s: &BattleState, h: UnitId, t: UnitId) -> Option<Cell> {
     let (hu, tu) = (s.unit(h)?, s.unit(t)?);
-    let b = budget(st(s), h);
+    let b = budget(Phases::state(s), h);
     if ready_attack(s, h, t).is_some()
         || b.moved
         || b.stepped
@@ -112,10 +112,10 @@ pub(super) fn ready_step(s: &BattleState, h: UnitId, t: UnitId) -> Option<Cell> 
 /// holds one and may move: not prone, no 1-hex step taken this Phase.
 pub(super) fn ready_move_path(s: &BattleState, h: UnitId) -> Option<Path> {
     let unit = s.unit(h)?;
-    let Some(Some(Held::ReadyMove(_, to))) = st(s).held.get(h.index()) else {
+    let Some(Some(Held::ReadyMove(_, to))) = Phases::state(s).held.get(h.index()) else {
         return None;
     };
-    if unit.is_prone() || budget(st(s), h).stepped || *to == unit.cell {
+    if unit.is_prone() || budget(Phases::state(s), h).stepped || *to == unit.cell {
         return None;
     }
     move_path(s, h, *to, half(unit))
@@ -123,7 +123,7 @@ pub(super) fn ready_move_path(s: &BattleState, h: UnitId) -> Option<Path> {
 
 /// Whether `h` can take its readied action against (or in answer to) `actor` now.
 fn can_take_ready(s: &BattleState, h: UnitId, actor: UnitId) -> bool {
-    match st(s).held.get(h.index()) {
+    match Phases::state(s).held.get(h.index()) {
         Some(Some(Held::Ready(_))) => {
             ready_attack(s, h, actor).is_some() || ready_step(s, h, actor).is_some()
         }
@@ -212,7 +212,7 @@ pub(super) fn check_react(
 
 /// Units whose readied attack waits for `actor` to act and can reach it.
 pub(super) fn readied_on(s: &BattleState, actor: UnitId) -> Vec<UnitId> {
-    let r = st(s);
+    let r = Phases::state(s);
     r.order
         .iter()
         .copied()
@@ -228,7 +228,7 @@ pub(super) fn readied_on(s: &BattleState, actor: UnitId) -> Vec<UnitId> {
 /// Standing up from prone provokes from every enemy threatening the unit's hex that may still
 /// make an attack of opportunity (a new opportunity each time); acrobatics negates it.
 pub(super) fn stand_up(x: &mut Exec, u: UnitId) {
-    let r = st(x.s());
+    let r = Phases::state(x.s());
     let cell = x.s().units[u.index()].cell;
     let reactors: Vec<UnitId> = r
         .order
@@ -271,7 +271,7 @@ pub(super) fn may_make_aoo(eu: &Unit, r: &State, e: UnitId) -> bool {
 
 /// Enemies of `mover` whose attack of opportunity leaving `from` provokes.
 pub(super) fn aoo_reactors(s: &BattleState, mover: UnitId, from: Cell) -> Vec<UnitId> {
-    let r = st(s);
+    let r = Phases::state(s);
     r.order
         .iter()
         .copied()
@@ -297,7 +297,7 @@ pub(super) fn threatens(s: &BattleState, e: UnitId, c: Cell) -> bool {
 /// Units with an attack readied for an enemy coming within reach, that `mover` just came
 /// within reach of by stepping from `from`.
 fn readied_for_reach(s: &BattleState, mover: UnitId, from: Cell) -> Vec<UnitId> {
-    let r = st(s);
+    let r = Phases::state(s);
     r.order
         .iter()
         .copied()
@@ -328,10 +328,10 @@ pub(super) fn walk(x: &mut Exec, u: UnitId, cells: &[Cell]) {
         if x.over() || !unit.is_active() || unit.has(&Condition::Stunned) || unit.cell != from {
             return;
         }
-        if st(x.s()).walk_provokes {
+        if Phases::state(x.s()).walk_provokes {
             let reactors = aoo_reactors(x.s(), u, from);
             if !reactors.is_empty() {
-                let negated = match st(x.s()).negated {
+                let negated = match Phases::state(x.s()).negated {
                     Some(n) => n,
                     None => {
                         let skill = x.s().units[u.index()].stat("acrobatics");
@@ -340,13 +340,13 @@ pub(super) fn walk(x: &mut Exec, u: UnitId, cells: &[Cell]) {
                                 .total
                                 <= skill;
                         if skill > 0 {
-                            x.emit(ev(Ev::Negated { negated: Some(ok) }));
+                            x.emit(Phases::event(Ev::Negated { negated: Some(ok) }));
                         }
                         ok
                     }
                 };
                 if !negated {
-                    x.emit(ev(Ev::Offered {
+                    x.emit(Phases::event(Ev::Offered {
                         mover: u,
                         reactors: reactors.clone(),
                     }));
@@ -380,7 +380,7 @@ pub(super) fn walk(x: &mut Exec, u: UnitId, cells: &[Cell]) {
 
 /// An attack on `t`: a unit not acting now may first abort to Dodge.
 pub(super) fn declare_attack(x: &mut Exec, a: UnitId, t: UnitId, ranged: bool) {
-    if can_abort(x.s(), st(x.s()), t) {
+    if can_abort(x.s(), Phases::state(x.s()), t) {
         x.emit(Event::Interrupted(Interrupt {
             trigger: Trigger::Targeted {
                 attacker: a,
@@ -414,7 +414,7 @@ pub(super) fn react(x: &mut Exec, u: UnitId, reaction: &Reaction) {
     match (&top.trigger, reaction) {
         (Trigger::Opportunity { mover, .. }, Reaction::Attack { .. })
         | (Trigger::Provoked { actor: mover, .. }, Reaction::Attack { .. }) => {
-            x.emit(ev(Ev::AooMade { unit: u }));
+            x.emit(Phases::event(Ev::AooMade { unit: u }));
             strike(x, u, *mover, false);
         }
         (Trigger::Ready { actor }, Reaction::Attack { .. } | Reaction::TakeHeld) => {
@@ -448,12 +448,12 @@ pub(super) fn react(x: &mut Exec, u: UnitId, reaction: &Reaction) {
 
 fn resume(x: &mut Exec, r: Resume, trigger: &Trigger) {
     if let Trigger::Ready { actor } = trigger
-        && let Some(&(saved, provokes, negated)) = st(x.s()).saved_walk.last()
+        && let Some(&(saved, provokes, negated)) = Phases::state(x.s()).saved_walk.last()
         && saved == *actor
     {
-        x.emit(ev(Ev::Walk { provokes }));
-        x.emit(ev(Ev::Negated { negated }));
-        x.emit(ev(Ev::WalkRestored));
+        x.emit(Phases::event(Ev::Walk { provokes }));
+        x.emit(Phases::event(Ev::Negated { negated }));
+        x.emit(Phases::event(Ev::WalkRestored));
     }
     let then = Phases::resume_of(&r).copied();
     match r {
@@ -467,17 +467,17 @@ fn resume(x: &mut Exec, r: Resume, trigger: &Trigger) {
             }
         }
         _ if then == Some(After::Deferred) => {
-            let Some(cmd) = st(x.s()).deferred.clone() else {
+            let Some(cmd) = Phases::state(x.s()).deferred.clone() else {
                 return;
             };
-            x.emit(ev(Ev::Deferred { command: None }));
+            x.emit(Phases::event(Ev::Deferred { command: None }));
             let u = cmd.unit();
             let unit = &x.s().units[u.index()];
             if !unit.is_active() {
                 return;
             }
             // The action goes on if it still can (its target may be gone).
-            if check_act(x.s(), st(x.s()), u, &cmd).is_ok() {
+            if check_act(x.s(), Phases::state(x.s()), u, &cmd).is_ok() {
                 perform(x, &cmd);
             }
         }
@@ -489,7 +489,7 @@ fn resume(x: &mut Exec, r: Resume, trigger: &Trigger) {
 /// ahead of the unit that triggered it; taken before its own place in a Phase, it uses that
 /// Phase's action.
 fn fire_ready(x: &mut Exec, h: UnitId, actor: UnitId) {
-    let r = st(x.s());
+    let r = Phases::state(x.s());
     let is_move = matches!(r.held.get(h.index()), Some(Some(Held::ReadyMove(..))));
     let walk_path = ready_move_path(x.s(), h);
     let mut order: Vec<UnitId> = r.order.iter().copied().filter(|&o| o != h).collect();
@@ -499,13 +499,13 @@ fn fire_ready(x: &mut Exec, h: UnitId, actor: UnitId) {
         .unwrap_or(order.len());
     order.insert(at, h);
     let done = r.done.get(h.index()).copied().unwrap_or(true);
-    x.emit(ev(Ev::Held {
+    x.emit(Phases::event(Ev::Held {
         unit: h,
         held: None,
     }));
-    x.emit(ev(Ev::Order { order }));
+    x.emit(Phases::event(Ev::Order { order }));
     if !done {
-        x.emit(ev(Ev::Done { unit: h }));
+        x.emit(Phases::event(Ev::Done { unit: h }));
     }
     x.set_condition(h, Condition::Dodging, false);
     // Rule P-131: a 1-hex step as part of the readied action (it never provokes).
@@ -518,19 +518,19 @@ fn fire_ready(x: &mut Exec, h: UnitId, actor: UnitId) {
         let Some(path) = walk_path else { return };
         // Rule P-124: a readied move action; it provokes like any move. The interrupted
         // walk's bookkeeping is put aside until the triggering action goes on.
-        let r = st(x.s());
+        let r = Phases::state(x.s());
         let already = r.saved_walk.last().is_some_and(|s| s.0 == actor);
         if !already {
             let (provokes, negated) = (r.walk_provokes, r.negated);
-            x.emit(ev(Ev::WalkSaved {
+            x.emit(Phases::event(Ev::WalkSaved {
                 unit: actor,
                 provokes,
                 negated,
             }));
         }
         spend(x, h, |b| b.moved = true);
-        x.emit(ev(Ev::Negated { negated: None }));
-        x.emit(ev(Ev::Walk { provokes: true }));
+        x.emit(Phases::event(Ev::Negated { negated: None }));
+        x.emit(Phases::event(Ev::Walk { provokes: true }));
         walk(x, h, &path.cells());
         return;
     }
@@ -542,15 +542,15 @@ fn fire_ready(x: &mut Exec, h: UnitId, actor: UnitId) {
 /// Rules P-135..P-137: abort to Dodge. Before its place in this Phase the unit gives up this
 /// Phase's action; after it, the following Phase's. The held action, if any, is dropped.
 fn abort(x: &mut Exec, u: UnitId) {
-    let r = st(x.s());
+    let r = Phases::state(x.s());
     let next_phase = r.done.get(u.index()).copied().unwrap_or(true);
     if r.held.get(u.index()).is_some_and(|h| h.is_some()) {
-        x.emit(ev(Ev::Held {
+        x.emit(Phases::event(Ev::Held {
             unit: u,
             held: None,
         }));
     }
-    x.emit(ev(Ev::Aborted {
+    x.emit(Phases::event(Ev::Aborted {
         unit: u,
         next_phase,
     }));
@@ -633,8 +633,12 @@ fn strike(x: &mut Exec, a: UnitId, t: UnitId, ranged: bool) {
         x.set_status(t, Status::Down);
     } else if stun > now.stat("con") {
         x.set_condition(t, Condition::Stunned, true);
-        if st(x.s()).held.get(t.index()).is_some_and(|h| h.is_some()) {
-            x.emit(ev(Ev::Held {
+        if Phases::state(x.s())
+            .held
+            .get(t.index())
+            .is_some_and(|h| h.is_some())
+        {
+            x.emit(Phases::event(Ev::Held {
                 unit: t,
                 held: None,
             }));

@@ -34,12 +34,10 @@ mod combat;
 mod turns;
 mod view;
 
-use crate::rules::battle::{
-    BattleState, Command, Decision, Event, Exec, ReadyTrigger, Rejected, UnitId,
-};
+use crate::rules::battle::{BattleState, Command, Decision, Exec, ReadyTrigger, Rejected, UnitId};
 use crate::rules::grid::Cell;
+use crate::rules::rulesets::Ruleset;
 use crate::rules::rulesets::view::{Clock, CommandInfo, Odds};
-use crate::rules::rulesets::{Member, Ruleset};
 use serde::{Deserialize, Serialize};
 
 /// What `phases` does once the reactions to an interrupt it raised are in.
@@ -247,14 +245,6 @@ pub enum Ev {
     Walk { provokes: bool },
     /// A command waiting for a readied action to resolve.
     Deferred { command: Option<Command> },
-}
-
-pub(super) fn ev(e: Ev) -> Event {
-    Phases::event(e)
-}
-
-pub(super) fn st(s: &BattleState) -> &State {
-    Phases::state(s)
 }
 
 fn slot<T>(v: &mut [T], u: UnitId) -> Option<&mut T> {

@@ -1,9 +1,10 @@
 //! Initiative, Phases and Turns, and whose action it is: the opening, moving on to the next
 //! action, Delay's place in the order, the end of a Phase and the Post-Turn.
 
-use super::{Budget, Ev, Held, State, ev, st};
+use super::{Budget, Ev, Held, Phases, State};
 use crate::rules::battle::common::ndx;
 use crate::rules::battle::{BattleState, Condition, Decision, Event, Exec, Purpose, UnitId};
+use crate::rules::rulesets::Member;
 
 pub(super) fn start(x: &mut Exec) {
     let ids: Vec<UnitId> = x.s().unit_ids().collect();
@@ -60,7 +61,7 @@ pub(super) fn start(x: &mut Exec) {
         order[i..j].copy_from_slice(&group);
         i = j;
     }
-    x.emit(ev(Ev::Initiative { scores, order }));
+    x.emit(Phases::event(Ev::Initiative { scores, order }));
     let unaware: Vec<UnitId> = ids
         .iter()
         .copied()
@@ -72,9 +73,9 @@ pub(super) fn start(x: &mut Exec) {
         for &u in &unaware {
             x.set_condition(u, Condition::Surprised, true);
         }
-        x.emit(ev(Ev::Phase { phase: 0 }));
+        x.emit(Phases::event(Ev::Phase { phase: 0 }));
     } else {
-        x.emit(ev(Ev::Phase { phase: 1 }));
+        x.emit(Phases::event(Ev::Phase { phase: 1 }));
     }
     advance(x);
 }
@@ -110,27 +111,32 @@ pub(super) fn advance(x: &mut Exec) {
         if x.over() || !x.s().interrupts.is_empty() {
             return;
         }
-        let r = st(x.s());
+        let r = Phases::state(x.s());
         if r.acting.is_some() || r.asking.is_some() {
             return;
         }
         let next = next_actor(x.s(), r);
         if let Some(h) = waiting(x.s(), r).into_iter().find(|&h| Some(h) != next) {
-            x.emit(ev(Ev::Asking { unit: Some(h) }));
+            x.emit(Phases::event(Ev::Asking { unit: Some(h) }));
             return;
         }
         let Some(u) = next else {
             end_phase(x);
             continue;
         };
-        let r = st(x.s());
+        let r = Phases::state(x.s());
         if r.held.get(u.index()).is_some_and(|h| h.is_some()) {
             // Rules P-119, P-133: the held action is lost when the unit's next action comes.
-            x.emit(ev(Ev::Lapsed { unit: u }));
+            x.emit(Phases::event(Ev::Lapsed { unit: u }));
         }
-        if st(x.s()).lose_next.get(u.index()).copied().unwrap_or(false) {
+        if Phases::state(x.s())
+            .lose_next
+            .get(u.index())
+            .copied()
+            .unwrap_or(false)
+        {
             // Rule P-138: it gave this action up when it aborted.
-            x.emit(ev(Ev::Forfeit { unit: u }));
+            x.emit(Phases::event(Ev::Forfeit { unit: u }));
             continue;
         }
         begin_action(x, u);
@@ -139,28 +145,33 @@ pub(super) fn advance(x: &mut Exec) {
 }
 
 fn begin_action(x: &mut Exec, u: UnitId) {
-    if !st(x.s()).done.get(u.index()).copied().unwrap_or(true) {
-        x.emit(ev(Ev::Done { unit: u }));
+    if !Phases::state(x.s())
+        .done
+        .get(u.index())
+        .copied()
+        .unwrap_or(true)
+    {
+        x.emit(Phases::event(Ev::Done { unit: u }));
     }
-    x.emit(ev(Ev::Acting { unit: Some(u) }));
+    x.emit(Phases::event(Ev::Acting { unit: Some(u) }));
     x.emit(Event::TurnStarted { unit: u });
     // House rule: Dodge lasts until the unit's next action.
     x.set_condition(u, Condition::Dodging, false);
 }
 
 fn end_phase(x: &mut Exec) {
-    let phase = st(x.s()).phase;
+    let phase = Phases::state(x.s()).phase;
     match phase {
         0 => {
             for u in x.s().unit_ids().collect::<Vec<_>>() {
                 x.set_condition(u, Condition::Surprised, false);
             }
-            x.emit(ev(Ev::Phase { phase: 1 }));
+            x.emit(Phases::event(Ev::Phase { phase: 1 }));
         }
-        1..=3 => x.emit(ev(Ev::Phase { phase: phase + 1 })),
+        1..=3 => x.emit(Phases::event(Ev::Phase { phase: phase + 1 })),
         _ => {
             // The Post-Turn: conscious, unstunned units Take a Recovery (house rule).
-            x.emit(ev(Ev::PostTurn));
+            x.emit(Phases::event(Ev::PostTurn));
             for u in x.s().unit_ids().collect::<Vec<_>>() {
                 let unit = &x.s().units[u.index()];
                 if !unit.is_active() || unit.has(&Condition::Stunned) {
@@ -174,14 +185,14 @@ fn end_phase(x: &mut Exec) {
             let round = x.s().round;
             x.emit(Event::RoundEnded { round });
             x.emit(Event::RoundStarted { round: round + 1 });
-            x.emit(ev(Ev::Phase { phase: 1 }));
+            x.emit(Phases::event(Ev::Phase { phase: 1 }));
         }
     }
 }
 
 pub(super) fn end_action(x: &mut Exec, u: UnitId) {
     x.emit(Event::TurnEnded { unit: u });
-    x.emit(ev(Ev::Acting { unit: None }));
+    x.emit(Phases::event(Ev::Acting { unit: None }));
     advance(x);
 }
 
@@ -211,7 +222,7 @@ pub(super) fn after(x: &mut Exec) {
     if x.over() || !x.s().interrupts.is_empty() {
         return;
     }
-    let r = st(x.s());
+    let r = Phases::state(x.s());
     match (r.acting, r.asking) {
         (Some(u), _) if !has_more(x.s(), r, u) => end_action(x, u),
         (None, None) => advance(x),
@@ -230,18 +241,18 @@ pub(super) fn pending(_: &BattleState, r: &State) -> Decision {
 /// point (just before the unit that would have acted next, or last), and its regular action
 /// of this Phase is used.
 pub(super) fn take_delayed(x: &mut Exec, u: UnitId) {
-    let r = st(x.s());
+    let r = Phases::state(x.s());
     let next = next_actor(x.s(), r).filter(|&n| n != u);
     let mut order: Vec<UnitId> = r.order.iter().copied().filter(|&o| o != u).collect();
     let at = next
         .and_then(|n| order.iter().position(|&o| o == n))
         .unwrap_or(order.len());
     order.insert(at, u);
-    x.emit(ev(Ev::Asking { unit: None }));
-    x.emit(ev(Ev::Held {
+    x.emit(Phases::event(Ev::Asking { unit: None }));
+    x.emit(Phases::event(Ev::Held {
         unit: u,
         held: None,
     }));
-    x.emit(ev(Ev::Order { order }));
+    x.emit(Phases::event(Ev::Order { order }));
     begin_action(x, u);
 }
