@@ -1,6 +1,8 @@
 use super::*;
 use crate::rules::battle::tests::playouts_end_and_replay;
+use crate::rules::battle::{Action, Condition, Event, Interrupt, Purpose, Reaction, Trigger};
 use crate::rules::level::{self, Level};
+use crate::rules::rulesets::Member;
 
 /// An 8×5 open field of pointy hexes. `units` are RON unit entries; `options` the level's.
 fn field(units: &str, options: &str) -> Level {
@@ -20,6 +22,10 @@ fn field(units: &str, options: &str) -> Level {
         Ok(l) => l,
         Err(d) => panic!("{d:?}"),
     }
+}
+
+fn ev(e: Ev) -> Event {
+    Phases::event(e)
 }
 
 fn state(b: &BattleState) -> &State {

@@ -1,0 +1,613 @@
+//! Ordinary actions: what a unit's part of a Phase holds, whether a command is legal now and
+//! why not, the legal commands, and carrying them out.
+
+use super::combat::{attack_kind, check_react, declare_attack, react, readied_on, stand_up, walk};
+use super::turns::{advance, after, budget, cap, end_action, take_delayed};
+use super::{After, Budget, Ev, Held, Phases, State};
+use crate::rules::battle::{
+    Action, BattleState, Command, Condition, Decision, Event, Exec, Interrupt, Reaction,
+    ReadyTrigger, Rejected, Trigger, Unit, UnitId,
+};
+use crate::rules::grid::Cell;
+use crate::rules::path::Path;
+use crate::rules::rulesets::Member;
+
+/// Half of combat movement (rounded down, at least 1): what one move action covers.
+pub(super) fn half(u: &Unit) -> u32 {
+    (u.movement / 2).max(1)
+}
+
+/// The movement budget of a Move now: all of it as a full-phase action when the unit has
+/// done nothing else (and it is not the Surprise Phase), else half. A prone unit crawls one
+/// hex (a move action).
+pub(super) fn move_budget(r: &State, unit: &Unit, b: Budget) -> u32 {
+    if unit.is_prone() {
+        unit.movement.min(1)
+    } else if b.actions == 0 && !b.full && r.phase != 0 {
+        unit.movement
+    } else {
+        half(unit)
+    }
+}
+
+/// The path a Move walks: cheapest, then fewest threatened hexes left.
+pub(super) fn move_path(s: &BattleState, u: UnitId, to: Cell, budget: u32) -> Option<Path> {
+    let threat = s.threat_for(u, |_| true);
+    let reach = s.reach_of(u, budget, Some(&threat));
+    if !reach.can_end(to) {
+        return None;
+    }
+    reach.path_to(to)
+}
+
+pub(super) fn reject(text: String) -> Result<(), Rejected> {
+    Err(Rejected::new(text))
+}
+
+/// Whether the unit deciding now may take `cmd`.
+pub(super) fn check_act(
+    s: &BattleState,
+    r: &State,
+    u: UnitId,
+    cmd: &Command,
+) -> Result<(), Rejected> {
+    let unit = &s.units[u.index()];
+    let n = &unit.name;
+    let b = budget(r, u);
+    let surprise = r.phase == 0;
+    let asking = r.asking == Some(u);
+    let actions_free = !b.full && b.actions < cap(r);
+    let attack_free = actions_free && !b.attack;
+    let fresh = b.actions == 0 && !b.full && !b.moved && !b.stepped;
+    let stunned = unit.has(&Condition::Stunned);
+    let no_action = |what: &str| {
+        let why = if b.full {
+            "has used its whole Phase on a full-phase action".to_string()
+        } else if surprise {
+            "may take only one attack or move action in the Surprise Phase".to_string()
+        } else if b.actions >= 2 {
+            "has taken two actions this Phase".to_string()
+        } else {
+            "has already taken its attack action this Phase".to_string()
+        };
+        reject(format!("{n} {why}; {what} is not possible"))
+    };
+    if stunned
+        && !matches!(
+            cmd,
+            Command::Act {
+                action: Action::Recover,
+                ..
+            }
+        )
+    {
+        return reject(format!(
+            "{n} is Stunned: its action must be Recover from being Stunned"
+        ));
+    }
+    match cmd {
+        Command::EndTurn { .. } => Ok(()),
+        Command::Act { action, .. } => match action {
+            Action::Delay => {
+                if asking {
+                    Ok(())
+                } else if surprise {
+                    reject("there is no delaying in the Surprise Phase".into())
+                } else if !fresh {
+                    reject(format!(
+                        "{n} has already acted this Phase and cannot delay any more"
+                    ))
+                } else {
+                    Ok(())
+                }
+            }
+            Action::GoProne => {
+                if unit.is_prone() {
+                    reject(format!("{n} is already prone"))
+                } else {
+                    Ok(())
+                }
+            }
+            Action::StandUp => {
+                if !unit.is_prone() {
+                    reject(format!("{n} is not prone"))
+                } else if !actions_free {
+                    no_action("Stand up (a move action)")
+                } else {
+                    Ok(())
+                }
+            }
+            Action::TakeRecovery => {
+                if surprise {
+                    reject(
+                        "Take a Recovery is a full-phase action: not in the Surprise Phase".into(),
+                    )
+                } else if !fresh {
+                    reject(format!(
+                        "{n} has already acted or moved this Phase; Take a Recovery takes the whole Phase"
+                    ))
+                } else if unit.pool("stun") >= unit.stat("stun") {
+                    reject(format!("{n} has all its STUN"))
+                } else {
+                    Ok(())
+                }
+            }
+            Action::Recover => {
+                if !stunned {
+                    reject(format!("{n} is not Stunned"))
+                } else if !fresh || surprise {
+                    no_action("Recover from being Stunned (a full-phase action)")
+                } else {
+                    Ok(())
+                }
+            }
+            Action::Dodge => {
+                if !attack_free {
+                    no_action("Dodge (an attack action)")
+                } else if unit.has(&Condition::Dodging) {
+                    reject(format!("{n} is already dodging"))
+                } else {
+                    Ok(())
+                }
+            }
+            Action::Ready { trigger } | Action::ReadyMove { trigger, .. } => {
+                if !attack_free {
+                    return no_action("Ready (an attack action)");
+                }
+                if let Action::ReadyMove { to, .. } = action {
+                    if unit.is_prone() {
+                        return reject(format!(
+                            "{n} is prone: it cannot ready a move (crawl or stand up instead)"
+                        ));
+                    }
+                    if *to == unit.cell {
+                        return reject(format!("{n} is already at {to}"));
+                    }
+                    if move_path(s, u, *to, half(unit)).is_none() {
+                        return reject(format!(
+                            "{n} cannot reach {to} with a move action ({} hexes)",
+                            half(unit)
+                        ));
+                    }
+                }
+                if asking {
+                    return reject(format!(
+                        "{n} is taking a delayed action; it cannot ready another"
+                    ));
+                }
+                match trigger {
+                    ReadyTrigger::EnemyInReach => Ok(()),
+                    ReadyTrigger::UnitActs { unit: t } => match s.unit(*t) {
+                        Some(tu) if s.are_enemies(u, *t) && tu.is_active() => Ok(()),
+                        Some(tu) => reject(format!("{} is not an enemy able to act", tu.name)),
+                        None => reject(format!("there is no {t}")),
+                    },
+                }
+            }
+            Action::Step { .. } | Action::Withdraw { .. } if unit.is_prone() => reject(format!(
+                "{n} is prone: it can crawl one hex (a move action) or stand up, not step or withdraw"
+            )),
+            Action::Step { to } => {
+                if b.stepped {
+                    return reject(format!("{n} has already taken its 1-hex step this Phase"));
+                }
+                if b.moved {
+                    return reject(format!(
+                        "{n} has moved this Phase and cannot take a 1-hex step too"
+                    ));
+                }
+                if unit.movement <= 1 {
+                    return reject(format!(
+                        "{n} moves only {} hex a Phase and cannot take a 1-hex step",
+                        unit.movement
+                    ));
+                }
+                if s.grid().distance_steps(unit.cell, *to) != 1 {
+                    return reject(format!("{to} is not next to {n}"));
+                }
+                if s.terrain.difficult(unit.cell) || s.terrain.difficult(*to) {
+                    return reject(format!(
+                        "difficult terrain hampers {n}: no 1-hex step from {} to {to}",
+                        unit.cell
+                    ));
+                }
+                let reach = s.reach_of(u, 1, None);
+                if !reach.can_end(*to) {
+                    return reject(format!("{n} cannot step to {to}"));
+                }
+                Ok(())
+            }
+            Action::Withdraw { to } => {
+                if surprise {
+                    return reject(
+                        "Withdraw is a full-phase action: not in the Surprise Phase".into(),
+                    );
+                }
+                if !fresh {
+                    return reject(format!(
+                        "{n} has already acted or moved this Phase; Withdraw takes the whole Phase"
+                    ));
+                }
+                if *to == unit.cell {
+                    return reject(format!("{n} is already there"));
+                }
+                if !s.can_end_move(u, half(unit), *to) {
+                    return reject(format!(
+                        "{n} cannot withdraw to {to}: Withdraw covers up to {} hexes",
+                        half(unit)
+                    ));
+                }
+                Ok(())
+            }
+            other => reject(format!(
+                "{} is not an action in the phases ruleset (Move, Attack, Dodge, Ready, Delay, \
+                 Withdraw, Step, Go Prone, Stand Up, Take a Recovery, Recover, End turn)",
+                other.name()
+            )),
+        },
+        Command::Attack { target, ranged, .. } => {
+            if !attack_free {
+                return no_action("an attack");
+            }
+            attack_kind(s, u, *target, *ranged)
+        }
+        Command::Move { to, .. } => {
+            if !actions_free {
+                return no_action(if unit.is_prone() {
+                    "crawling (a move action)"
+                } else {
+                    "a move"
+                });
+            }
+            if b.stepped {
+                return reject(format!(
+                    "{n} took a 1-hex step this Phase and cannot move any distance"
+                ));
+            }
+            if *to == unit.cell {
+                return reject(format!("{n} is already there"));
+            }
+            let budget = move_budget(r, unit, b);
+            if unit.is_prone() && move_path(s, u, *to, budget).is_none() {
+                return reject(format!(
+                    "{n} is prone: it can only crawl one hex (to an open hex next to it) or stand up"
+                ));
+            }
+            if move_path(s, u, *to, budget).is_none() {
+                return reject(format!(
+                    "{n} cannot reach {to} with {budget} hexes of movement"
+                ));
+            }
+            Ok(())
+        }
+        Command::Pick { .. } | Command::Declare { .. } => reject(
+            "the phases ruleset has no picks or declarations: units act in Initiative order".into(),
+        ),
+        Command::React { .. } => reject("nothing to react to now".into()),
+    }
+}
+
+pub(super) fn check(s: &BattleState, r: &State, cmd: &Command) -> Result<(), Rejected> {
+    let u = cmd.unit();
+    if let Command::React { reaction, .. } = cmd {
+        return check_react(s, r, u, reaction);
+    }
+    let Some(cur) = r.asking.or(r.acting) else {
+        return reject("no one is acting".into());
+    };
+    if u != cur {
+        return reject(format!(
+            "it is {}'s action, not {}'s",
+            s.unit_name(cur),
+            s.unit_name(u)
+        ));
+    }
+    check_act(s, r, u, cmd)
+}
+
+pub(super) fn legal(s: &BattleState, r: &State) -> Vec<Command> {
+    let mut out = Vec::new();
+    match s.pending() {
+        Decision::React { unit, trigger } => {
+            out.push(Command::React {
+                unit,
+                reaction: Reaction::Decline,
+            });
+            let other = match trigger {
+                Trigger::Opportunity { mover, .. } => Reaction::Attack { target: mover },
+                Trigger::Provoked { actor, .. } | Trigger::Ready { actor } => {
+                    Reaction::Attack { target: actor }
+                }
+                Trigger::Targeted { .. } => Reaction::Abort {
+                    action: Action::Dodge,
+                },
+                _ => return out,
+            };
+            for reaction in [other, Reaction::TakeHeld] {
+                if check_react(s, r, unit, &reaction).is_ok() {
+                    out.push(Command::React { unit, reaction });
+                }
+            }
+        }
+        Decision::Act { unit } => {
+            let u = &s.units[unit.index()];
+            let mut candidates = vec![
+                Command::EndTurn { unit },
+                Command::Act {
+                    unit,
+                    action: Action::Recover,
+                },
+                Command::Act {
+                    unit,
+                    action: Action::Delay,
+                },
+                Command::Act {
+                    unit,
+                    action: Action::Dodge,
+                },
+                Command::Act {
+                    unit,
+                    action: Action::Ready {
+                        trigger: ReadyTrigger::EnemyInReach,
+                    },
+                },
+                Command::Act {
+                    unit,
+                    action: Action::GoProne,
+                },
+                Command::Act {
+                    unit,
+                    action: Action::StandUp,
+                },
+                Command::Act {
+                    unit,
+                    action: Action::TakeRecovery,
+                },
+            ];
+            for target in s.enemies_of(unit) {
+                candidates.push(Command::Attack {
+                    unit,
+                    target,
+                    ranged: false,
+                });
+                candidates.push(Command::Attack {
+                    unit,
+                    target,
+                    ranged: true,
+                });
+                candidates.push(Command::Act {
+                    unit,
+                    action: Action::Ready {
+                        trigger: ReadyTrigger::UnitActs { unit: target },
+                    },
+                });
+            }
+            for to in s.grid().neighbours(u.cell) {
+                candidates.push(Command::Act {
+                    unit,
+                    action: Action::Step { to },
+                });
+                // Readied moves are listed one hex away, triggered by an enemy coming within
+                // reach; any hex within a move action and any trigger is accepted.
+                candidates.push(Command::Act {
+                    unit,
+                    action: Action::ReadyMove {
+                        trigger: ReadyTrigger::EnemyInReach,
+                        to,
+                    },
+                });
+            }
+            out.extend(
+                candidates
+                    .into_iter()
+                    .filter(|c| check_act(s, r, unit, c).is_ok()),
+            );
+            if u.has(&Condition::Stunned) {
+                return out;
+            }
+            let b = budget(r, unit);
+            // Withdraw: a full-phase action, up to half movement (not while prone).
+            let fresh_ok = !u.is_prone()
+                && r.phase != 0
+                && b.actions == 0
+                && !b.full
+                && !b.moved
+                && !b.stepped;
+            if fresh_ok {
+                for (to, _) in s.reach_of(unit, half(u), None).destinations() {
+                    if to != u.cell {
+                        out.push(Command::Act {
+                            unit,
+                            action: Action::Withdraw { to },
+                        });
+                    }
+                }
+            }
+            if !b.full && b.actions < cap(r) && !b.stepped {
+                let budget = move_budget(r, u, b);
+                let threat = s.threat_for(unit, |_| true);
+                for (to, _) in s.reach_of(unit, budget, Some(&threat)).destinations() {
+                    if to != u.cell {
+                        out.push(Command::Move { unit, to });
+                    }
+                }
+            }
+        }
+        _ => {}
+    }
+    out
+}
+
+pub(super) fn execute(x: &mut Exec, cmd: &Command) {
+    if let Command::React { unit, reaction } = cmd {
+        react(x, *unit, reaction);
+        return;
+    }
+    let u = cmd.unit();
+    let asking = Phases::state(x.s()).asking == Some(u);
+    match cmd {
+        Command::EndTurn { .. } if asking => {
+            // Gives up waiting: the delayed action is not taken.
+            x.emit(Phases::event(Ev::Held {
+                unit: u,
+                held: None,
+            }));
+            x.emit(Phases::event(Ev::Asking { unit: None }));
+            advance(x);
+            return;
+        }
+        Command::EndTurn { .. } => {
+            end_action(x, u);
+            return;
+        }
+        Command::Act {
+            action: Action::Delay,
+            ..
+        } if asking => {
+            x.emit(Phases::event(Ev::KeepsWaiting { unit: u }));
+            advance(x);
+            return;
+        }
+        Command::Act {
+            action: Action::Delay,
+            ..
+        } => {
+            // Rule P-115: no action on its own Initiative; it waits.
+            x.emit(Phases::event(Ev::Held {
+                unit: u,
+                held: Some(Held::Delay),
+            }));
+            x.emit(Phases::event(Ev::Done { unit: u }));
+            x.emit(Event::TurnEnded { unit: u });
+            x.emit(Phases::event(Ev::Acting { unit: None }));
+            // It has just chosen to wait past this point: not asked again here.
+            x.emit(Phases::event(Ev::KeepsWaiting { unit: u }));
+            advance(x);
+            return;
+        }
+        _ => {}
+    }
+    if asking {
+        take_delayed(x, u);
+    }
+    // A readied action waiting for this unit to act goes first (rule P-127).
+    let readiers: Vec<UnitId> = readied_on(x.s(), u);
+    if !readiers.is_empty() {
+        x.emit(Phases::event(Ev::Deferred {
+            command: Some(cmd.clone()),
+        }));
+        x.emit(Event::Interrupted(Interrupt {
+            trigger: Trigger::Ready { actor: u },
+            reactors: readiers,
+            resume: Phases::resume(After::Deferred),
+        }));
+        return;
+    }
+    perform(x, cmd);
+    after(x);
+}
+
+pub(super) fn spend(x: &mut Exec, u: UnitId, f: impl FnOnce(&mut Budget)) {
+    let mut b = budget(Phases::state(x.s()), u);
+    f(&mut b);
+    x.emit(Phases::event(Ev::Spent { unit: u, budget: b }));
+}
+
+/// The effect of an accepted action command.
+pub(super) fn perform(x: &mut Exec, cmd: &Command) {
+    let u = cmd.unit();
+    let Some(unit) = x.s().unit(u).cloned() else {
+        return;
+    };
+    match cmd {
+        Command::Move { to, .. } => {
+            let r = Phases::state(x.s());
+            let b = budget(r, u);
+            let budget = move_budget(r, &unit, b);
+            let Some(path) = move_path(x.s(), u, *to, budget) else {
+                return;
+            };
+            let full = path.cost() > half(&unit);
+            spend(x, u, |b| {
+                b.moved = true;
+                if full {
+                    b.full = true;
+                } else {
+                    b.actions += 1;
+                }
+            });
+            x.emit(Phases::event(Ev::Negated { negated: None }));
+            x.emit(Phases::event(Ev::Walk { provokes: true }));
+            walk(x, u, &path.cells());
+        }
+        Command::Attack { target, ranged, .. } => {
+            spend(x, u, |b| {
+                b.actions += 1;
+                b.attack = true;
+            });
+            declare_attack(x, u, *target, *ranged);
+        }
+        Command::Act { action, .. } => match action {
+            Action::Step { to } => {
+                spend(x, u, |b| b.stepped = true);
+                x.emit(Phases::event(Ev::Walk { provokes: false }));
+                walk(x, u, &[unit.cell, *to]);
+            }
+            Action::Withdraw { to } => {
+                let Some(path) = x.s().path_for(u, half(&unit), None, *to) else {
+                    return;
+                };
+                spend(x, u, |b| {
+                    b.moved = true;
+                    b.full = true;
+                });
+                x.emit(Phases::event(Ev::Walk { provokes: false }));
+                walk(x, u, &path.cells());
+            }
+            Action::Dodge => {
+                spend(x, u, |b| {
+                    b.actions += 1;
+                    b.attack = true;
+                });
+                x.set_condition(u, Condition::Dodging, true);
+            }
+            Action::Ready { trigger } => {
+                spend(x, u, |b| {
+                    b.actions += 1;
+                    b.attack = true;
+                });
+                x.emit(Phases::event(Ev::Held {
+                    unit: u,
+                    held: Some(Held::Ready(trigger.clone())),
+                }));
+            }
+            Action::ReadyMove { trigger, to } => {
+                spend(x, u, |b| {
+                    b.actions += 1;
+                    b.attack = true;
+                });
+                x.emit(Phases::event(Ev::Held {
+                    unit: u,
+                    held: Some(Held::ReadyMove(trigger.clone(), *to)),
+                }));
+            }
+            Action::Recover => {
+                spend(x, u, |b| b.full = true);
+                x.set_condition(u, Condition::Stunned, false);
+            }
+            Action::TakeRecovery => {
+                spend(x, u, |b| b.full = true);
+                let (now, max) = (unit.pool("stun"), unit.stat("stun"));
+                x.set_pool(u, "stun", (now + unit.stat("rec").max(0)).min(max));
+            }
+            // Drop prone: a free action.
+            Action::GoProne => x.set_condition(u, Condition::Prone, true),
+            Action::StandUp => {
+                spend(x, u, |b| b.actions += 1);
+                stand_up(x, u);
+            }
+            _ => {}
+        },
+        _ => {}
+    }
+}

@@ -1,0 +1,279 @@
+//! What the view asks: the combat log's lines, the turn clock, the action menu and the odds.
+
+use super::actions::{half, move_budget, move_path};
+use super::combat::{
+    aoo_reactors, attack_kind, damage_dice, damage_taken, dcv_of, may_make_aoo, ready_move_path,
+    ready_step, threatens,
+};
+use super::turns::budget;
+use super::{Ev, Held, State};
+use crate::rules::battle::common::ndx;
+use crate::rules::battle::{
+    Action, BattleState, Command, Condition, Reaction, ReadyTrigger, Trigger, UnitId,
+};
+use crate::rules::rulesets::view::{self as shared, Clock, CommandInfo, Odds, OrderEntry};
+
+/// A ruleset event in words, for the combat log.
+pub(super) fn log_line(s: &BattleState, e: &Ev) -> String {
+    let n = |u: &UnitId| s.unit_name(*u);
+    let list = |v: &[UnitId]| v.iter().map(n).collect::<Vec<_>>().join(", ");
+    match e {
+        Ev::Initiative { order, .. } => format!("Initiative order: {}", list(order)),
+        Ev::Phase { phase: 0 } => "--- Surprise Phase ---".to_string(),
+        Ev::Phase { phase } => format!("--- Phase {phase} ---"),
+        Ev::PostTurn => "Post-Turn: everyone able Takes a Recovery".to_string(),
+        Ev::Acting { unit: Some(u) } => format!("{} acts", n(u)),
+        Ev::Acting { unit: None } => "(between actions)".to_string(),
+        Ev::Asking { unit: Some(u) } => format!("{} may take its delayed action now", n(u)),
+        Ev::Asking { unit: None } => "(no delayed action asked)".to_string(),
+        Ev::KeepsWaiting { unit } => format!("{} keeps waiting", n(unit)),
+        Ev::Done { unit } => format!("{}'s place in this Phase has come", n(unit)),
+        Ev::Spent { unit, budget } => format!(
+            "{} has used {} action(s){}{}{}",
+            n(unit),
+            budget.actions,
+            if budget.full { ", a full phase" } else { "" },
+            if budget.moved { ", moved" } else { "" },
+            if budget.stepped { ", stepped" } else { "" }
+        ),
+        Ev::Held {
+            unit,
+            held: Some(Held::Delay),
+        } => format!("{} delays", n(unit)),
+        Ev::Held {
+            unit,
+            held: Some(Held::Ready(t)),
+        } => match t {
+            ReadyTrigger::EnemyInReach => {
+                format!(
+                    "{} readies an attack on the first enemy within reach",
+                    n(unit)
+                )
+            }
+            ReadyTrigger::UnitActs { unit: t } => {
+                format!("{} readies an attack for when {} acts", n(unit), n(t))
+            }
+        },
+        Ev::Held {
+            unit,
+            held: Some(Held::ReadyMove(t, to)),
+        } => match t {
+            ReadyTrigger::EnemyInReach => format!(
+                "{} readies a move to {to} for when an enemy comes within reach",
+                n(unit)
+            ),
+            ReadyTrigger::UnitActs { unit: t } => {
+                format!("{} readies a move to {to} for when {} acts", n(unit), n(t))
+            }
+        },
+        Ev::WalkSaved { .. } => "(the interrupted movement waits)".to_string(),
+        Ev::WalkRestored => "(the interrupted movement goes on)".to_string(),
+        Ev::Held { unit, held: None } => format!("{} holds no action now", n(unit)),
+        Ev::Lapsed { unit } => format!(
+            "{}'s next action has come: its held action is lost",
+            n(unit)
+        ),
+        Ev::Order { order } => format!("Initiative order is now: {}", list(order)),
+        // The reaction's own line ("X aborts to Dodge") comes just before: say only the cost.
+        Ev::Aborted { unit, next_phase } => format!(
+            "{} gives up {} to dodge",
+            n(unit),
+            if *next_phase {
+                "its action in the next Phase"
+            } else {
+                "its action this Phase"
+            }
+        ),
+        Ev::Forfeit { unit } => format!("{} gave this action up when it aborted", n(unit)),
+        Ev::Offered { mover, reactors } => format!(
+            "{}'s movement is an opportunity for {}",
+            n(mover),
+            list(reactors)
+        ),
+        Ev::AooMade { unit } => format!("{} makes an attack of opportunity", n(unit)),
+        Ev::Negated {
+            negated: Some(true),
+        } => "The acrobatics roll negates this move's attacks of opportunity".to_string(),
+        Ev::Negated {
+            negated: Some(false),
+        } => "The acrobatics roll fails".to_string(),
+        Ev::Negated { negated: None } | Ev::Walk { .. } => "(movement begins)".to_string(),
+        Ev::Deferred { command: Some(_) } => "A readied action goes first".to_string(),
+        Ev::Deferred { command: None } => "The interrupted action goes on".to_string(),
+    }
+}
+
+pub(super) fn clock(s: &BattleState, r: &State) -> Clock {
+    let current = r.asking.or(r.acting);
+    let order = r
+        .order
+        .iter()
+        .map(|&u| {
+            let unit = &s.units[u.index()];
+            let mut label = format!("CV {}", r.scores.get(u.index()).copied().unwrap_or(0));
+            match r.held.get(u.index()) {
+                Some(Some(Held::Delay)) => label.push_str(" \u{b7} delaying"),
+                Some(Some(Held::Ready(_) | Held::ReadyMove(..))) => {
+                    label.push_str(" \u{b7} readied")
+                }
+                _ => {}
+            }
+            if r.lose_next.get(u.index()).copied().unwrap_or(false) {
+                label.push_str(" \u{b7} aborted next action");
+            }
+            if unit.has(&Condition::Surprised) {
+                label.push_str(" \u{b7} unaware");
+            }
+            if !unit.is_active() {
+                label.push_str(" \u{b7} out");
+            }
+            OrderEntry {
+                unit: u,
+                label,
+                current: current == Some(u),
+                done: r.done.get(u.index()).copied().unwrap_or(false) && current != Some(u),
+            }
+        })
+        .collect();
+    let phase = if r.phase == 0 {
+        "Surprise Phase".to_string()
+    } else {
+        format!("Phase {} of 4", r.phase)
+    };
+    let headline = match current.and_then(|u| s.unit(u)) {
+        Some(u) if r.asking.is_some() => format!(
+            "Turn {} \u{b7} {phase} \u{b7} {} may take its delayed action",
+            s.round, u.name
+        ),
+        Some(u) => format!("Turn {} \u{b7} {phase} \u{b7} {} acts", s.round, u.name),
+        None => format!("Turn {} \u{b7} {phase}", s.round),
+    };
+    Clock { headline, order }
+}
+
+pub(super) fn describe(s: &BattleState, r: &State, cmd: &Command) -> CommandInfo {
+    let mut info = shared::generic(s, cmd);
+    info.provokes = false;
+    info.path = None;
+    let u = cmd.unit();
+    let Some(unit) = s.unit(u) else {
+        return info;
+    };
+    let b = budget(r, u);
+    info.cost = match cmd {
+        Command::Move { to, .. } => {
+            let budget = move_budget(r, unit, b);
+            info.path = move_path(s, u, *to, budget);
+            info.provokes = info.path.as_ref().is_some_and(|p| {
+                p.steps
+                    .iter()
+                    .any(|st| !aoo_reactors(s, u, st.from).is_empty())
+            });
+            match &info.path {
+                _ if unit.is_prone() => "move action (crawl one hex)".to_string(),
+                Some(p) if p.cost() > half(unit) => "full phase".to_string(),
+                _ => "move action".to_string(),
+            }
+        }
+        Command::Attack { .. } => "attack action".to_string(),
+        Command::Act { action, .. } => match action {
+            Action::Step { to } => {
+                info.path = s.path_for(u, 1, None, *to);
+                "not an action (1-hex step)".to_string()
+            }
+            Action::Withdraw { to } => {
+                info.path = s.path_for(u, half(unit), None, *to);
+                "full phase".to_string()
+            }
+            Action::Delay => "not an action".to_string(),
+            Action::Dodge | Action::Ready { .. } => "attack action".to_string(),
+            Action::ReadyMove { to, .. } => {
+                info.path = move_path(s, u, *to, half(unit));
+                "attack action (readies a move action)".to_string()
+            }
+            Action::Recover | Action::TakeRecovery => "full phase".to_string(),
+            Action::GoProne => "free action".to_string(),
+            Action::StandUp => {
+                let cell = unit.cell;
+                info.provokes = s
+                    .enemies_of(u)
+                    .into_iter()
+                    .any(|e| may_make_aoo(&s.units[e.index()], r, e) && threatens(s, e, cell));
+                "move action".to_string()
+            }
+            _ => String::new(),
+        },
+        Command::React {
+            reaction: Reaction::Attack { target },
+            ..
+        } => match ready_step(s, u, *target) {
+            Some(to)
+                if matches!(
+                    s.interrupts.last().map(|i| &i.trigger),
+                    Some(Trigger::Ready { .. })
+                ) =>
+            {
+                info.path = s.path_for(u, 1, None, to);
+                "free (readied attack, with a 1-hex step)".to_string()
+            }
+            _ => "free (attack of opportunity or readied attack)".to_string(),
+        },
+        Command::React {
+            reaction: Reaction::TakeHeld,
+            ..
+        } => {
+            info.path = ready_move_path(s, u);
+            info.provokes = info.path.as_ref().is_some_and(|p| {
+                p.steps
+                    .iter()
+                    .any(|st| !aoo_reactors(s, u, st.from).is_empty())
+            });
+            "free (readied move action)".to_string()
+        }
+        Command::React {
+            reaction: Reaction::Abort { .. },
+            ..
+        } => {
+            let cost = if r.done.get(u.index()).copied().unwrap_or(true) {
+                "gives up the next Phase's action"
+            } else {
+                "gives up this Phase's action"
+            };
+            // What the Dodge buys against the attack at stake.
+            match crate::rules::rulesets::hit_chance_if_dodging(s, u) {
+                Some((now, dodging)) => format!(
+                    "{cost}: +{} DCV, {:.0}% -> {:.0}% to hit",
+                    s.units[u.index()].stat("dodge_dcv"),
+                    now * 100.0,
+                    dodging * 100.0
+                ),
+                None => cost.to_string(),
+            }
+        }
+        _ => String::new(),
+    };
+    info
+}
+
+pub(super) fn odds(
+    s: &BattleState,
+    _: &State,
+    attacker: UnitId,
+    target: UnitId,
+    ranged: bool,
+) -> Option<Odds> {
+    attack_kind(s, attacker, target, ranged).ok()?;
+    let (a, t) = (s.unit(attacker)?, s.unit(target)?);
+    let dcv = dcv_of(t);
+    let ocv = a.stat("ocv");
+    let hit = ndx(3, 6, ocv).distribution().at_least(10 + dcv);
+    let (n, bonus) = damage_dice(a, ranged);
+    let per_hit = ndx(n, 6, bonus)
+        .distribution()
+        .expect(|raw| damage_taken(t, raw).1 as f64);
+    Some(Odds {
+        hit,
+        expected_damage: hit * per_hit,
+        formula: format!("3d6 + OCV {ocv} vs 10 + DCV {dcv} (damage in STUN)"),
+    })
+}
