@@ -1,20 +1,20 @@
 //! Attacks in `sides`: the attack roll with the seed's situation modifiers (S-107..S-126),
 //! damage and Shock (S-127..S-142), screening (S-71..S-76), Swarm Attacks (S-61..S-64),
-//! shoves and grapples (S-143..S-158), dual wielding (S-159..S-163), first aid (S-89).
+//! shoves and grapples (S-143..S-152), dual wielding (S-159..S-163); and the reactions:
+//! who may answer an interrupt and how (attacks of opportunity, Snap Attacks, Total Defense,
+//! held actions).
 
-use super::{Ev, Sides, State, active, can_instant, ev, grapplers_of, held, per, rs};
+use super::actions::spend;
+use super::{Ev, Sides, State, active, can_instant, ev, grapplers_of, held, moves, per, rs};
 use crate::rules::battle::common::ndx;
 use crate::rules::battle::{
-    BattleState, Condition, Event, Exec, Interrupt, PendingAttack, Purpose, Resume, Status,
-    Trigger, Unit, UnitId,
+    BattleState, Condition, Event, Exec, Interrupt, PendingAttack, Purpose, Reaction, Resume,
+    Status, Trigger, Unit, UnitId,
 };
 use crate::rules::dice::DiceExpr;
 use crate::rules::grid::Cell;
 use crate::rules::rulesets::Member;
 use crate::rules::sight::Cover;
-
-/// The difficulty of first aid (house rule: 2d6 + heal against this).
-pub const FIRST_AID_DIFFICULTY: i64 = 8;
 
 /// What kind of attack.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -630,7 +630,7 @@ pub fn fall(x: &mut Exec, u: UnitId) {
 
 /// The seed's opposed STR/Brawl check (S-144, S-147): 2d6 + STR + skill each; the actor wins
 /// only by rolling higher.
-fn opposed_str(x: &mut Exec, actor: UnitId, other: UnitId) -> bool {
+pub(super) fn opposed_str(x: &mut Exec, actor: UnitId, other: UnitId) -> bool {
     let bonus = |u: UnitId| x.s().unit(u).map_or(0, |u| u.stat("str") + u.stat("skill"));
     let (ab, ob) = (bonus(actor), bonus(other));
     let a = x
@@ -746,137 +746,6 @@ pub fn release(x: &mut Exec, grappler: UnitId) {
     x.set_condition(t, Condition::Grappled { by: grappler }, false);
 }
 
-/// A drag (S-153, S-154): where the grappler goes, the squares it crosses, the unit it drags
-/// and where that unit ends (the last square the grappler left).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Haul {
-    pub target: UnitId,
-    pub path: Vec<Cell>,
-    pub lands: Cell,
-}
-
-/// The unit `grappler` holds and may drag or throw: it must be held by `grappler` alone
-/// (house rule), and `grappler` must not itself be held.
-fn hauled(s: &BattleState, grappler: UnitId) -> Result<UnitId, String> {
-    let who = s.unit_name(grappler);
-    let Some(t) = per(rs(s), grappler).grappling else {
-        return Err(format!("{who} is not grappling anyone"));
-    };
-    if grapplers_of(s, t).len() > 1 {
-        return Err(format!(
-            "{} is held by others as well and cannot be hauled away",
-            s.unit_name(t)
-        ));
-    }
-    if let Some(&g) = grapplers_of(s, grappler).first() {
-        return Err(format!(
-            "{who} is grappled by {} and cannot move",
-            s.unit_name(g)
-        ));
-    }
-    Ok(t)
-}
-
-/// Checks a drag of the held unit by `grappler` to `to` (S-153, S-154; house rule): a straight
-/// grid line of one or two squares (10 ft at most), every square on the map, passable and free.
-pub fn drag_plan(s: &BattleState, grappler: UnitId, to: Cell) -> Result<Haul, String> {
-    let target = hauled(s, grappler)?;
-    let from = s.units[grappler.index()].cell;
-    let steps = s.grid().distance_steps(from, to);
-    if !s.grid().contains(to) || steps == 0 || steps > 2 {
-        return Err(format!(
-            "{to} is not 5 or 10 ft from {}",
-            s.unit_name(grappler)
-        ));
-    }
-    let line = super::moves::line(from, to);
-    let path: Vec<Cell> = line.iter().skip(1).copied().collect();
-    let mut prev = from;
-    for &c in &path {
-        if !s.grid().contains(c) || s.grid().distance_steps(prev, c) != 1 {
-            return Err(format!("{to} cannot be reached in a straight line"));
-        }
-        if !s.terrain.passable(c) {
-            return Err(format!("{c} cannot be entered"));
-        }
-        if s.unit_at(c).is_some() {
-            return Err(format!("{c} is taken"));
-        }
-        prev = c;
-    }
-    let lands = if path.len() >= 2 {
-        path[path.len() - 2]
-    } else {
-        from
-    };
-    Ok(Haul {
-        target,
-        path,
-        lands,
-    })
-}
-
-/// Checks a throw of the held unit by `grappler` to `to` (S-154): a free, passable square next
-/// to the thrown unit.
-pub fn throw_ok(s: &BattleState, grappler: UnitId, to: Cell) -> Result<UnitId, String> {
-    let target = hauled(s, grappler)?;
-    let tc = s.units[target.index()].cell;
-    if !s.grid().contains(to) || s.grid().distance_steps(tc, to) != 1 {
-        return Err(format!("{to} is not next to {}", s.unit_name(target)));
-    }
-    if !s.terrain.passable(to) {
-        return Err(format!("{to} cannot be entered"));
-    }
-    if s.unit_at(to).is_some() {
-        return Err(format!("{to} is taken"));
-    }
-    Ok(target)
-}
-
-/// Drags the held unit (S-153..S-155): an opposed STR/Brawl check; on a win both move, the
-/// grapple holds; on a loss the held unit breaks free.
-pub fn drag(x: &mut Exec, grappler: UnitId, to: Cell) {
-    let plan = match drag_plan(x.s(), grappler, to) {
-        Ok(plan) => plan,
-        Err(reason) => {
-            x.emit(ev(Ev::Cancelled {
-                unit: grappler,
-                reason,
-            }));
-            return;
-        }
-    };
-    if !opposed_str(x, grappler, plan.target) {
-        release(x, grappler);
-        return;
-    }
-    x.emit(Event::Placed { unit: grappler, to });
-    x.emit(Event::Placed {
-        unit: plan.target,
-        to: plan.lands,
-    });
-}
-
-/// Throws the held unit 5 ft (S-153..S-155): an opposed STR/Brawl check; on a win it lands on
-/// `to`, prone, and the grapple ends; on a loss it breaks free.
-pub fn throw(x: &mut Exec, grappler: UnitId, to: Cell) {
-    let target = match throw_ok(x.s(), grappler, to) {
-        Ok(t) => t,
-        Err(reason) => {
-            x.emit(ev(Ev::Cancelled {
-                unit: grappler,
-                reason,
-            }));
-            return;
-        }
-    };
-    if opposed_str(x, grappler, target) {
-        x.emit(Event::Placed { unit: target, to });
-        x.set_condition(target, Condition::Prone, true);
-    }
-    release(x, grappler);
-}
-
 /// End of round: `grappler` hurts the unit it holds as with an unarmed hit (S-152).
 pub fn unarmed_damage(x: &mut Exec, grappler: UnitId, target: UnitId) {
     let Some(dice) = x.s().unit(grappler).map(unarmed_dice) else {
@@ -886,22 +755,110 @@ pub fn unarmed_damage(x: &mut Exec, grappler: UnitId, target: UnitId) {
     hurt(x, target, roll.total);
 }
 
-/// First aid (Use a Skill, S-89; house rule): 2d6 + heal against 8 gets a downed ally up with
-/// 1 HP, prone.
-pub fn first_aid(x: &mut Exec, medic: UnitId, target: UnitId) {
-    let heal = x.s().unit(medic).map_or(0, |u| u.stat("heal"));
-    let roll = x.roll(
-        Some(medic),
-        None,
-        Purpose::Skill,
-        &ndx(2, 6, heal),
-        Some(FIRST_AID_DIFFICULTY),
-    );
-    if roll.total >= FIRST_AID_DIFFICULTY
-        && x.s().unit(target).is_some_and(|u| u.status == Status::Down)
-    {
-        x.set_pool(target, "hp", 1);
-        x.set_status(target, Status::Active);
-        x.set_condition(target, Condition::Prone, true);
+// ---------------------------------------------------------------------------------------------
+// Reactions
+
+/// The reactions `unit` may choose for the interrupt `i` (Decline first).
+pub fn reaction_options(s: &BattleState, unit: UnitId, i: &Interrupt) -> Vec<Reaction> {
+    let mut out = vec![Reaction::Decline];
+    match &i.trigger {
+        Trigger::Opportunity { mover, .. } | Trigger::Provoked { actor: mover, .. }
+            if active(s, *mover) && moves::aoo_eligible(s, unit, *mover) =>
+        {
+            out.push(Reaction::Attack { target: *mover });
+        }
+        Trigger::Attacked {
+            attacker, target, ..
+        } => {
+            let Resume::Attack(p) = &i.resume else {
+                return out;
+            };
+            if !active(s, *attacker) || !active(s, *target) {
+                return out;
+            }
+            if unit == *target && total_defense_helps(s, p) {
+                out.push(Reaction::TotalDefense);
+            }
+            let side_of = |u: UnitId| s.unit(u).map(|x| x.side);
+            if side_of(unit) == side_of(*target) && would_hurt(s, p) && snap_ok(s, unit, *attacker)
+            {
+                out.push(Reaction::Attack { target: *attacker });
+            }
+        }
+        Trigger::Ready { actor } => {
+            if !active(s, *actor) {
+                return out;
+            }
+            if can_instant(s, unit) && s.units[unit.index()].has(&Condition::Holding) {
+                out.push(Reaction::TakeHeld);
+            }
+            if snap_ok(s, unit, *actor) {
+                out.push(Reaction::Attack { target: *actor });
+            }
+        }
+        _ => {}
+    }
+    out
+}
+
+/// Units that may answer `actor`'s next action: those holding an action, and enemies able to
+/// Snap Attack it (S-48, S-58, S-105).
+pub(super) fn ready_reactors(s: &BattleState, actor: UnitId) -> Vec<UnitId> {
+    s.unit_ids()
+        .filter(|&u| {
+            u != actor
+                && can_instant(s, u)
+                && (s.units[u.index()].has(&Condition::Holding) || snap_ok(s, u, actor))
+        })
+        .collect()
+}
+
+/// A reaction: an attack of opportunity, a Snap Attack, Total Defense or a held action.
+pub(super) fn react(x: &mut Exec, unit: UnitId, reaction: &Reaction) {
+    let trigger = x.s().interrupts.last().map(|i| i.trigger.clone());
+    let depth = x.s().interrupts.len();
+    x.emit(Event::Reacted {
+        unit,
+        reaction: reaction.clone(),
+    });
+    match reaction {
+        Reaction::TotalDefense => {
+            spend(x, unit, false, per(rs(x.s()), unit).mv);
+            x.set_condition(unit, Condition::TotalDefense, true);
+        }
+        Reaction::TakeHeld => x.emit(ev(Ev::Queued { unit, depth })),
+        Reaction::Attack { target } => {
+            let opportunity = matches!(
+                trigger,
+                Some(Trigger::Opportunity { .. } | Trigger::Provoked { .. })
+            );
+            if opportunity {
+                begin(
+                    x,
+                    Spec {
+                        attacker: unit,
+                        target: *target,
+                        ranged: false,
+                        kind: Kind::Opportunity,
+                        swarm: 0,
+                    },
+                );
+            } else {
+                // A Snap Attack gives up the Main action (S-57).
+                spend(x, unit, false, per(rs(x.s()), unit).mv);
+                let ranged = !x.s().in_melee_reach(unit, *target);
+                begin(
+                    x,
+                    Spec {
+                        attacker: unit,
+                        target: *target,
+                        ranged,
+                        kind: Kind::Snap,
+                        swarm: 0,
+                    },
+                );
+            }
+        }
+        _ => {}
     }
 }

@@ -1,9 +1,10 @@
 //! Movement in `sides`: Move actions (Run, S-84), attacks of opportunity (S-31, S-85),
 //! Charge's straight line (S-65), Screen an Ally's move (S-69), and what provokes (S-36,
-//! S-41, S-44, S-90).
+//! S-41, S-44, S-90); dragging and throwing a grappled foe (S-153..S-155).
 
-use super::{State, can_instant, held, move_actions_left, per, rs};
-use crate::rules::battle::{Action, BattleState, Command, Condition, Exec, Unit, UnitId};
+use super::combat::{opposed_str, release};
+use super::{Ev, State, can_instant, ev, grapplers_of, held, move_actions_left, per, rs};
+use crate::rules::battle::{Action, BattleState, Command, Condition, Event, Exec, Unit, UnitId};
 use crate::rules::grid::{Cell, Diagonals, StepKind, Topology};
 use crate::rules::path::{Path, Reach, Step};
 use crate::rules::sight;
@@ -425,4 +426,138 @@ pub fn screen_commands(s: &BattleState, r: &State, unit: UnitId) -> Vec<Command>
         }
     }
     out
+}
+
+// ---------------------------------------------------------------------------------------------
+// Hauling a grappled foe
+
+/// A drag (S-153, S-154): where the grappler goes, the squares it crosses, the unit it drags
+/// and where that unit ends (the last square the grappler left).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Haul {
+    pub target: UnitId,
+    pub path: Vec<Cell>,
+    pub lands: Cell,
+}
+
+/// The unit `grappler` holds and may drag or throw: it must be held by `grappler` alone
+/// (house rule), and `grappler` must not itself be held.
+fn hauled(s: &BattleState, grappler: UnitId) -> Result<UnitId, String> {
+    let who = s.unit_name(grappler);
+    let Some(t) = per(rs(s), grappler).grappling else {
+        return Err(format!("{who} is not grappling anyone"));
+    };
+    if grapplers_of(s, t).len() > 1 {
+        return Err(format!(
+            "{} is held by others as well and cannot be hauled away",
+            s.unit_name(t)
+        ));
+    }
+    if let Some(&g) = grapplers_of(s, grappler).first() {
+        return Err(format!(
+            "{who} is grappled by {} and cannot move",
+            s.unit_name(g)
+        ));
+    }
+    Ok(t)
+}
+
+/// Checks a drag of the held unit by `grappler` to `to` (S-153, S-154; house rule): a straight
+/// grid line of one or two squares (10 ft at most), every square on the map, passable and free.
+pub fn drag_plan(s: &BattleState, grappler: UnitId, to: Cell) -> Result<Haul, String> {
+    let target = hauled(s, grappler)?;
+    let from = s.units[grappler.index()].cell;
+    let steps = s.grid().distance_steps(from, to);
+    if !s.grid().contains(to) || steps == 0 || steps > 2 {
+        return Err(format!(
+            "{to} is not 5 or 10 ft from {}",
+            s.unit_name(grappler)
+        ));
+    }
+    let line = line(from, to);
+    let path: Vec<Cell> = line.iter().skip(1).copied().collect();
+    let mut prev = from;
+    for &c in &path {
+        if !s.grid().contains(c) || s.grid().distance_steps(prev, c) != 1 {
+            return Err(format!("{to} cannot be reached in a straight line"));
+        }
+        if !s.terrain.passable(c) {
+            return Err(format!("{c} cannot be entered"));
+        }
+        if s.unit_at(c).is_some() {
+            return Err(format!("{c} is taken"));
+        }
+        prev = c;
+    }
+    let lands = if path.len() >= 2 {
+        path[path.len() - 2]
+    } else {
+        from
+    };
+    Ok(Haul {
+        target,
+        path,
+        lands,
+    })
+}
+
+/// Checks a throw of the held unit by `grappler` to `to` (S-154): a free, passable square next
+/// to the thrown unit.
+pub fn throw_ok(s: &BattleState, grappler: UnitId, to: Cell) -> Result<UnitId, String> {
+    let target = hauled(s, grappler)?;
+    let tc = s.units[target.index()].cell;
+    if !s.grid().contains(to) || s.grid().distance_steps(tc, to) != 1 {
+        return Err(format!("{to} is not next to {}", s.unit_name(target)));
+    }
+    if !s.terrain.passable(to) {
+        return Err(format!("{to} cannot be entered"));
+    }
+    if s.unit_at(to).is_some() {
+        return Err(format!("{to} is taken"));
+    }
+    Ok(target)
+}
+
+/// Drags the held unit (S-153..S-155): an opposed STR/Brawl check; on a win both move, the
+/// grapple holds; on a loss the held unit breaks free.
+pub fn drag(x: &mut Exec, grappler: UnitId, to: Cell) {
+    let plan = match drag_plan(x.s(), grappler, to) {
+        Ok(plan) => plan,
+        Err(reason) => {
+            x.emit(ev(Ev::Cancelled {
+                unit: grappler,
+                reason,
+            }));
+            return;
+        }
+    };
+    if !opposed_str(x, grappler, plan.target) {
+        release(x, grappler);
+        return;
+    }
+    x.emit(Event::Placed { unit: grappler, to });
+    x.emit(Event::Placed {
+        unit: plan.target,
+        to: plan.lands,
+    });
+}
+
+/// Throws the held unit 5 ft (S-153..S-155): an opposed STR/Brawl check; on a win it lands on
+/// `to`, prone, and the grapple ends; on a loss it breaks free.
+pub fn throw(x: &mut Exec, grappler: UnitId, to: Cell) {
+    let target = match throw_ok(x.s(), grappler, to) {
+        Ok(t) => t,
+        Err(reason) => {
+            x.emit(ev(Ev::Cancelled {
+                unit: grappler,
+                reason,
+            }));
+            return;
+        }
+    };
+    if opposed_str(x, grappler, target) {
+        x.emit(Event::Placed { unit: target, to });
+        x.set_condition(target, Condition::Prone, true);
+    }
+    release(x, grappler);
 }

@@ -1,9 +1,10 @@
 //! Tests of the `sides` ruleset, rule by rule (ids are rows of `docs/rules/sides.md`). Dice
 //! tapes force the rolls; the comments say which die is which.
 
+use super::combat::{Kind, Spec};
 use super::*;
 use crate::rules::battle::tests::{load, playouts_end_and_replay, random_play};
-use crate::rules::battle::{SideId, Status};
+use crate::rules::battle::{Action, Interrupt, Purpose, Reaction, Resume, SideId, Status, Trigger};
 use crate::rules::grid::Cell;
 use crate::rules::level::{self, Level};
 
@@ -1647,7 +1648,7 @@ fn a_grappler_drags_its_foe_10_ft_or_throws_it_5_ft_prone_or_loses_it() {
         "Main action",
     );
     assert_eq!(
-        combat::throw_ok(&b, U0, Cell::new(4, 2)),
+        moves::throw_ok(&b, U0, Cell::new(4, 2)),
         Err("Hruk is not grappling anyone".to_string())
     );
 }

@@ -2,8 +2,10 @@
 //! what each command costs and whether it provokes, the exact odds of an attack, and the
 //! ruleset's events in words for the combat log.
 
+use super::actions::{Cost, cost_of};
 use super::combat::{self, Kind, Spec};
-use super::{Cost, Ev, State, cost_of, moves, per, round_sides, side_name};
+use super::turns::round_sides;
+use super::{Ev, State, moves, per, side_name};
 use crate::rules::battle::common::ndx;
 use crate::rules::battle::{
     Action, BattleState, Command, Condition, Reaction, Resume, Status, UnitId,
