@@ -1,10 +1,10 @@
 //! Fighting in `segments`: moving (with fleeing attacks and spears set against a charge),
 //! attack routines, damage (deferred deaths in simultaneous segments), spells and spoiling.
 
-use super::{
-    Ev, Mode, Phase, State, after_action, casting_time, ev, finish_turn, is_casting, mode, st,
-    stat, surprised_now,
+use super::turns::{
+    Mode, after_action, casting_time, finish_turn, is_casting, mode, stat, surprised_now,
 };
+use super::{Ev, Phase, State, ev, st};
 use crate::rules::battle::common::ndx;
 use crate::rules::battle::{
     BattleState, Condition, Event, Exec, Interrupt, Purpose, Reaction, Rejected, Resume, Status,
@@ -225,7 +225,7 @@ pub(crate) fn move_path(
 
 pub(crate) fn do_move(x: &mut Exec, unit: UnitId, to: Cell) {
     let Some(r) = st(x.s()) else { return };
-    let budget = match super::allowed(x.s(), r).map(|a| a.move_budget) {
+    let budget = match super::actions::allowed(x.s(), r).map(|a| a.move_budget) {
         Some(Ok(b)) => b,
         _ => return,
     };

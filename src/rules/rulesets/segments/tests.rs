@@ -1,6 +1,8 @@
+use super::turns::*;
 use super::*;
 use crate::ai::{Ai, Config, Difficulty, Kind};
 use crate::rules::battle::tests::{playouts_end_and_replay, random_play};
+use crate::rules::battle::{Action, Condition, Purpose, Reaction};
 use crate::rules::battle::{Status, Trigger};
 use crate::rules::grid::Cell;
 use crate::rules::level::{self, Level};
@@ -1015,8 +1017,8 @@ fn the_clock_and_the_menu_speak_in_segments() {
         },
     );
     // A declaration's entry says what it lets the unit do this round, in its own numbers.
-    let run = super::run_budget(&b, U0);
-    let walk = super::walk_budget(&b, U0);
+    let run = run_budget(&b, U0);
+    let walk = walk_budget(&b, U0);
     assert_ne!(run, walk);
     assert_eq!(
         decl.cost,

@@ -8,11 +8,12 @@
 //! [`redact`] and events passed through [`redact_event`] for the side looking.
 
 use super::Segments;
+use super::actions::allowed;
 use super::combat::{self, Kind};
-use super::{
-    Ev, Mode, Phase, SEGMENTS, State, TurnKind, allowed, attacks, casting_time, mode,
-    next_to_declare, side_segment, stat, unit_segment,
+use super::turns::{
+    Mode, attacks, casting_time, mode, next_to_declare, side_segment, stat, unit_segment,
 };
+use super::{Ev, Phase, SEGMENTS, State, TurnKind};
 use crate::rules::battle::{
     Action, BattleState, Command, Event, Intent, Reaction, SideId, Trigger, UnitId,
 };
@@ -69,7 +70,7 @@ fn intent_words(s: &BattleState, intent: &Option<Intent>) -> String {
 /// What a declaration lets the unit do this round, for the declaration menu (the menu's hint
 /// says that declarations are hidden from the other side).
 fn declaration_effect(s: &BattleState, unit: UnitId, intent: &Intent) -> String {
-    let walk = super::walk_budget(s, unit);
+    let walk = super::turns::walk_budget(s, unit);
     match intent {
         Intent::Melee => {
             let set = if stat(s, unit, "set_vs_charge") > 0 {
@@ -103,7 +104,7 @@ fn declaration_effect(s: &BattleState, unit: UnitId, intent: &Intent) -> String 
         }
         Intent::Run => format!(
             "move up to {} squares, no attack",
-            super::run_budget(s, unit)
+            super::turns::run_budget(s, unit)
         ),
         Intent::Hold => "do nothing this round".to_string(),
     }
@@ -437,7 +438,7 @@ pub fn describe(s: &BattleState, r: &State, cmd: &Command) -> CommandInfo {
             let a = allowed(s, r).filter(|a| a.unit == unit);
             let budget = match a.as_ref().map(|a| a.move_budget.clone()) {
                 Some(Ok(b)) => b,
-                _ => super::walk_budget(s, unit),
+                _ => super::turns::walk_budget(s, unit),
             };
             let path = combat::move_path(s, r, unit, *to, budget);
             if let Some(p) = &path {
@@ -445,7 +446,7 @@ pub fn describe(s: &BattleState, r: &State, cmd: &Command) -> CommandInfo {
                     !combat::fleeing_reactors(s, r, unit, st.from, st.to).is_empty()
                         || !combat::spear_reactors(s, r, unit, st.from, st.to).is_empty()
                 });
-                let walk = super::walk_budget(s, unit);
+                let walk = super::turns::walk_budget(s, unit);
                 let cost = p.cost();
                 info.cost = match mode(r, unit) {
                     Mode::Run => format!("run {cost} of {budget} squares"),
@@ -537,7 +538,7 @@ pub fn odds(
 /// attack without a missile weapon.
 fn attack_kind(s: &BattleState, attacker: UnitId, ranged: bool) -> Option<Kind> {
     let kind = combat::kind_of(ranged);
-    (kind != Kind::Missile || super::has_missile(s, attacker)).then_some(kind)
+    (kind != Kind::Missile || super::turns::has_missile(s, attacker)).then_some(kind)
 }
 
 /// Expected damage of `attacker`'s attack routine on `target` once it stands where it can
@@ -559,7 +560,7 @@ pub fn threat_damage(
 /// held), or, in a surprise segment, `enemy` comes after it in the segment's unit order. False
 /// when the next round's initiative decides, and for a caster busy with its spell.
 pub fn acts_before(s: &BattleState, r: &State, enemy: UnitId, unit: UnitId) -> bool {
-    if super::is_casting(r, enemy) {
+    if super::turns::is_casting(r, enemy) {
         return false;
     }
     match r.phase {
@@ -567,7 +568,7 @@ pub fn acts_before(s: &BattleState, r: &State, enemy: UnitId, unit: UnitId) -> b
             // Every unit no longer surprised takes one turn per surprise segment, unit order.
             let at = |u: UnitId| r.queue.iter().position(|&q| q == u);
             matches!((at(unit), at(enemy)), (Some(me), Some(them)) if them > me)
-                && !super::surprised_now(r, enemy)
+                && !super::turns::surprised_now(r, enemy)
         }
         Phase::Round => {
             let (me, them) = (r.at(unit.index()), r.at(enemy.index()));

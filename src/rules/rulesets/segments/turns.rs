@@ -1,0 +1,506 @@
+//! Time in `segments`: surprise, declarations, initiative, the segments of a round and the
+//! turns in them (whose turn it is, beginning, advancing and ending it), and what a unit's stats
+//! and declaration say about when it acts.
+
+use super::actions::turn_exhausted;
+use super::{Ev, Phase, SEGMENTS, State, TurnKind, combat, ev, st};
+use crate::rules::battle::common::ndx;
+use crate::rules::battle::{
+    BattleState, Condition, Decision, Event, Exec, Intent, Purpose, SideId, UnitId,
+};
+
+// ---------------------------------------------------------------------------------------------
+// Reading units and the clock
+
+/// A unit's stat, 0 if it has none (or there is no such unit).
+pub(crate) fn stat(s: &BattleState, u: UnitId, key: &str) -> i64 {
+    s.unit(u).map_or(0, |x| x.stat(key))
+}
+
+pub(crate) fn side_of(s: &BattleState, u: UnitId) -> SideId {
+    s.unit(u).map_or(SideId(0), |x| x.side)
+}
+
+/// Attack routines per round (at least 1).
+pub(crate) fn attacks(s: &BattleState, u: UnitId) -> u32 {
+    stat(s, u, "attacks").clamp(1, 10) as u32
+}
+
+/// Squares a unit may move and still attack.
+pub(crate) fn walk_budget(s: &BattleState, u: UnitId) -> u32 {
+    s.unit(u).map_or(0, |x| x.movement)
+}
+
+/// Squares a unit may move when it does nothing else (its movement rate `mv`).
+pub(crate) fn run_budget(s: &BattleState, u: UnitId) -> u32 {
+    let mv = stat(s, u, "mv");
+    if mv > 0 {
+        mv.min(1000) as u32
+    } else {
+        walk_budget(s, u) * 2
+    }
+}
+
+pub(crate) fn has_missile(s: &BattleState, u: UnitId) -> bool {
+    stat(s, u, "range") > 0
+}
+
+/// Whether `u` knows a spell at all (it may have no casting left).
+pub(crate) fn is_caster(s: &BattleState, u: UnitId) -> bool {
+    stat(s, u, "spell_range") > 0 && stat(s, u, "spell_slots") > 0
+}
+
+/// Whether `u` can still cast its spell (a caster with a slot left).
+pub(crate) fn can_still_cast(s: &BattleState, u: UnitId) -> bool {
+    is_caster(s, u) && s.unit(u).is_some_and(|x| x.pool("spells") > 0)
+}
+
+pub(crate) fn casting_time(s: &BattleState, u: UnitId) -> u32 {
+    stat(s, u, "spell_casting_time").clamp(1, 30) as u32
+}
+
+pub(crate) fn is_casting(r: &State, u: UnitId) -> bool {
+    r.casting.iter().any(|c| c.caster == u)
+}
+
+/// Whether `u` is surprised in the current surprise segment.
+pub(crate) fn surprised_now(r: &State, u: UnitId) -> bool {
+    r.phase == Phase::Surprise && r.at(u.index()).surprise >= r.segment
+}
+
+/// The segment in which `side` acts this round: the other side's roll (with more than two
+/// sides, the highest roll among the others). 0 before initiative.
+pub(crate) fn side_segment(s: &BattleState, r: &State, side: SideId) -> u32 {
+    (0..s.sides.len())
+        .filter(|&o| o != side.index())
+        .filter_map(|o| r.initiative.get(o))
+        .map(|&roll| roll.clamp(0, 6) as u32)
+        .max()
+        .unwrap_or(0)
+}
+
+/// The latest segment in which another side than `side` acts (its initiative segment).
+pub(crate) fn other_segment(s: &BattleState, r: &State, side: SideId) -> u32 {
+    (0..s.sides.len())
+        .filter(|&o| o != side.index())
+        .map(|o| side_segment(s, r, SideId(o as u8)))
+        .max()
+        .unwrap_or(0)
+}
+
+/// The segment of `u`'s turn this round, from its declaration as `r` knows it (an unknown
+/// declaration counts as its side's segment); `None` if it does not act (Hold, nothing
+/// declared) or before initiative.
+pub(crate) fn unit_segment(s: &BattleState, r: &State, u: UnitId) -> Option<u32> {
+    if r.initiative.is_empty() || !r.at(u.index()).declared {
+        return None;
+    }
+    let base = side_segment(s, r, side_of(s, u));
+    match r.at(u.index()).intent.clone() {
+        Some(Intent::Hold) => None,
+        Some(Intent::Missile) if has_missile(s, u) => {
+            Some((base as i64 - stat(s, u, "missile_bonus")).clamp(1, SEGMENTS as i64) as u32)
+        }
+        _ => Some(base),
+    }
+}
+
+/// What a unit's declaration lets it do this turn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Mode {
+    /// Anything: a surprise segment, or a declaration this view cannot see.
+    Free,
+    Melee,
+    Missile,
+    Spell(UnitId),
+    Run,
+    Hold,
+}
+
+pub(crate) fn mode(r: &State, u: UnitId) -> Mode {
+    if r.phase == Phase::Surprise {
+        return Mode::Free;
+    }
+    match r.at(u.index()).intent.clone() {
+        None => Mode::Free,
+        Some(Intent::Melee) => Mode::Melee,
+        Some(Intent::Missile) => Mode::Missile,
+        Some(Intent::Spell { target }) => Mode::Spell(target),
+        Some(Intent::Run) => Mode::Run,
+        Some(Intent::Hold) => Mode::Hold,
+    }
+}
+
+/// Attack routines still to come for `u` after its first this round.
+fn extra_routines(s: &BattleState, r: &State, u: UnitId) -> u32 {
+    let spent = r.at(u.index()).spent;
+    attacks(s, u).saturating_sub(spent.max(1))
+}
+
+/// Whether `u`'s extra attack routines are due in round segment `n`.
+fn extra_due(s: &BattleState, r: &State, u: UnitId, n: u32) -> bool {
+    let i = u.index();
+    r.at(i).acted
+        && !r.at(i).extra_done
+        && !r.at(i).holding
+        && matches!(mode(r, u), Mode::Melee | Mode::Missile | Mode::Free)
+        && extra_routines(s, r, u) > 0
+        && n == other_segment(s, r, side_of(s, u)) + 1
+}
+
+/// The units taking turns in round segment `n`, in unit order.
+fn round_queue(s: &BattleState, r: &State, n: u32) -> Vec<UnitId> {
+    s.unit_ids()
+        .filter(|&u| s.units[u.index()].is_active() && !is_casting(r, u))
+        .filter(|&u| {
+            let i = u.index();
+            if r.at(i).holding {
+                true
+            } else if !r.at(i).acted {
+                unit_segment(s, r, u) == Some(n)
+            } else {
+                extra_due(s, r, u, n)
+            }
+        })
+        .collect()
+}
+
+fn spans_sides(s: &BattleState, queue: &[UnitId]) -> bool {
+    queue
+        .first()
+        .is_some_and(|&a| queue.iter().any(|&b| side_of(s, b) != side_of(s, a)))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Start: surprise
+
+pub fn start(x: &mut Exec) {
+    for u in x.s().unit_ids().collect::<Vec<_>>() {
+        let hp = stat(x.s(), u, "hp");
+        x.set_pool(u, "hp", hp);
+        if is_caster(x.s(), u) {
+            let slots = stat(x.s(), u, "spell_slots");
+            x.set_pool(u, "spells", slots);
+        }
+    }
+    surprise(x);
+    if x.over() {
+        return;
+    }
+    if st(x.s()).is_some_and(|r| r.surprise_segments == 0) {
+        new_round(x);
+    }
+    advance(x);
+}
+
+/// The highest d6 result on which `side` is surprised: the most any unit of the sides it faces
+/// surprises on (2 unless a creature "surprises on 1-3" or more).
+pub(crate) fn surprise_threshold(s: &BattleState, side: SideId) -> i64 {
+    s.units
+        .iter()
+        .filter(|u| u.side != side)
+        .map(|u| match u.stat("surprises_on") {
+            n if n > 0 => n.min(6),
+            _ => 2,
+        })
+        .max()
+        .unwrap_or(2)
+}
+
+fn never_surprised(s: &BattleState, u: UnitId) -> bool {
+    stat(s, u, "never_surprised") > 0
+}
+
+fn surprise(x: &mut Exec) {
+    let nsides = x.s().sides.len();
+    let mut rolls = vec![None; nsides];
+    let mut side_k = vec![0i64; nsides];
+    for (side, k) in side_k.iter_mut().enumerate() {
+        let sid = SideId(side as u8);
+        let members = x.s().members(sid);
+        let alerted = x
+            .s()
+            .level
+            .options
+            .alerted
+            .contains(&x.s().sides[side].name);
+        if alerted || members.iter().all(|&u| never_surprised(x.s(), u)) {
+            continue;
+        }
+        let threshold = surprise_threshold(x.s(), sid);
+        let roll = x
+            .roll(
+                None,
+                Some(sid),
+                Purpose::Surprise,
+                &ndx(1, 6, 0),
+                Some(threshold + 1),
+            )
+            .total;
+        rolls[side] = Some(roll);
+        if roll <= threshold {
+            *k = roll;
+        }
+    }
+    let segments: Vec<u32> = x
+        .s()
+        .unit_ids()
+        .map(|u| {
+            let k = side_k[side_of(x.s(), u).index()];
+            if k == 0 || never_surprised(x.s(), u) {
+                0
+            } else {
+                (k - stat(x.s(), u, "surprise_bonus")).clamp(0, 60) as u32
+            }
+        })
+        .collect();
+    let count = segments.iter().copied().max().unwrap_or(0);
+    x.emit(ev(Ev::Surprise {
+        rolls,
+        segments,
+        count,
+    }));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Rounds, segments, turns
+
+fn new_round(x: &mut Exec) {
+    let round = x.s().round + 1;
+    x.emit(Event::RoundStarted { round });
+    if x.over() {
+        return;
+    }
+    x.emit(ev(Ev::Declaring));
+}
+
+fn end_round(x: &mut Exec) {
+    let round = x.s().round;
+    x.emit(Event::RoundEnded { round });
+    for u in x.s().unit_ids().collect::<Vec<_>>() {
+        x.set_condition(u, Condition::Holding, false);
+    }
+    new_round(x);
+}
+
+/// The next unit to declare: the first in unit order that is active, has not declared and is
+/// not busy casting a spell begun earlier.
+pub(crate) fn next_to_declare(s: &BattleState, r: &State) -> Option<UnitId> {
+    s.unit_ids()
+        .find(|&u| s.units[u.index()].is_active() && !r.at(u.index()).declared && !is_casting(r, u))
+}
+
+fn roll_initiative(x: &mut Exec) {
+    let mut rolls = Vec::new();
+    for side in 0..x.s().sides.len() {
+        let sid = SideId(side as u8);
+        let roll = if x.s().members(sid).is_empty() {
+            0
+        } else {
+            x.roll(None, Some(sid), Purpose::Initiative, &ndx(1, 6, 0), None)
+                .total
+        };
+        rolls.push(roll);
+    }
+    x.emit(ev(Ev::Initiative { rolls }));
+}
+
+/// Runs the battle forward until a decision is needed: declarations, initiative, segments,
+/// turns that have nothing left to decide.
+pub(crate) fn advance(x: &mut Exec) {
+    // Every pass emits at least one event; the bound only guards against a bug looping.
+    for _ in 0..100_000 {
+        if x.over() || !x.s().interrupts.is_empty() {
+            return;
+        }
+        let Some(r) = st(x.s()) else { return };
+        match r.phase {
+            Phase::Start => return,
+            Phase::Declare => {
+                if next_to_declare(x.s(), r).is_some() {
+                    return;
+                }
+                roll_initiative(x);
+            }
+            Phase::Surprise | Phase::Round => {
+                if let Some(t) = &r.current {
+                    let u = t.unit;
+                    if x.s().units[u.index()].is_active() && !turn_exhausted(x.s(), r) {
+                        return;
+                    }
+                    finish_turn(x, u, false);
+                    continue;
+                }
+                let next = (r.turn..r.queue.len()).find(|&i| {
+                    let u = r.queue[i];
+                    x.s().units[u.index()].is_active() && !is_casting(r, u)
+                });
+                match next {
+                    Some(i) => begin_turn(x, i),
+                    None => {
+                        if r.segment > 0 {
+                            combat::end_segment(x);
+                        }
+                        if !x.over() {
+                            next_segment(x);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn next_segment(x: &mut Exec) {
+    let Some(r) = st(x.s()) else { return };
+    let n = r.segment + 1;
+    match r.phase {
+        Phase::Surprise => {
+            let count = r.surprise_segments;
+            let surprise: Vec<u32> = r.units.iter().map(|m| m.surprise).collect();
+            if n > count {
+                for u in x.s().unit_ids().collect::<Vec<_>>() {
+                    x.set_condition(u, Condition::Surprised, false);
+                }
+                new_round(x);
+                return;
+            }
+            let queue: Vec<UnitId> = x
+                .s()
+                .unit_ids()
+                .filter(|&u| {
+                    x.s().units[u.index()].is_active()
+                        && !is_casting(r, u)
+                        && surprise.get(u.index()).is_some_and(|&k| k < n)
+                })
+                .collect();
+            let simultaneous = spans_sides(x.s(), &queue);
+            for u in x.s().unit_ids().collect::<Vec<_>>() {
+                let on = x.s().units[u.index()].is_active()
+                    && surprise.get(u.index()).is_some_and(|&k| k >= n);
+                x.set_condition(u, Condition::Surprised, on);
+            }
+            x.emit(ev(Ev::Segment {
+                round: 0,
+                n,
+                tick: n,
+                queue,
+                simultaneous,
+            }));
+        }
+        Phase::Round => {
+            if n > SEGMENTS {
+                end_round(x);
+                return;
+            }
+            let queue = round_queue(x.s(), r, n);
+            let simultaneous = spans_sides(x.s(), &queue);
+            let tick = r.surprise_segments + SEGMENTS * x.s().round.saturating_sub(1) + n;
+            let reveal: Vec<(UnitId, Option<Intent>)> = queue
+                .iter()
+                .filter(|u| !r.at(u.index()).revealed)
+                .map(|&u| (u, r.at(u.index()).intent.clone()))
+                .collect();
+            x.emit(ev(Ev::Segment {
+                round: x.s().round,
+                n,
+                tick,
+                queue,
+                simultaneous,
+            }));
+            for (unit, intent) in reveal {
+                x.emit(ev(Ev::Revealed { unit, intent }));
+            }
+        }
+        Phase::Start | Phase::Declare => {}
+    }
+}
+
+fn begin_turn(x: &mut Exec, index: usize) {
+    let Some(r) = st(x.s()) else { return };
+    let Some(&u) = r.queue.get(index) else {
+        return;
+    };
+    let i = u.index();
+    let spent = r.at(i).spent;
+    let kind = if r.phase == Phase::Surprise {
+        TurnKind::Surprise
+    } else if r.at(i).holding {
+        TurnKind::Held
+    } else if !r.at(i).acted {
+        TurnKind::Main
+    } else {
+        TurnKind::Extra
+    };
+    let a = attacks(x.s(), u);
+    let routines = match (kind, mode(r, u)) {
+        (_, Mode::Spell(_) | Mode::Run | Mode::Hold) => 0,
+        (TurnKind::Surprise, _) => a.saturating_sub(spent),
+        (TurnKind::Extra, _) => extra_routines(x.s(), r, u),
+        (TurnKind::Main | TurnKind::Held, _) => {
+            if r.segment > other_segment(x.s(), r, side_of(x.s(), u)) {
+                a.saturating_sub(spent)
+            } else {
+                1u32.saturating_sub(spent)
+            }
+        }
+    };
+    let attacked = spent > 0;
+    x.emit(Event::TurnStarted { unit: u });
+    x.emit(ev(Ev::TurnBegun {
+        index,
+        kind,
+        routines,
+        attacked,
+    }));
+}
+
+/// Ends the current turn of `u`; `held`: it holds its action for a later segment.
+pub(crate) fn finish_turn(x: &mut Exec, u: UnitId, held: bool) {
+    let Some(r) = st(x.s()) else { return };
+    let kind = r.current.as_ref().map_or(TurnKind::Main, |t| t.kind);
+    let extra_done = match kind {
+        TurnKind::Extra => true,
+        TurnKind::Surprise => false,
+        TurnKind::Main | TurnKind::Held => {
+            !held
+                && (r.segment > other_segment(x.s(), r, side_of(x.s(), u))
+                    || attacks(x.s(), u) <= 1)
+        }
+    };
+    x.emit(Event::TurnEnded { unit: u });
+    x.emit(ev(Ev::TurnDone {
+        unit: u,
+        held,
+        extra_done,
+    }));
+    x.set_condition(u, Condition::Holding, held);
+}
+
+/// After an action: ends the turn if its unit has nothing left to do, then runs the battle on.
+pub(crate) fn after_action(x: &mut Exec) {
+    if x.over() || !x.s().interrupts.is_empty() {
+        return;
+    }
+    advance(x);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The decision waited for
+
+pub fn pending(s: &BattleState, r: &State) -> Decision {
+    match r.phase {
+        Phase::Declare => match next_to_declare(s, r) {
+            Some(unit) => Decision::Declare {
+                side: side_of(s, unit),
+                unit,
+            },
+            None => Decision::Over { winner: None },
+        },
+        Phase::Surprise | Phase::Round => match &r.current {
+            Some(t) => Decision::Act { unit: t.unit },
+            None => Decision::Over { winner: None },
+        },
+        Phase::Start => Decision::Over { winner: None },
+    }
+}
