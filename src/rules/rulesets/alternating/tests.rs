@@ -1,5 +1,12 @@
+use super::combat::deflection_against;
+use super::view::test_chance;
 use super::*;
 use crate::rules::battle::tests::{load, playouts_end_and_replay, random_play};
+use crate::rules::battle::{
+    Action, BattleState, Command, Condition, Decision, Event, Purpose, Reaction, SideId, Status,
+    UnitId,
+};
+use crate::rules::grid::Cell;
 use crate::rules::level::{self, Level};
 
 /// An 8×5 open field. `units` are RON unit entries; `options` the level's options.
