@@ -3,12 +3,13 @@
 
 use super::combat::{attack, check_react, killing_strike, react, resuscitate, target_ok};
 use super::turns::{begin_turn, end_command, end_turn, options_of, settle};
-use super::{Ev, State, ev, st};
+use super::{Alternating, Ev, State};
 use crate::rules::battle::{
     Action, BattleState, Command, Condition, Decision, Event, Exec, Interrupt, Reaction,
     ReadyTrigger, Rejected, Resume, Status, Trigger, UnitId,
 };
 use crate::rules::grid::Cell;
+use crate::rules::rulesets::Member;
 use crate::rules::sight;
 
 /// Actions a command costs (0 for free actions and ending the turn).
@@ -43,7 +44,7 @@ pub(super) fn cost(s: &BattleState, cmd: &Command) -> i64 {
 /// always does; one with a ranged weapon holds that until it brandishes the melee weapon.
 pub(super) fn holds_melee(s: &BattleState, unit: UnitId) -> bool {
     s.unit(unit).is_some_and(|u| u.stat("range") <= 0)
-        || st(s)
+        || Alternating::state(s)
             .melee_drawn
             .get(unit.index())
             .copied()
@@ -423,20 +424,24 @@ pub fn execute(x: &mut Exec, cmd: &Command) {
         }
         _ => {
             let unit = cmd.unit();
-            let ext = st(x.s()).extended.get(unit.index()).cloned().flatten();
+            let ext = Alternating::state(x.s())
+                .extended
+                .get(unit.index())
+                .cloned()
+                .flatten();
             if let Some(e) = ext {
                 if e.command == *cmd {
                     let have = x.s().units[unit.index()].pool("actions");
                     if have < e.remaining {
                         x.set_pool(unit, "actions", 0);
-                        x.emit(ev(Ev::ExtendedStarted {
+                        x.emit(Alternating::event(Ev::ExtendedStarted {
                             unit,
                             command: e.command,
                             remaining: e.remaining - have,
                         }));
                     } else {
                         x.add_pool(unit, "actions", -e.remaining);
-                        x.emit(ev(Ev::ExtendedDone {
+                        x.emit(Alternating::event(Ev::ExtendedDone {
                             unit,
                             completed: true,
                         }));
@@ -446,13 +451,13 @@ pub fn execute(x: &mut Exec, cmd: &Command) {
                     return;
                 }
                 // Anything else abandons it, at no cost.
-                x.emit(ev(Ev::ExtendedDone {
+                x.emit(Alternating::event(Ev::ExtendedDone {
                     unit,
                     completed: false,
                 }));
             }
             if let Command::EndTurn { unit } = cmd {
-                match st(x.s()).command.clone() {
+                match Alternating::state(x.s()).command.clone() {
                     Some(c) => {
                         end_command(x, &c);
                         settle(x);
@@ -465,7 +470,7 @@ pub fn execute(x: &mut Exec, cmd: &Command) {
             let have = x.s().units[unit.index()].pool("actions");
             if need > have {
                 x.set_pool(unit, "actions", 0);
-                x.emit(ev(Ev::ExtendedStarted {
+                x.emit(Alternating::event(Ev::ExtendedStarted {
                     unit,
                     command: cmd.clone(),
                     remaining: need - have,
@@ -488,7 +493,7 @@ pub(super) fn perform(x: &mut Exec, cmd: &Command) {
             action: Action::Sprint { to },
             ..
         } => {
-            x.emit(ev(Ev::MoveUsed));
+            x.emit(Alternating::event(Ev::MoveUsed));
             if matches!(cmd, Command::Act { .. }) {
                 x.add_pool(unit, "stamina", -1);
             }
@@ -501,7 +506,7 @@ pub(super) fn perform(x: &mut Exec, cmd: &Command) {
             action: Action::Step { to },
             ..
         } => {
-            x.emit(ev(Ev::StepUsed));
+            x.emit(Alternating::event(Ev::StepUsed));
             if let Some(path) = x.s().path_for(unit, 1, None, *to) {
                 walk(x, unit, &path.cells());
             }
@@ -533,7 +538,7 @@ pub(super) fn perform(x: &mut Exec, cmd: &Command) {
             Action::SeekCover => x.set_condition(unit, Condition::InCover, true),
             Action::Brandish => {
                 let melee = !holds_melee(x.s(), unit);
-                x.emit(ev(Ev::Brandished { unit, melee }));
+                x.emit(Alternating::event(Ev::Brandished { unit, melee }));
             }
             Action::StandUp => x.set_condition(unit, Condition::Prone, false),
             Action::GoProne => x.set_condition(unit, Condition::Prone, true),
@@ -542,7 +547,7 @@ pub(super) fn perform(x: &mut Exec, cmd: &Command) {
             Action::CommandAlly { ally } => {
                 x.add_pool(unit, "focus", -2);
                 let ally_actions = x.s().units[ally.index()].pool("actions");
-                x.emit(ev(Ev::CommandGiven {
+                x.emit(Alternating::event(Ev::CommandGiven {
                     commander: unit,
                     ally: *ally,
                     ally_actions,

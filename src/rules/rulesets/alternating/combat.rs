@@ -5,7 +5,7 @@
 use super::actions::holds_melee;
 use super::{
     Alternating, AttackNote, DEATH_STEP, Ev, LUCK_BONUS, MULTIPLE_ATTACK_PENALTY,
-    RESUSCITATE_DIFFICULTY, ev, st,
+    RESUSCITATE_DIFFICULTY,
 };
 use crate::rules::battle::common::dice;
 use crate::rules::battle::{
@@ -269,7 +269,7 @@ pub(super) fn react(x: &mut Exec, unit: UnitId, reaction: &Reaction) {
                 .is_some_and(|i| i.reactors.is_empty());
             if last {
                 x.emit(Event::Resumed);
-                x.emit(ev(Ev::Defer(top.resume.clone())));
+                x.emit(Alternating::event(Ev::Defer(top.resume.clone())));
             }
             if let Reaction::Attack { target } = reaction {
                 x.add_pool(unit, "reactions", -1);
@@ -497,12 +497,12 @@ pub(super) fn roll_with_advantage(
 /// of the target instead. A unit about to be hit may react (Dodge, Parry, Block).
 pub(super) fn attack(x: &mut Exec, attacker: UnitId, target: UnitId, ranged: bool, extra_adv: i64) {
     let a = x.s().units[attacker.index()].clone();
-    let before = st(x.s())
+    let before = Alternating::state(x.s())
         .attacks
         .get(attacker.index())
         .copied()
         .unwrap_or(0) as i64;
-    x.emit(ev(Ev::AttackMade { unit: attacker }));
+    x.emit(Alternating::event(Ev::AttackMade { unit: attacker }));
     if ranged && a.stat("reload_actions") > 0 {
         x.set_pool(attacker, "loaded", 0);
     }
@@ -693,7 +693,7 @@ pub(super) fn finish_attack(x: &mut Exec, p: &PendingAttack, reaction: &Reaction
     let lethal = a.stat("nonlethal") <= 0;
     if blocking {
         let amount = (raw - t.stat("block")).max(1);
-        x.emit(ev(Ev::Damage {
+        x.emit(Alternating::event(Ev::Damage {
             attacker: p.attacker,
             target: p.target,
             raw,
@@ -711,7 +711,7 @@ pub(super) fn finish_attack(x: &mut Exec, p: &PendingAttack, reaction: &Reaction
     }
     let reduction = deflection_against(&a, &t, p.ranged, parry);
     let amount = (raw - reduction).max(1);
-    x.emit(ev(Ev::Damage {
+    x.emit(Alternating::event(Ev::Damage {
         attacker: p.attacker,
         target: p.target,
         raw,

@@ -41,9 +41,8 @@ pub use turns::{pending, start};
 pub use view::{clock, describe, log_line, odds};
 
 use crate::rules::battle::{
-    BattleState, Command, Decision, Event, Exec, Rejected, Resume, SideId, UnitId,
+    BattleState, Command, Decision, Exec, Rejected, Resume, SideId, UnitId,
 };
-use crate::rules::rulesets::Member;
 use crate::rules::rulesets::view::{Clock, CommandInfo, Odds};
 use serde::{Deserialize, Serialize};
 
@@ -238,14 +237,6 @@ impl crate::rules::rulesets::Ruleset for Alternating {
     fn odds(s: &BattleState, r: &State, a: UnitId, t: UnitId, ranged: bool) -> Option<Odds> {
         odds(s, r, a, t, ranged)
     }
-}
-
-fn ev(e: Ev) -> Event {
-    Alternating::event(e)
-}
-
-fn st(s: &BattleState) -> &State {
-    Alternating::state(s)
 }
 
 pub fn apply(s: &mut State, e: &Ev) {

@@ -3,9 +3,10 @@
 
 use super::actions::walk;
 use super::combat::finish_attack;
-use super::{ACTIONS, Commanded, DEATH_DIFFICULTY, Ev, METAL_DURABILITY, State, ev, st};
+use super::{ACTIONS, Alternating, Commanded, DEATH_DIFFICULTY, Ev, METAL_DURABILITY, State};
 use crate::rules::battle::Reaction;
 use crate::rules::battle::{BattleState, Condition, Decision, Event, Exec, Resume, SideId, UnitId};
+use crate::rules::rulesets::Member;
 
 pub fn start(x: &mut Exec) {
     let ids: Vec<UnitId> = x.s().unit_ids().collect();
@@ -50,7 +51,7 @@ pub fn start(x: &mut Exec) {
         .and_then(|name| x.s().sides.iter().position(|s| &s.name == name))
         .unwrap_or(0);
     let teams: Vec<SideId> = (0..n).map(|i| SideId(((first + i) % n) as u8)).collect();
-    x.emit(ev(Ev::Order {
+    x.emit(Alternating::event(Ev::Order {
         teams,
         surprise_round: surprise,
         units: ids.len(),
@@ -64,15 +65,15 @@ pub(super) fn begin_round(x: &mut Exec) {
     if x.over() {
         return;
     }
-    x.emit(ev(Ev::NewRound));
+    x.emit(Alternating::event(Ev::NewRound));
     next_pick(x, 0);
 }
 
 pub(super) fn end_round(x: &mut Exec) {
     let round = x.s().round;
     x.emit(Event::RoundEnded { round });
-    if st(x.s()).surprise_round {
-        x.emit(ev(Ev::SurpriseOver));
+    if Alternating::state(x.s()).surprise_round {
+        x.emit(Alternating::event(Ev::SurpriseOver));
         for u in x.s().unit_ids().collect::<Vec<_>>() {
             x.set_condition(u, Condition::Surprised, false);
         }
@@ -96,12 +97,12 @@ pub(super) fn options_of(s: &BattleState, r: &State, team: SideId) -> Vec<UnitId
 /// Hands the pick to the first team at or after `from` (in team order, wrapping) with a
 /// member left to act; ends the round when no team has one.
 pub(super) fn next_pick(x: &mut Exec, from: usize) {
-    let r = st(x.s());
+    let r = Alternating::state(x.s());
     let n = r.teams.len();
     for i in 0..n {
         let idx = (from + i) % n;
         if !options_of(x.s(), r, r.teams[idx]).is_empty() {
-            x.emit(ev(Ev::Picking { team: idx }));
+            x.emit(Alternating::event(Ev::Picking { team: idx }));
             return;
         }
     }
@@ -109,7 +110,7 @@ pub(super) fn next_pick(x: &mut Exec, from: usize) {
 }
 
 pub(super) fn begin_turn(x: &mut Exec, u: UnitId) {
-    x.emit(ev(Ev::TurnOf { unit: u }));
+    x.emit(Alternating::event(Ev::TurnOf { unit: u }));
     x.emit(Event::TurnStarted { unit: u });
     x.set_pool(u, "actions", ACTIONS);
     x.set_pool(u, "reactions", 1);
@@ -121,8 +122,8 @@ pub(super) fn begin_turn(x: &mut Exec, u: UnitId) {
 
 pub(super) fn end_turn(x: &mut Exec, u: UnitId) {
     x.emit(Event::TurnEnded { unit: u });
-    x.emit(ev(Ev::TurnOver));
-    let r = st(x.s());
+    x.emit(Alternating::event(Ev::TurnOver));
+    let r = Alternating::state(x.s());
     let side = x.s().units[u.index()].side;
     let idx = r.teams.iter().position(|&t| t == side).unwrap_or(0);
     next_pick(x, idx + 1);
@@ -135,21 +136,23 @@ pub(super) fn settle(x: &mut Exec) {
         if x.over() || !x.s().interrupts.is_empty() {
             return;
         }
-        if let Some(c) = st(x.s()).pending.last().cloned() {
-            x.emit(ev(Ev::Undefer));
+        if let Some(c) = Alternating::state(x.s()).pending.last().cloned() {
+            x.emit(Alternating::event(Ev::Undefer));
             run(x, c);
             continue;
         }
         break;
     }
-    if let Some(c) = st(x.s()).command.clone() {
+    if let Some(c) = Alternating::state(x.s()).command.clone() {
         let ally = &x.s().units[c.ally.index()];
         if ally.is_active() && ally.pool("actions") > 0 {
             return;
         }
         end_command(x, &c);
     }
-    let Some(u) = st(x.s()).acting else { return };
+    let Some(u) = Alternating::state(x.s()).acting else {
+        return;
+    };
     let unit = &x.s().units[u.index()];
     if !unit.is_active() || unit.pool("actions") <= 0 {
         end_turn(x, u);
@@ -159,7 +162,7 @@ pub(super) fn settle(x: &mut Exec) {
 /// The commanded ally's action is done: it gets its own actions back and the commander goes on.
 pub(super) fn end_command(x: &mut Exec, c: &Commanded) {
     x.set_pool(c.ally, "actions", c.ally_actions);
-    x.emit(ev(Ev::CommandDone));
+    x.emit(Alternating::event(Ev::CommandDone));
 }
 
 pub(super) fn run(x: &mut Exec, c: Resume) {

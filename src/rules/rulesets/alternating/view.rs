@@ -7,12 +7,13 @@ use super::combat::{
     DamageKind, advantage, attack_expr, crit_threshold, damage_kind, deflection_against,
     evasion_against, target_ok, test_expr, weapon,
 };
-use super::{ACTIONS, Ev, LUCK_BONUS, MULTIPLE_ATTACK_PENALTY, State, st};
+use super::{ACTIONS, Alternating, Ev, LUCK_BONUS, MULTIPLE_ATTACK_PENALTY, State};
 use crate::rules::battle::{
     Action, BattleState, Command, Condition, Reaction, Resume, SideId, Status, UnitId,
 };
 use crate::rules::dice::Distribution;
 use crate::rules::grid::Cell;
+use crate::rules::rulesets::Member;
 use crate::rules::rulesets::view::{self, Clock, CommandInfo, Odds, OrderEntry};
 
 pub fn clock(s: &BattleState, r: &State) -> Clock {
@@ -306,7 +307,7 @@ fn team(s: &BattleState, side: SideId) -> &str {
 
 /// One line for a ruleset event of `alternating`.
 pub fn log_line(s: &BattleState, e: &Ev) -> String {
-    let r = st(s);
+    let r = Alternating::state(s);
     match e {
         Ev::Order {
             teams,
