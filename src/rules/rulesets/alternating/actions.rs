@@ -46,7 +46,7 @@ pub(super) fn holds_melee(s: &BattleState, unit: UnitId) -> bool {
     s.unit(unit).is_some_and(|u| u.stat("range") <= 0)
         || Alternating::state(s)
             .melee_drawn
-            .get(unit.index())
+            .get(unit)
             .copied()
             .unwrap_or(false)
 }
@@ -340,7 +340,7 @@ pub fn legal(s: &BattleState, r: &State) -> Vec<Command> {
         Decision::Act { unit } => {
             let u = &s.units[unit.index()];
             let mut cands = vec![Command::EndTurn { unit }];
-            if let Some(Some(e)) = r.extended.get(unit.index()) {
+            if let Some(Some(e)) = r.extended.get(unit) {
                 cands.push(e.command.clone());
             }
             for target in s.unit_ids() {
@@ -426,7 +426,7 @@ pub fn execute(x: &mut Exec, cmd: &Command) {
             let unit = cmd.unit();
             let ext = Alternating::state(x.s())
                 .extended
-                .get(unit.index())
+                .get(unit)
                 .cloned()
                 .flatten();
             if let Some(e) = ext {

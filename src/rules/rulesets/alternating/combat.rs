@@ -499,7 +499,7 @@ pub(super) fn attack(x: &mut Exec, attacker: UnitId, target: UnitId, ranged: boo
     let a = x.s().units[attacker.index()].clone();
     let before = Alternating::state(x.s())
         .attacks
-        .get(attacker.index())
+        .get(attacker)
         .copied()
         .unwrap_or(0) as i64;
     x.emit(Alternating::event(Ev::AttackMade { unit: attacker }));

@@ -40,6 +40,7 @@ pub use combat::{DamageKind, damage_kind, deal_damage, flanked};
 pub use turns::{pending, start};
 pub use view::{clock, describe, log_line, odds};
 
+use crate::rules::battle::ids::PerUnit;
 use crate::rules::battle::{
     BattleState, Command, Decision, Exec, Rejected, Resume, SideId, UnitId,
 };
@@ -79,9 +80,9 @@ pub struct State {
     /// The acting unit has taken its free Step this turn.
     pub stepped: bool,
     /// Attacks made this round, per unit.
-    pub attacks: Vec<u32>,
+    pub attacks: PerUnit<u32>,
     /// An extended action under way, per unit.
-    pub extended: Vec<Option<Extended>>,
+    pub extended: PerUnit<Option<Extended>>,
     /// Continuations waiting for the current chain of reactions to finish, innermost last.
     pub pending: Vec<Resume>,
     /// Allies the acting unit has commanded this turn.
@@ -91,7 +92,7 @@ pub struct State {
     /// Per unit: a unit with a ranged weapon holds it, unless it has brandished its melee
     /// weapon (true here). A unit with only a melee weapon always holds it.
     #[serde(default)]
-    pub melee_drawn: Vec<bool>,
+    pub melee_drawn: PerUnit<bool>,
 }
 
 /// An ally acting on a Command: what to restore when its action is done.
@@ -248,13 +249,13 @@ pub fn apply(s: &mut State, e: &Ev) {
         } => {
             s.teams = teams.clone();
             s.surprise_round = *surprise_round;
-            s.attacks = vec![0; *units];
-            s.extended = vec![None; *units];
-            s.melee_drawn = vec![false; *units];
+            s.attacks = PerUnit::filled(*units, 0);
+            s.extended = PerUnit::filled(*units, None);
+            s.melee_drawn = PerUnit::filled(*units, false);
         }
         Ev::NewRound => {
             s.acted.clear();
-            s.attacks.iter_mut().for_each(|a| *a = 0);
+            s.attacks.values_mut().for_each(|a| *a = 0);
             s.picking = 0;
         }
         Ev::SurpriseOver => s.surprise_round = false,
@@ -295,13 +296,11 @@ pub fn apply(s: &mut State, e: &Ev) {
         Ev::MoveUsed => s.moved = true,
         Ev::Damage { .. } => {}
         Ev::Brandished { unit, melee } => {
-            if let Some(d) = s.melee_drawn.get_mut(unit.index()) {
-                *d = *melee;
-            }
+            s.melee_drawn.set(*unit, *melee);
         }
         Ev::StepUsed => s.stepped = true,
         Ev::AttackMade { unit } => {
-            if let Some(a) = s.attacks.get_mut(unit.index()) {
+            if let Some(a) = s.attacks.get_mut(*unit) {
                 *a += 1;
             }
         }
@@ -310,17 +309,16 @@ pub fn apply(s: &mut State, e: &Ev) {
             command,
             remaining,
         } => {
-            if let Some(slot) = s.extended.get_mut(unit.index()) {
-                *slot = Some(Extended {
+            s.extended.set(
+                *unit,
+                Some(Extended {
                     command: command.clone(),
                     remaining: *remaining,
-                });
-            }
+                }),
+            );
         }
         Ev::ExtendedDone { unit, .. } => {
-            if let Some(slot) = s.extended.get_mut(unit.index()) {
-                *slot = None;
-            }
+            s.extended.set(*unit, None);
         }
         Ev::Defer(r) => s.pending.push(r.clone()),
         Ev::Undefer => {

@@ -98,7 +98,7 @@ pub fn describe(s: &BattleState, r: &State, cmd: &Command) -> CommandInfo {
     let have = s.unit(cmd.unit()).map_or(0, |u| u.pool("actions"));
     let continuing = r
         .extended
-        .get(cmd.unit().index())
+        .get(cmd.unit())
         .and_then(|e| e.as_ref())
         .filter(|e| e.command == *cmd)
         .map(|e| e.remaining);
@@ -253,7 +253,7 @@ pub fn odds(
     if !t.is_active() {
         return None;
     }
-    let before = r.attacks.get(attacker.index()).copied().unwrap_or(0) as i64;
+    let before = r.attacks.get(attacker).copied().unwrap_or(0) as i64;
     let bonus = -MULTIPLE_ATTACK_PENALTY * before;
     let expr = attack_expr(a, ranged, bonus);
     let (adv, why) = advantage(s, attacker, target, ranged);
