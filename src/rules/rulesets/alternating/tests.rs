@@ -1,6 +1,14 @@
+use super::combat::deflection_against;
+use super::view::test_chance;
 use super::*;
 use crate::rules::battle::tests::{load, playouts_end_and_replay, random_play};
+use crate::rules::battle::{
+    Action, BattleState, Command, Condition, Decision, Event, Purpose, Reaction, SideId, Status,
+    UnitId,
+};
+use crate::rules::grid::Cell;
 use crate::rules::level::{self, Level};
+use crate::rules::rulesets::Member;
 
 /// An 8×5 open field. `units` are RON unit entries; `options` the level's options.
 fn field(units: &str, options: &str) -> Level {
@@ -578,7 +586,7 @@ fn an_extended_action_may_be_abandoned_at_no_cost() {
         action: Action::Reload,
     };
     let e = run(&mut b, reload.clone());
-    assert!(e.contains(&ev(Ev::ExtendedStarted {
+    assert!(e.contains(&Alternating::event(Ev::ExtendedStarted {
         unit: p,
         command: reload.clone(),
         remaining: 1
@@ -599,7 +607,7 @@ fn an_extended_action_may_be_abandoned_at_no_cost() {
             action: Action::SeekCover,
         },
     );
-    assert!(e.contains(&ev(Ev::ExtendedDone {
+    assert!(e.contains(&Alternating::event(Ev::ExtendedDone {
         unit: p,
         completed: false
     })));
@@ -628,8 +636,12 @@ fn prone_gives_melee_advantage_and_ranged_disadvantage_and_must_stand_up_to_move
     "#;
     let (mut b, _) = BattleState::start(&field(units, ""), 1);
     run(&mut b, Command::Pick { unit: B });
-    let before_melee = odds(&b, st(&b), S, B, false).expect("melee").hit;
-    let before_ranged = odds(&b, st(&b), UnitId(2), B, true).expect("ranged").hit;
+    let before_melee = odds(&b, Alternating::state(&b), S, B, false)
+        .expect("melee")
+        .hit;
+    let before_ranged = odds(&b, Alternating::state(&b), UnitId(2), B, true)
+        .expect("ranged")
+        .hit;
     run(
         &mut b,
         Command::Act {
@@ -638,8 +650,8 @@ fn prone_gives_melee_advantage_and_ranged_disadvantage_and_must_stand_up_to_move
         },
     );
     assert_eq!(pool(&b, B, "actions"), 3, "Drop Prone is free");
-    let melee = odds(&b, st(&b), S, B, false).expect("melee");
-    let ranged = odds(&b, st(&b), UnitId(2), B, true).expect("ranged");
+    let melee = odds(&b, Alternating::state(&b), S, B, false).expect("melee");
+    let ranged = odds(&b, Alternating::state(&b), UnitId(2), B, true).expect("ranged");
     assert!(
         melee.hit > before_melee && melee.formula.contains("advantage"),
         "{melee:?}"
@@ -771,8 +783,8 @@ fn seeking_cover_gives_ranged_attackers_disadvantage_only_behind_cover() {
             action: Action::SeekCover,
         },
     );
-    let behind = odds(&b, st(&b), UnitId(1), B, true).expect("Petra sees her");
-    let open = odds(&b, st(&b), UnitId(2), B, true).expect("Lark sees her");
+    let behind = odds(&b, Alternating::state(&b), UnitId(1), B, true).expect("Petra sees her");
+    let open = odds(&b, Alternating::state(&b), UnitId(2), B, true).expect("Lark sees her");
     assert!(behind.formula.contains("seeking cover"), "{behind:?}");
     assert!(!open.formula.contains("seeking cover"), "{open:?}");
 }
@@ -787,7 +799,7 @@ fn a_surprised_and_flanked_target_gives_double_advantage() {
     "#;
     let (mut b, _) = BattleState::start(&field(units, r#"surprised: ["Raiders"]"#), 1);
     run(&mut b, Command::Pick { unit: B });
-    let o = odds(&b, st(&b), B, UnitId(2), false).expect("odds");
+    let o = odds(&b, Alternating::state(&b), B, UnitId(2), false).expect("odds");
     assert!(
         o.formula.contains("advantage x2 (flanking, sneak attack)"),
         "{}",
@@ -1117,13 +1129,13 @@ fn brandish_is_described_as_the_weapon_it_takes_up_for_one_action() {
     assert_eq!(info.label, "Brandish (take up the melee weapon)");
     assert_eq!(info.cost, "1 action");
     // The crossbow in hand: no melee odds until the sword is drawn.
-    assert!(odds(&b, st(&b), p, UnitId(1), false).is_none());
-    assert!(odds(&b, st(&b), p, UnitId(1), true).is_some());
+    assert!(odds(&b, Alternating::state(&b), p, UnitId(1), false).is_none());
+    assert!(odds(&b, Alternating::state(&b), p, UnitId(1), true).is_some());
     run(&mut b, brandish.clone());
     assert_eq!(
         crate::rules::rulesets::describe(&b, &brandish).label,
         "Brandish (take up the ranged weapon)"
     );
-    assert!(odds(&b, st(&b), p, UnitId(1), false).is_some());
-    assert!(odds(&b, st(&b), p, UnitId(1), true).is_none());
+    assert!(odds(&b, Alternating::state(&b), p, UnitId(1), false).is_some());
+    assert!(odds(&b, Alternating::state(&b), p, UnitId(1), true).is_none());
 }
