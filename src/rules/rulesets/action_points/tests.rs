@@ -1,5 +1,6 @@
 use super::*;
 use crate::rules::battle::tests::playouts_end_and_replay;
+use crate::rules::battle::{Action, Condition, Purpose, Reaction, Status, Trigger};
 use crate::rules::grid::Cell;
 use crate::rules::level::{self, Level};
 

@@ -1,0 +1,132 @@
+//! Attacks, the Dodge reaction, and damage.
+
+use super::{ActionPoints, AttackKind, turns};
+use crate::rules::battle::common::ndx;
+use crate::rules::battle::{
+    Condition, Event, Exec, Interrupt, PendingAttack, Purpose, Reaction, Resume, Status, Trigger,
+    Unit, UnitId,
+};
+use crate::rules::dice::DiceExpr;
+use crate::rules::rulesets::Member;
+
+pub(super) fn declare_attack(x: &mut Exec, attacker: UnitId, target: UnitId, kind: AttackKind) {
+    let pending = PendingAttack {
+        attacker,
+        target,
+        ranged: kind != AttackKind::Melee,
+        total: 0,
+        needed: 0,
+        hit: false,
+        crit: false,
+        note: ActionPoints::note(kind),
+    };
+    let t = &x.s().units[target.index()];
+    if t.is_active() && t.pool("ap") >= 1 && t.stat("dodge") > 0 {
+        x.emit(Event::Interrupted(Interrupt {
+            trigger: Trigger::Targeted {
+                attacker,
+                ranged: kind != AttackKind::Melee,
+            },
+            reactors: vec![target],
+            resume: Resume::Attack(Box::new(pending)),
+        }));
+    } else {
+        resolve_attack(x, &pending);
+    }
+}
+
+pub(super) fn react(x: &mut Exec, unit: UnitId, reaction: &Reaction) {
+    x.emit(Event::Reacted {
+        unit,
+        reaction: reaction.clone(),
+    });
+    if *reaction == Reaction::Dodge {
+        x.add_pool(unit, "ap", -1);
+        x.set_condition(unit, Condition::Dodging, true);
+    }
+    let Some(top) = x.s().interrupts.last().cloned() else {
+        return;
+    };
+    if !top.reactors.is_empty() {
+        return;
+    }
+    x.emit(Event::Resumed);
+    if let Resume::Attack(p) = top.resume {
+        resolve_attack(x, &p);
+        x.set_condition(p.target, Condition::Dodging, false);
+    }
+    turns::after_action(x);
+}
+
+pub(super) fn resolve_attack(x: &mut Exec, p: &PendingAttack) {
+    let kind = ActionPoints::note_of(&p.note);
+    let a = x.s().units[p.attacker.index()].clone();
+    let t = x.s().units[p.target.index()].clone();
+    if !a.is_active() || !t.is_active() {
+        return;
+    }
+    let defense = defense_of(&t);
+    let roll = x.roll(
+        Some(p.attacker),
+        None,
+        Purpose::Attack,
+        &ndx(1, 20, a.stat("attack")),
+        Some(defense),
+    );
+    let hit = roll.total >= defense;
+    x.emit(Event::Attacked {
+        attacker: p.attacker,
+        target: p.target,
+        ranged: kind != AttackKind::Melee,
+        hit,
+        crit: false,
+    });
+    if !hit {
+        return;
+    }
+    let (dice, armor) = damage_of(&a, &t, kind);
+    let dmg = x.roll(Some(p.attacker), None, Purpose::Damage, &dice, None);
+    let amount = (dmg.total - armor).max(1);
+    x.add_pool(p.target, "hp", -amount);
+    if x.s().units[p.target.index()].pool("hp") <= 0 {
+        x.set_status(p.target, Status::Down);
+    }
+}
+
+/// The number an attack on `t` must reach: 10 + defense, + dodge while dodging, +2 guarding.
+pub(super) fn defense_of(t: &Unit) -> i64 {
+    let mut defense = 10 + t.stat("defense");
+    if t.has(&Condition::Dodging) {
+        defense += t.stat("dodge");
+    }
+    if t.has(&Condition::Guarding) {
+        defense += 2;
+    }
+    defense
+}
+
+/// Damage dice of `a`'s attack of `kind` and the armor of `t` that it subtracts.
+pub(super) fn damage_of(a: &Unit, t: &Unit, kind: AttackKind) -> (DiceExpr, i64) {
+    match kind {
+        AttackKind::Melee => (
+            ndx(
+                a.stat("damage_dice"),
+                a.stat("damage_die"),
+                a.stat("damage_bonus"),
+            ),
+            t.stat("armor"),
+        ),
+        AttackKind::Ranged => (
+            ndx(
+                a.stat("ranged_damage_dice"),
+                a.stat("ranged_damage_die"),
+                a.stat("ranged_damage_bonus"),
+            ),
+            t.stat("armor"),
+        ),
+        AttackKind::Spell => (
+            ndx(a.stat("spell_damage_dice"), a.stat("spell_damage_die"), 0),
+            0,
+        ),
+    }
+}

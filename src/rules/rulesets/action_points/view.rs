@@ -1,0 +1,147 @@
+//! What the view asks: log lines, the turn clock, the action menu, and attack odds.
+
+use super::{ActionPoints, AttackKind, Ev, State, actions, combat, st, turns};
+use crate::rules::battle::common::ndx;
+use crate::rules::battle::{BattleState, Command, Reaction, UnitId};
+use crate::rules::rulesets::Member;
+use crate::rules::rulesets::view::{self as shared, Clock, CommandInfo, Odds, OrderEntry};
+
+/// One line for one of the ruleset's events (the combat log, `fray replay`).
+pub(super) fn log_line(s: &BattleState, e: &Ev) -> String {
+    match e {
+        Ev::Initiative { order, .. } => format!(
+            "Initiative order: {}",
+            order
+                .iter()
+                .map(|u| s.unit_name(*u).to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        Ev::Turn { index } => {
+            let who = st(s)
+                .and_then(|r| r.order.get(*index))
+                .map_or_else(|| "?".to_string(), |u| s.unit_name(*u).into_owned());
+            format!("{who} is next in the initiative order")
+        }
+        Ev::ExtendedStarted {
+            unit,
+            command,
+            remaining,
+        } => format!(
+            "{} starts {} ({remaining} AP still needed)",
+            s.unit_name(*unit),
+            describe(s, ActionPoints::state(s), command).label
+        ),
+        Ev::ExtendedDone { unit, completed } => {
+            if *completed {
+                format!("{} completes the extended action", s.unit_name(*unit))
+            } else {
+                format!("{} loses the extended action", s.unit_name(*unit))
+            }
+        }
+    }
+}
+
+pub(super) fn clock(s: &BattleState, r: &State) -> Clock {
+    let order = r
+        .order
+        .iter()
+        .enumerate()
+        .map(|(i, &u)| {
+            let unit = &s.units[u.index()];
+            OrderEntry {
+                unit: u,
+                label: format!(
+                    "init {} \u{b7} {}/{} AP",
+                    r.scores.get(u.index()).copied().unwrap_or(0),
+                    unit.pool("ap"),
+                    unit.stat("ap")
+                ),
+                current: i == r.turn,
+                done: i < r.turn,
+            }
+        })
+        .collect();
+    let headline = match turns::current(r).and_then(|u| s.unit(u)) {
+        Some(u) => format!(
+            "Round {} \u{b7} {}'s turn, {}/{} AP",
+            s.round,
+            u.name,
+            u.pool("ap"),
+            u.stat("ap")
+        ),
+        None => format!("Round {}", s.round),
+    };
+    Clock { headline, order }
+}
+
+pub(super) fn describe(s: &BattleState, _: &State, cmd: &Command) -> CommandInfo {
+    let mut info = shared::generic(s, cmd);
+    // No attacks of opportunity in this ruleset: nothing provokes.
+    info.provokes = false;
+    if let Command::Move { unit, to } = cmd
+        && let Some(u) = s.unit(*unit)
+    {
+        info.path = s.path_for(*unit, u.movement, None, *to);
+    }
+    let ap = s.unit(cmd.unit()).map_or(0, |u| u.pool("ap"));
+    info.cost = match cmd {
+        Command::EndTurn { .. } => "free".to_string(),
+        Command::React {
+            reaction: Reaction::Dodge,
+            unit,
+        } => dodge_words(s, *unit),
+        Command::React { .. } | Command::Pick { .. } | Command::Declare { .. } => String::new(),
+        _ => {
+            let need = actions::cost(s, cmd);
+            if need > ap {
+                format!("{need} AP (extended: {} AP next turn)", need - ap)
+            } else {
+                format!("{need} AP")
+            }
+        }
+    };
+    info
+}
+
+/// The Dodge entry of a reaction prompt: its cost, its bonus, and what it does to the odds of
+/// the attack at stake (Orrin at the ruins: "1 AP: +1 defense against this attack, 65% -> 60%
+/// to hit").
+pub(super) fn dodge_words(s: &BattleState, unit: UnitId) -> String {
+    let bonus = s.unit(unit).map_or(0, |u| u.stat("dodge"));
+    let mut words = format!("1 AP: +{bonus} defense against this attack");
+    if let Some((now, dodging)) = crate::rules::rulesets::hit_chance_if_dodging(s, unit) {
+        words.push_str(&format!(
+            ", {:.0}% -> {:.0}% to hit",
+            now * 100.0,
+            dodging * 100.0
+        ));
+    }
+    words
+}
+
+pub(super) fn odds(
+    s: &BattleState,
+    _: &State,
+    attacker: UnitId,
+    target: UnitId,
+    ranged: bool,
+) -> Option<Odds> {
+    let cmd = Command::Attack {
+        unit: attacker,
+        target,
+        ranged,
+    };
+    actions::target_ok(s, &cmd).ok()?;
+    let (a, t) = (s.unit(attacker)?, s.unit(target)?);
+    let defense = combat::defense_of(t);
+    let bonus = a.stat("attack");
+    let hit = ndx(1, 20, bonus).distribution().at_least(defense);
+    let (dice, armor) = combat::damage_of(a, t, AttackKind::of(ranged));
+    let per_hit = dice.distribution().expect(|d| (d - armor).max(1) as f64);
+    Some(Odds {
+        hit,
+        expected_damage: hit * per_hit,
+        formula: format!("1d20{bonus:+} vs {defense}"),
+    })
+}
