@@ -5,8 +5,7 @@
 use super::combat::{self, Kind, Spec, react, reaction_options, ready_reactors};
 use super::turns::{pending, settle, start_turn};
 use super::{
-    After, Ev, Per, Sides, State, active, ev, grapplers_of, move_actions_left, moves, per, rs,
-    side_name,
+    After, Ev, Per, Sides, State, active, grapplers_of, move_actions_left, moves, per, side_name,
 };
 use crate::rules::battle::common::ndx;
 use crate::rules::battle::{
@@ -161,7 +160,7 @@ fn need_moves(s: &BattleState, p: &Per, u: UnitId, k: u32) -> Result<(), String>
 }
 
 fn not_held(s: &BattleState, u: UnitId) -> Result<(), String> {
-    if let Some(t) = per(rs(s), u).grappling {
+    if let Some(t) = per(Sides::state(s), u).grappling {
         return Err(format!(
             "{} is grappling {} and cannot move",
             s.unit_name(u),
@@ -506,12 +505,15 @@ pub fn execute(x: &mut Exec, cmd: &Command) {
         Command::React { unit, reaction } => react(x, *unit, reaction),
         Command::Pick { unit } => start_turn(x, *unit),
         Command::EndTurn { unit } => {
-            let nested = rs(x.s()).nested.last().is_some_and(|n| n.0 == *unit);
+            let nested = Sides::state(x.s())
+                .nested
+                .last()
+                .is_some_and(|n| n.0 == *unit);
             if nested {
-                x.emit(ev(Ev::HeldDone { unit: *unit }));
+                x.emit(Sides::event(Ev::HeldDone { unit: *unit }));
             } else {
                 x.emit(Event::TurnEnded { unit: *unit });
-                x.emit(ev(Ev::TurnDone { unit: *unit }));
+                x.emit(Sides::event(Ev::TurnDone { unit: *unit }));
             }
         }
         Command::Declare { .. } => {}
@@ -532,9 +534,9 @@ pub(super) fn run_command(x: &mut Exec, cmd: Command, stage: u8) {
             return;
         }
     } else if stage == 1
-        && let Err(reason) = check_action(x.s(), rs(x.s()), &cmd)
+        && let Err(reason) = check_action(x.s(), Sides::state(x.s()), &cmd)
     {
-        x.emit(ev(Ev::Cancelled {
+        x.emit(Sides::event(Ev::Cancelled {
             unit: actor,
             reason,
         }));
@@ -576,7 +578,7 @@ fn provoking_name(cmd: &Command) -> String {
 
 fn defer(x: &mut Exec, command: Command, stage: u8, trigger: Trigger, reactors: Vec<UnitId>) {
     let depth = x.s().interrupts.len() + 1;
-    x.emit(ev(Ev::Deferred {
+    x.emit(Sides::event(Ev::Deferred {
         depth,
         command,
         stage,
@@ -596,7 +598,7 @@ fn pay(x: &mut Exec, cmd: &Command) {
 
 /// Spends `cost` from `unit`'s actions.
 fn pay_cost(x: &mut Exec, unit: UnitId, cost: Cost) {
-    let p = per(rs(x.s()), unit).clone();
+    let p = per(Sides::state(x.s()), unit).clone();
     let (mut main, mut mv) = (p.main, p.mv);
     match cost {
         Cost::Free => {}
@@ -620,9 +622,9 @@ fn pay_cost(x: &mut Exec, unit: UnitId, cost: Cost) {
 }
 
 pub(super) fn spend(x: &mut Exec, unit: UnitId, main: bool, mv: bool) {
-    let p = per(rs(x.s()), unit);
+    let p = per(Sides::state(x.s()), unit);
     if p.main != main || p.mv != mv {
-        x.emit(ev(Ev::Actions { unit, main, mv }));
+        x.emit(Sides::event(Ev::Actions { unit, main, mv }));
     }
 }
 
@@ -642,7 +644,7 @@ fn perform(x: &mut Exec, cmd: &Command, path: Option<Path>) {
         } => {
             let assailants = combat::swarm_assailants(x.s(), *unit, *target);
             if !assailants.is_empty() {
-                x.emit(ev(Ev::SwarmStrike {
+                x.emit(Sides::event(Ev::SwarmStrike {
                     target: *target,
                     assailants: assailants.clone(),
                 }));
@@ -670,11 +672,11 @@ fn act(x: &mut Exec, unit: UnitId, action: &Action) {
         Action::Delay => {
             x.set_condition(unit, Condition::Holding, true);
             x.emit(Event::TurnEnded { unit });
-            x.emit(ev(Ev::TurnDone { unit }));
+            x.emit(Sides::event(Ev::TurnDone { unit }));
         }
         Action::Disengage => {
             let from = x.s().enemies_in_reach_of(unit);
-            x.emit(ev(Ev::Disengaged { unit, from }));
+            x.emit(Sides::event(Ev::Disengaged { unit, from }));
             x.set_condition(unit, Condition::Disengaged, true);
         }
         Action::TotalDefense => x.set_condition(unit, Condition::TotalDefense, true),
@@ -682,7 +684,7 @@ fn act(x: &mut Exec, unit: UnitId, action: &Action) {
             let plan = match moves::charge_plan(x.s(), unit, *target, *to) {
                 Ok(plan) => plan,
                 Err(reason) => {
-                    x.emit(ev(Ev::Cancelled { unit, reason }));
+                    x.emit(Sides::event(Ev::Cancelled { unit, reason }));
                     return;
                 }
             };
@@ -704,7 +706,7 @@ fn act(x: &mut Exec, unit: UnitId, action: &Action) {
                 }
             }
         }
-        Action::Swarm { target } => x.emit(ev(Ev::Swarmed {
+        Action::Swarm { target } => x.emit(Sides::event(Ev::Swarmed {
             target: *target,
             assailant: unit,
         })),
@@ -713,7 +715,7 @@ fn act(x: &mut Exec, unit: UnitId, action: &Action) {
             if *to != here {
                 let Some(path) = moves::move_path(x.s(), unit, *to, 1) else {
                     let reason = format!("{to} can no longer be reached");
-                    x.emit(ev(Ev::Cancelled { unit, reason }));
+                    x.emit(Sides::event(Ev::Cancelled { unit, reason }));
                     return;
                 };
                 x.walk(unit, &path.cells(), false, &mut |_, _, _, _| Vec::new());

@@ -5,7 +5,7 @@
 //! held actions).
 
 use super::actions::spend;
-use super::{Ev, Sides, State, active, can_instant, ev, grapplers_of, held, moves, per, rs};
+use super::{Ev, Sides, State, active, can_instant, grapplers_of, held, moves, per};
 use crate::rules::battle::common::ndx;
 use crate::rules::battle::{
     BattleState, Condition, Event, Exec, Interrupt, PendingAttack, Purpose, Reaction, Resume,
@@ -136,7 +136,7 @@ pub fn weapon_reaches(s: &BattleState, a: UnitId, t: UnitId) -> bool {
 pub fn snap_ok(s: &BattleState, u: UnitId, victim: UnitId) -> bool {
     s.unit(u).is_some_and(|x| x.stat("snap_attack") > 0)
         && can_instant(s, u)
-        && per(rs(s), u).main
+        && per(Sides::state(s), u).main
         && weapon_reaches(s, u, victim)
 }
 
@@ -281,7 +281,7 @@ pub fn miss_shock(s: &BattleState, spec: &Spec) -> (i64, Option<&'static str>) {
     if t.has(&Condition::TotalDefense) {
         return (0, Some("Total Defense"));
     }
-    if spec.swarm == 0 && t.stat("shield") > 0 && !per(rs(s), spec.target).shield_used {
+    if spec.swarm == 0 && t.stat("shield") > 0 && !per(Sides::state(s), spec.target).shield_used {
         return (0, Some("shield"));
     }
     (base, None)
@@ -306,7 +306,7 @@ pub fn total_defense_helps(s: &BattleState, p: &PendingAttack) -> bool {
     let Some(tu) = s.unit(t) else {
         return false;
     };
-    if !can_instant(s, t) || !per(rs(s), t).main || tu.has(&Condition::TotalDefense) {
+    if !can_instant(s, t) || !per(Sides::state(s), t).main || tu.has(&Condition::TotalDefense) {
         return false;
     }
     let ac = ac_of(s, t);
@@ -321,7 +321,7 @@ pub fn total_defense_helps(s: &BattleState, p: &PendingAttack) -> bool {
 /// `a`'s side, with `t` in their weapon's range (at most three, S-61, S-62).
 pub fn swarm_assailants(s: &BattleState, a: UnitId, t: UnitId) -> Vec<UnitId> {
     let side = s.unit(a).map(|u| u.side);
-    rs(s)
+    Sides::state(s)
         .swarms
         .iter()
         .find(|w| w.0 == t)
@@ -484,7 +484,7 @@ pub fn resolve(x: &mut Exec, p: &PendingAttack) {
             x.s().unit_name(spec.attacker),
             x.s().unit_name(spec.target)
         );
-        x.emit(ev(Ev::Cancelled {
+        x.emit(Sides::event(Ev::Cancelled {
             unit: spec.attacker,
             reason,
         }));
@@ -513,7 +513,7 @@ pub fn resolve(x: &mut Exec, p: &PendingAttack) {
                             to: c,
                         });
                     } else {
-                        x.emit(ev(Ev::Cancelled {
+                        x.emit(Sides::event(Ev::Cancelled {
                             unit: spec.attacker,
                             reason: format!("{c} is taken; the push goes nowhere"),
                         }));
@@ -523,7 +523,7 @@ pub fn resolve(x: &mut Exec, p: &PendingAttack) {
         }
         Kind::Grapple => {
             if hit && opposed_str(x, spec.attacker, spec.target) {
-                x.emit(ev(Ev::Grappling {
+                x.emit(Sides::event(Ev::Grappling {
                     grappler: spec.attacker,
                     target: Some(spec.target),
                 }));
@@ -544,7 +544,7 @@ fn damage(x: &mut Exec, spec: &Spec) {
     let floor = shock_base(x.s(), spec);
     let mut amount = dmg;
     if dmg < floor {
-        x.emit(ev(Ev::ShockFloor {
+        x.emit(Sides::event(Ev::ShockFloor {
             attacker: spec.attacker,
             target: spec.target,
             rolled: dmg,
@@ -577,9 +577,9 @@ fn shock(x: &mut Exec, spec: &Spec) {
     }
     let (amount, negated) = miss_shock(x.s(), spec);
     if negated == Some("shield") {
-        x.emit(ev(Ev::ShieldUsed { unit: spec.target }));
+        x.emit(Sides::event(Ev::ShieldUsed { unit: spec.target }));
     }
-    x.emit(ev(Ev::Shock {
+    x.emit(Sides::event(Ev::Shock {
         attacker: spec.attacker,
         target: spec.target,
         amount: shock_base(x.s(), spec).max(amount),
@@ -606,7 +606,7 @@ pub fn fall(x: &mut Exec, u: UnitId) {
     x.set_status(u, Status::Down);
     release(x, u);
     for g in grapplers_of(x.s(), u) {
-        x.emit(ev(Ev::Grappling {
+        x.emit(Sides::event(Ev::Grappling {
             grappler: g,
             target: None,
         }));
@@ -660,7 +660,7 @@ fn screen(x: &mut Exec, attacker: UnitId, ward: UnitId) -> UnitId {
         .total;
     let mut best: Option<(i64, UnitId)> = None;
     for sc in screeners {
-        x.emit(ev(Ev::ScreenUsed {
+        x.emit(Sides::event(Ev::ScreenUsed {
             screener: sc,
             attacker,
         }));
@@ -674,7 +674,7 @@ fn screen(x: &mut Exec, attacker: UnitId, ward: UnitId) -> UnitId {
     }
     match best {
         Some((_, screener)) => {
-            x.emit(ev(Ev::Redirected {
+            x.emit(Sides::event(Ev::Redirected {
                 attacker,
                 ward,
                 screener,
@@ -694,7 +694,7 @@ pub fn screeners_of(s: &BattleState, attacker: UnitId, ward: UnitId) -> Vec<Unit
     s.unit_ids()
         .filter(|&sc| {
             let Some(u) = s.unit(sc) else { return false };
-            let p = per(rs(s), sc);
+            let p = per(Sides::state(s), sc);
             sc != attacker
                 && sc != ward
                 && u.is_active()
@@ -725,7 +725,7 @@ pub fn break_free(x: &mut Exec, unit: UnitId) {
             .roll(Some(g), None, Purpose::Opposed, &ndx(2, 6, gb), Some(a))
             .total;
         if a > o {
-            x.emit(ev(Ev::Grappling {
+            x.emit(Sides::event(Ev::Grappling {
                 grappler: g,
                 target: None,
             }));
@@ -736,10 +736,10 @@ pub fn break_free(x: &mut Exec, unit: UnitId) {
 
 /// `grappler` lets go.
 pub fn release(x: &mut Exec, grappler: UnitId) {
-    let Some(t) = per(rs(x.s()), grappler).grappling else {
+    let Some(t) = per(Sides::state(x.s()), grappler).grappling else {
         return;
     };
-    x.emit(ev(Ev::Grappling {
+    x.emit(Sides::event(Ev::Grappling {
         grappler,
         target: None,
     }));
@@ -823,10 +823,10 @@ pub(super) fn react(x: &mut Exec, unit: UnitId, reaction: &Reaction) {
     });
     match reaction {
         Reaction::TotalDefense => {
-            spend(x, unit, false, per(rs(x.s()), unit).mv);
+            spend(x, unit, false, per(Sides::state(x.s()), unit).mv);
             x.set_condition(unit, Condition::TotalDefense, true);
         }
-        Reaction::TakeHeld => x.emit(ev(Ev::Queued { unit, depth })),
+        Reaction::TakeHeld => x.emit(Sides::event(Ev::Queued { unit, depth })),
         Reaction::Attack { target } => {
             let opportunity = matches!(
                 trigger,
@@ -845,7 +845,7 @@ pub(super) fn react(x: &mut Exec, unit: UnitId, reaction: &Reaction) {
                 );
             } else {
                 // A Snap Attack gives up the Main action (S-57).
-                spend(x, unit, false, per(rs(x.s()), unit).mv);
+                spend(x, unit, false, per(Sides::state(x.s()), unit).mv);
                 let ranged = !x.s().in_melee_reach(unit, *target);
                 begin(
                     x,

@@ -45,7 +45,7 @@ pub use turns::{pending, pick_options, round_sides, start};
 pub use view::{clock, describe, log_line, odds};
 
 use crate::rules::battle::{
-    BattleState, Command, Condition, Decision, Event, Exec, Rejected, SideId, UnitId,
+    BattleState, Command, Condition, Decision, Exec, Rejected, SideId, UnitId,
 };
 use crate::rules::rulesets::Member;
 use crate::rules::rulesets::view::{Clock, CommandInfo, Odds};
@@ -253,10 +253,6 @@ pub enum Ev {
     },
 }
 
-fn ev(e: Ev) -> Event {
-    Sides::event(e)
-}
-
 static NO_PER: Per = Per {
     acted: true,
     main: false,
@@ -266,11 +262,6 @@ static NO_PER: Per = Per {
     screened: Vec::new(),
     grappling: None,
 };
-
-/// The ruleset's state inside a battle.
-pub fn rs(s: &BattleState) -> &State {
-    Sides::state(s)
-}
 
 /// A unit's round (a spent one for an unknown unit).
 pub fn per(r: &State, u: UnitId) -> &Per {
@@ -405,7 +396,7 @@ fn side_name(s: &BattleState, side: SideId) -> String {
 
 /// Grappling or grappled: it cannot move and fights unarmed only (S-151).
 pub fn held(s: &BattleState, u: UnitId) -> bool {
-    per(rs(s), u).grappling.is_some()
+    per(Sides::state(s), u).grappling.is_some()
         || s.unit(u).is_some_and(|x| {
             x.conditions
                 .iter()
@@ -416,15 +407,16 @@ pub fn held(s: &BattleState, u: UnitId) -> bool {
 /// Who grapples `u`, in unit order.
 pub fn grapplers_of(s: &BattleState, u: UnitId) -> Vec<UnitId> {
     s.unit_ids()
-        .filter(|&g| per(rs(s), g).grappling == Some(u) && active(s, g))
+        .filter(|&g| per(Sides::state(s), g).grappling == Some(u) && active(s, g))
         .collect()
 }
 
 /// Whether `u` may use Instant actions and attacks of opportunity now: standing, and not
 /// caught in the surprise round.
 pub fn can_instant(s: &BattleState, u: UnitId) -> bool {
-    s.unit(u)
-        .is_some_and(|x| x.is_active() && !(rs(s).surprise && x.has(&Condition::Surprised)))
+    s.unit(u).is_some_and(|x| {
+        x.is_active() && !(Sides::state(s).surprise && x.has(&Condition::Surprised))
+    })
 }
 
 /// Move actions `u` can still spend: its Move action, and its Main action traded for one.

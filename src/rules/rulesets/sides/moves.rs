@@ -3,10 +3,11 @@
 //! S-41, S-44, S-90); dragging and throwing a grappled foe (S-153..S-155).
 
 use super::combat::{opposed_str, release};
-use super::{Ev, State, can_instant, ev, grapplers_of, held, move_actions_left, per, rs};
+use super::{Ev, Sides, State, can_instant, grapplers_of, held, move_actions_left, per};
 use crate::rules::battle::{Action, BattleState, Command, Condition, Event, Exec, Unit, UnitId};
 use crate::rules::grid::{Cell, Diagonals, StepKind, Topology};
 use crate::rules::path::{Path, Reach, Step};
+use crate::rules::rulesets::Member;
 use crate::rules::sight;
 use std::collections::BTreeSet;
 
@@ -28,7 +29,7 @@ pub fn aoo_eligible(s: &BattleState, e: UnitId, mover: UnitId) -> bool {
         && s.are_enemies(e, mover)
         && s.unit(e).is_some_and(|u| u.stat("damage_dice") > 0)
         && !held(s, e)
-        && !per(rs(s), mover).disengaged_from.contains(&e)
+        && !per(Sides::state(s), mover).disengaged_from.contains(&e)
 }
 
 /// Whether `c` is within `e`'s melee reach (steps, with sight beyond 1).
@@ -444,7 +445,7 @@ pub struct Haul {
 /// (house rule), and `grappler` must not itself be held.
 fn hauled(s: &BattleState, grappler: UnitId) -> Result<UnitId, String> {
     let who = s.unit_name(grappler);
-    let Some(t) = per(rs(s), grappler).grappling else {
+    let Some(t) = per(Sides::state(s), grappler).grappling else {
         return Err(format!("{who} is not grappling anyone"));
     };
     if grapplers_of(s, t).len() > 1 {
@@ -524,7 +525,7 @@ pub fn drag(x: &mut Exec, grappler: UnitId, to: Cell) {
     let plan = match drag_plan(x.s(), grappler, to) {
         Ok(plan) => plan,
         Err(reason) => {
-            x.emit(ev(Ev::Cancelled {
+            x.emit(Sides::event(Ev::Cancelled {
                 unit: grappler,
                 reason,
             }));
@@ -548,7 +549,7 @@ pub fn throw(x: &mut Exec, grappler: UnitId, to: Cell) {
     let target = match throw_ok(x.s(), grappler, to) {
         Ok(t) => t,
         Err(reason) => {
-            x.emit(ev(Ev::Cancelled {
+            x.emit(Sides::event(Ev::Cancelled {
                 unit: grappler,
                 reason,
             }));

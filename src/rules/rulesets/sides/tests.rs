@@ -4,7 +4,9 @@
 use super::combat::{Kind, Spec};
 use super::*;
 use crate::rules::battle::tests::{load, playouts_end_and_replay, random_play};
-use crate::rules::battle::{Action, Interrupt, Purpose, Reaction, Resume, SideId, Status, Trigger};
+use crate::rules::battle::{
+    Action, Event, Interrupt, Purpose, Reaction, Resume, SideId, Status, Trigger,
+};
 use crate::rules::grid::Cell;
 use crate::rules::level::{self, Level};
 
@@ -86,7 +88,7 @@ fn hp(b: &BattleState, u: UnitId) -> i64 {
 }
 
 fn state(b: &BattleState) -> &State {
-    rs(b)
+    Sides::state(b)
 }
 
 fn sides_ev(events: &[Event]) -> Vec<&Ev> {

@@ -5,7 +5,7 @@
 
 use super::actions::run_command;
 use super::combat::reaction_options;
-use super::{Ev, Sides, State, active, combat, ev, moves, per, rs};
+use super::{Ev, Sides, State, active, combat, moves, per};
 use crate::rules::battle::common::ndx;
 use crate::rules::battle::{
     BattleState, Condition, Decision, Event, Exec, Purpose, Reaction, Resume, SideId, UnitId,
@@ -28,7 +28,7 @@ fn party_of(s: &BattleState) -> SideId {
 pub fn start(x: &mut Exec) {
     let ids: Vec<UnitId> = x.s().unit_ids().collect();
     let party = party_of(x.s());
-    x.emit(ev(Ev::Setup {
+    x.emit(Sides::event(Ev::Setup {
         party,
         units: ids.len(),
     }));
@@ -46,7 +46,7 @@ pub fn start(x: &mut Exec) {
         for &u in &surprised {
             x.set_condition(u, Condition::Surprised, true);
         }
-        x.emit(ev(Ev::SurpriseRound));
+        x.emit(Sides::event(Ev::SurpriseRound));
     } else {
         roll_initiative(x);
     }
@@ -56,7 +56,7 @@ pub fn start(x: &mut Exec) {
 
 /// S-09, S-13, S-14: each side rolls 1d8 once, the Party adds its best DEX and wins ties.
 fn roll_initiative(x: &mut Exec) {
-    let party = rs(x.s()).party.unwrap_or(SideId(0));
+    let party = Sides::state(x.s()).party.unwrap_or(SideId(0));
     let n = x.s().sides.len();
     let mut scores = vec![0i64; n];
     let mut order = Vec::new();
@@ -91,7 +91,7 @@ fn roll_initiative(x: &mut Exec) {
             .then((b == party).cmp(&(a == party)))
             .then(a.cmp(&b))
     });
-    x.emit(ev(Ev::Initiative { order, scores }));
+    x.emit(Sides::event(Ev::Initiative { order, scores }));
 }
 
 fn begin_round(x: &mut Exec) {
@@ -100,14 +100,14 @@ fn begin_round(x: &mut Exec) {
     if x.over() {
         return;
     }
-    x.emit(ev(Ev::RoundReset));
+    x.emit(Sides::event(Ev::RoundReset));
 }
 
 /// Ends the round: grapples hurt (S-152), held actions lapse (S-105), Disengage and Charge
 /// wear off; after the surprise round, initiative is rolled. Then the next round begins.
 fn end_round(x: &mut Exec) {
     for g in x.s().unit_ids().collect::<Vec<_>>() {
-        let Some(t) = per(rs(x.s()), g).grappling else {
+        let Some(t) = per(Sides::state(x.s()), g).grappling else {
             continue;
         };
         if active(x.s(), g) && active(x.s(), t) {
@@ -118,7 +118,7 @@ fn end_round(x: &mut Exec) {
         return;
     }
     let round = x.s().round;
-    let (turns, surprise) = (rs(x.s()).turns, rs(x.s()).surprise);
+    let (turns, surprise) = (Sides::state(x.s()).turns, Sides::state(x.s()).surprise);
     if turns == 0 && !surprise {
         x.emit(Event::Ended {
             winner: None,
@@ -144,7 +144,7 @@ fn end_round(x: &mut Exec) {
 /// The sides in the order they act this round: level order in the surprise round, else
 /// initiative order.
 pub fn round_sides(s: &BattleState) -> Vec<SideId> {
-    let r = rs(s);
+    let r = Sides::state(s);
     if r.surprise {
         (0..s.sides.len()).map(|i| SideId(i as u8)).collect()
     } else {
@@ -154,7 +154,7 @@ pub fn round_sides(s: &BattleState) -> Vec<SideId> {
 
 /// Members of `side` that can still be picked this round.
 pub fn pick_options(s: &BattleState, side: SideId) -> Vec<UnitId> {
-    let r = rs(s);
+    let r = Sides::state(s);
     s.unit_ids()
         .filter(|&u| {
             let unit = &s.units[u.index()];
@@ -174,7 +174,7 @@ fn advance(x: &mut Exec) {
             return;
         }
         let (acting, side_turn) = {
-            let r = rs(x.s());
+            let r = Sides::state(x.s());
             (r.acting, r.side_turn)
         };
         if let Some(u) = acting {
@@ -182,7 +182,7 @@ fn advance(x: &mut Exec) {
                 return;
             }
             x.emit(Event::TurnEnded { unit: u });
-            x.emit(ev(Ev::TurnDone { unit: u }));
+            x.emit(Sides::event(Ev::TurnDone { unit: u }));
             continue;
         }
         let sides = round_sides(x.s());
@@ -192,7 +192,7 @@ fn advance(x: &mut Exec) {
         };
         let options = pick_options(x.s(), side);
         match options.len() {
-            0 => x.emit(ev(Ev::SideTurn {
+            0 => x.emit(Sides::event(Ev::SideTurn {
                 index: side_turn + 1,
             })),
             1 => start_turn(x, options[0]),
@@ -202,7 +202,7 @@ fn advance(x: &mut Exec) {
 }
 
 pub(super) fn start_turn(x: &mut Exec, u: UnitId) {
-    x.emit(ev(Ev::Picked { unit: u }));
+    x.emit(Sides::event(Ev::Picked { unit: u }));
     x.emit(Event::TurnStarted { unit: u });
     // "until the start of your next turn" (S-70, S-81).
     x.set_condition(u, Condition::TotalDefense, false);
@@ -242,7 +242,7 @@ pub(super) fn settle(x: &mut Exec) {
             return;
         }
         let (nested, queued) = {
-            let r = rs(x.s());
+            let r = Sides::state(x.s());
             (
                 r.nested.last().copied(),
                 r.queued.iter().find(|q| q.1 == depth).copied(),
@@ -254,11 +254,11 @@ pub(super) fn settle(x: &mut Exec) {
             if active(x.s(), u) {
                 return;
             }
-            x.emit(ev(Ev::HeldDone { unit: u }));
+            x.emit(Sides::event(Ev::HeldDone { unit: u }));
             continue;
         }
         if let Some((u, _)) = queued {
-            x.emit(ev(Ev::HeldTaken { unit: u, depth }));
+            x.emit(Sides::event(Ev::HeldTaken { unit: u, depth }));
             x.set_condition(u, Condition::Holding, false);
             continue;
         }
@@ -267,14 +267,14 @@ pub(super) fn settle(x: &mut Exec) {
             Resume::Move { unit, rest } => moves::walk_run(x, unit, &rest, true),
             Resume::Attack(p) => combat::resolve(x, &p),
             Resume::Rules(_) if Sides::resume_of(&top.resume).is_some() => {
-                let d = rs(x.s())
+                let d = Sides::state(x.s())
                     .deferred
                     .iter()
                     .rev()
                     .find(|d| d.depth == depth)
                     .cloned();
                 if let Some(d) = d {
-                    x.emit(ev(Ev::Undeferred { depth }));
+                    x.emit(Sides::event(Ev::Undeferred { depth }));
                     run_command(x, d.command, d.stage);
                 }
             }
