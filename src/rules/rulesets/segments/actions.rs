@@ -5,10 +5,11 @@ use super::turns::{
     Mode, advance, after_action, can_still_cast, finish_turn, has_missile, is_caster, mode,
     next_to_declare, run_budget, stat, walk_budget,
 };
-use super::{Ev, Phase, SEGMENTS, State, TurnKind, combat, ev};
+use super::{Ev, Phase, SEGMENTS, Segments, State, TurnKind, combat};
 use crate::rules::battle::{
     Action, BattleState, Command, Decision, Exec, Intent, Reaction, Rejected, UnitId,
 };
+use crate::rules::rulesets::Member;
 
 // ---------------------------------------------------------------------------------------------
 // What the current turn allows
@@ -357,7 +358,7 @@ pub fn legal(s: &BattleState, r: &State) -> Vec<Command> {
 pub fn execute(x: &mut Exec, cmd: &Command) {
     match cmd {
         Command::Declare { unit, intent } => {
-            x.emit(ev(Ev::Declared {
+            x.emit(Segments::event(Ev::Declared {
                 unit: *unit,
                 intent: Some(intent.clone()),
             }));

@@ -4,7 +4,7 @@
 use super::turns::{
     Mode, after_action, casting_time, finish_turn, is_casting, mode, stat, surprised_now,
 };
-use super::{Ev, Phase, State, ev, st};
+use super::{Ev, Phase, Segments, State};
 use crate::rules::battle::common::ndx;
 use crate::rules::battle::{
     BattleState, Condition, Event, Exec, Interrupt, Purpose, Reaction, Rejected, Resume, Status,
@@ -12,6 +12,7 @@ use crate::rules::battle::{
 };
 use crate::rules::dice::DiceExpr;
 use crate::rules::grid::Cell;
+use crate::rules::rulesets::Member;
 use crate::rules::sight::{self, Cover};
 
 /// What an attack is made with.
@@ -224,7 +225,7 @@ pub(crate) fn move_path(
 }
 
 pub(crate) fn do_move(x: &mut Exec, unit: UnitId, to: Cell) {
-    let Some(r) = st(x.s()) else { return };
+    let r = Segments::state(x.s());
     let budget = match super::actions::allowed(x.s(), r).map(|a| a.move_budget) {
         Some(Ok(b)) => b,
         _ => return,
@@ -232,7 +233,7 @@ pub(crate) fn do_move(x: &mut Exec, unit: UnitId, to: Cell) {
     let Some(path) = move_path(x.s(), r, unit, to, budget) else {
         return;
     };
-    x.emit(ev(Ev::MoveDone {
+    x.emit(Segments::event(Ev::MoveDone {
         unit,
         cost: path.cost(),
     }));
@@ -255,7 +256,7 @@ pub(crate) fn walk(
         if x.over() || !x.s().unit(unit).is_some_and(|u| u.is_active()) {
             return true;
         }
-        let Some(r) = st(x.s()) else { return true };
+        let r = Segments::state(x.s());
         if !(skip_flee && i == 0) {
             let reactors = fleeing_reactors(x.s(), r, unit, from, to);
             if !reactors.is_empty() {
@@ -336,7 +337,7 @@ pub(crate) fn react(x: &mut Exec, unit: UnitId, reaction: &Reaction) {
     if let Reaction::Attack { target } = reaction {
         if charge {
             // The set spear's strike is the spearman's attack routine for the round.
-            x.emit(ev(Ev::Routine { unit }));
+            x.emit(Segments::event(Ev::Routine { unit }));
         }
         strike(x, unit, *target, Kind::Melee, charge);
     }
@@ -361,16 +362,15 @@ pub(crate) fn react(x: &mut Exec, unit: UnitId, reaction: &Reaction) {
 
 /// Whether damage now is dealt in a simultaneous segment (deaths wait for its end).
 fn deferred(x: &Exec) -> bool {
-    st(x.s()).is_some_and(|r| {
-        r.simultaneous && matches!(r.phase, Phase::Surprise | Phase::Round) && r.segment > 0
-    })
+    let r = Segments::state(x.s());
+    r.simultaneous && matches!(r.phase, Phase::Surprise | Phase::Round) && r.segment > 0
 }
 
 /// One attack routine: `strikes` melee attacks or `rate_of_fire` missiles at `target`; the
 /// rest of the routine is lost once the target is down to 0 hp.
 pub(crate) fn routine(x: &mut Exec, unit: UnitId, target: UnitId, ranged: bool) {
     let kind = kind_of(ranged);
-    x.emit(ev(Ev::Routine { unit }));
+    x.emit(Segments::event(Ev::Routine { unit }));
     for _ in 0..strikes(x.s(), unit, kind) {
         let t = &x.s().units[target.index()];
         if x.over() || !t.is_active() || t.pool("hp") <= 0 {
@@ -415,11 +415,11 @@ pub(crate) fn strike(x: &mut Exec, attacker: UnitId, target: UnitId, kind: Kind,
 /// segment), a unit at 0 hp or below dies at once.
 pub(crate) fn deal(x: &mut Exec, target: UnitId, amount: i64, defer: bool) {
     x.add_pool(target, "hp", -amount);
-    let casting = st(x.s()).is_some_and(|r| is_casting(r, target));
+    let casting = is_casting(Segments::state(x.s()), target);
     if casting {
         spoil(x, target);
     } else if defer {
-        x.emit(ev(Ev::Hurt { unit: target }));
+        x.emit(Segments::event(Ev::Hurt { unit: target }));
     }
     if !defer && x.s().units[target.index()].pool("hp") <= 0 {
         x.set_status(target, Status::Dead);
@@ -427,7 +427,7 @@ pub(crate) fn deal(x: &mut Exec, target: UnitId, amount: i64, defer: bool) {
 }
 
 fn spoil(x: &mut Exec, caster: UnitId) {
-    x.emit(ev(Ev::Spoiled { caster }));
+    x.emit(Segments::event(Ev::Spoiled { caster }));
     x.set_condition(caster, Condition::Casting, false);
 }
 
@@ -437,12 +437,12 @@ fn spoil(x: &mut Exec, caster: UnitId) {
 /// Begins casting: the slot is used now; the spell goes off when its casting time has passed.
 /// In a simultaneous segment, damage already taken in it spoils the spell at once.
 pub(crate) fn begin_cast(x: &mut Exec, caster: UnitId, target: UnitId) {
-    let Some(r) = st(x.s()) else { return };
+    let r = Segments::state(x.s());
     let tick = r.tick;
     let hurt_now = r.simultaneous && r.at(caster.index()).hurt == tick;
     let t = casting_time(x.s(), caster);
     x.add_pool(caster, "spells", -1);
-    x.emit(ev(Ev::CastBegun {
+    x.emit(Segments::event(Ev::CastBegun {
         caster,
         target,
         start: tick,
@@ -458,7 +458,7 @@ pub(crate) fn begin_cast(x: &mut Exec, caster: UnitId, target: UnitId) {
 /// The end of a segment: in a simultaneous one, everyone at 0 hp or below dies now, all at
 /// once; then the spells whose last casting segment this was go off.
 pub(crate) fn end_segment(x: &mut Exec) {
-    let Some(r) = st(x.s()) else { return };
+    let r = Segments::state(x.s());
     let tick = r.tick;
     let segment = r.segment;
     let round = if r.phase == Phase::Surprise {
@@ -483,7 +483,7 @@ pub(crate) fn end_segment(x: &mut Exec) {
             return;
         }
     }
-    let Some(r) = st(x.s()) else { return };
+    let r = Segments::state(x.s());
     let lost: Vec<UnitId> = r
         .casting
         .iter()
@@ -493,7 +493,7 @@ pub(crate) fn end_segment(x: &mut Exec) {
     for caster in lost {
         spoil(x, caster);
     }
-    let Some(r) = st(x.s()) else { return };
+    let r = Segments::state(x.s());
     let due: Vec<(UnitId, UnitId)> = r
         .casting
         .iter()
@@ -504,7 +504,7 @@ pub(crate) fn end_segment(x: &mut Exec) {
         if x.over() {
             return;
         }
-        x.emit(ev(Ev::SpellWentOff {
+        x.emit(Segments::event(Ev::SpellWentOff {
             caster,
             target,
             round,

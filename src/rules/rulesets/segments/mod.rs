@@ -53,7 +53,7 @@ use crate::rules::battle::{
     BattleState, Command, Decision, Event, Exec, Intent, Rejected, SideId, UnitId,
 };
 use crate::rules::rulesets::view::{Clock, CommandInfo, Odds};
-use crate::rules::rulesets::{LevelProblem, Member, Never};
+use crate::rules::rulesets::{LevelProblem, Never};
 use serde::{Deserialize, Serialize};
 
 /// Segments in a round.
@@ -359,15 +359,6 @@ impl crate::rules::rulesets::Ruleset for Segments {
     fn redact_event(s: &BattleState, e: &Event, viewer: SideId) -> Event {
         redact_event(s, e, viewer)
     }
-}
-
-fn ev(e: Ev) -> Event {
-    Segments::event(e)
-}
-
-/// The ruleset state of a battle of this ruleset.
-pub(crate) fn st(s: &BattleState) -> Option<&State> {
-    Some(Segments::state(s))
 }
 
 pub fn apply(s: &mut State, e: &Ev) {

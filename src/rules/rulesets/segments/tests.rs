@@ -7,6 +7,7 @@ use crate::rules::battle::{Status, Trigger};
 use crate::rules::grid::Cell;
 use crate::rules::level::{self, Level};
 use crate::rules::rulesets;
+use crate::rules::rulesets::Member;
 
 /// An 8×3 open field. `units` are RON unit entries; `options` the level's options.
 fn field(units: &str, options: &str) -> Level {
@@ -39,7 +40,7 @@ fn field_sides(units: &str, options: &str, sides: &str) -> Level {
 const ALERTED: &str = r#"alerted: ["Party", "Orcs"]"#;
 
 fn state(b: &BattleState) -> &State {
-    st(b).expect("a segments battle")
+    Segments::state(b)
 }
 
 fn run(b: &mut BattleState, cmd: Command) -> Vec<Event> {

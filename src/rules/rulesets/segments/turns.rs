@@ -3,11 +3,12 @@
 //! and declaration say about when it acts.
 
 use super::actions::turn_exhausted;
-use super::{Ev, Phase, SEGMENTS, State, TurnKind, combat, ev, st};
+use super::{Ev, Phase, SEGMENTS, Segments, State, TurnKind, combat};
 use crate::rules::battle::common::ndx;
 use crate::rules::battle::{
     BattleState, Condition, Decision, Event, Exec, Intent, Purpose, SideId, UnitId,
 };
+use crate::rules::rulesets::Member;
 
 // ---------------------------------------------------------------------------------------------
 // Reading units and the clock
@@ -187,7 +188,7 @@ pub fn start(x: &mut Exec) {
     if x.over() {
         return;
     }
-    if st(x.s()).is_some_and(|r| r.surprise_segments == 0) {
+    if Segments::state(x.s()).surprise_segments == 0 {
         new_round(x);
     }
     advance(x);
@@ -255,7 +256,7 @@ fn surprise(x: &mut Exec) {
         })
         .collect();
     let count = segments.iter().copied().max().unwrap_or(0);
-    x.emit(ev(Ev::Surprise {
+    x.emit(Segments::event(Ev::Surprise {
         rolls,
         segments,
         count,
@@ -271,7 +272,7 @@ fn new_round(x: &mut Exec) {
     if x.over() {
         return;
     }
-    x.emit(ev(Ev::Declaring));
+    x.emit(Segments::event(Ev::Declaring));
 }
 
 fn end_round(x: &mut Exec) {
@@ -302,7 +303,7 @@ fn roll_initiative(x: &mut Exec) {
         };
         rolls.push(roll);
     }
-    x.emit(ev(Ev::Initiative { rolls }));
+    x.emit(Segments::event(Ev::Initiative { rolls }));
 }
 
 /// Runs the battle forward until a decision is needed: declarations, initiative, segments,
@@ -313,7 +314,7 @@ pub(crate) fn advance(x: &mut Exec) {
         if x.over() || !x.s().interrupts.is_empty() {
             return;
         }
-        let Some(r) = st(x.s()) else { return };
+        let r = Segments::state(x.s());
         match r.phase {
             Phase::Start => return,
             Phase::Declare => {
@@ -352,7 +353,7 @@ pub(crate) fn advance(x: &mut Exec) {
 }
 
 fn next_segment(x: &mut Exec) {
-    let Some(r) = st(x.s()) else { return };
+    let r = Segments::state(x.s());
     let n = r.segment + 1;
     match r.phase {
         Phase::Surprise => {
@@ -380,7 +381,7 @@ fn next_segment(x: &mut Exec) {
                     && surprise.get(u.index()).is_some_and(|&k| k >= n);
                 x.set_condition(u, Condition::Surprised, on);
             }
-            x.emit(ev(Ev::Segment {
+            x.emit(Segments::event(Ev::Segment {
                 round: 0,
                 n,
                 tick: n,
@@ -401,7 +402,7 @@ fn next_segment(x: &mut Exec) {
                 .filter(|u| !r.at(u.index()).revealed)
                 .map(|&u| (u, r.at(u.index()).intent.clone()))
                 .collect();
-            x.emit(ev(Ev::Segment {
+            x.emit(Segments::event(Ev::Segment {
                 round: x.s().round,
                 n,
                 tick,
@@ -409,7 +410,7 @@ fn next_segment(x: &mut Exec) {
                 simultaneous,
             }));
             for (unit, intent) in reveal {
-                x.emit(ev(Ev::Revealed { unit, intent }));
+                x.emit(Segments::event(Ev::Revealed { unit, intent }));
             }
         }
         Phase::Start | Phase::Declare => {}
@@ -417,7 +418,7 @@ fn next_segment(x: &mut Exec) {
 }
 
 fn begin_turn(x: &mut Exec, index: usize) {
-    let Some(r) = st(x.s()) else { return };
+    let r = Segments::state(x.s());
     let Some(&u) = r.queue.get(index) else {
         return;
     };
@@ -447,7 +448,7 @@ fn begin_turn(x: &mut Exec, index: usize) {
     };
     let attacked = spent > 0;
     x.emit(Event::TurnStarted { unit: u });
-    x.emit(ev(Ev::TurnBegun {
+    x.emit(Segments::event(Ev::TurnBegun {
         index,
         kind,
         routines,
@@ -457,7 +458,7 @@ fn begin_turn(x: &mut Exec, index: usize) {
 
 /// Ends the current turn of `u`; `held`: it holds its action for a later segment.
 pub(crate) fn finish_turn(x: &mut Exec, u: UnitId, held: bool) {
-    let Some(r) = st(x.s()) else { return };
+    let r = Segments::state(x.s());
     let kind = r.current.as_ref().map_or(TurnKind::Main, |t| t.kind);
     let extra_done = match kind {
         TurnKind::Extra => true,
@@ -469,7 +470,7 @@ pub(crate) fn finish_turn(x: &mut Exec, u: UnitId, held: bool) {
         }
     };
     x.emit(Event::TurnEnded { unit: u });
-    x.emit(ev(Ev::TurnDone {
+    x.emit(Segments::event(Ev::TurnDone {
         unit: u,
         held,
         extra_done,
