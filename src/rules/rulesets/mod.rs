@@ -3,7 +3,7 @@
 //!
 //! Each ruleset is a unit type implementing [`Ruleset`]: its state, events and continuations,
 //! and the functions the engine, the view and the AI call (see the trait). The
-//! [`registry!`](registry) line at the bottom of this file lists the rulesets once; from it come
+//! `registry!` line at the bottom of this file lists the rulesets once; from it come
 //! the closed enums ([`RulesetId`], [`RulesState`], [`RulesEvent`], [`RulesResume`],
 //! [`RulesNote`]) that saves and the AI's clones need, each member's [`Member`] glue, and the
 //! dispatch functions ([`start`], [`pending`], [`legal`], [`check`], [`execute`], [`apply`],
@@ -148,7 +148,7 @@ pub trait Ruleset {
 }
 
 /// What the registry gives each member: the way between its own types and the battle's
-/// closed enums. Written by [`registry!`](registry), never by hand.
+/// closed enums. Written by `registry!`, never by hand.
 pub trait Member: Ruleset + Sized {
     /// The id levels name it by.
     const ID: RulesetId;
