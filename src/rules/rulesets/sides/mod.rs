@@ -44,6 +44,7 @@ pub use actions::{Cost, check, check_action, cost_of, execute, legal};
 pub use turns::{pending, pick_options, round_sides, start};
 pub use view::{clock, describe, log_line, odds};
 
+use crate::rules::battle::ids::PerUnit;
 use crate::rules::battle::{
     BattleState, Command, Condition, Decision, Exec, Rejected, SideId, UnitId,
 };
@@ -121,7 +122,7 @@ pub struct State {
     /// The Party: adds its best DEX to initiative and wins ties.
     pub party: Option<SideId>,
     /// Per unit, in unit order.
-    pub per: Vec<Per>,
+    pub per: PerUnit<Per>,
     /// Initiative order of the sides, highest first (empty until rolled).
     pub order: Vec<SideId>,
     /// Each side's initiative, in side order.
@@ -253,7 +254,10 @@ pub enum Ev {
     },
 }
 
-static NO_PER: Per = Per {
+/// The round of a unit that is not in the battle (a command naming an id past the last
+/// unit): already acted, no actions left, nothing else. Every check that asks about it fails
+/// on the action it lacks rather than panicking.
+pub const SPENT: &Per = &Per {
     acted: true,
     main: false,
     mv: false,
@@ -263,21 +267,16 @@ static NO_PER: Per = Per {
     grappling: None,
 };
 
-/// A unit's round (a spent one for an unknown unit).
+/// A unit's round ([`SPENT`] for a unit that is not there).
 pub fn per(r: &State, u: UnitId) -> &Per {
-    r.per.get(u.index()).unwrap_or(&NO_PER)
-}
-
-fn per_mut(s: &mut State, u: UnitId) -> Option<&mut Per> {
-    s.per.get_mut(u.index())
+    r.per.get(u).unwrap_or(SPENT)
 }
 
 pub fn apply(s: &mut State, e: &Ev) {
-    let per = per_mut;
     match e {
         Ev::Setup { party, units } => {
             s.party = Some(*party);
-            s.per = vec![Per::default(); *units];
+            s.per = PerUnit::filled(*units, Per::default());
         }
         Ev::SurpriseRound => s.surprise = true,
         Ev::Initiative { order, scores } => {
@@ -286,7 +285,7 @@ pub fn apply(s: &mut State, e: &Ev) {
             s.surprise = false;
         }
         Ev::RoundReset => {
-            for p in &mut s.per {
+            for p in s.per.values_mut() {
                 p.acted = false;
                 p.main = true;
                 p.mv = true;
@@ -308,7 +307,7 @@ pub fn apply(s: &mut State, e: &Ev) {
             s.turns += 1;
         }
         Ev::TurnDone { unit } => {
-            if let Some(p) = per(s, *unit) {
+            if let Some(p) = s.per.get_mut(*unit) {
                 p.acted = true;
             }
             if s.acting == Some(*unit) {
@@ -316,13 +315,13 @@ pub fn apply(s: &mut State, e: &Ev) {
             }
         }
         Ev::Actions { unit, main, mv } => {
-            if let Some(p) = per(s, *unit) {
+            if let Some(p) = s.per.get_mut(*unit) {
                 p.main = *main;
                 p.mv = *mv;
             }
         }
         Ev::Disengaged { unit, from } => {
-            if let Some(p) = per(s, *unit) {
+            if let Some(p) = s.per.get_mut(*unit) {
                 for f in from {
                     if !p.disengaged_from.contains(f) {
                         p.disengaged_from.push(*f);
@@ -331,12 +330,12 @@ pub fn apply(s: &mut State, e: &Ev) {
             }
         }
         Ev::ShieldUsed { unit } => {
-            if let Some(p) = per(s, *unit) {
+            if let Some(p) = s.per.get_mut(*unit) {
                 p.shield_used = true;
             }
         }
         Ev::ScreenUsed { screener, attacker } => {
-            if let Some(p) = per(s, *screener)
+            if let Some(p) = s.per.get_mut(*screener)
                 && !p.screened.contains(attacker)
             {
                 p.screened.push(*attacker);
@@ -348,7 +347,7 @@ pub fn apply(s: &mut State, e: &Ev) {
         },
         Ev::SwarmStrike { target, .. } => s.swarms.retain(|w| w.0 != *target),
         Ev::Grappling { grappler, target } => {
-            if let Some(p) = per(s, *grappler) {
+            if let Some(p) = s.per.get_mut(*grappler) {
                 p.grappling = *target;
             }
         }
