@@ -182,8 +182,8 @@ pub(crate) fn fleeing_reactors(
 fn spear_set(s: &BattleState, r: &State, e: UnitId) -> bool {
     stat(s, e, "set_vs_charge") > 0
         && matches!(mode(r, e), Mode::Melee | Mode::Free)
-        && !r.at(e.index()).moved
-        && r.at(e.index()).spent == 0
+        && !r.at(e).moved
+        && r.at(e).spent == 0
 }
 
 /// Enemies with a set spear whose reach `mover` enters by stepping from `from` to `to`.
@@ -439,7 +439,7 @@ fn spoil(x: &mut Exec, caster: UnitId) {
 pub(crate) fn begin_cast(x: &mut Exec, caster: UnitId, target: UnitId) {
     let r = Segments::state(x.s());
     let tick = r.tick;
-    let hurt_now = r.simultaneous && r.at(caster.index()).hurt == tick;
+    let hurt_now = r.simultaneous && r.at(caster).hurt == tick;
     let t = casting_time(x.s(), caster);
     x.add_pool(caster, "spells", -1);
     x.emit(Segments::event(Ev::CastBegun {

@@ -49,6 +49,7 @@ pub use view::{
     threat_damage,
 };
 
+use crate::rules::battle::ids::PerUnit;
 use crate::rules::battle::{
     BattleState, Command, Decision, Event, Exec, Intent, Rejected, SideId, UnitId,
 };
@@ -136,8 +137,10 @@ pub struct Memo {
     pub hurt: u32,
 }
 
-/// What an unknown unit looks like: nothing left to do.
-static NO_UNIT: Memo = Memo {
+/// The memo [`State::at`] gives for a unit the state has none for (before the surprise roll,
+/// or an id past the last unit): it has declared, acted and moved, and has nothing left to do,
+/// so no turn, declaration or reaction is ever waited for from it.
+const NO_UNIT: Memo = Memo {
     surprise: 0,
     declared: true,
     intent: None,
@@ -164,7 +167,7 @@ pub struct State {
     /// Each side's initiative roll this round; empty before initiative.
     pub initiative: Vec<i64>,
     /// Each unit's memo, in unit order.
-    pub units: Vec<Memo>,
+    pub units: PerUnit<Memo>,
     /// The current segment is simultaneous (units of several sides act in it).
     pub simultaneous: bool,
     /// The units taking turns in the current segment, in order.
@@ -178,13 +181,9 @@ pub struct State {
 }
 
 impl State {
-    /// The memo of the unit with index `i`.
-    pub fn at(&self, i: usize) -> &Memo {
-        self.units.get(i).unwrap_or(&NO_UNIT)
-    }
-
-    fn memo(&mut self, u: UnitId) -> Option<&mut Memo> {
-        self.units.get_mut(u.index())
+    /// The memo of unit `u` ([`NO_UNIT`] if it has none).
+    pub fn at(&self, u: UnitId) -> &Memo {
+        self.units.get(u).unwrap_or(&NO_UNIT)
     }
 }
 
@@ -366,13 +365,15 @@ pub fn apply(s: &mut State, e: &Ev) {
         Ev::Surprise {
             segments, count, ..
         } => {
-            s.units = segments
-                .iter()
-                .map(|&surprise| Memo {
-                    surprise,
-                    ..Memo::default()
-                })
-                .collect();
+            s.units = PerUnit::from_vec(
+                segments
+                    .iter()
+                    .map(|&surprise| Memo {
+                        surprise,
+                        ..Memo::default()
+                    })
+                    .collect(),
+            );
             s.surprise_segments = *count;
             s.phase = Phase::Surprise;
             s.segment = 0;
@@ -381,7 +382,7 @@ pub fn apply(s: &mut State, e: &Ev) {
             s.phase = Phase::Declare;
             s.segment = 0;
             s.initiative.clear();
-            for m in &mut s.units {
+            for m in s.units.values_mut() {
                 *m = Memo {
                     surprise: m.surprise,
                     hurt: m.hurt,
@@ -394,7 +395,7 @@ pub fn apply(s: &mut State, e: &Ev) {
             s.current = None;
         }
         Ev::Declared { unit, intent } => {
-            if let Some(m) = s.memo(*unit) {
+            if let Some(m) = s.units.get_mut(*unit) {
                 m.declared = true;
                 m.intent = intent.clone();
             }
@@ -419,14 +420,14 @@ pub fn apply(s: &mut State, e: &Ev) {
             s.simultaneous = *simultaneous;
             if *round == 0 {
                 // Every surprise segment is a whole round's action for those who act in it.
-                for m in &mut s.units {
+                for m in s.units.values_mut() {
                     m.spent = 0;
                     m.moved = false;
                 }
             }
         }
         Ev::Revealed { unit, intent } => {
-            if let Some(m) = s.memo(*unit) {
+            if let Some(m) = s.units.get_mut(*unit) {
                 m.revealed = true;
                 m.intent = intent.clone();
             }
@@ -449,7 +450,7 @@ pub fn apply(s: &mut State, e: &Ev) {
             s.turn = index + 1;
         }
         Ev::MoveDone { unit, cost } => {
-            if let Some(m) = s.memo(*unit) {
+            if let Some(m) = s.units.get_mut(*unit) {
                 m.moved = true;
             }
             if let Some(t) = s.current.as_mut().filter(|t| t.unit == *unit) {
@@ -457,7 +458,7 @@ pub fn apply(s: &mut State, e: &Ev) {
             }
         }
         Ev::Routine { unit } => {
-            if let Some(m) = s.memo(*unit) {
+            if let Some(m) = s.units.get_mut(*unit) {
                 m.spent += 1;
             }
             if let Some(t) = s.current.as_mut().filter(|t| t.unit == *unit) {
@@ -473,7 +474,7 @@ pub fn apply(s: &mut State, e: &Ev) {
             if s.current.as_ref().is_some_and(|t| t.unit == *unit) {
                 s.current = None;
             }
-            if let Some(m) = s.memo(*unit) {
+            if let Some(m) = s.units.get_mut(*unit) {
                 m.acted = true;
                 m.holding = *held;
                 m.extra_done |= *extra_done;
@@ -481,7 +482,7 @@ pub fn apply(s: &mut State, e: &Ev) {
         }
         Ev::Hurt { unit } => {
             let tick = s.tick;
-            if let Some(m) = s.memo(*unit) {
+            if let Some(m) = s.units.get_mut(*unit) {
                 m.hurt = tick;
             }
         }

@@ -82,12 +82,17 @@ fn rules(events: &[Event]) -> Vec<Ev> {
         .collect()
 }
 
+/// Unit `u`'s memo, which must be there.
+fn memo(b: &BattleState, u: UnitId) -> &Memo {
+    state(b).units.get(u).expect("a memo for the unit")
+}
+
 fn surprises(b: &BattleState) -> Vec<u32> {
-    state(b).units.iter().map(|m| m.surprise).collect()
+    state(b).units.values().map(|m| m.surprise).collect()
 }
 
 fn intents(b: &BattleState) -> Vec<Option<Intent>> {
-    state(b).units.iter().map(|m| m.intent.clone()).collect()
+    state(b).units.values().map(|m| m.intent.clone()).collect()
 }
 
 fn hp(b: &BattleState, u: u16) -> i64 {
@@ -319,10 +324,7 @@ fn declarations_stay_hidden_from_the_other_side_until_revealed() {
     rulesets::redact(&mut orcs, SideId(1));
     assert_eq!(intents(&orcs)[..2], [None, None]);
     assert_eq!(
-        [
-            state(&orcs).units[0].declared,
-            state(&orcs).units[1].declared
-        ],
+        [memo(&orcs, U0).declared, memo(&orcs, U1).declared],
         [true, true],
         "that they declared is no secret"
     );
@@ -619,7 +621,7 @@ fn a_spell_begun_late_goes_on_into_the_next_round() {
     );
     assert_eq!(hp(&b, 1), 24);
     // Its declaration was skipped: it does not act this round.
-    assert!(!state(&b).units[0].declared);
+    assert!(!memo(&b, U0).declared);
 }
 
 #[test]

@@ -5,6 +5,7 @@
 use super::actions::turn_exhausted;
 use super::{Ev, Phase, SEGMENTS, Segments, State, TurnKind, combat};
 use crate::rules::battle::common::ndx;
+use crate::rules::battle::ids::PerUnit;
 use crate::rules::battle::{
     BattleState, Condition, Decision, Event, Exec, Intent, Purpose, SideId, UnitId,
 };
@@ -66,7 +67,7 @@ pub(crate) fn is_casting(r: &State, u: UnitId) -> bool {
 
 /// Whether `u` is surprised in the current surprise segment.
 pub(crate) fn surprised_now(r: &State, u: UnitId) -> bool {
-    r.phase == Phase::Surprise && r.at(u.index()).surprise >= r.segment
+    r.phase == Phase::Surprise && r.at(u).surprise >= r.segment
 }
 
 /// The segment in which `side` acts this round: the other side's roll (with more than two
@@ -93,11 +94,11 @@ pub(crate) fn other_segment(s: &BattleState, r: &State, side: SideId) -> u32 {
 /// declaration counts as its side's segment); `None` if it does not act (Hold, nothing
 /// declared) or before initiative.
 pub(crate) fn unit_segment(s: &BattleState, r: &State, u: UnitId) -> Option<u32> {
-    if r.initiative.is_empty() || !r.at(u.index()).declared {
+    if r.initiative.is_empty() || !r.at(u).declared {
         return None;
     }
     let base = side_segment(s, r, side_of(s, u));
-    match r.at(u.index()).intent.clone() {
+    match r.at(u).intent.clone() {
         Some(Intent::Hold) => None,
         Some(Intent::Missile) if has_missile(s, u) => {
             Some((base as i64 - stat(s, u, "missile_bonus")).clamp(1, SEGMENTS as i64) as u32)
@@ -122,7 +123,7 @@ pub(crate) fn mode(r: &State, u: UnitId) -> Mode {
     if r.phase == Phase::Surprise {
         return Mode::Free;
     }
-    match r.at(u.index()).intent.clone() {
+    match r.at(u).intent.clone() {
         None => Mode::Free,
         Some(Intent::Melee) => Mode::Melee,
         Some(Intent::Missile) => Mode::Missile,
@@ -134,16 +135,15 @@ pub(crate) fn mode(r: &State, u: UnitId) -> Mode {
 
 /// Attack routines still to come for `u` after its first this round.
 fn extra_routines(s: &BattleState, r: &State, u: UnitId) -> u32 {
-    let spent = r.at(u.index()).spent;
+    let spent = r.at(u).spent;
     attacks(s, u).saturating_sub(spent.max(1))
 }
 
 /// Whether `u`'s extra attack routines are due in round segment `n`.
 fn extra_due(s: &BattleState, r: &State, u: UnitId, n: u32) -> bool {
-    let i = u.index();
-    r.at(i).acted
-        && !r.at(i).extra_done
-        && !r.at(i).holding
+    r.at(u).acted
+        && !r.at(u).extra_done
+        && !r.at(u).holding
         && matches!(mode(r, u), Mode::Melee | Mode::Missile | Mode::Free)
         && extra_routines(s, r, u) > 0
         && n == other_segment(s, r, side_of(s, u)) + 1
@@ -154,10 +154,9 @@ fn round_queue(s: &BattleState, r: &State, n: u32) -> Vec<UnitId> {
     s.unit_ids()
         .filter(|&u| s.units[u.index()].is_active() && !is_casting(r, u))
         .filter(|&u| {
-            let i = u.index();
-            if r.at(i).holding {
+            if r.at(u).holding {
                 true
-            } else if !r.at(i).acted {
+            } else if !r.at(u).acted {
                 unit_segment(s, r, u) == Some(n)
             } else {
                 extra_due(s, r, u, n)
@@ -288,7 +287,7 @@ fn end_round(x: &mut Exec) {
 /// not busy casting a spell begun earlier.
 pub(crate) fn next_to_declare(s: &BattleState, r: &State) -> Option<UnitId> {
     s.unit_ids()
-        .find(|&u| s.units[u.index()].is_active() && !r.at(u.index()).declared && !is_casting(r, u))
+        .find(|&u| s.units[u.index()].is_active() && !r.at(u).declared && !is_casting(r, u))
 }
 
 fn roll_initiative(x: &mut Exec) {
@@ -358,7 +357,8 @@ fn next_segment(x: &mut Exec) {
     match r.phase {
         Phase::Surprise => {
             let count = r.surprise_segments;
-            let surprise: Vec<u32> = r.units.iter().map(|m| m.surprise).collect();
+            let surprise: PerUnit<u32> =
+                PerUnit::from_vec(r.units.values().map(|m| m.surprise).collect());
             if n > count {
                 for u in x.s().unit_ids().collect::<Vec<_>>() {
                     x.set_condition(u, Condition::Surprised, false);
@@ -372,13 +372,13 @@ fn next_segment(x: &mut Exec) {
                 .filter(|&u| {
                     x.s().units[u.index()].is_active()
                         && !is_casting(r, u)
-                        && surprise.get(u.index()).is_some_and(|&k| k < n)
+                        && surprise.get(u).is_some_and(|&k| k < n)
                 })
                 .collect();
             let simultaneous = spans_sides(x.s(), &queue);
             for u in x.s().unit_ids().collect::<Vec<_>>() {
-                let on = x.s().units[u.index()].is_active()
-                    && surprise.get(u.index()).is_some_and(|&k| k >= n);
+                let on =
+                    x.s().units[u.index()].is_active() && surprise.get(u).is_some_and(|&k| k >= n);
                 x.set_condition(u, Condition::Surprised, on);
             }
             x.emit(Segments::event(Ev::Segment {
@@ -399,8 +399,8 @@ fn next_segment(x: &mut Exec) {
             let tick = r.surprise_segments + SEGMENTS * x.s().round.saturating_sub(1) + n;
             let reveal: Vec<(UnitId, Option<Intent>)> = queue
                 .iter()
-                .filter(|u| !r.at(u.index()).revealed)
-                .map(|&u| (u, r.at(u.index()).intent.clone()))
+                .filter(|&&u| !r.at(u).revealed)
+                .map(|&u| (u, r.at(u).intent.clone()))
                 .collect();
             x.emit(Segments::event(Ev::Segment {
                 round: x.s().round,
@@ -422,13 +422,12 @@ fn begin_turn(x: &mut Exec, index: usize) {
     let Some(&u) = r.queue.get(index) else {
         return;
     };
-    let i = u.index();
-    let spent = r.at(i).spent;
+    let spent = r.at(u).spent;
     let kind = if r.phase == Phase::Surprise {
         TurnKind::Surprise
-    } else if r.at(i).holding {
+    } else if r.at(u).holding {
         TurnKind::Held
-    } else if !r.at(i).acted {
+    } else if !r.at(u).acted {
         TurnKind::Main
     } else {
         TurnKind::Extra

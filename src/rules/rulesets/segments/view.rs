@@ -28,7 +28,7 @@ pub fn redact(state: &mut BattleState, viewer: SideId) {
     let sides: Vec<SideId> = state.units.iter().map(|u| u.side).collect();
     let applied = state.applied;
     if let Some(r) = Segments::state_mut(state) {
-        for (m, side) in r.units.iter_mut().zip(sides) {
+        for (m, side) in r.units.values_mut().zip(sides) {
             if side != viewer && !m.revealed {
                 m.intent = None;
             }
@@ -330,7 +330,7 @@ pub fn clock(s: &BattleState, r: &State) -> Clock {
                 .unit_ids()
                 .filter(|&u| s.units[u.index()].is_active())
                 .collect();
-            let done = active.iter().filter(|u| r.at(u.index()).declared).count();
+            let done = active.iter().filter(|&&u| r.at(u).declared).count();
             format!(
                 "Round {} · declarations ({done} of {} declared)",
                 s.round,
@@ -365,11 +365,10 @@ pub fn clock(s: &BattleState, r: &State) -> Clock {
         .unit_ids()
         .filter(|&u| s.units[u.index()].is_active())
         .map(|u| {
-            let i = u.index();
             let casting = r.casting.iter().find(|c| c.caster == u);
-            let declared = r.at(i).declared;
-            let acted = r.at(i).acted;
-            let holding = r.at(i).holding;
+            let declared = r.at(u).declared;
+            let acted = r.at(u).acted;
+            let holding = r.at(u).holding;
             let (key, label, done) = if let Some(c) = casting {
                 (
                     0,
@@ -379,7 +378,7 @@ pub fn clock(s: &BattleState, r: &State) -> Clock {
             } else {
                 match r.phase {
                     Phase::Surprise => {
-                        let k = r.at(i).surprise;
+                        let k = r.at(u).surprise;
                         if k >= r.segment {
                             (
                                 k + 1,
@@ -571,7 +570,7 @@ pub fn acts_before(s: &BattleState, r: &State, enemy: UnitId, unit: UnitId) -> b
                 && !super::turns::surprised_now(r, enemy)
         }
         Phase::Round => {
-            let (me, them) = (r.at(unit.index()), r.at(enemy.index()));
+            let (me, them) = (r.at(unit), r.at(enemy));
             me.acted
                 && !me.holding
                 && (them.holding
