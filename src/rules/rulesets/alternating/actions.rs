@@ -3,7 +3,7 @@
 
 use super::combat::{attack, check_react, killing_strike, react, resuscitate, target_ok};
 use super::turns::{begin_turn, end_command, end_turn, options_of, settle};
-use super::{Alternating, Ev, State};
+use super::{Alternating, Ev, State, names};
 use crate::rules::battle::{
     Action, BattleState, Command, Condition, Decision, Event, Exec, Interrupt, Reaction,
     ReadyTrigger, Rejected, Resume, Status, Trigger, UnitId,
@@ -32,7 +32,7 @@ pub(super) fn cost(s: &BattleState, cmd: &Command) -> i64 {
             | Action::StandUp
             | Action::CommandAlly { .. }
             | Action::Brandish => 1,
-            Action::Reload => u.stat("reload_actions").max(1),
+            Action::Reload => u.stat(names::RELOAD_ACTIONS).max(1),
             Action::Resuscitate { .. } => 2,
             _ => 0,
         },
@@ -43,7 +43,7 @@ pub(super) fn cost(s: &BattleState, cmd: &Command) -> i64 {
 /// Whether `unit` holds its melee weapon (house rule "hands"): a unit without a ranged weapon
 /// always does; one with a ranged weapon holds that until it brandishes the melee weapon.
 pub(super) fn holds_melee(s: &BattleState, unit: UnitId) -> bool {
-    s.unit(unit).is_some_and(|u| u.stat("range") <= 0)
+    s.unit(unit).is_some_and(|u| u.stat(names::RANGE) <= 0)
         || Alternating::state(s)
             .melee_drawn
             .get(unit)
@@ -98,7 +98,7 @@ pub fn check(s: &BattleState, r: &State, cmd: &Command) -> Result<(), Rejected> 
             u.name
         )));
     }
-    let actions = u.pool("actions");
+    let actions = u.pool(names::ACTIONS);
     let need = cost(s, cmd);
     if need > 0 && actions < 1 {
         return Err(Rejected::new(format!("{} has no action left", u.name)));
@@ -141,7 +141,7 @@ pub fn check(s: &BattleState, r: &State, cmd: &Command) -> Result<(), Rejected> 
                         u.name
                     )));
                 }
-                if u.pool("stamina") < 1 {
+                if u.pool(names::STAMINA) < 1 {
                     return Err(Rejected::new(format!(
                         "{} has no stamina to sprint",
                         u.name
@@ -201,11 +201,11 @@ pub fn check(s: &BattleState, r: &State, cmd: &Command) -> Result<(), Rejected> 
                         u.name, a.name
                     )));
                 }
-                if u.pool("focus") < 2 {
+                if u.pool(names::FOCUS) < 2 {
                     return Err(Rejected::new(format!(
                         "{} needs 2 focus to command (has {})",
                         u.name,
-                        u.pool("focus")
+                        u.pool(names::FOCUS)
                     )));
                 }
                 Ok(())
@@ -215,7 +215,7 @@ pub fn check(s: &BattleState, r: &State, cmd: &Command) -> Result<(), Rejected> 
                  (EnemyInReach)",
             )),
             Action::Brandish => {
-                if u.stat("range") <= 0 {
+                if u.stat(names::RANGE) <= 0 {
                     Err(Rejected::new(format!(
                         "{} has only one weapon to hold",
                         u.name
@@ -246,10 +246,10 @@ pub fn check(s: &BattleState, r: &State, cmd: &Command) -> Result<(), Rejected> 
                 }
             }
             Action::Reload => {
-                if u.stat("range") <= 0 || u.stat("reload_actions") <= 0 {
+                if u.stat(names::RANGE) <= 0 || u.stat(names::RELOAD_ACTIONS) <= 0 {
                     return Err(Rejected::new(format!("{} has nothing to reload", u.name)));
                 }
-                if u.pool("loaded") > 0 {
+                if u.pool(names::LOADED) > 0 {
                     return Err(Rejected::new(format!("{}'s weapon is loaded", u.name)));
                 }
                 Ok(())
@@ -379,7 +379,7 @@ pub fn legal(s: &BattleState, r: &State) -> Vec<Command> {
                     out.push(c);
                 }
             }
-            if u.pool("actions") >= 1 && !u.is_prone() && !r.stepped {
+            if u.pool(names::ACTIONS) >= 1 && !u.is_prone() && !r.stepped {
                 let reach = s.reach_of(unit, u.movement, None);
                 for (to, _) in reach.destinations() {
                     if to == u.cell {
@@ -387,7 +387,7 @@ pub fn legal(s: &BattleState, r: &State) -> Vec<Command> {
                     }
                     if !r.moved {
                         out.push(Command::Move { unit, to });
-                    } else if u.pool("stamina") >= 1 {
+                    } else if u.pool(names::STAMINA) >= 1 {
                         out.push(Command::Act {
                             unit,
                             action: Action::Sprint { to },
@@ -431,16 +431,16 @@ pub fn execute(x: &mut Exec, cmd: &Command) {
                 .flatten();
             if let Some(e) = ext {
                 if e.command == *cmd {
-                    let have = x.s().units[unit.index()].pool("actions");
+                    let have = x.s().units[unit.index()].pool(names::ACTIONS);
                     if have < e.remaining {
-                        x.set_pool(unit, "actions", 0);
+                        x.set_pool(unit, names::ACTIONS, 0);
                         x.emit(Alternating::event(Ev::ExtendedStarted {
                             unit,
                             command: e.command,
                             remaining: e.remaining - have,
                         }));
                     } else {
-                        x.add_pool(unit, "actions", -e.remaining);
+                        x.add_pool(unit, names::ACTIONS, -e.remaining);
                         x.emit(Alternating::event(Ev::ExtendedDone {
                             unit,
                             completed: true,
@@ -467,16 +467,16 @@ pub fn execute(x: &mut Exec, cmd: &Command) {
                 return;
             }
             let need = cost(x.s(), cmd);
-            let have = x.s().units[unit.index()].pool("actions");
+            let have = x.s().units[unit.index()].pool(names::ACTIONS);
             if need > have {
-                x.set_pool(unit, "actions", 0);
+                x.set_pool(unit, names::ACTIONS, 0);
                 x.emit(Alternating::event(Ev::ExtendedStarted {
                     unit,
                     command: cmd.clone(),
                     remaining: need - have,
                 }));
             } else {
-                x.add_pool(unit, "actions", -need);
+                x.add_pool(unit, names::ACTIONS, -need);
                 perform(x, cmd);
             }
             settle(x);
@@ -495,7 +495,7 @@ pub(super) fn perform(x: &mut Exec, cmd: &Command) {
         } => {
             x.emit(Alternating::event(Ev::MoveUsed));
             if matches!(cmd, Command::Act { .. }) {
-                x.add_pool(unit, "stamina", -1);
+                x.add_pool(unit, names::STAMINA, -1);
             }
             let u = &x.s().units[unit.index()];
             if let Some(path) = x.s().path_for(unit, u.movement, None, *to) {
@@ -528,7 +528,7 @@ pub(super) fn perform(x: &mut Exec, cmd: &Command) {
                 end_turn(x, unit);
             }
             Action::Wait => {
-                x.add_pool(unit, "reactions", 1);
+                x.add_pool(unit, names::REACTIONS, 1);
                 end_turn(x, unit);
             }
             Action::Ready { .. } => {
@@ -542,17 +542,17 @@ pub(super) fn perform(x: &mut Exec, cmd: &Command) {
             }
             Action::StandUp => x.set_condition(unit, Condition::Prone, false),
             Action::GoProne => x.set_condition(unit, Condition::Prone, true),
-            Action::Reload => x.set_pool(unit, "loaded", 1),
+            Action::Reload => x.set_pool(unit, names::LOADED, 1),
             Action::Resuscitate { target } => resuscitate(x, unit, *target),
             Action::CommandAlly { ally } => {
-                x.add_pool(unit, "focus", -2);
-                let ally_actions = x.s().units[ally.index()].pool("actions");
+                x.add_pool(unit, names::FOCUS, -2);
+                let ally_actions = x.s().units[ally.index()].pool(names::ACTIONS);
                 x.emit(Alternating::event(Ev::CommandGiven {
                     commander: unit,
                     ally: *ally,
                     ally_actions,
                 }));
-                x.set_pool(*ally, "actions", 1);
+                x.set_pool(*ally, names::ACTIONS, 1);
             }
             _ => {}
         },
@@ -601,7 +601,7 @@ pub(super) fn ready_reactors(s: &BattleState, mover: UnitId, from: Cell, to: Cel
         .filter(|&e| {
             let u = &s.units[e.index()];
             u.has(&Condition::Holding)
-                && u.pool("reactions") >= 1
+                && u.pool(names::REACTIONS) >= 1
                 && covers(s, e, to)
                 && !covers(s, e, from)
         })

@@ -5,7 +5,7 @@
 use super::actions::holds_melee;
 use super::{
     Alternating, AttackNote, DEATH_STEP, Ev, LUCK_BONUS, MULTIPLE_ATTACK_PENALTY,
-    RESUSCITATE_DIFFICULTY,
+    RESUSCITATE_DIFFICULTY, names,
 };
 use crate::rules::battle::common::dice;
 use crate::rules::battle::{
@@ -45,11 +45,11 @@ pub(super) fn target_ok(
         _ => {}
     }
     if ranged {
-        let range = a.stat("range");
+        let range = a.stat(names::RANGE);
         if range <= 0 {
             return Err(Rejected::new(format!("{} has no ranged weapon", a.name)));
         }
-        if a.stat("reload_actions") > 0 && a.pool("loaded") <= 0 {
+        if a.stat(names::RELOAD_ACTIONS) > 0 && a.pool(names::LOADED) <= 0 {
             return Err(Rejected::new(format!(
                 "{}'s weapon is not loaded; Reload first",
                 a.name
@@ -135,10 +135,10 @@ pub(super) fn check_react_in(
         )));
     }
     let spend = |what: &str| -> Result<(), Rejected> {
-        if u.pool("reactions") < 1 && !free {
+        if u.pool(names::REACTIONS) < 1 && !free {
             return Err(Rejected::new(format!("{} has no reaction left", u.name)));
         }
-        if u.pool("stamina") < 1 {
+        if u.pool(names::STAMINA) < 1 {
             return Err(Rejected::new(format!(
                 "{} has no stamina left to {what}",
                 u.name
@@ -150,17 +150,17 @@ pub(super) fn check_react_in(
         (Trigger::Attacked { .. }, Reaction::Dodge) => spend("dodge"),
         (Trigger::Attacked { .. }, Reaction::Parry) => {
             spend("parry")?;
-            if u.pool("weapon") <= 0 {
+            if u.pool(names::WEAPON) <= 0 {
                 return Err(Rejected::new(format!("{}'s weapon is broken", u.name)));
             }
             Ok(())
         }
         (Trigger::Attacked { .. }, Reaction::Block) => {
             spend("block")?;
-            if u.stat("block") <= 0 {
+            if u.stat(names::BLOCK) <= 0 {
                 return Err(Rejected::new(format!("{} has no shield", u.name)));
             }
-            if u.pool("shield") <= 0 {
+            if u.pool(names::SHIELD) <= 0 {
                 return Err(Rejected::new(format!("{}'s shield is broken", u.name)));
             }
             Ok(())
@@ -174,10 +174,10 @@ pub(super) fn check_react_in(
                     u.name
                 )));
             }
-            if u.pool("reactions") < 1 && !free {
+            if u.pool(names::REACTIONS) < 1 && !free {
                 return Err(Rejected::new(format!("{} has no reaction left", u.name)));
             }
-            if u.pool("focus") < 1 {
+            if u.pool(names::FOCUS) < 1 {
                 return Err(Rejected::new(format!(
                     "{} has no focus left to resist",
                     u.name
@@ -193,10 +193,10 @@ pub(super) fn check_react_in(
                     u.name, t.name
                 )));
             }
-            if u.pool("reactions") < 1 {
+            if u.pool(names::REACTIONS) < 1 {
                 return Err(Rejected::new(format!("{} has no reaction left", u.name)));
             }
-            if u.pool("stamina") < 1 {
+            if u.pool(names::STAMINA) < 1 {
                 return Err(Rejected::new(format!(
                     "{} has no stamina left to intercept",
                     u.name
@@ -211,7 +211,7 @@ pub(super) fn check_react_in(
             Ok(())
         }
         (Trigger::Ready { actor }, Reaction::Attack { target }) if target == actor => {
-            if u.pool("reactions") < 1 {
+            if u.pool(names::REACTIONS) < 1 {
                 return Err(Rejected::new(format!("{} has no reaction left", u.name)));
             }
             target_ok(s, unit, *target, false)
@@ -272,7 +272,7 @@ pub(super) fn react(x: &mut Exec, unit: UnitId, reaction: &Reaction) {
                 x.emit(Alternating::event(Ev::Defer(top.resume.clone())));
             }
             if let Reaction::Attack { target } = reaction {
-                x.add_pool(unit, "reactions", -1);
+                x.add_pool(unit, names::REACTIONS, -1);
                 x.set_condition(unit, Condition::Holding, false);
                 attack(x, unit, *target, false, 0);
             }
@@ -304,11 +304,11 @@ pub(super) fn test(
 }
 
 pub(super) fn fortify(x: &mut Exec, unit: UnitId, difficulty: i64) -> bool {
-    x.add_pool(unit, "stamina", -1);
-    x.add_pool(unit, "reactions", -1);
+    x.add_pool(unit, names::STAMINA, -1);
+    x.add_pool(unit, names::REACTIONS, -1);
     let u = x.s().units[unit.index()].clone();
-    let bonus = u.stat("fortitude") + i64::from(u.has(&Condition::Guarding));
-    let expr = test_expr(u.stat("strength"), u.stat("athletics"), bonus);
+    let bonus = u.stat(names::FORTITUDE) + i64::from(u.has(&Condition::Guarding));
+    let expr = test_expr(u.stat(names::STRENGTH), u.stat(names::ATHLETICS), bonus);
     test(x, unit, Purpose::Fortify, &expr, difficulty)
 }
 
@@ -318,10 +318,10 @@ pub(super) fn resuscitate(x: &mut Exec, unit: UnitId, target: UnitId) {
         return;
     }
     let u = x.s().units[unit.index()].clone();
-    let expr = test_expr(u.stat("dexterity"), u.stat("athletics"), 0);
+    let expr = test_expr(u.stat(names::DEXTERITY), u.stat(names::ATHLETICS), 0);
     if test(x, unit, Purpose::Skill, &expr, RESUSCITATE_DIFFICULTY) {
-        if x.s().units[target.index()].pool("health") < 1 {
-            x.set_pool(target, "health", 1);
+        if x.s().units[target.index()].pool(names::HEALTH) < 1 {
+            x.set_pool(target, names::HEALTH, 1);
         }
         x.set_status(target, Status::Active);
     }
@@ -382,11 +382,11 @@ pub fn flanked(s: &BattleState, target: UnitId) -> bool {
 /// Size difference (attacker minus target): the target's evasion rises and its deflection
 /// falls by it.
 pub(super) fn size_diff(a: &Unit, t: &Unit) -> i64 {
-    a.stat("size") - t.stat("size")
+    a.stat(names::SIZE) - t.stat(names::SIZE)
 }
 
 pub(super) fn evasion_against(a: &Unit, t: &Unit) -> i64 {
-    t.stat("evasion") + size_diff(a, t) + i64::from(t.has(&Condition::Guarding))
+    t.stat(names::EVASION) + size_diff(a, t) + i64::from(t.has(&Condition::Guarding))
 }
 
 /// The seed's damage categories.
@@ -406,9 +406,9 @@ pub enum DamageKind {
 /// typeless.
 pub fn damage_kind(a: &Unit, ranged: bool) -> DamageKind {
     let key = if ranged {
-        "ranged_damage_type"
+        names::RANGED_DAMAGE_TYPE
     } else {
-        "damage_type"
+        names::DAMAGE_TYPE
     };
     match a.stat(key) {
         1..=3 => DamageKind::Physical,
@@ -421,9 +421,9 @@ pub fn damage_kind(a: &Unit, ranged: bool) -> DamageKind {
 /// "Resist").
 pub(super) fn is_mental(s: &BattleState, p: &PendingAttack) -> bool {
     let key = if p.ranged {
-        "ranged_damage_type"
+        names::RANGED_DAMAGE_TYPE
     } else {
-        "damage_type"
+        names::DAMAGE_TYPE
     };
     s.unit(p.attacker).is_some_and(|a| a.stat(key) == PSYCHIC)
 }
@@ -436,34 +436,39 @@ pub(super) fn deflection_against(a: &Unit, t: &Unit, ranged: bool, parry: i64) -
     if damage_kind(a, ranged) == DamageKind::Typeless {
         return 0;
     }
-    (t.stat("deflection") - size_diff(a, t) + i64::from(t.has(&Condition::Guarding))).max(0) + parry
+    (t.stat(names::DEFLECTION) - size_diff(a, t) + i64::from(t.has(&Condition::Guarding))).max(0)
+        + parry
 }
 
 /// The attack test of `a`: its better attribute die (strength or dexterity; dexterity for
 /// ranged) + combat skill die + proficiency + `bonus`.
 pub(super) fn attack_expr(a: &Unit, ranged: bool, bonus: i64) -> DiceExpr {
     let attr = if ranged {
-        a.stat("dexterity")
+        a.stat(names::DEXTERITY)
     } else {
-        a.stat("strength").max(a.stat("dexterity"))
+        a.stat(names::STRENGTH).max(a.stat(names::DEXTERITY))
     };
-    test_expr(attr, a.stat("combat"), a.stat("proficiency") + bonus)
+    test_expr(
+        attr,
+        a.stat(names::COMBAT),
+        a.stat(names::PROFICIENCY) + bonus,
+    )
 }
 
 pub(super) fn weapon(a: &Unit, ranged: bool, crit: bool) -> i64 {
     match (ranged, crit) {
-        (false, false) => a.stat("weapon_damage"),
-        (false, true) => a.stat("crit_damage"),
-        (true, false) => a.stat("ranged_damage"),
-        (true, true) => a.stat("ranged_crit_damage"),
+        (false, false) => a.stat(names::WEAPON_DAMAGE),
+        (false, true) => a.stat(names::CRIT_DAMAGE),
+        (true, false) => a.stat(names::RANGED_DAMAGE),
+        (true, true) => a.stat(names::RANGED_CRIT_DAMAGE),
     }
 }
 
 pub(super) fn crit_threshold(a: &Unit, ranged: bool) -> i64 {
     let t = if ranged {
-        a.stat("ranged_crit_threshold")
+        a.stat(names::RANGED_CRIT_THRESHOLD)
     } else {
-        a.stat("crit_threshold")
+        a.stat(names::CRIT_THRESHOLD)
     };
     if t <= 0 { 20 } else { t }
 }
@@ -503,8 +508,8 @@ pub(super) fn attack(x: &mut Exec, attacker: UnitId, target: UnitId, ranged: boo
         .copied()
         .unwrap_or(0) as i64;
     x.emit(Alternating::event(Ev::AttackMade { unit: attacker }));
-    if ranged && a.stat("reload_actions") > 0 {
-        x.set_pool(attacker, "loaded", 0);
+    if ranged && a.stat(names::RELOAD_ACTIONS) > 0 {
+        x.set_pool(attacker, names::LOADED, 0);
     }
     let (adv, _) = advantage(x.s(), attacker, target, ranged);
     let t = x.s().units[target.index()].clone();
@@ -580,8 +585,8 @@ pub(super) fn ask_defenders(x: &mut Exec, p: PendingAttack) {
     let t = x.s().units[p.target.index()].clone();
     let free = Alternating::note_of(&p.note).free;
     let can_defend = t.is_active()
-        && (free || t.pool("reactions") >= 1)
-        && (t.pool("stamina") >= 1 || (is_mental(x.s(), &p) && t.pool("focus") >= 1));
+        && (free || t.pool(names::REACTIONS) >= 1)
+        && (t.pool(names::STAMINA) >= 1 || (is_mental(x.s(), &p) && t.pool(names::FOCUS) >= 1));
     let trigger = Trigger::Attacked {
         attacker: p.attacker,
         target: p.target,
@@ -612,8 +617,8 @@ pub(super) fn ask_defenders(x: &mut Exec, p: PendingAttack) {
 /// `ally` steps into the target's place (they swap cells) and becomes the target; the attack's
 /// test is compared with its evasion, and it may take a defensive action as a free reaction.
 pub(super) fn intercept(x: &mut Exec, p: &PendingAttack, ally: UnitId) {
-    x.add_pool(ally, "stamina", -1);
-    x.add_pool(ally, "reactions", -1);
+    x.add_pool(ally, names::STAMINA, -1);
+    x.add_pool(ally, names::REACTIONS, -1);
     let (from, to) = (
         x.s().units[ally.index()].cell,
         x.s().units[p.target.index()].cell,
@@ -645,37 +650,37 @@ pub(super) fn finish_attack(x: &mut Exec, p: &PendingAttack, reaction: &Reaction
         reaction,
         Reaction::Dodge | Reaction::Parry | Reaction::Block
     ) {
-        x.add_pool(p.target, "stamina", -1);
+        x.add_pool(p.target, names::STAMINA, -1);
         if !free {
-            x.add_pool(p.target, "reactions", -1);
+            x.add_pool(p.target, names::REACTIONS, -1);
         }
     }
     let t = x.s().units[p.target.index()].clone();
     match reaction {
         Reaction::Dodge => {
             let bonus = i64::from(t.has(&Condition::Guarding));
-            let expr = test_expr(t.stat("dexterity"), t.stat("athletics"), bonus);
+            let expr = test_expr(t.stat(names::DEXTERITY), t.stat(names::ATHLETICS), bonus);
             if test(x, p.target, Purpose::Dodge, &expr, p.total) {
                 hit = false;
             }
         }
         Reaction::Resist => {
-            x.add_pool(p.target, "focus", -1);
+            x.add_pool(p.target, names::FOCUS, -1);
             if !free {
-                x.add_pool(p.target, "reactions", -1);
+                x.add_pool(p.target, names::REACTIONS, -1);
             }
-            let expr = test_expr(t.stat("will"), t.stat("resolve"), 0);
+            let expr = test_expr(t.stat(names::WILL), t.stat(names::RESOLVE), 0);
             if test(x, p.target, Purpose::Resist, &expr, p.total) {
                 hit = false;
             }
         }
         Reaction::Parry => {
-            parry = if t.stat("parry") > 0 {
-                t.stat("parry")
+            parry = if t.stat(names::PARRY) > 0 {
+                t.stat(names::PARRY)
             } else {
                 1
             };
-            x.add_pool(p.target, "weapon", -1);
+            x.add_pool(p.target, names::WEAPON, -1);
         }
         _ => {}
     }
@@ -690,20 +695,20 @@ pub(super) fn finish_attack(x: &mut Exec, p: &PendingAttack, reaction: &Reaction
         return;
     }
     let raw = p.total.max(0) + weapon(&a, p.ranged, p.crit);
-    let lethal = a.stat("nonlethal") <= 0;
+    let lethal = a.stat(names::NONLETHAL) <= 0;
     if blocking {
-        let amount = (raw - t.stat("block")).max(1);
+        let amount = (raw - t.stat(names::BLOCK)).max(1);
         x.emit(Alternating::event(Ev::Damage {
             attacker: p.attacker,
             target: p.target,
             raw,
-            reduction: t.stat("block"),
+            reduction: t.stat(names::BLOCK),
             parry: 0,
             blocked: true,
             amount,
         }));
-        let shield = t.pool("shield");
-        x.set_pool(p.target, "shield", (shield - amount).max(0));
+        let shield = t.pool(names::SHIELD);
+        x.set_pool(p.target, names::SHIELD, (shield - amount).max(0));
         if amount > shield {
             deal_damage(x, p.target, amount - shield, lethal);
         }
@@ -729,19 +734,19 @@ pub fn deal_damage(x: &mut Exec, unit: UnitId, amount: i64, lethal: bool) {
     if u.status == Status::Dead || amount <= 0 {
         return;
     }
-    let end = u.pool("endurance");
+    let end = u.pool(names::ENDURANCE);
     let to_end = end.min(amount);
-    x.set_pool(unit, "endurance", end - to_end);
-    if (end - to_end) * 2 <= u.stat("endurance") {
+    x.set_pool(unit, names::ENDURANCE, end - to_end);
+    if (end - to_end) * 2 <= u.stat(names::ENDURANCE) {
         x.set_condition(unit, Condition::Harmed, true);
     }
     let excess = amount - to_end;
     if excess <= 0 {
         return;
     }
-    let hp = u.pool("health");
+    let hp = u.pool(names::HEALTH);
     let left = (hp - excess).max(0);
-    x.set_pool(unit, "health", left);
+    x.set_pool(unit, names::HEALTH, left);
     x.set_condition(unit, Condition::Bloodied, true);
     if left == 0 {
         x.set_status(unit, Status::Down);
@@ -752,10 +757,10 @@ pub fn deal_damage(x: &mut Exec, unit: UnitId, amount: i64, lethal: bool) {
         }
         return;
     }
-    let missing = u.stat("health") - left;
-    if u.status == Status::Active && missing > u.stat("constitution") {
+    let missing = u.stat(names::HEALTH) - left;
+    if u.status == Status::Active && missing > u.stat(names::CONSTITUTION) {
         let u = &x.s().units[unit.index()];
-        if u.pool("reactions") >= 1 && u.pool("stamina") >= 1 {
+        if u.pool(names::REACTIONS) >= 1 && u.pool(names::STAMINA) >= 1 {
             x.emit(Event::Interrupted(Interrupt {
                 trigger: Trigger::KeepConscious {
                     difficulty: missing,
@@ -770,12 +775,12 @@ pub fn deal_damage(x: &mut Exec, unit: UnitId, amount: i64, lethal: bool) {
 }
 
 pub(super) fn death_test(x: &mut Exec, unit: UnitId) {
-    let dc = x.s().units[unit.index()].pool("death");
+    let dc = x.s().units[unit.index()].pool(names::DEATH);
     let luck = x
         .roll(Some(unit), None, Purpose::Death, &dice("1d20"), Some(dc))
         .total;
     if luck >= dc {
-        x.add_pool(unit, "death", DEATH_STEP);
+        x.add_pool(unit, names::DEATH, DEATH_STEP);
     } else {
         x.set_status(unit, Status::Dead);
     }
@@ -785,8 +790,8 @@ pub(super) fn death_test(x: &mut Exec, unit: UnitId) {
 /// constitution kills it; a failure makes a sneak attack instead.
 pub(super) fn killing_strike(x: &mut Exec, attacker: UnitId, target: UnitId) {
     let a = x.s().units[attacker.index()].clone();
-    let con = x.s().units[target.index()].stat("constitution");
-    let expr = dice(&format!("1d{}", a.stat("combat").max(1)));
+    let con = x.s().units[target.index()].stat(names::CONSTITUTION);
+    let expr = dice(&format!("1d{}", a.stat(names::COMBAT).max(1)));
     let best = roll_with_advantage(x, attacker, Purpose::Attack, &expr, 1, Some(con));
     if best >= con {
         x.set_status(target, Status::Dead);

@@ -47,6 +47,62 @@ use crate::rules::battle::{
 use crate::rules::rulesets::view::{Clock, CommandInfo, Odds};
 use serde::{Deserialize, Serialize};
 
+/// The pool and stat names the ruleset reads, in one place: a misspelt name is a compile
+/// error instead of a silent 0. Several are both a stat (the most) and a pool (what is left):
+/// endurance, health, stamina, focus.
+pub mod names {
+    // Pools.
+    /// Actions left this turn.
+    pub const ACTIONS: &str = "actions";
+    /// The reaction of the turn (0 or 1; Wait adds one).
+    pub const REACTIONS: &str = "reactions";
+    pub const ENDURANCE: &str = "endurance";
+    pub const HEALTH: &str = "health";
+    pub const STAMINA: &str = "stamina";
+    pub const FOCUS: &str = "focus";
+    /// The difficulty of the next death test.
+    pub const DEATH: &str = "death";
+    /// The weapon's durability.
+    pub const WEAPON: &str = "weapon";
+    /// The shield's durability.
+    pub const SHIELD: &str = "shield";
+    /// 1 if the ranged weapon is loaded.
+    pub const LOADED: &str = "loaded";
+
+    // Stats: attributes and skills.
+    pub const STRENGTH: &str = "strength";
+    pub const DEXTERITY: &str = "dexterity";
+    pub const CONSTITUTION: &str = "constitution";
+    pub const WILL: &str = "will";
+    pub const COMBAT: &str = "combat";
+    pub const ATHLETICS: &str = "athletics";
+    pub const RESOLVE: &str = "resolve";
+    pub const FORTITUDE: &str = "fortitude";
+    pub const PROFICIENCY: &str = "proficiency";
+    pub const DANGER_SENSE: &str = "danger_sense";
+
+    // Stats: defence.
+    pub const EVASION: &str = "evasion";
+    pub const DEFLECTION: &str = "deflection";
+    pub const SIZE: &str = "size";
+    pub const PARRY: &str = "parry";
+    pub const BLOCK: &str = "block";
+    pub const BLOCK_DURABILITY: &str = "block_durability";
+
+    // Stats: weapons.
+    pub const WEAPON_DAMAGE: &str = "weapon_damage";
+    pub const CRIT_DAMAGE: &str = "crit_damage";
+    pub const CRIT_THRESHOLD: &str = "crit_threshold";
+    pub const DAMAGE_TYPE: &str = "damage_type";
+    pub const NONLETHAL: &str = "nonlethal";
+    pub const RANGE: &str = "range";
+    pub const RANGED_DAMAGE: &str = "ranged_damage";
+    pub const RANGED_CRIT_DAMAGE: &str = "ranged_crit_damage";
+    pub const RANGED_CRIT_THRESHOLD: &str = "ranged_crit_threshold";
+    pub const RANGED_DAMAGE_TYPE: &str = "ranged_damage_type";
+    pub const RELOAD_ACTIONS: &str = "reload_actions";
+}
+
 /// Actions per turn (seed: "Each turn in combat, characters may take three actions").
 pub const ACTIONS: i64 = 3;
 /// The luck test that cheats death starts at this difficulty and rises by [`DEATH_STEP`].
@@ -192,20 +248,20 @@ impl crate::rules::rulesets::Ruleset for Alternating {
     type Note = AttackNote;
     const DATA: &'static str = include_str!("../../../../assets/rulesets/alternating.ron");
     const STATS: &'static [&'static str] = &[
-        "evasion",
-        "endurance",
-        "health",
-        "constitution",
-        "stamina",
-        "focus",
-        "strength",
-        "dexterity",
-        "combat",
-        "size",
-        "deflection",
-        "weapon_damage",
-        "crit_damage",
-        "crit_threshold",
+        names::EVASION,
+        names::ENDURANCE,
+        names::HEALTH,
+        names::CONSTITUTION,
+        names::STAMINA,
+        names::FOCUS,
+        names::STRENGTH,
+        names::DEXTERITY,
+        names::COMBAT,
+        names::SIZE,
+        names::DEFLECTION,
+        names::WEAPON_DAMAGE,
+        names::CRIT_DAMAGE,
+        names::CRIT_THRESHOLD,
     ];
 
     fn start(x: &mut Exec) {

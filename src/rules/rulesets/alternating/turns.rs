@@ -3,7 +3,9 @@
 
 use super::actions::walk;
 use super::combat::finish_attack;
-use super::{ACTIONS, Alternating, Commanded, DEATH_DIFFICULTY, Ev, METAL_DURABILITY, State};
+use super::{
+    ACTIONS, Alternating, Commanded, DEATH_DIFFICULTY, Ev, METAL_DURABILITY, State, names,
+};
 use crate::rules::battle::Reaction;
 use crate::rules::battle::{BattleState, Condition, Decision, Event, Exec, Resume, SideId, UnitId};
 use crate::rules::rulesets::Member;
@@ -12,23 +14,28 @@ pub fn start(x: &mut Exec) {
     let ids: Vec<UnitId> = x.s().unit_ids().collect();
     for &u in &ids {
         let unit = x.s().units[u.index()].clone();
-        for key in ["endurance", "health", "stamina", "focus"] {
+        for key in [
+            names::ENDURANCE,
+            names::HEALTH,
+            names::STAMINA,
+            names::FOCUS,
+        ] {
             x.set_pool(u, key, unit.stat(key));
         }
-        x.set_pool(u, "death", DEATH_DIFFICULTY);
-        x.set_pool(u, "weapon", METAL_DURABILITY);
-        if unit.stat("block") > 0 {
-            x.set_pool(u, "shield", unit.stat("block_durability").max(1));
+        x.set_pool(u, names::DEATH, DEATH_DIFFICULTY);
+        x.set_pool(u, names::WEAPON, METAL_DURABILITY);
+        if unit.stat(names::BLOCK) > 0 {
+            x.set_pool(u, names::SHIELD, unit.stat(names::BLOCK_DURABILITY).max(1));
         }
-        if unit.stat("range") > 0 && unit.stat("reload_actions") > 0 {
-            x.set_pool(u, "loaded", 1);
+        if unit.stat(names::RANGE) > 0 && unit.stat(names::RELOAD_ACTIONS) > 0 {
+            x.set_pool(u, names::LOADED, 1);
         }
     }
     // Surprise: units that can be surprised (no danger sense) of the listed sides or names.
     let mut surprise = false;
     for &u in &ids {
         if x.s().named_surprised(u) {
-            if x.s().units[u.index()].stat("danger_sense") > 0 {
+            if x.s().units[u.index()].stat(names::DANGER_SENSE) > 0 {
                 continue;
             }
             surprise = true;
@@ -39,7 +46,7 @@ pub fn start(x: &mut Exec) {
     // their first turn.
     for &u in &ids {
         let r = i64::from(!x.s().units[u.index()].has(&Condition::Surprised));
-        x.set_pool(u, "reactions", r);
+        x.set_pool(u, names::REACTIONS, r);
     }
     let n = x.s().sides.len();
     let first = x
@@ -112,8 +119,8 @@ pub(super) fn next_pick(x: &mut Exec, from: usize) {
 pub(super) fn begin_turn(x: &mut Exec, u: UnitId) {
     x.emit(Alternating::event(Ev::TurnOf { unit: u }));
     x.emit(Event::TurnStarted { unit: u });
-    x.set_pool(u, "actions", ACTIONS);
-    x.set_pool(u, "reactions", 1);
+    x.set_pool(u, names::ACTIONS, ACTIONS);
+    x.set_pool(u, names::REACTIONS, 1);
     // Effects that last "until next turn" end now.
     for c in [Condition::Guarding, Condition::InCover, Condition::Holding] {
         x.set_condition(u, c, false);
@@ -145,7 +152,7 @@ pub(super) fn settle(x: &mut Exec) {
     }
     if let Some(c) = Alternating::state(x.s()).command.clone() {
         let ally = &x.s().units[c.ally.index()];
-        if ally.is_active() && ally.pool("actions") > 0 {
+        if ally.is_active() && ally.pool(names::ACTIONS) > 0 {
             return;
         }
         end_command(x, &c);
@@ -154,14 +161,14 @@ pub(super) fn settle(x: &mut Exec) {
         return;
     };
     let unit = &x.s().units[u.index()];
-    if !unit.is_active() || unit.pool("actions") <= 0 {
+    if !unit.is_active() || unit.pool(names::ACTIONS) <= 0 {
         end_turn(x, u);
     }
 }
 
 /// The commanded ally's action is done: it gets its own actions back and the commander goes on.
 pub(super) fn end_command(x: &mut Exec, c: &Commanded) {
-    x.set_pool(c.ally, "actions", c.ally_actions);
+    x.set_pool(c.ally, names::ACTIONS, c.ally_actions);
     x.emit(Alternating::event(Ev::CommandDone));
 }
 

@@ -7,7 +7,7 @@ use super::combat::{
     DamageKind, advantage, attack_expr, crit_threshold, damage_kind, deflection_against,
     evasion_against, target_ok, test_expr, weapon,
 };
-use super::{ACTIONS, Alternating, Ev, LUCK_BONUS, MULTIPLE_ATTACK_PENALTY, State};
+use super::{ACTIONS, Alternating, Ev, LUCK_BONUS, MULTIPLE_ATTACK_PENALTY, State, names};
 use crate::rules::battle::{
     Action, BattleState, Command, Condition, Reaction, Resume, SideId, Status, UnitId,
 };
@@ -37,7 +37,7 @@ pub fn clock(s: &BattleState, r: &State) -> Clock {
                 "Round {}{surprise} \u{b7} {}'s turn, {}/{ACTIONS} actions",
                 s.round,
                 unit.name,
-                unit.pool("actions")
+                unit.pool(names::ACTIONS)
             )
         }
         (None, Some(side)) => format!(
@@ -55,7 +55,10 @@ pub fn clock(s: &BattleState, r: &State) -> Clock {
                 Status::Dead => "dead".to_string(),
                 Status::Down => "unconscious".to_string(),
                 Status::Active if r.acting == Some(u) => {
-                    format!("acting \u{b7} {}/{ACTIONS} actions", unit.pool("actions"))
+                    format!(
+                        "acting \u{b7} {}/{ACTIONS} actions",
+                        unit.pool(names::ACTIONS)
+                    )
                 }
                 Status::Active if r.acted.contains(&u) => "acted".to_string(),
                 Status::Active if unit.has(&Condition::Surprised) => "surprised".to_string(),
@@ -95,7 +98,7 @@ pub fn describe(s: &BattleState, r: &State, cmd: &Command) -> CommandInfo {
             .iter()
             .any(|st| !ready_reactors(s, cmd.unit(), st.from, st.to).is_empty());
     }
-    let have = s.unit(cmd.unit()).map_or(0, |u| u.pool("actions"));
+    let have = s.unit(cmd.unit()).map_or(0, |u| u.pool(names::ACTIONS));
     let continuing = r
         .extended
         .get(cmd.unit())
@@ -194,19 +197,19 @@ pub(super) fn defence_words(s: &BattleState, unit: UnitId, reaction: &Reaction) 
     };
     match reaction {
         Reaction::Dodge => chance(
-            "dexterity",
-            "athletics",
+            names::DEXTERITY,
+            names::ATHLETICS,
             i64::from(t.has(&Condition::Guarding)),
             "avoid the hit",
         ),
-        Reaction::Resist => chance("will", "resolve", 0, "shrug it off"),
+        Reaction::Resist => chance(names::WILL, names::RESOLVE, 0, "shrug it off"),
         Reaction::Parry => format!(
             ": +{} deflection against this hit, the weapon wears",
-            t.stat("parry").max(1)
+            t.stat(names::PARRY).max(1)
         ),
         Reaction::Block => format!(
             ": damage -{}, the shield takes the rest first",
-            t.stat("block")
+            t.stat(names::BLOCK)
         ),
         _ => String::new(),
     }
