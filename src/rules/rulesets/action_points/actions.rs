@@ -1,10 +1,11 @@
 //! Ordinary actions: what they cost, whether they are legal, the legal list, and carrying
 //! them out (an action costing more AP than are left becomes an extended action).
 
-use super::{AttackKind, Ev, State, combat, ev, st, turns};
+use super::{ActionPoints, AttackKind, Ev, State, combat, turns};
 use crate::rules::battle::{
     Action, BattleState, Command, Condition, Decision, Event, Exec, Reaction, Rejected,
 };
+use crate::rules::rulesets::Member;
 use crate::rules::sight::Cover;
 
 pub(super) fn cost(s: &BattleState, cmd: &Command) -> i64 {
@@ -214,7 +215,7 @@ pub(super) fn execute(x: &mut Exec, cmd: &Command) {
     match cmd {
         Command::React { unit, reaction } => combat::react(x, *unit, reaction),
         Command::EndTurn { unit } => {
-            let turn = st(x.s()).map_or(0, |r| r.turn);
+            let turn = ActionPoints::state(x.s()).turn;
             x.emit(Event::TurnEnded { unit: *unit });
             turns::advance(x, turn + 1);
         }
@@ -225,7 +226,7 @@ pub(super) fn execute(x: &mut Exec, cmd: &Command) {
             if need > ap {
                 // An extended action: spend what is left now, the rest next turn.
                 x.set_pool(unit, "ap", 0);
-                x.emit(ev(Ev::ExtendedStarted {
+                x.emit(ActionPoints::event(Ev::ExtendedStarted {
                     unit,
                     command: cmd.clone(),
                     remaining: need - ap,

@@ -24,8 +24,7 @@ mod combat;
 mod turns;
 mod view;
 
-use crate::rules::battle::{BattleState, Command, Decision, Event, Exec, Rejected, UnitId};
-use crate::rules::rulesets::Member;
+use crate::rules::battle::{BattleState, Command, Decision, Exec, Rejected, UnitId};
 use crate::rules::rulesets::view::{Clock, CommandInfo, Odds};
 use serde::{Deserialize, Serialize};
 
@@ -152,14 +151,6 @@ impl crate::rules::rulesets::Ruleset for ActionPoints {
     fn spends_from_coming_turn(s: &BattleState, r: &State, unit: UnitId) -> bool {
         turns::spends_from_coming_turn(s, r, unit)
     }
-}
-
-pub(super) fn ev(e: Ev) -> Event {
-    ActionPoints::event(e)
-}
-
-pub(super) fn st(s: &BattleState) -> Option<&State> {
-    Some(ActionPoints::state(s))
 }
 
 pub fn apply(s: &mut State, e: &Ev) {

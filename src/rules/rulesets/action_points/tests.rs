@@ -1,8 +1,9 @@
 use super::*;
 use crate::rules::battle::tests::playouts_end_and_replay;
-use crate::rules::battle::{Action, Condition, Purpose, Reaction, Status, Trigger};
+use crate::rules::battle::{Action, Condition, Event, Purpose, Reaction, Status, Trigger};
 use crate::rules::grid::Cell;
 use crate::rules::level::{self, Level};
+use crate::rules::rulesets::Member;
 
 /// A 6×3 open field. `units` are RON unit entries; `options` the level's options.
 fn field(units: &str, options: &str) -> Level {

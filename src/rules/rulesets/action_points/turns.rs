@@ -1,10 +1,11 @@
 //! Initiative, rounds and turns: the opening rolls, whose turn it is, the start and end of
 //! turns and rounds, and extended actions paid at the start of a turn.
 
-use super::{Ev, State, actions, ev, st};
+use super::{ActionPoints, Ev, State, actions};
 use crate::rules::battle::common::ndx;
 use crate::rules::battle::{BattleState, Condition, Decision, Event, Exec, Purpose, UnitId};
 use crate::rules::level::{ApRefresh, Controller};
+use crate::rules::rulesets::Member;
 
 pub(super) fn is_pc(s: &BattleState, u: UnitId) -> bool {
     s.units[u.index()].side.index() < s.sides.len()
@@ -84,7 +85,7 @@ pub(super) fn start(x: &mut Exec) {
         }
         i = j;
     }
-    x.emit(ev(Ev::Initiative { order, scores }));
+    x.emit(ActionPoints::event(Ev::Initiative { order, scores }));
     begin_round(x);
 }
 
@@ -127,9 +128,7 @@ pub(super) fn advance(x: &mut Exec, from: usize) {
         if x.over() {
             return;
         }
-        let Some(order) = st(x.s()).map(|r| r.order.clone()) else {
-            return;
-        };
+        let order = ActionPoints::state(x.s()).order.clone();
         if i >= order.len() {
             end_round(x);
             return;
@@ -139,7 +138,7 @@ pub(super) fn advance(x: &mut Exec, from: usize) {
             i += 1;
             continue;
         }
-        x.emit(ev(Ev::Turn { index: i }));
+        x.emit(ActionPoints::event(Ev::Turn { index: i }));
         x.emit(Event::TurnStarted { unit: u });
         if x.s().level.options.ap_refresh == ApRefresh::Turn && x.s().round > 1 {
             let ap = max_ap(x, u);
@@ -167,13 +166,18 @@ pub(super) fn advance(x: &mut Exec, from: usize) {
 /// Pays the rest of an extended action at the start of the unit's turn; when paid, the action
 /// takes effect if it still can.
 pub(super) fn finish_extended(x: &mut Exec, u: UnitId) {
-    let Some(ext) = st(x.s()).and_then(|r| r.extended.get(u.index()).cloned().flatten()) else {
+    let Some(ext) = ActionPoints::state(x.s())
+        .extended
+        .get(u.index())
+        .cloned()
+        .flatten()
+    else {
         return;
     };
     let ap = x.s().units[u.index()].pool("ap");
     if ap < ext.remaining {
         x.set_pool(u, "ap", 0);
-        x.emit(ev(Ev::ExtendedStarted {
+        x.emit(ActionPoints::event(Ev::ExtendedStarted {
             unit: u,
             command: ext.command,
             remaining: ext.remaining - ap,
@@ -182,7 +186,7 @@ pub(super) fn finish_extended(x: &mut Exec, u: UnitId) {
     }
     x.add_pool(u, "ap", -ext.remaining);
     let still_valid = actions::target_ok(x.s(), &ext.command).is_ok();
-    x.emit(ev(Ev::ExtendedDone {
+    x.emit(ActionPoints::event(Ev::ExtendedDone {
         unit: u,
         completed: still_valid,
     }));
@@ -213,7 +217,7 @@ pub(super) fn after_action(x: &mut Exec) {
     if x.over() || !x.s().interrupts.is_empty() {
         return;
     }
-    let Some(r) = st(x.s()) else { return };
+    let r = ActionPoints::state(x.s());
     let turn = r.turn;
     let Some(u) = current(r) else { return };
     let unit = &x.s().units[u.index()];

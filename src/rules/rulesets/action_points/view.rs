@@ -1,6 +1,6 @@
 //! What the view asks: log lines, the turn clock, the action menu, and attack odds.
 
-use super::{ActionPoints, AttackKind, Ev, State, actions, combat, st, turns};
+use super::{ActionPoints, AttackKind, Ev, State, actions, combat, turns};
 use crate::rules::battle::common::ndx;
 use crate::rules::battle::{BattleState, Command, Reaction, UnitId};
 use crate::rules::rulesets::Member;
@@ -18,8 +18,9 @@ pub(super) fn log_line(s: &BattleState, e: &Ev) -> String {
                 .join(", ")
         ),
         Ev::Turn { index } => {
-            let who = st(s)
-                .and_then(|r| r.order.get(*index))
+            let who = ActionPoints::state(s)
+                .order
+                .get(*index)
                 .map_or_else(|| "?".to_string(), |u| s.unit_name(*u).into_owned());
             format!("{who} is next in the initiative order")
         }
