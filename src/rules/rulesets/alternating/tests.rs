@@ -7,27 +7,18 @@ use crate::rules::battle::{
     UnitId,
 };
 use crate::rules::grid::Cell;
-use crate::rules::level::{self, Level};
-use crate::rules::rulesets::Member;
+use crate::rules::rulesets::{Member, RulesetId};
+use crate::rules::testkit::{
+    Field, U0, U1, U2, U3, act, attack, decline, end, mv, pick, pool, react, reject, rolls, run,
+    shoot,
+};
 
-/// An 8×5 open field. `units` are RON unit entries; `options` the level's options.
-fn field(units: &str, options: &str) -> Level {
-    let src = format!(
-        r#"(
-    name: "Test field",
-    ruleset: "alternating",
-    topology: Square(diagonals: OneTwo),
-    size: (8, 5),
-    map: ["........", "........", "........", "........", "........"],
-    sides: [(name: "Wardens", controller: Human), (name: "Raiders", controller: Ai)],
-    units: [{units}],
-    options: ({options}),
-)"#
-    );
-    match level::load("field.ron", &src) {
-        Ok(l) => l,
-        Err(d) => panic!("{d:?}"),
-    }
+/// The tests' field: the kit's 8×5 open field on the `OneTwo` square grid, the Wardens
+/// (Human) against the Raiders (Ai).
+fn field() -> Field {
+    Field::new(RulesetId::Alternating)
+        .topology("Square(diagonals: OneTwo)")
+        .sides(r#"(name: "Wardens", controller: Human), (name: "Raiders", controller: Ai)"#)
 }
 
 const DUEL: &str = r#"
@@ -35,30 +26,9 @@ const DUEL: &str = r#"
     (name: "Skarn", side: "Raiders", cell: (3, 2), template: "ogre"),
 "#;
 
-const B: UnitId = UnitId(0);
-const S: UnitId = UnitId(1);
-
-fn run(b: &mut BattleState, cmd: Command) -> Vec<Event> {
-    match b.execute(&cmd) {
-        Ok(e) => e,
-        Err(r) => panic!("{cmd:?} rejected: {r}"),
-    }
-}
-
-fn pool(b: &BattleState, u: UnitId, p: &str) -> i64 {
-    b.units[u.index()].pool(p)
-}
-
-fn rolls(events: &[Event], purpose: Purpose) -> Vec<i64> {
-    events
-        .iter()
-        .filter_map(|e| match e {
-            Event::Rolled {
-                purpose: p, total, ..
-            } if *p == purpose => Some(*total),
-            _ => None,
-        })
-        .collect()
+/// The totals of the rolls made for `purpose`.
+fn totals(events: &[Event], purpose: Purpose) -> Vec<i64> {
+    rolls(events, purpose).into_iter().map(|(t, _)| t).collect()
 }
 
 #[test]
@@ -69,18 +39,21 @@ fn teams_alternate_picks_and_the_instigator_picks_first() {
         (name: "Petra", side: "Wardens", cell: (0, 4), template: "crossbowman"),
         (name: "Captain", side: "Raiders", cell: (7, 0), template: "duelist"),
     "#;
-    let (mut b, _) = BattleState::start(&field(units, r#"instigator: "Raiders""#), 1);
+    let (mut b, _) = field()
+        .units(units)
+        .options(r#"instigator: "Raiders""#)
+        .start(1);
     assert_eq!(
         b.pending(),
         Decision::Pick {
             side: SideId(1),
-            options: vec![UnitId(3)]
+            options: vec![U3]
         }
     );
-    run(&mut b, Command::Pick { unit: UnitId(3) });
-    assert_eq!(b.pending(), Decision::Act { unit: UnitId(3) });
-    assert_eq!(pool(&b, UnitId(3), "actions"), 3);
-    run(&mut b, Command::EndTurn { unit: UnitId(3) });
+    run(&mut b, pick(U3));
+    assert_eq!(b.pending(), Decision::Act { unit: U3 });
+    assert_eq!(pool(&b, U3, "actions"), 3);
+    run(&mut b, end(U3));
     // The Wardens pick; then, the Raiders having no one left, the Wardens keep picking.
     for u in [0u16, 1, 2] {
         let Decision::Pick { side, options } = b.pending() else {
@@ -97,8 +70,8 @@ fn teams_alternate_picks_and_the_instigator_picks_first() {
                 .is_err()
             );
         }
-        run(&mut b, Command::Pick { unit: UnitId(u) });
-        run(&mut b, Command::EndTurn { unit: UnitId(u) });
+        run(&mut b, pick(UnitId(u)));
+        run(&mut b, end(UnitId(u)));
     }
     assert_eq!(b.round, 2);
     assert!(matches!(
@@ -112,50 +85,35 @@ fn teams_alternate_picks_and_the_instigator_picks_first() {
 
 #[test]
 fn a_turn_is_three_actions_and_moving_is_once_then_sprint_for_stamina() {
-    let (mut b, _) = BattleState::start(&field(DUEL, ""), 1);
-    run(&mut b, Command::Pick { unit: B });
-    run(
-        &mut b,
-        Command::Move {
-            unit: B,
-            to: Cell::new(2, 0),
-        },
-    );
-    let again = Command::Move {
-        unit: B,
-        to: Cell::new(1, 0),
-    };
+    let (mut b, _) = field().units(DUEL).start(1);
+    run(&mut b, pick(U0));
+    run(&mut b, mv(U0, 2, 0));
+    let again = mv(U0, 1, 0);
     assert!(
         b.check(&again)
             .unwrap_err()
             .reason
             .contains("already moved")
     );
-    let step = Command::Act {
-        unit: B,
-        action: Action::Step {
+    let step = act(
+        U0,
+        Action::Step {
             to: Cell::new(1, 0),
         },
-    };
+    );
     assert!(b.check(&step).is_err(), "a Step is instead of a move");
     run(
         &mut b,
-        Command::Act {
-            unit: B,
-            action: Action::Sprint {
+        act(
+            U0,
+            Action::Sprint {
                 to: Cell::new(0, 0),
             },
-        },
+        ),
     );
-    assert_eq!(pool(&b, B, "stamina"), 3);
-    assert_eq!(pool(&b, B, "actions"), 1);
-    run(
-        &mut b,
-        Command::Act {
-            unit: B,
-            action: Action::SeekCover,
-        },
-    );
+    assert_eq!(pool(&b, U0, "stamina"), 3);
+    assert_eq!(pool(&b, U0, "actions"), 1);
+    run(&mut b, act(U0, Action::SeekCover));
     // Out of actions: the turn passes to the Raiders.
     assert!(matches!(
         b.pending(),
@@ -168,58 +126,46 @@ fn a_turn_is_three_actions_and_moving_is_once_then_sprint_for_stamina() {
 
 #[test]
 fn a_free_step_then_no_move() {
-    let (mut b, _) = BattleState::start(&field(DUEL, ""), 1);
-    run(&mut b, Command::Pick { unit: B });
+    let (mut b, _) = field().units(DUEL).start(1);
+    run(&mut b, pick(U0));
     run(
         &mut b,
-        Command::Act {
-            unit: B,
-            action: Action::Step {
+        act(
+            U0,
+            Action::Step {
                 to: Cell::new(1, 1),
             },
-        },
+        ),
     );
-    assert_eq!(pool(&b, B, "actions"), 3, "Step is free");
+    assert_eq!(pool(&b, U0, "actions"), 3, "Step is free");
     assert!(
         b.check(&Command::Move {
-            unit: B,
+            unit: U0,
             to: Cell::new(0, 0)
         })
         .is_err()
     );
     // Two squares away is not a step.
-    let far = Command::Act {
-        unit: B,
-        action: Action::Step {
+    let far = act(
+        U0,
+        Action::Step {
             to: Cell::new(3, 1),
         },
-    };
+    );
     assert!(b.check(&far).is_err());
 }
 
 #[test]
 fn guard_and_wait_end_the_turn_with_their_bonus_until_the_next_turn() {
-    let (mut b, _) = BattleState::start(&field(DUEL, ""), 1);
-    run(&mut b, Command::Pick { unit: B });
-    run(
-        &mut b,
-        Command::Act {
-            unit: B,
-            action: Action::Guard,
-        },
-    );
+    let (mut b, _) = field().units(DUEL).start(1);
+    run(&mut b, pick(U0));
+    run(&mut b, act(U0, Action::Guard));
     assert!(b.units[0].has(&Condition::Guarding));
-    run(&mut b, Command::Pick { unit: S });
-    run(
-        &mut b,
-        Command::Act {
-            unit: S,
-            action: Action::Wait,
-        },
-    );
-    assert_eq!(pool(&b, S, "reactions"), 2);
+    run(&mut b, pick(U1));
+    run(&mut b, act(U1, Action::Wait));
+    assert_eq!(pool(&b, U1, "reactions"), 2);
     assert_eq!(b.round, 2);
-    run(&mut b, Command::Pick { unit: B });
+    run(&mut b, pick(U0));
     assert!(!b.units[0].has(&Condition::Guarding), "until next turn");
 }
 
@@ -262,7 +208,7 @@ fn random_play_on_small_fields_reaches_an_end() {
         (mental, ""),
         (mental, r#"instigator: "Raiders""#),
     ] {
-        let level = field(units, opts);
+        let level = field().units(units).options(opts).level();
         for seed in 1..=6 {
             let (b, commands, _) = random_play(&level, seed, 20_000);
             assert!(
@@ -295,69 +241,65 @@ fn rejections_say_why_and_change_nothing() {
         (name: "Petra", side: "Wardens", cell: (0, 2), template: "crossbowman"),
         (name: "Skarn", side: "Raiders", cell: (7, 4), template: "ogre"),
     "#;
-    let (mut b, _) = BattleState::start(&field(units, ""), 1);
-    let before = ron::to_string(&b).expect("ron");
+    let (mut b, _) = field().units(units).start(1);
     let cases = [
-        (Command::EndTurn { unit: B }, "must first pick"),
-        (Command::Pick { unit: UnitId(2) }, "not one of the Wardens"),
+        (Command::EndTurn { unit: U0 }, "must first pick"),
+        (Command::Pick { unit: U2 }, "not one of the Wardens"),
     ];
     for (cmd, why) in cases {
-        let r = b.execute(&cmd).expect_err("rejected");
-        assert!(r.reason.contains(why), "{cmd:?}: {}", r.reason);
-        assert_eq!(ron::to_string(&b).expect("ron"), before);
+        reject(&mut b, cmd, why);
     }
-    run(&mut b, Command::Pick { unit: B });
-    let before = ron::to_string(&b).expect("ron");
+    run(&mut b, pick(U0));
     let cases = [
-        (Command::EndTurn { unit: UnitId(1) }, "Boudica's turn"),
+        (Command::EndTurn { unit: U1 }, "Boudica's turn"),
         (
             Command::Attack {
-                unit: B,
-                target: UnitId(2),
+                unit: U0,
+                target: U2,
                 ranged: false,
             },
             "reach",
         ),
         (
             Command::Attack {
-                unit: B,
-                target: UnitId(2),
+                unit: U0,
+                target: U2,
                 ranged: true,
             },
             "no ranged weapon",
         ),
         (
             Command::Attack {
-                unit: B,
-                target: UnitId(1),
+                unit: U0,
+                target: U1,
                 ranged: false,
             },
             "not an enemy",
         ),
         (
             Command::Move {
-                unit: B,
+                unit: U0,
                 to: Cell::new(7, 0),
             },
             "cannot reach",
         ),
         (
             Command::Act {
-                unit: B,
+                unit: U0,
                 action: Action::StandUp,
             },
             "not prone",
         ),
         (
             Command::Act {
-                unit: B,
+                unit: U0,
                 action: Action::Reload,
             },
             "nothing to reload",
         ),
         (
             Command::Act {
-                unit: B,
+                unit: U0,
                 action: Action::Sprint {
                     to: Cell::new(1, 0),
                 },
@@ -366,26 +308,22 @@ fn rejections_say_why_and_change_nothing() {
         ),
         (
             Command::Act {
-                unit: B,
+                unit: U0,
                 action: Action::Dodge,
             },
             "not an action",
         ),
-        (Command::Pick { unit: UnitId(1) }, "no pick now"),
+        (Command::Pick { unit: U1 }, "no pick now"),
         (
             Command::React {
-                unit: B,
+                unit: U0,
                 reaction: Reaction::Dodge,
             },
             "nothing to react",
         ),
     ];
     for (cmd, why) in cases {
-        match b.execute(&cmd) {
-            Ok(_) => panic!("{cmd:?} accepted"),
-            Err(r) => assert!(r.reason.contains(why), "{cmd:?}: {}", r.reason),
-        }
-        assert_eq!(ron::to_string(&b).expect("ron"), before);
+        reject(&mut b, cmd, why);
     }
 }
 
@@ -426,34 +364,31 @@ fn odds_agree_with_what_attacks_do() {
             false,
         ),
     ] {
-        let level = field(units, r#"instigator: "Raiders""#);
+        let level = field()
+            .units(units)
+            .options(r#"instigator: "Raiders""#)
+            .level();
         let (mut b, _) = BattleState::start(&level, 1);
-        run(&mut b, Command::Pick { unit: S });
-        let o = crate::rules::rulesets::odds(&b, S, B, ranged).expect("in reach");
+        run(&mut b, pick(U1));
+        let o = crate::rules::rulesets::odds(&b, U1, U0, ranged).expect("in reach");
         assert!(o.hit > 0.05 && o.hit < 0.99, "{o:?}");
         let (mut hits, mut damage) = (0usize, 0i64);
         let n = 4000u64;
         for seed in 0..n {
             let (mut b, _) = BattleState::start(&level, seed);
-            run(&mut b, Command::Pick { unit: S });
-            let vitality = |b: &BattleState| pool(b, B, "endurance") + pool(b, B, "health");
+            run(&mut b, pick(U1));
+            let vitality = |b: &BattleState| pool(b, U0, "endurance") + pool(b, U0, "health");
             let before = vitality(&b);
             run(
                 &mut b,
                 Command::Attack {
-                    unit: S,
-                    target: B,
+                    unit: U1,
+                    target: U0,
                     ranged,
                 },
             );
             while let Decision::React { unit, .. } = b.pending() {
-                run(
-                    &mut b,
-                    Command::React {
-                        unit,
-                        reaction: Reaction::Decline,
-                    },
-                );
+                run(&mut b, decline(unit));
             }
             let dealt = before - vitality(&b);
             hits += usize::from(dealt > 0);
@@ -476,27 +411,23 @@ fn advantage_keeps_the_best_of_two_rolls() {
     let units = r#"(name: "Boudica", side: "Wardens", cell: (2, 2), template: "spear_warden"),
                (name: "Skarn", side: "Raiders", cell: (3, 2), template: "ogre"),
                (name: "Nix", side: "Raiders", cell: (1, 2), template: "goblin"),"#;
-    let level = field(units, r#"instigator: "Raiders""#);
+    let level = field()
+        .units(units)
+        .options(r#"instigator: "Raiders""#)
+        .level();
     // First roll 1+1 = 2, second 3+2 = 5; luck 10. 5 vs evasion 6 + size 1 = 7: miss.
     let (mut b, _) = BattleState::start_with_tape(&level, 1, [1, 1, 3, 2, 10]);
-    run(&mut b, Command::Pick { unit: S });
-    let e = run(
-        &mut b,
-        Command::Attack {
-            unit: S,
-            target: B,
-            ranged: false,
-        },
-    );
-    assert_eq!(rolls(&e, Purpose::Attack), vec![2, 5]);
+    run(&mut b, pick(U1));
+    let e = run(&mut b, attack(U1, U0));
+    assert_eq!(totals(&e, Purpose::Attack), vec![2, 5]);
     assert!(e.contains(&Event::Attacked {
-        attacker: S,
-        target: B,
+        attacker: U1,
+        target: U0,
         ranged: false,
         hit: false,
         crit: false
     }));
-    let o = crate::rules::rulesets::odds(&b, S, B, false).expect("odds");
+    let o = crate::rules::rulesets::odds(&b, U1, U0, false).expect("odds");
     assert!(
         o.formula.contains("advantage x1 (flanking)"),
         "{}",
@@ -506,14 +437,14 @@ fn advantage_keeps_the_best_of_two_rolls() {
 
 #[test]
 fn the_clock_and_the_menu_speak_in_picks_and_actions() {
-    let (mut b, _) = BattleState::start(&field(DUEL, ""), 1);
+    let (mut b, _) = field().units(DUEL).start(1);
     let clock = crate::rules::rulesets::clock(&b);
     assert!(
         clock.headline.contains("Wardens pick next"),
         "{}",
         clock.headline
     );
-    run(&mut b, Command::Pick { unit: B });
+    run(&mut b, pick(U0));
     let clock = crate::rules::rulesets::clock(&b);
     assert!(
         clock.headline.contains("Boudica's turn, 3/3 actions"),
@@ -523,8 +454,8 @@ fn the_clock_and_the_menu_speak_in_picks_and_actions() {
     assert!(clock.order[0].current);
     let d = |c: Command| crate::rules::rulesets::describe(&b, &c);
     let attack = d(Command::Attack {
-        unit: B,
-        target: S,
+        unit: U0,
+        target: U1,
         ranged: false,
     });
     assert_eq!(
@@ -532,7 +463,7 @@ fn the_clock_and_the_menu_speak_in_picks_and_actions() {
         ("Attack Skarn", "1 action")
     );
     let mv = d(Command::Move {
-        unit: B,
+        unit: U0,
         to: Cell::new(0, 0),
     });
     assert_eq!(
@@ -541,7 +472,7 @@ fn the_clock_and_the_menu_speak_in_picks_and_actions() {
     );
     assert_eq!(
         d(Command::Act {
-            unit: B,
+            unit: U0,
             action: Action::Guard
         })
         .cost,
@@ -549,7 +480,7 @@ fn the_clock_and_the_menu_speak_in_picks_and_actions() {
     );
     assert_eq!(
         d(Command::Act {
-            unit: B,
+            unit: U0,
             action: Action::GoProne
         })
         .cost,
@@ -563,50 +494,28 @@ fn an_extended_action_may_be_abandoned_at_no_cost() {
         (name: "Petra", side: "Wardens", cell: (0, 1), template: "crossbowman"),
         (name: "Nix", side: "Raiders", cell: (7, 1), template: "goblin"),
     "#;
-    let (mut b, _) = BattleState::start_with_tape(&field(units, ""), 1, [1, 1, 10]);
-    let p = UnitId(0);
-    run(&mut b, Command::Pick { unit: p });
-    run(
-        &mut b,
-        Command::Attack {
-            unit: p,
-            target: UnitId(1),
-            ranged: true,
-        },
-    );
-    run(
-        &mut b,
-        Command::Move {
-            unit: p,
-            to: Cell::new(0, 0),
-        },
-    );
-    let reload = Command::Act {
-        unit: p,
-        action: Action::Reload,
-    };
+    let (mut b, _) = BattleState::start_with_tape(&field().units(units).level(), 1, [1, 1, 10]);
+    let p = U0;
+    run(&mut b, pick(p));
+    run(&mut b, shoot(p, U1));
+    run(&mut b, mv(p, 0, 0));
+    let reload = act(p, Action::Reload);
     let e = run(&mut b, reload.clone());
     assert!(e.contains(&Alternating::event(Ev::ExtendedStarted {
         unit: p,
         command: reload.clone(),
         remaining: 1
     })));
-    run(&mut b, Command::Pick { unit: UnitId(1) });
-    run(&mut b, Command::EndTurn { unit: UnitId(1) });
-    run(&mut b, Command::Pick { unit: p });
+    run(&mut b, pick(U1));
+    run(&mut b, end(U1));
+    run(&mut b, pick(p));
     // The describe panel shows only what is still due.
     assert_eq!(
         crate::rules::rulesets::describe(&b, &reload).cost,
         "1 action"
     );
     // Seeking cover instead abandons the reload: nothing is refunded, nothing more is paid.
-    let e = run(
-        &mut b,
-        Command::Act {
-            unit: p,
-            action: Action::SeekCover,
-        },
-    );
+    let e = run(&mut b, act(p, Action::SeekCover));
     assert!(e.contains(&Alternating::event(Ev::ExtendedDone {
         unit: p,
         completed: false
@@ -621,7 +530,7 @@ fn an_extended_action_may_be_abandoned_at_no_cost() {
             1,
             Decision::Pick {
                 side: SideId(1),
-                options: vec![UnitId(1)]
+                options: vec![U1]
             }
         )
     );
@@ -634,24 +543,18 @@ fn prone_gives_melee_advantage_and_ranged_disadvantage_and_must_stand_up_to_move
         (name: "Skarn", side: "Raiders", cell: (3, 2), template: "ogre"),
         (name: "Petra", side: "Raiders", cell: (7, 2), template: "crossbowman"),
     "#;
-    let (mut b, _) = BattleState::start(&field(units, ""), 1);
-    run(&mut b, Command::Pick { unit: B });
-    let before_melee = odds(&b, Alternating::state(&b), S, B, false)
+    let (mut b, _) = field().units(units).start(1);
+    run(&mut b, pick(U0));
+    let before_melee = odds(&b, Alternating::state(&b), U1, U0, false)
         .expect("melee")
         .hit;
-    let before_ranged = odds(&b, Alternating::state(&b), UnitId(2), B, true)
+    let before_ranged = odds(&b, Alternating::state(&b), U2, U0, true)
         .expect("ranged")
         .hit;
-    run(
-        &mut b,
-        Command::Act {
-            unit: B,
-            action: Action::GoProne,
-        },
-    );
-    assert_eq!(pool(&b, B, "actions"), 3, "Drop Prone is free");
-    let melee = odds(&b, Alternating::state(&b), S, B, false).expect("melee");
-    let ranged = odds(&b, Alternating::state(&b), UnitId(2), B, true).expect("ranged");
+    run(&mut b, act(U0, Action::GoProne));
+    assert_eq!(pool(&b, U0, "actions"), 3, "Drop Prone is free");
+    let melee = odds(&b, Alternating::state(&b), U1, U0, false).expect("melee");
+    let ranged = odds(&b, Alternating::state(&b), U2, U0, true).expect("ranged");
     assert!(
         melee.hit > before_melee && melee.formula.contains("advantage"),
         "{melee:?}"
@@ -662,22 +565,16 @@ fn prone_gives_melee_advantage_and_ranged_disadvantage_and_must_stand_up_to_move
     );
     assert!(
         b.check(&Command::Move {
-            unit: B,
+            unit: U0,
             to: Cell::new(1, 1)
         })
         .unwrap_err()
         .reason
         .contains("Stand Up")
     );
-    run(
-        &mut b,
-        Command::Act {
-            unit: B,
-            action: Action::StandUp,
-        },
-    );
+    run(&mut b, act(U0, Action::StandUp));
     assert!(!b.units[0].is_prone());
-    assert_eq!(pool(&b, B, "actions"), 2);
+    assert_eq!(pool(&b, U0, "actions"), 2);
 }
 
 #[test]
@@ -690,44 +587,28 @@ fn a_killing_strike_takes_three_actions_and_kills_on_combat_die_with_advantage_v
     // Attack 6 + 6 + 1 hits, luck 10; Nix declines to react; 1 + 1 + ... damage: health 0 with
     // excess: death test 15 (cheats death). Round 2: the killing strike rolls d6 twice: 1, 3
     // vs constitution 2: dead.
-    let (mut b, _) = BattleState::start_with_tape(&field(units, ""), 1, [6, 6, 10, 15, 1, 3]);
-    run(&mut b, Command::Pick { unit: B });
-    run(
-        &mut b,
-        Command::Attack {
-            unit: B,
-            target: S,
-            ranged: false,
-        },
-    );
-    run(
-        &mut b,
-        Command::React {
-            unit: S,
-            reaction: Reaction::Decline,
-        },
-    );
+    let (mut b, _) =
+        BattleState::start_with_tape(&field().units(units).level(), 1, [6, 6, 10, 15, 1, 3]);
+    run(&mut b, pick(U0));
+    run(&mut b, attack(U0, U1));
+    run(&mut b, decline(U1));
     assert_eq!(b.units[1].status, Status::Down);
-    assert_eq!(pool(&b, S, "death"), 15, "cheated death: +5");
-    let strike = Command::Attack {
-        unit: B,
-        target: S,
-        ranged: false,
-    };
+    assert_eq!(pool(&b, U1, "death"), 15, "cheated death: +5");
+    let strike = attack(U0, U1);
     assert!(b.check(&strike).is_ok());
     assert!(
         crate::rules::rulesets::describe(&b, &strike)
             .cost
             .contains("extended")
     );
-    run(&mut b, Command::EndTurn { unit: B });
-    run(&mut b, Command::Pick { unit: UnitId(2) });
-    run(&mut b, Command::EndTurn { unit: UnitId(2) });
-    run(&mut b, Command::Pick { unit: B });
+    run(&mut b, end(U0));
+    run(&mut b, pick(U2));
+    run(&mut b, end(U2));
+    run(&mut b, pick(U0));
     let e = run(&mut b, strike);
-    assert_eq!(rolls(&e, Purpose::Attack), vec![1, 3]);
+    assert_eq!(totals(&e, Purpose::Attack), vec![1, 3]);
     assert_eq!(b.units[1].status, Status::Dead);
-    assert_eq!(pool(&b, B, "actions"), 0);
+    assert_eq!(pool(&b, U0, "actions"), 0);
 }
 
 #[test]
@@ -737,54 +618,29 @@ fn nonlethal_damage_to_zero_health_does_not_risk_death() {
         (name: "Nix", side: "Raiders", cell: (3, 2), template: "goblin", overrides: {"endurance": 1, "health": 1}),
         (name: "Grub", side: "Raiders", cell: (7, 4), template: "goblin"),
     "#;
-    let (mut b, _) = BattleState::start_with_tape(&field(units, ""), 1, [6, 6, 10]);
-    run(&mut b, Command::Pick { unit: B });
-    run(
-        &mut b,
-        Command::Attack {
-            unit: B,
-            target: S,
-            ranged: false,
-        },
-    );
-    let e = run(
-        &mut b,
-        Command::React {
-            unit: S,
-            reaction: Reaction::Decline,
-        },
-    );
+    let (mut b, _) = BattleState::start_with_tape(&field().units(units).level(), 1, [6, 6, 10]);
+    run(&mut b, pick(U0));
+    run(&mut b, attack(U0, U1));
+    let e = run(&mut b, decline(U1));
     assert_eq!(b.units[1].status, Status::Down);
     assert!(rolls(&e, Purpose::Death).is_empty());
 }
 
 #[test]
 fn seeking_cover_gives_ranged_attackers_disadvantage_only_behind_cover() {
-    let src = r#"(
-    name: "Wall",
-    ruleset: "alternating",
-    topology: Square(diagonals: OneTwo),
-    size: (8, 4),
-    map: ["........", "........", "...###..", "........"],
-    sides: [(name: "Wardens", controller: Human), (name: "Raiders", controller: Ai)],
-    units: [
-        (name: "Boudica", side: "Wardens", cell: (4, 3), template: "spear_warden"),
-        (name: "Petra", side: "Raiders", cell: (0, 0), template: "crossbowman"),
-        (name: "Lark", side: "Raiders", cell: (7, 3), template: "crossbowman"),
-    ],
-)"#;
-    let level = level::load("wall.ron", src).expect("valid");
+    let level = field()
+        .map(&["........", "........", "...###..", "........"])
+        .units(
+            r#"(name: "Boudica", side: "Wardens", cell: (4, 3), template: "spear_warden"),
+               (name: "Petra", side: "Raiders", cell: (0, 0), template: "crossbowman"),
+               (name: "Lark", side: "Raiders", cell: (7, 3), template: "crossbowman"),"#,
+        )
+        .level();
     let (mut b, _) = BattleState::start(&level, 1);
-    run(&mut b, Command::Pick { unit: B });
-    run(
-        &mut b,
-        Command::Act {
-            unit: B,
-            action: Action::SeekCover,
-        },
-    );
-    let behind = odds(&b, Alternating::state(&b), UnitId(1), B, true).expect("Petra sees her");
-    let open = odds(&b, Alternating::state(&b), UnitId(2), B, true).expect("Lark sees her");
+    run(&mut b, pick(U0));
+    run(&mut b, act(U0, Action::SeekCover));
+    let behind = odds(&b, Alternating::state(&b), U1, U0, true).expect("Petra sees her");
+    let open = odds(&b, Alternating::state(&b), U2, U0, true).expect("Lark sees her");
     assert!(behind.formula.contains("seeking cover"), "{behind:?}");
     assert!(!open.formula.contains("seeking cover"), "{open:?}");
 }
@@ -797,23 +653,19 @@ fn a_surprised_and_flanked_target_gives_double_advantage() {
         (name: "Nix", side: "Raiders", cell: (3, 2), template: "goblin"),
         (name: "Grub", side: "Raiders", cell: (7, 4), template: "goblin"),
     "#;
-    let (mut b, _) = BattleState::start(&field(units, r#"surprised: ["Raiders"]"#), 1);
-    run(&mut b, Command::Pick { unit: B });
-    let o = odds(&b, Alternating::state(&b), B, UnitId(2), false).expect("odds");
+    let (mut b, _) = field()
+        .units(units)
+        .options(r#"surprised: ["Raiders"]"#)
+        .start(1);
+    run(&mut b, pick(U0));
+    let o = odds(&b, Alternating::state(&b), U0, U2, false).expect("odds");
     assert!(
         o.formula.contains("advantage x2 (flanking, sneak attack)"),
         "{}",
         o.formula
     );
     // Three rolls, the best kept.
-    let e = run(
-        &mut b,
-        Command::Attack {
-            unit: B,
-            target: UnitId(2),
-            ranged: false,
-        },
-    );
+    let e = run(&mut b, attack(U0, U2));
     assert_eq!(rolls(&e, Purpose::Attack).len(), 3);
 }
 
@@ -824,23 +676,19 @@ fn a_block_beyond_the_shields_durability_reaches_the_unit_and_parry_adds_1_witho
          overrides: {"block_durability": 3, "parry": 0}),
         (name: "Skarn", side: "Raiders", cell: (3, 2), template: "ogre", overrides: {"size": 4}),
     "#;
-    let level = field(units, r#"instigator: "Raiders""#);
+    let level = field()
+        .units(units)
+        .options(r#"instigator: "Raiders""#)
+        .level();
     // 5 + 3 = 8 hits, luck 5: 8 + 6 - block 4 = 10: 3 to the shield, 7 to Boudica.
     let (mut b, _) = BattleState::start_with_tape(&level, 1, [5, 3, 5]);
-    run(&mut b, Command::Pick { unit: S });
-    run(
-        &mut b,
-        Command::Attack {
-            unit: S,
-            target: B,
-            ranged: false,
-        },
-    );
+    run(&mut b, pick(U1));
+    run(&mut b, attack(U1, U0));
     // The prompt's entries say what each defence does against this attack (total 8).
     let entry = |b: &BattleState, reaction: Reaction| {
-        crate::rules::rulesets::describe(b, &Command::React { unit: B, reaction }).cost
+        crate::rules::rulesets::describe(b, &Command::React { unit: U0, reaction }).cost
     };
-    let boudica = &b.units[B.index()];
+    let boudica = &b.units[U0.index()];
     let (dex, ath) = (boudica.stat("dexterity"), boudica.stat("athletics"));
     assert_eq!(
         entry(&b, Reaction::Dodge),
@@ -860,39 +708,20 @@ fn a_block_beyond_the_shields_durability_reaches_the_unit_and_parry_adds_1_witho
         entry(&b, Reaction::Parry),
         "reaction, 1 stamina: +1 deflection against this hit, the weapon wears"
     );
-    let e = run(
-        &mut b,
-        Command::React {
-            unit: B,
-            reaction: Reaction::Block,
-        },
-    );
-    assert_eq!(pool(&b, B, "shield"), 0);
-    assert_eq!(pool(&b, B, "endurance"), 5);
+    let e = run(&mut b, react(U0, Reaction::Block));
+    assert_eq!(pool(&b, U0, "shield"), 0);
+    assert_eq!(pool(&b, U0, "endurance"), 5);
     assert_eq!(
         damage_lines(&b, &e),
         ["Skarn deals 14 (test + weapon) to Boudica, 4 blocked by the shield: 10 damage"]
     );
     // Parry with a weapon of no parry value adds 1: 8 + 6 - (4 + 1) = 9.
     let (mut b, _) = BattleState::start_with_tape(&level, 1, [5, 3, 5]);
-    run(&mut b, Command::Pick { unit: S });
-    run(
-        &mut b,
-        Command::Attack {
-            unit: S,
-            target: B,
-            ranged: false,
-        },
-    );
-    let e = run(
-        &mut b,
-        Command::React {
-            unit: B,
-            reaction: Reaction::Parry,
-        },
-    );
-    assert_eq!(pool(&b, B, "endurance"), 3);
-    assert_eq!(pool(&b, B, "weapon"), 9);
+    run(&mut b, pick(U1));
+    run(&mut b, attack(U1, U0));
+    let e = run(&mut b, react(U0, Reaction::Parry));
+    assert_eq!(pool(&b, U0, "endurance"), 3);
+    assert_eq!(pool(&b, U0, "weapon"), 9);
     // The log says where the hit went: the parry's share of the deflection is named.
     assert_eq!(
         damage_lines(&b, &e),
@@ -930,50 +759,30 @@ fn a_failed_killing_strike_is_a_sneak_attack_and_damage_at_zero_health_risks_dea
         (name: "Nix", side: "Raiders", cell: (3, 2), template: "goblin", overrides: {"endurance": 1, "health": 1}),
         (name: "Grub", side: "Raiders", cell: (7, 4), template: "goblin"),
     "#;
-    let level = field(units, "");
+    let level = field().units(units).level();
     // Nix downed (death test 15: cheats). Round 2: killing strike d6 1, 1 vs constitution 2
     // fails; the sneak attack (advantage: two rolls) 2 + 2 + 1 and 6 + 6 + 1, luck 10, hits;
     // at zero health the damage risks death again: 16 vs 15 cheats; a second strike later...
     let (mut b, _) =
         BattleState::start_with_tape(&level, 1, [6, 6, 10, 15, 1, 1, 2, 2, 6, 6, 10, 16]);
-    run(&mut b, Command::Pick { unit: B });
-    run(
-        &mut b,
-        Command::Attack {
-            unit: B,
-            target: S,
-            ranged: false,
-        },
-    );
-    run(
-        &mut b,
-        Command::React {
-            unit: S,
-            reaction: Reaction::Decline,
-        },
-    );
-    run(&mut b, Command::EndTurn { unit: B });
-    run(&mut b, Command::Pick { unit: UnitId(2) });
-    run(&mut b, Command::EndTurn { unit: UnitId(2) });
-    run(&mut b, Command::Pick { unit: B });
-    let e = run(
-        &mut b,
-        Command::Attack {
-            unit: B,
-            target: S,
-            ranged: false,
-        },
-    );
-    assert_eq!(rolls(&e, Purpose::Attack), vec![1, 1, 5, 13]);
+    run(&mut b, pick(U0));
+    run(&mut b, attack(U0, U1));
+    run(&mut b, decline(U1));
+    run(&mut b, end(U0));
+    run(&mut b, pick(U2));
+    run(&mut b, end(U2));
+    run(&mut b, pick(U0));
+    let e = run(&mut b, attack(U0, U1));
+    assert_eq!(totals(&e, Purpose::Attack), vec![1, 1, 5, 13]);
     assert!(e.contains(&Event::Attacked {
-        attacker: B,
-        target: S,
+        attacker: U0,
+        target: U1,
         ranged: false,
         hit: true,
         crit: false
     }));
-    assert_eq!(rolls(&e, Purpose::Death), vec![16]);
-    assert_eq!(pool(&b, S, "death"), 20);
+    assert_eq!(totals(&e, Purpose::Death), vec![16]);
+    assert_eq!(pool(&b, U1, "death"), 20);
     assert_eq!(b.units[1].status, Status::Down);
 }
 
@@ -995,16 +804,16 @@ fn damage_types_follow_the_seeds_table_and_only_typeless_damage_ignores_deflecti
         (-3, DamageKind::Typeless), // nonsense is not specified either
         (11, DamageKind::Typeless),
     ];
-    let level = field(DUEL, "");
+    let level = field().units(DUEL).level();
     let (b, _) = BattleState::start(&level, 1);
     for (code, kind) in table {
-        let mut skarn = b.units[S.index()].clone();
+        let mut skarn = b.units[U1.index()].clone();
         std::sync::Arc::make_mut(&mut skarn.stats).insert("damage_type".into(), code);
         assert_eq!(damage_kind(&skarn, false), kind, "damage_type {code}");
         // Boudica's deflection 4 (-1 for the ogre's larger size) counts unless typeless.
         let expected = if kind == DamageKind::Typeless { 0 } else { 3 };
         assert_eq!(
-            deflection_against(&skarn, &b.units[B.index()], false, 0),
+            deflection_against(&skarn, &b.units[U0.index()], false, 0),
             expected,
             "damage_type {code}"
         );
@@ -1023,35 +832,21 @@ fn resist_needs_focus_and_a_failed_resist_is_still_hit_by_the_mental_effect() {
         (name: "Skarn", side: "Raiders", cell: (3, 2), template: "ogre",
          overrides: {"damage_type": 10}),
     "#;
-    let level = field(units, r#"instigator: "Raiders""#);
+    let level = field()
+        .units(units)
+        .options(r#"instigator: "Raiders""#)
+        .level();
     // Skarn: strength d10 (9) + combat d6 (6) = 15 vs evasion 6 - 1 (size), luck 10: a hit.
     // Boudica resists: 1 + 1 = 2, luck 10: fails.
     let (mut b, _) = BattleState::start_with_tape(&level, 1, [9, 6, 10, 1, 1, 10]);
-    run(&mut b, Command::Pick { unit: S });
-    run(
-        &mut b,
-        Command::Attack {
-            unit: S,
-            target: B,
-            ranged: false,
-        },
-    );
-    let resist = Command::React {
-        unit: B,
-        reaction: Reaction::Resist,
-    };
+    run(&mut b, pick(U1));
+    run(&mut b, attack(U1, U0));
+    let resist = react(U0, Reaction::Resist);
     assert!(b.legal_commands().contains(&resist));
     // With no focus left Resist is refused, and the battle is unchanged.
     let mut drained = b.clone();
-    drained.units[B.index()].pools.insert("focus".into(), 0);
-    let before = ron::to_string(&drained).expect("ron");
-    let err = drained.execute(&resist).expect_err("no focus");
-    assert!(
-        err.reason.contains("no focus left to resist"),
-        "{}",
-        err.reason
-    );
-    assert_eq!(ron::to_string(&drained).expect("ron"), before);
+    drained.units[U0.index()].pools.insert("focus".into(), 0);
+    reject(&mut drained, resist.clone(), "no focus left to resist");
     assert!(!drained.legal_commands().contains(&resist));
     // A failed Resist still spends the focus and the reaction; the full 15 + 6 lands on
     // endurance, deflection ignored.
@@ -1062,11 +857,11 @@ fn resist_needs_focus_and_a_failed_resist_is_still_hit_by_the_mental_effect() {
         "reaction, 1 focus: 1d6+1d4 against 15: 0% to shrug it off"
     );
     let events = run(&mut b, resist);
-    assert_eq!(rolls(&events, Purpose::Resist), vec![2]);
-    assert_eq!(pool(&b, B, "focus"), 1);
-    assert_eq!(pool(&b, B, "reactions"), 0);
-    assert_eq!(pool(&b, B, "endurance"), 0);
-    assert_eq!(pool(&b, B, "health"), 12 - (21 - 12));
+    assert_eq!(totals(&events, Purpose::Resist), vec![2]);
+    assert_eq!(pool(&b, U0, "focus"), 1);
+    assert_eq!(pool(&b, U0, "reactions"), 0);
+    assert_eq!(pool(&b, U0, "endurance"), 0);
+    assert_eq!(pool(&b, U0, "health"), 12 - (21 - 12));
 }
 
 #[test]
@@ -1118,24 +913,21 @@ fn brandish_is_described_as_the_weapon_it_takes_up_for_one_action() {
         (name: "Petra", side: "Wardens", cell: (0, 1), template: "crossbowman"),
         (name: "Nix", side: "Raiders", cell: (1, 1), template: "goblin"),
     "#;
-    let (mut b, _) = BattleState::start(&field(units, ""), 1);
-    let p = UnitId(0);
-    run(&mut b, Command::Pick { unit: p });
-    let brandish = Command::Act {
-        unit: p,
-        action: Action::Brandish,
-    };
+    let (mut b, _) = field().units(units).start(1);
+    let p = U0;
+    run(&mut b, pick(p));
+    let brandish = act(p, Action::Brandish);
     let info = crate::rules::rulesets::describe(&b, &brandish);
     assert_eq!(info.label, "Brandish (take up the melee weapon)");
     assert_eq!(info.cost, "1 action");
     // The crossbow in hand: no melee odds until the sword is drawn.
-    assert!(odds(&b, Alternating::state(&b), p, UnitId(1), false).is_none());
-    assert!(odds(&b, Alternating::state(&b), p, UnitId(1), true).is_some());
+    assert!(odds(&b, Alternating::state(&b), p, U1, false).is_none());
+    assert!(odds(&b, Alternating::state(&b), p, U1, true).is_some());
     run(&mut b, brandish.clone());
     assert_eq!(
         crate::rules::rulesets::describe(&b, &brandish).label,
         "Brandish (take up the ranged weapon)"
     );
-    assert!(odds(&b, Alternating::state(&b), p, UnitId(1), false).is_some());
-    assert!(odds(&b, Alternating::state(&b), p, UnitId(1), true).is_none());
+    assert!(odds(&b, Alternating::state(&b), p, U1, false).is_some());
+    assert!(odds(&b, Alternating::state(&b), p, U1, true).is_none());
 }
