@@ -112,7 +112,7 @@ pub(super) fn ready_step(s: &BattleState, h: UnitId, t: UnitId) -> Option<Cell> 
 /// holds one and may move: not prone, no 1-hex step taken this Phase.
 pub(super) fn ready_move_path(s: &BattleState, h: UnitId) -> Option<Path> {
     let unit = s.unit(h)?;
-    let Some(Some(Held::ReadyMove(_, to))) = Phases::state(s).held.get(h.index()) else {
+    let Some(Some(Held::ReadyMove(_, to))) = Phases::state(s).held.get(h) else {
         return None;
     };
     if unit.is_prone() || budget(Phases::state(s), h).stepped || *to == unit.cell {
@@ -123,7 +123,7 @@ pub(super) fn ready_move_path(s: &BattleState, h: UnitId) -> Option<Path> {
 
 /// Whether `h` can take its readied action against (or in answer to) `actor` now.
 fn can_take_ready(s: &BattleState, h: UnitId, actor: UnitId) -> bool {
-    match Phases::state(s).held.get(h.index()) {
+    match Phases::state(s).held.get(h) {
         Some(Some(Held::Ready(_))) => {
             ready_attack(s, h, actor).is_some() || ready_step(s, h, actor).is_some()
         }
@@ -140,7 +140,7 @@ fn can_abort(s: &BattleState, r: &State, u: UnitId) -> bool {
         && !unit.has(&Condition::Dodging)
         && r.phase != 0
         && r.acting != Some(u)
-        && !r.lose_next.get(u.index()).copied().unwrap_or(true)
+        && !r.lose_next.get(u).copied().unwrap_or(true)
 }
 
 pub(super) fn check_react(
@@ -167,12 +167,12 @@ pub(super) fn check_react(
             }
         }
         (Trigger::Ready { .. }, Reaction::Attack { .. })
-            if !matches!(r.held.get(u.index()), Some(Some(Held::Ready(_)))) =>
+            if !matches!(r.held.get(u), Some(Some(Held::Ready(_)))) =>
         {
             reject(format!("{n} readied a move, not an attack"))
         }
         (Trigger::Ready { .. }, Reaction::TakeHeld) => {
-            if !matches!(r.held.get(u.index()), Some(Some(Held::ReadyMove(..)))) {
+            if !matches!(r.held.get(u), Some(Some(Held::ReadyMove(..)))) {
                 reject(format!("{n} has no readied move"))
             } else if ready_move_path(s, u).is_none() {
                 reject(format!("{n} cannot make its readied move now"))
@@ -217,7 +217,7 @@ pub(super) fn readied_on(s: &BattleState, actor: UnitId) -> Vec<UnitId> {
         .iter()
         .copied()
         .filter(|&h| {
-            matches!(r.held.get(h.index()).and_then(|x| x.as_ref()).and_then(Held::trigger), Some(ReadyTrigger::UnitActs { unit }) if *unit == actor)
+            matches!(r.held.get(h).and_then(|x| x.as_ref()).and_then(Held::trigger), Some(ReadyTrigger::UnitActs { unit }) if *unit == actor)
                 && s.units[h.index()].is_active()
                 && !s.units[h.index()].has(&Condition::Stunned)
                 && can_take_ready(s, h, actor)
@@ -266,7 +266,7 @@ pub(super) fn may_make_aoo(eu: &Unit, r: &State, e: UnitId) -> bool {
         && !eu.has(&Condition::Stunned)
         && !eu.has(&Condition::Dodging)
         && !eu.has(&Condition::Surprised)
-        && (eu.stat("combat_reflexes") > 0 || r.aoo_made.get(e.index()).copied().unwrap_or(0) == 0)
+        && (eu.stat("combat_reflexes") > 0 || r.aoo_made.get(e).copied().unwrap_or(0) == 0)
 }
 
 /// Enemies of `mover` whose attack of opportunity leaving `from` provokes.
@@ -304,7 +304,7 @@ fn readied_for_reach(s: &BattleState, mover: UnitId, from: Cell) -> Vec<UnitId> 
         .filter(|&h| {
             matches!(
                 r.held
-                    .get(h.index())
+                    .get(h)
                     .and_then(|x| x.as_ref())
                     .and_then(Held::trigger),
                 Some(ReadyTrigger::EnemyInReach)
@@ -490,7 +490,7 @@ fn resume(x: &mut Exec, r: Resume, trigger: &Trigger) {
 /// Phase's action.
 fn fire_ready(x: &mut Exec, h: UnitId, actor: UnitId) {
     let r = Phases::state(x.s());
-    let is_move = matches!(r.held.get(h.index()), Some(Some(Held::ReadyMove(..))));
+    let is_move = matches!(r.held.get(h), Some(Some(Held::ReadyMove(..))));
     let walk_path = ready_move_path(x.s(), h);
     let mut order: Vec<UnitId> = r.order.iter().copied().filter(|&o| o != h).collect();
     let at = order
@@ -498,7 +498,7 @@ fn fire_ready(x: &mut Exec, h: UnitId, actor: UnitId) {
         .position(|&o| o == actor)
         .unwrap_or(order.len());
     order.insert(at, h);
-    let done = r.done.get(h.index()).copied().unwrap_or(true);
+    let done = r.done.get(h).copied().unwrap_or(true);
     x.emit(Phases::event(Ev::Held {
         unit: h,
         held: None,
@@ -543,8 +543,8 @@ fn fire_ready(x: &mut Exec, h: UnitId, actor: UnitId) {
 /// Phase's action; after it, the following Phase's. The held action, if any, is dropped.
 fn abort(x: &mut Exec, u: UnitId) {
     let r = Phases::state(x.s());
-    let next_phase = r.done.get(u.index()).copied().unwrap_or(true);
-    if r.held.get(u.index()).is_some_and(|h| h.is_some()) {
+    let next_phase = r.done.get(u).copied().unwrap_or(true);
+    if r.held.get(u).is_some_and(|h| h.is_some()) {
         x.emit(Phases::event(Ev::Held {
             unit: u,
             held: None,
@@ -635,7 +635,7 @@ fn strike(x: &mut Exec, a: UnitId, t: UnitId, ranged: bool) {
         x.set_condition(t, Condition::Stunned, true);
         if Phases::state(x.s())
             .held
-            .get(t.index())
+            .get(t)
             .is_some_and(|h| h.is_some())
         {
             x.emit(Phases::event(Ev::Held {

@@ -34,6 +34,7 @@ mod combat;
 mod turns;
 mod view;
 
+use crate::rules::battle::ids::PerUnit;
 use crate::rules::battle::{BattleState, Command, Decision, Exec, ReadyTrigger, Rejected, UnitId};
 use crate::rules::grid::Cell;
 use crate::rules::rulesets::Ruleset;
@@ -149,11 +150,12 @@ impl Held {
     }
 }
 
-/// The ruleset's bookkeeping.
+/// The ruleset's bookkeeping. The per-unit fields are empty until Initiative; a reader of one
+/// says what a unit that is not there counts as (`unwrap_or`), as the rules need it there.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct State {
     /// Initiative score (CV + Lightning Reflexes) per unit.
-    pub scores: Vec<i64>,
+    pub scores: PerUnit<i64>,
     /// The order units act in, first first; Delay and Ready move units within it.
     pub order: Vec<UnitId>,
     /// 0 is the Surprise Phase, then 1..=4.
@@ -165,15 +167,15 @@ pub struct State {
     /// Delaying units that chose to keep waiting at this point of the Phase.
     pub asked: Vec<UnitId>,
     /// Per unit: its place in this Phase has passed (acted, delayed or gave it up).
-    pub done: Vec<bool>,
+    pub done: PerUnit<bool>,
     /// Per unit: what it used of this Phase.
-    pub budget: Vec<Budget>,
+    pub budget: PerUnit<Budget>,
     /// Per unit: a delayed or readied action.
-    pub held: Vec<Option<Held>>,
+    pub held: PerUnit<Option<Held>>,
     /// Per unit: it aborted after acting, giving up its action in the following Phase.
-    pub lose_next: Vec<bool>,
+    pub lose_next: PerUnit<bool>,
     /// Per unit: attacks of opportunity made this Phase.
-    pub aoo_made: Vec<u32>,
+    pub aoo_made: PerUnit<u32>,
     /// (reactor, mover): the mover's movement this Phase was already an opportunity for the
     /// reactor.
     pub offered: Vec<(UnitId, UnitId)>,
@@ -247,27 +249,23 @@ pub enum Ev {
     Deferred { command: Option<Command> },
 }
 
-fn slot<T>(v: &mut [T], u: UnitId) -> Option<&mut T> {
-    v.get_mut(u.index())
-}
-
 pub fn apply(s: &mut State, e: &Ev) {
     match e {
         Ev::Initiative { scores, order } => {
             let n = scores.len();
-            s.scores = scores.clone();
+            s.scores = PerUnit::from_vec(scores.clone());
             s.order = order.clone();
-            s.done = vec![false; n];
-            s.budget = vec![Budget::default(); n];
-            s.held = vec![None; n];
-            s.lose_next = vec![false; n];
-            s.aoo_made = vec![0; n];
+            s.done = PerUnit::filled(n, false);
+            s.budget = PerUnit::filled(n, Budget::default());
+            s.held = PerUnit::filled(n, None);
+            s.lose_next = PerUnit::filled(n, false);
+            s.aoo_made = PerUnit::filled(n, 0);
         }
         Ev::Phase { phase } => {
             s.phase = *phase;
-            s.done.iter_mut().for_each(|d| *d = false);
-            s.budget.iter_mut().for_each(|b| *b = Budget::default());
-            s.aoo_made.iter_mut().for_each(|a| *a = 0);
+            s.done.values_mut().for_each(|d| *d = false);
+            s.budget.values_mut().for_each(|b| *b = Budget::default());
+            s.aoo_made.values_mut().for_each(|a| *a = 0);
             s.offered.clear();
             s.asked.clear();
         }
@@ -281,49 +279,27 @@ pub fn apply(s: &mut State, e: &Ev) {
             s.asked.push(*unit);
             s.asking = None;
         }
-        Ev::Done { unit } => {
-            if let Some(d) = slot(&mut s.done, *unit) {
-                *d = true;
-            }
-        }
-        Ev::Spent { unit, budget } => {
-            if let Some(b) = slot(&mut s.budget, *unit) {
-                *b = *budget;
-            }
-        }
-        Ev::Held { unit, held } => {
-            if let Some(h) = slot(&mut s.held, *unit) {
-                *h = held.clone();
-            }
-        }
-        Ev::Lapsed { unit } => {
-            if let Some(h) = slot(&mut s.held, *unit) {
-                *h = None;
-            }
-        }
+        Ev::Done { unit } => s.done.set(*unit, true),
+        Ev::Spent { unit, budget } => s.budget.set(*unit, *budget),
+        Ev::Held { unit, held } => s.held.set(*unit, held.clone()),
+        Ev::Lapsed { unit } => s.held.set(*unit, None),
         Ev::Order { order } => s.order = order.clone(),
         Ev::Aborted { unit, next_phase } => {
             if *next_phase {
-                if let Some(l) = slot(&mut s.lose_next, *unit) {
-                    *l = true;
-                }
-            } else if let Some(d) = slot(&mut s.done, *unit) {
-                *d = true;
+                s.lose_next.set(*unit, true);
+            } else {
+                s.done.set(*unit, true);
             }
         }
         Ev::Forfeit { unit } => {
-            if let Some(d) = slot(&mut s.done, *unit) {
-                *d = true;
-            }
-            if let Some(l) = slot(&mut s.lose_next, *unit) {
-                *l = false;
-            }
+            s.done.set(*unit, true);
+            s.lose_next.set(*unit, false);
         }
         Ev::Offered { mover, reactors } => {
             s.offered.extend(reactors.iter().map(|&r| (r, *mover)));
         }
         Ev::AooMade { unit } => {
-            if let Some(a) = slot(&mut s.aoo_made, *unit) {
+            if let Some(a) = s.aoo_made.get_mut(*unit) {
                 *a += 1;
             }
         }

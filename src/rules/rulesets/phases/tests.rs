@@ -116,7 +116,7 @@ fn initiative_is_cv_plus_lightning_reflexes_and_ties_roll_off_once() {
         rolls(&events, Purpose::TieBreak),
         vec![(2, None), (5, None)]
     );
-    assert_eq!(state(&b).scores, vec![5, 5, 9, 4]);
+    assert_eq!(state(&b).scores, PerUnit::from_vec(vec![5, 5, 9, 4]));
     assert_eq!(state(&b).order, vec![C, B, A, UnitId(3)]);
     assert_eq!(b.pending(), Decision::Act { unit: C });
     // Every Phase the same order, four Phases to a Turn, no new rolls.
@@ -196,7 +196,7 @@ fn a_phase_holds_an_attack_and_a_move_two_moves_or_one_full_phase_move() {
     let (mut b, _) = BattleState::start_with_tape(&field(units, ""), 1, []);
     // Movement 6: 3 hexes is a move action; then another move action.
     mv(&mut b, A, 3, 2);
-    assert_eq!(state(&b).budget[0].actions, 1);
+    assert_eq!(state(&b).budget.get(A).unwrap().actions, 1);
     // A 1-hex step is not allowed after moving.
     assert!(
         b.check(&Command::Act {
@@ -222,7 +222,7 @@ fn a_phase_holds_an_attack_and_a_move_two_moves_or_one_full_phase_move() {
     end(&mut b, B);
     // Phase 2: a 5-hex move is the full-phase action; nothing else follows.
     let e = mv(&mut b, A, 0, 2);
-    assert!(state(&b).budget[0].full);
+    assert!(state(&b).budget.get(A).unwrap().full);
     assert!(e.contains(&Event::TurnEnded { unit: A }));
 }
 
@@ -264,7 +264,7 @@ fn the_1_hex_step_and_withdraw_never_provoke_but_a_move_does_and_goes_on() {
         },
     );
     assert!(!e.iter().any(|e| matches!(e, Event::Interrupted(_))));
-    assert!(state(&b).budget[0].full);
+    assert!(state(&b).budget.get(A).unwrap().full);
     // Bo (its turn now) moves away from nothing; Phase 3: Bo steps next to Ada again.
     assert_eq!(b.pending(), Decision::Act { unit: B });
     end(&mut b, B);
@@ -472,7 +472,7 @@ fn a_delay_still_unused_when_the_units_next_action_comes_is_lost() {
     assert!(e.contains(&ev(Ev::Lapsed { unit: A })));
     assert_eq!(b.pending(), Decision::Act { unit: A });
     assert_eq!(state(&b).order, vec![B, A, C]);
-    assert_eq!(state(&b).held[0], None);
+    assert_eq!(state(&b).held.get(A), Some(&None));
 }
 
 /// Bo (CV 10) three hexes from Ada (8).
@@ -493,7 +493,7 @@ fn a_readied_attack_interrupts_the_trigger_and_moves_the_unit_ahead_of_it() {
         },
     );
     assert_eq!(
-        state(&b).budget[0].actions,
+        state(&b).budget.get(A).unwrap().actions,
         1,
         "readying is an attack action"
     );
@@ -858,7 +858,7 @@ fn standing_up_from_prone_provokes_and_dropping_prone_is_free() {
         condition: Condition::Prone,
         on: true
     }));
-    assert_eq!(state(&b).budget[0], Budget::default());
+    assert_eq!(state(&b).budget.get(A), Some(&Budget::default()));
     assert!(
         b.check(&Command::Move {
             unit: A,
@@ -878,7 +878,7 @@ fn standing_up_from_prone_provokes_and_dropping_prone_is_free() {
     let e = react(&mut b, B, Reaction::Attack { target: A });
     assert_eq!(rolls(&e, Purpose::Attack), vec![(9, Some(12))]);
     assert!(!b.units[0].is_prone());
-    assert_eq!(state(&b).budget[0].actions, 1);
+    assert_eq!(state(&b).budget.get(A).unwrap().actions, 1);
     // Bo made its attack of opportunity for this Phase: Ada's next move is not asked about.
     let e = mv(&mut b, A, 0, 2);
     assert!(!e.iter().any(|e| matches!(e, Event::Interrupted(_))));
@@ -901,7 +901,7 @@ fn take_a_recovery_is_a_full_phase_action_that_regains_stun() {
     let e = act(&mut b, B, Action::TakeRecovery);
     assert_eq!(b.units[1].pool("stun"), 22);
     assert!(e.contains(&Event::TurnEnded { unit: B }) || b.pending() == Decision::Act { unit: B });
-    assert!(state(&b).budget[1].full);
+    assert!(state(&b).budget.get(B).unwrap().full);
 }
 
 #[test]
@@ -1095,12 +1095,12 @@ fn a_prone_unit_crawls_one_hex_as_a_move_action_that_provokes() {
     assert_eq!(rolls(&e, Purpose::Attack), vec![(9, Some(12))]);
     assert_eq!(b.units[0].cell, Cell::new(1, 2));
     assert!(b.units[0].is_prone());
-    assert_eq!(state(&b).budget[0].actions, 1);
-    assert!(!state(&b).budget[0].full);
+    assert_eq!(state(&b).budget.get(A).unwrap().actions, 1);
+    assert!(!state(&b).budget.get(A).unwrap().full);
     // A second crawl is her second move action, which ends her part of the Phase.
     let e = mv(&mut b, A, 0, 2);
     assert_eq!(b.units[0].cell, Cell::new(0, 2));
-    assert_eq!(state(&b).budget[0].actions, 2);
+    assert_eq!(state(&b).budget.get(A).unwrap().actions, 2);
     assert!(e.contains(&Event::TurnEnded { unit: A }));
     assert_eq!(b.pending(), Decision::Act { unit: B });
 }
@@ -1151,7 +1151,7 @@ fn a_readied_attack_may_take_a_1_hex_step_only_if_the_unit_has_not_moved_this_ph
         to: Cell::new(3, 2)
     }));
     assert_eq!(rolls(&e, Purpose::Attack), vec![(9, Some(15))]);
-    assert!(state(&b).budget[0].stepped);
+    assert!(state(&b).budget.get(A).unwrap().stepped);
     assert_eq!(state(&b).order, vec![A, B]);
     // Bo's Dodge goes on.
     assert!(b.units[1].has(&Condition::Dodging));
@@ -1248,7 +1248,7 @@ fn a_readied_move_goes_off_when_an_enemy_comes_within_reach_and_the_enemys_move_
     assert!(state(&b).saved_walk.is_empty());
     assert!(e.contains(&ev(Ev::WalkRestored)));
     assert_eq!(state(&b).order, vec![A, B]);
-    assert!(state(&b).held[0].is_none());
+    assert!(state(&b).held.get(A).unwrap().is_none());
 }
 
 #[test]

@@ -84,7 +84,7 @@ pub(super) fn start(x: &mut Exec) {
 /// not passed, able to act (and aware, in the Surprise Phase).
 fn next_actor(s: &BattleState, r: &State) -> Option<UnitId> {
     r.order.iter().copied().find(|&u| {
-        !r.done.get(u.index()).copied().unwrap_or(true)
+        !r.done.get(u).copied().unwrap_or(true)
             && s.units[u.index()].is_active()
             && !(r.phase == 0 && s.units[u.index()].has(&Condition::Surprised))
     })
@@ -96,7 +96,7 @@ fn waiting(s: &BattleState, r: &State) -> Vec<UnitId> {
         .iter()
         .copied()
         .filter(|&u| {
-            matches!(r.held.get(u.index()), Some(Some(Held::Delay)))
+            matches!(r.held.get(u), Some(Some(Held::Delay)))
                 && s.units[u.index()].is_active()
                 && !s.units[u.index()].has(&Condition::Stunned)
                 && !r.asked.contains(&u)
@@ -125,13 +125,13 @@ pub(super) fn advance(x: &mut Exec) {
             continue;
         };
         let r = Phases::state(x.s());
-        if r.held.get(u.index()).is_some_and(|h| h.is_some()) {
+        if r.held.get(u).is_some_and(|h| h.is_some()) {
             // Rules P-119, P-133: the held action is lost when the unit's next action comes.
             x.emit(Phases::event(Ev::Lapsed { unit: u }));
         }
         if Phases::state(x.s())
             .lose_next
-            .get(u.index())
+            .get(u)
             .copied()
             .unwrap_or(false)
         {
@@ -145,12 +145,7 @@ pub(super) fn advance(x: &mut Exec) {
 }
 
 fn begin_action(x: &mut Exec, u: UnitId) {
-    if !Phases::state(x.s())
-        .done
-        .get(u.index())
-        .copied()
-        .unwrap_or(true)
-    {
+    if !Phases::state(x.s()).done.get(u).copied().unwrap_or(true) {
         x.emit(Phases::event(Ev::Done { unit: u }));
     }
     x.emit(Phases::event(Ev::Acting { unit: Some(u) }));
@@ -202,7 +197,7 @@ pub(super) fn cap(r: &State) -> u8 {
 }
 
 pub(super) fn budget(r: &State, u: UnitId) -> Budget {
-    r.budget.get(u.index()).copied().unwrap_or_default()
+    r.budget.get(u).copied().unwrap_or_default()
 }
 
 /// Whether the acting unit has anything left to do but end its part of the Phase.

@@ -110,15 +110,15 @@ pub(super) fn clock(s: &BattleState, r: &State) -> Clock {
         .iter()
         .map(|&u| {
             let unit = &s.units[u.index()];
-            let mut label = format!("CV {}", r.scores.get(u.index()).copied().unwrap_or(0));
-            match r.held.get(u.index()) {
+            let mut label = format!("CV {}", r.scores.get(u).copied().unwrap_or(0));
+            match r.held.get(u) {
                 Some(Some(Held::Delay)) => label.push_str(" \u{b7} delaying"),
                 Some(Some(Held::Ready(_) | Held::ReadyMove(..))) => {
                     label.push_str(" \u{b7} readied")
                 }
                 _ => {}
             }
-            if r.lose_next.get(u.index()).copied().unwrap_or(false) {
+            if r.lose_next.get(u).copied().unwrap_or(false) {
                 label.push_str(" \u{b7} aborted next action");
             }
             if unit.has(&Condition::Surprised) {
@@ -131,7 +131,7 @@ pub(super) fn clock(s: &BattleState, r: &State) -> Clock {
                 unit: u,
                 label,
                 current: current == Some(u),
-                done: r.done.get(u.index()).copied().unwrap_or(false) && current != Some(u),
+                done: r.done.get(u).copied().unwrap_or(false) && current != Some(u),
             }
         })
         .collect();
@@ -234,7 +234,7 @@ pub(super) fn describe(s: &BattleState, r: &State, cmd: &Command) -> CommandInfo
             reaction: Reaction::Abort { .. },
             ..
         } => {
-            let cost = if r.done.get(u.index()).copied().unwrap_or(true) {
+            let cost = if r.done.get(u).copied().unwrap_or(true) {
                 "gives up the next Phase's action"
             } else {
                 "gives up this Phase's action"
