@@ -3,6 +3,7 @@
 //! stages (held actions and Snap Attacks first, then attacks of opportunity, then the effect).
 
 use super::combat::{self, Kind, Spec, react, reaction_options, ready_reactors};
+use super::names;
 use super::turns::{pending, settle, start_turn};
 use super::{
     After, Ev, Per, Sides, State, active, grapplers_of, move_actions_left, moves, per, side_name,
@@ -772,7 +773,7 @@ fn act(x: &mut Exec, unit: UnitId, action: &Action) {
 /// First aid (Use a Skill, S-89; house rule): 2d6 + heal against 8 gets a downed ally up with
 /// 1 HP, prone.
 pub fn first_aid(x: &mut Exec, medic: UnitId, target: UnitId) {
-    let heal = x.s().unit(medic).map_or(0, |u| u.stat("heal"));
+    let heal = x.s().unit(medic).map_or(0, |u| u.stat(names::HEAL));
     let roll = x.roll(
         Some(medic),
         None,
@@ -783,7 +784,7 @@ pub fn first_aid(x: &mut Exec, medic: UnitId, target: UnitId) {
     if roll.total >= FIRST_AID_DIFFICULTY
         && x.s().unit(target).is_some_and(|u| u.status == Status::Down)
     {
-        x.set_pool(target, "hp", 1);
+        x.set_pool(target, names::HP, 1);
         x.set_status(target, Status::Active);
         x.set_condition(target, Condition::Prone, true);
     }

@@ -5,6 +5,7 @@
 //! held actions).
 
 use super::actions::spend;
+use super::names;
 use super::{Ev, Sides, State, active, can_instant, grapplers_of, held, moves, per};
 use crate::rules::battle::common::ndx;
 use crate::rules::battle::{
@@ -93,7 +94,7 @@ pub fn can_attack(s: &BattleState, a: UnitId, t: UnitId, ranged: bool) -> Result
         }
         return Ok(());
     }
-    let range = au.stat("range");
+    let range = au.stat(names::RANGE);
     if range <= 0 {
         return Err(format!("{} has no bow or thrown weapon", au.name));
     }
@@ -103,7 +104,7 @@ pub fn can_attack(s: &BattleState, a: UnitId, t: UnitId, ranged: bool) -> Result
             au.name
         ));
     }
-    let long = range.max(au.stat("long_range"));
+    let long = range.max(au.stat(names::LONG_RANGE));
     let d = i64::from(s.distance(a, t));
     if d > long {
         return Err(format!(
@@ -114,7 +115,7 @@ pub fn can_attack(s: &BattleState, a: UnitId, t: UnitId, ranged: bool) -> Result
     if s.cover(a, t) == Cover::Blocked {
         return Err(format!("{} cannot see {}", au.name, tu.name));
     }
-    if au.stat("two_handed_ranged") > 0
+    if au.stat(names::TWO_HANDED_RANGED) > 0
         && let Some(&e) = s.enemies_in_reach_of(a).first()
     {
         return Err(format!(
@@ -134,14 +135,14 @@ pub fn weapon_reaches(s: &BattleState, a: UnitId, t: UnitId) -> bool {
 /// Whether `u` may Make a Snap Attack on `victim` now (S-57..S-59): trained (`snap_attack`),
 /// Main action unspent, and able to strike it.
 pub fn snap_ok(s: &BattleState, u: UnitId, victim: UnitId) -> bool {
-    s.unit(u).is_some_and(|x| x.stat("snap_attack") > 0)
+    s.unit(u).is_some_and(|x| x.stat(names::SNAP_ATTACK) > 0)
         && can_instant(s, u)
         && per(Sides::state(s), u).main
         && weapon_reaches(s, u, victim)
 }
 
 fn dual(u: &Unit) -> bool {
-    u.stat("dual_wield") > 0 && u.stat("skill") >= 1
+    u.stat(names::DUAL_WIELD) > 0 && u.stat(names::SKILL) >= 1
 }
 
 /// A melee attack made unarmed: fighting in a grapple (S-151), or with no melee weapon.
@@ -149,15 +150,15 @@ fn unarmed(s: &BattleState, spec: &Spec) -> bool {
     !spec.ranged
         && (held(s, spec.attacker)
             || s.unit(spec.attacker)
-                .is_some_and(|u| u.stat("damage_dice") <= 0))
+                .is_some_and(|u| u.stat(names::DAMAGE_DICE) <= 0))
 }
 
 /// Unarmed damage: 1d(unarmed_die) + STR + Brawl (S-129).
 fn unarmed_dice(u: &Unit) -> DiceExpr {
     ndx(
         1,
-        u.stat("unarmed_die").max(1),
-        u.stat("str") + u.stat("skill"),
+        u.stat(names::UNARMED_DIE).max(1),
+        u.stat(names::STR) + u.stat(names::SKILL),
     )
 }
 
@@ -170,15 +171,15 @@ fn damage_dice(s: &BattleState, spec: &Spec) -> DiceExpr {
         unarmed_dice(u)
     } else if spec.ranged {
         ndx(
-            u.stat("ranged_damage_dice"),
-            u.stat("ranged_damage_die"),
-            u.stat("ranged_damage_bonus"),
+            u.stat(names::RANGED_DAMAGE_DICE),
+            u.stat(names::RANGED_DAMAGE_DIE),
+            u.stat(names::RANGED_DAMAGE_BONUS),
         )
     } else {
         ndx(
-            u.stat("damage_dice"),
-            u.stat("damage_die"),
-            u.stat("damage_bonus"),
+            u.stat(names::DAMAGE_DICE),
+            u.stat(names::DAMAGE_DIE),
+            u.stat(names::DAMAGE_BONUS),
         )
     }
 }
@@ -188,7 +189,7 @@ pub fn ac_of(s: &BattleState, t: UnitId) -> i64 {
     let Some(u) = s.unit(t) else {
         return 0;
     };
-    let mut ac = u.stat("ac");
+    let mut ac = u.stat(names::AC);
     if u.has(&Condition::TotalDefense) {
         ac += 2;
     }
@@ -203,7 +204,7 @@ pub fn attack_bonus(s: &BattleState, spec: &Spec) -> (i64, Vec<String>) {
     let (Some(a), Some(t)) = (s.unit(spec.attacker), s.unit(spec.target)) else {
         return (0, Vec::new());
     };
-    let mut b = a.stat("attack_bonus");
+    let mut b = a.stat(names::ATTACK_BONUS);
     let mut notes = Vec::new();
     let mut add = |b: &mut i64, m: i64, why: &str| {
         *b += m;
@@ -232,7 +233,7 @@ pub fn attack_bonus(s: &BattleState, spec: &Spec) -> (i64, Vec<String>) {
         add(&mut b, -4, "attacking while prone");
     }
     if spec.ranged {
-        if i64::from(s.distance(spec.attacker, spec.target)) > a.stat("range") {
+        if i64::from(s.distance(spec.attacker, spec.target)) > a.stat(names::RANGE) {
             add(&mut b, -2, "long range");
         }
         if in_melee(s, spec.attacker) {
@@ -257,11 +258,11 @@ pub fn shock_base(s: &BattleState, spec: &Spec) -> i64 {
     let Some(a) = s.unit(spec.attacker) else {
         return 0;
     };
-    let shock = a.stat("shock");
+    let shock = a.stat(names::SHOCK);
     if shock <= 0 {
         return 0;
     }
-    if spec.swarm > 0 || ac_of(s, spec.target) <= a.stat("shock_ac") {
+    if spec.swarm > 0 || ac_of(s, spec.target) <= a.stat(names::SHOCK_AC) {
         shock
     } else {
         0
@@ -281,7 +282,10 @@ pub fn miss_shock(s: &BattleState, spec: &Spec) -> (i64, Option<&'static str>) {
     if t.has(&Condition::TotalDefense) {
         return (0, Some("Total Defense"));
     }
-    if spec.swarm == 0 && t.stat("shield") > 0 && !per(Sides::state(s), spec.target).shield_used {
+    if spec.swarm == 0
+        && t.stat(names::SHIELD) > 0
+        && !per(Sides::state(s), spec.target).shield_used
+    {
         return (0, Some("shield"));
     }
     (base, None)
@@ -593,9 +597,9 @@ pub fn hurt(x: &mut Exec, u: UnitId, amount: i64) {
     if amount <= 0 || !active(x.s(), u) {
         return;
     }
-    let hp = x.s().units[u.index()].pool("hp");
+    let hp = x.s().units[u.index()].pool(names::HP);
     let left = (hp - amount).max(0);
-    x.set_pool(u, "hp", left);
+    x.set_pool(u, names::HP, left);
     if left == 0 {
         fall(x, u);
     }
@@ -631,7 +635,11 @@ pub fn fall(x: &mut Exec, u: UnitId) {
 /// The seed's opposed STR/Brawl check (S-144, S-147): 2d6 + STR + skill each; the actor wins
 /// only by rolling higher.
 pub(super) fn opposed_str(x: &mut Exec, actor: UnitId, other: UnitId) -> bool {
-    let bonus = |u: UnitId| x.s().unit(u).map_or(0, |u| u.stat("str") + u.stat("skill"));
+    let bonus = |u: UnitId| {
+        x.s()
+            .unit(u)
+            .map_or(0, |u| u.stat(names::STR) + u.stat(names::SKILL))
+    };
     let (ab, ob) = (bonus(actor), bonus(other));
     let a = x
         .roll(Some(actor), None, Purpose::Opposed, &ndx(2, 6, ab), None)
@@ -651,8 +659,9 @@ fn screen(x: &mut Exec, attacker: UnitId, ward: UnitId) -> UnitId {
         return ward;
     }
     let bonus = |s: &BattleState, u: UnitId| {
-        s.unit(u)
-            .map_or(0, |u| u.stat("str").max(u.stat("dex")) + u.stat("skill"))
+        s.unit(u).map_or(0, |u| {
+            u.stat(names::STR).max(u.stat(names::DEX)) + u.stat(names::SKILL)
+        })
     };
     let ab = bonus(x.s(), attacker);
     let a = x
@@ -701,8 +710,9 @@ pub fn screeners_of(s: &BattleState, attacker: UnitId, ward: UnitId) -> Vec<Unit
                 && u.side == w.side
                 && u.has(&Condition::Screening { ally: ward })
                 && s.grid().distance_steps(u.cell, w.cell) == 1
-                && u.stat("skill") >= 1
-                && (p.screened.contains(&attacker) || (p.screened.len() as i64) < u.stat("skill"))
+                && u.stat(names::SKILL) >= 1
+                && (p.screened.contains(&attacker)
+                    || (p.screened.len() as i64) < u.stat(names::SKILL))
         })
         .collect()
 }
@@ -713,8 +723,10 @@ pub fn break_free(x: &mut Exec, unit: UnitId) {
     if grapplers.is_empty() {
         return;
     }
-    let bonus =
-        |s: &BattleState, u: UnitId| s.unit(u).map_or(0, |u| u.stat("str") + u.stat("skill"));
+    let bonus = |s: &BattleState, u: UnitId| {
+        s.unit(u)
+            .map_or(0, |u| u.stat(names::STR) + u.stat(names::SKILL))
+    };
     let b = bonus(x.s(), unit);
     let a = x
         .roll(Some(unit), None, Purpose::Opposed, &ndx(2, 6, b), None)

@@ -52,6 +52,57 @@ use crate::rules::rulesets::Member;
 use crate::rules::rulesets::view::{Clock, CommandInfo, Odds};
 use serde::{Deserialize, Serialize};
 
+/// The stat and pool names `sides` reads, as its data file (`assets/rulesets/sides.ron`)
+/// spells them, in one place: a misspelling is a compile error, not a stat silently read as 0.
+pub mod names {
+    /// Armor Class: a hit needs 1d20 + attack bonus + situation modifiers at least this.
+    pub const AC: &str = "ac";
+    /// Hit points: the stat is the unit's start, the pool what it has left.
+    pub const HP: &str = "hp";
+    /// Attack bonus, with the weapon's attribute and combat skill.
+    pub const ATTACK_BONUS: &str = "attack_bonus";
+    /// DEX modifier: the Party adds its highest to initiative.
+    pub const DEX: &str = "dex";
+    /// STR modifier: shove, grapple and break-free checks, unarmed damage.
+    pub const STR: &str = "str";
+    /// Highest combat skill level: screening, opposed checks, unarmed damage.
+    pub const SKILL: &str = "skill";
+    /// Unarmed damage die: 1d(unarmed_die) + STR + skill.
+    pub const UNARMED_DIE: &str = "unarmed_die";
+    /// Heal skill level: first aid.
+    pub const HEAL: &str = "heal";
+    /// Melee weapon damage: dice (0: no melee weapon).
+    pub const DAMAGE_DICE: &str = "damage_dice";
+    /// Melee weapon damage: sides of each die.
+    pub const DAMAGE_DIE: &str = "damage_die";
+    /// Melee weapon damage: bonus.
+    pub const DAMAGE_BONUS: &str = "damage_bonus";
+    /// Shock dealt on a melee miss.
+    pub const SHOCK: &str = "shock";
+    /// The highest AC the Shock reaches.
+    pub const SHOCK_AC: &str = "shock_ac";
+    /// 1: a shield, ignores the first Shock each round.
+    pub const SHIELD: &str = "shield";
+    /// 1: trained to Make a Snap Attack.
+    pub const SNAP_ATTACK: &str = "snap_attack";
+    /// 1: fights with two weapons.
+    pub const DUAL_WIELD: &str = "dual_wield";
+    /// Bow or thrown weapon: normal range in squares (0: none).
+    pub const RANGE: &str = "range";
+    /// Bow or thrown weapon: maximum range in squares.
+    pub const LONG_RANGE: &str = "long_range";
+    /// Ranged weapon damage: dice.
+    pub const RANGED_DAMAGE_DICE: &str = "ranged_damage_dice";
+    /// Ranged weapon damage: sides of each die.
+    pub const RANGED_DAMAGE_DIE: &str = "ranged_damage_die";
+    /// Ranged weapon damage: bonus.
+    pub const RANGED_DAMAGE_BONUS: &str = "ranged_damage_bonus";
+    /// 1: a bow, which cannot shoot with an enemy in melee range.
+    pub const TWO_HANDED_RANGED: &str = "two_handed_ranged";
+    /// 1: a thrown weapon, which can end a Charge.
+    pub const THROWN: &str = "thrown";
+}
+
 /// What `sides` does once the reactions to an interrupt it raised are in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum After {
@@ -69,15 +120,15 @@ impl crate::rules::rulesets::Ruleset for Sides {
     type Note = combat::Note;
     const DATA: &'static str = include_str!("../../../../assets/rulesets/sides.ron");
     const STATS: &'static [&'static str] = &[
-        "ac",
-        "hp",
-        "attack_bonus",
-        "dex",
-        "damage_dice",
-        "damage_die",
-        "damage_bonus",
-        "shock",
-        "shock_ac",
+        names::AC,
+        names::HP,
+        names::ATTACK_BONUS,
+        names::DEX,
+        names::DAMAGE_DICE,
+        names::DAMAGE_DIE,
+        names::DAMAGE_BONUS,
+        names::SHOCK,
+        names::SHOCK_AC,
     ];
     const AI: crate::rules::rulesets::AiHints = crate::rules::rulesets::AiHints {
         underdog_holds_first_round: false,

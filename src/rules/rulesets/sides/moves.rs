@@ -3,6 +3,7 @@
 //! S-41, S-44, S-90); dragging and throwing a grappled foe (S-153..S-155).
 
 use super::combat::{opposed_str, release};
+use super::names;
 use super::{Ev, Sides, State, can_instant, grapplers_of, held, move_actions_left, per};
 use crate::rules::battle::{Action, BattleState, Command, Condition, Event, Exec, Unit, UnitId};
 use crate::rules::grid::{Cell, Diagonals, StepKind, Topology};
@@ -27,7 +28,7 @@ pub fn move_rate(u: &Unit) -> u32 {
 pub fn aoo_eligible(s: &BattleState, e: UnitId, mover: UnitId) -> bool {
     can_instant(s, e)
         && s.are_enemies(e, mover)
-        && s.unit(e).is_some_and(|u| u.stat("damage_dice") > 0)
+        && s.unit(e).is_some_and(|u| u.stat(names::DAMAGE_DICE) > 0)
         && !held(s, e)
         && !per(Sides::state(s), mover).disengaged_from.contains(&e)
 }
@@ -265,9 +266,9 @@ pub fn charge_plan(
     }
     let thrown = if reaches_from(s, to, u.reach, t.cell) {
         false
-    } else if u.stat("thrown") > 0
-        && u.stat("range") > 0
-        && i64::from(grid.distance(to, t.cell)) <= u.stat("range")
+    } else if u.stat(names::THROWN) > 0
+        && u.stat(names::RANGE) > 0
+        && i64::from(grid.distance(to, t.cell)) <= u.stat(names::RANGE)
         && sight::cover(&s.terrain, to, t.cell) != sight::Cover::Blocked
     {
         true
@@ -318,8 +319,8 @@ pub fn charge_commands(s: &BattleState, r: &State, unit: UnitId) -> Vec<Command>
         return Vec::new();
     }
     let grid = s.grid();
-    let far = u.reach.max(if u.stat("thrown") > 0 {
-        u.stat("range").clamp(0, 64) as u32
+    let far = u.reach.max(if u.stat(names::THROWN) > 0 {
+        u.stat(names::RANGE).clamp(0, 64) as u32
     } else {
         0
     });
@@ -377,7 +378,7 @@ fn screen_check(
     if !a.is_active() {
         return Err(format!("{} is out of the fight", a.name));
     }
-    if u.stat("skill") < 1 {
+    if u.stat(names::SKILL) < 1 {
         return Err(format!(
             "{} needs at least level 1 in a combat skill to screen",
             u.name
@@ -410,7 +411,7 @@ pub fn screen_commands(s: &BattleState, r: &State, unit: UnitId) -> Vec<Command>
     let Some(u) = s.unit(unit) else {
         return Vec::new();
     };
-    if move_actions_left(per(r, unit)) == 0 || u.stat("skill") < 1 {
+    if move_actions_left(per(r, unit)) == 0 || u.stat(names::SKILL) < 1 {
         return Vec::new();
     }
     let reach = s.reach_of(unit, move_rate(u), None);

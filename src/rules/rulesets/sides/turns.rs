@@ -5,6 +5,7 @@
 
 use super::actions::run_command;
 use super::combat::reaction_options;
+use super::names;
 use super::{Ev, Sides, State, active, combat, moves, per};
 use crate::rules::battle::common::ndx;
 use crate::rules::battle::{
@@ -33,8 +34,8 @@ pub fn start(x: &mut Exec) {
         units: ids.len(),
     }));
     for &u in &ids {
-        let hp = x.s().units[u.index()].stat("hp");
-        x.set_pool(u, "hp", hp);
+        let hp = x.s().units[u.index()].stat(names::HP);
+        x.set_pool(u, names::HP, hp);
     }
     // Surprise (S-15): the level names who is caught unaware.
     let surprised: Vec<UnitId> = ids
@@ -69,7 +70,7 @@ fn roll_initiative(x: &mut Exec) {
         let bonus = if side == party {
             members
                 .iter()
-                .map(|&u| x.s().units[u.index()].stat("dex"))
+                .map(|&u| x.s().units[u.index()].stat(names::DEX))
                 .max()
                 .unwrap_or(0)
         } else {

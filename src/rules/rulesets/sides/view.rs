@@ -4,6 +4,7 @@
 
 use super::actions::{Cost, cost_of};
 use super::combat::{self, Kind, Spec};
+use super::names;
 use super::turns::round_sides;
 use super::{Ev, State, moves, per, side_name};
 use crate::rules::battle::common::ndx;
@@ -210,21 +211,21 @@ pub fn odds(
     let a = s.unit(attacker)?;
     let dice = if ranged {
         ndx(
-            a.stat("ranged_damage_dice"),
-            a.stat("ranged_damage_die"),
-            a.stat("ranged_damage_bonus"),
+            a.stat(names::RANGED_DAMAGE_DICE),
+            a.stat(names::RANGED_DAMAGE_DIE),
+            a.stat(names::RANGED_DAMAGE_BONUS),
         )
-    } else if super::held(s, attacker) || a.stat("damage_dice") <= 0 {
+    } else if super::held(s, attacker) || a.stat(names::DAMAGE_DICE) <= 0 {
         ndx(
             1,
-            a.stat("unarmed_die").max(1),
-            a.stat("str") + a.stat("skill"),
+            a.stat(names::UNARMED_DIE).max(1),
+            a.stat(names::STR) + a.stat(names::SKILL),
         )
     } else {
         ndx(
-            a.stat("damage_dice"),
-            a.stat("damage_die"),
-            a.stat("damage_bonus"),
+            a.stat(names::DAMAGE_DICE),
+            a.stat(names::DAMAGE_DIE),
+            a.stat(names::DAMAGE_BONUS),
         )
     };
     let floor = combat::shock_base(s, &spec);
