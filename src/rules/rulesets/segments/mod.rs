@@ -181,7 +181,7 @@ pub struct State {
 }
 
 impl State {
-    /// The memo of unit `u` ([`NO_UNIT`] if it has none).
+    /// The memo of unit `u` (`NO_UNIT` if it has none).
     pub fn at(&self, u: UnitId) -> &Memo {
         self.units.get(u).unwrap_or(&NO_UNIT)
     }
