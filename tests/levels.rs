@@ -719,9 +719,16 @@ fn readme_example_level_is_valid_and_templates_are_listed() {
 // ---------------------------------------------------------------------------------------------
 // Never panic.
 
-/// Every diagnostic's position lies inside the text (or just past its end).
+/// Every diagnostic's position lies inside the text (or just past its end). A line ends at
+/// "\n", "\r\n" or a lone "\r", as the validator counts them.
 fn assert_sane(source: &str, diagnostics: &[Diagnostic]) {
-    let lines: Vec<&str> = source.split('\n').collect();
+    let mut unix = String::with_capacity(source.len());
+    let mut chars = source.chars().peekable();
+    while let Some(c) = chars.next() {
+        let lone_cr = c == '\r' && chars.peek() != Some(&'\n');
+        unix.push(if lone_cr { '\n' } else { c });
+    }
+    let lines: Vec<&str> = unix.split('\n').collect();
     for d in diagnostics {
         assert!(d.line >= 1 && d.col >= 1, "{d}");
         assert!(d.line <= lines.len(), "{d} beyond {} lines", lines.len());
