@@ -2,6 +2,7 @@
 //! why not, the legal commands, and carrying them out.
 
 use super::combat::{attack_kind, check_react, declare_attack, react, readied_on, stand_up, walk};
+use super::names;
 use super::turns::{advance, after, budget, cap, end_action, take_delayed};
 use super::{After, Budget, Ev, Held, Phases, State};
 use crate::rules::battle::{
@@ -126,7 +127,7 @@ pub(super) fn check_act(
                     reject(format!(
                         "{n} has already acted or moved this Phase; Take a Recovery takes the whole Phase"
                     ))
-                } else if unit.pool("stun") >= unit.stat("stun") {
+                } else if unit.pool(names::STUN) >= unit.stat(names::STUN) {
                     reject(format!("{n} has all its STUN"))
                 } else {
                     Ok(())
@@ -597,8 +598,12 @@ pub(super) fn perform(x: &mut Exec, cmd: &Command) {
             }
             Action::TakeRecovery => {
                 spend(x, u, |b| b.full = true);
-                let (now, max) = (unit.pool("stun"), unit.stat("stun"));
-                x.set_pool(u, "stun", (now + unit.stat("rec").max(0)).min(max));
+                let (now, max) = (unit.pool(names::STUN), unit.stat(names::STUN));
+                x.set_pool(
+                    u,
+                    names::STUN,
+                    (now + unit.stat(names::REC).max(0)).min(max),
+                );
             }
             // Drop prone: a free action.
             Action::GoProne => x.set_condition(u, Condition::Prone, true),

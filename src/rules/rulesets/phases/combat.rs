@@ -2,6 +2,7 @@
 //! standing up, readied actions, aborting to Dodge, and the continuations after them.
 
 use super::actions::{check_act, half, move_path, perform, reject, spend};
+use super::names;
 use super::turns::{after, budget};
 use super::{After, Ev, Held, Phases, State};
 use crate::rules::battle::common::ndx;
@@ -51,7 +52,7 @@ pub(super) fn attack_kind(
         }
         return Ok(());
     }
-    let range = au.stat("range");
+    let range = au.stat(names::RANGE);
     if range <= 0 {
         return Err(Rejected::new(format!("{} has no ranged attack", au.name)));
     }
@@ -240,7 +241,7 @@ pub(super) fn stand_up(x: &mut Exec, u: UnitId) {
         })
         .collect();
     if !reactors.is_empty() {
-        let skill = x.s().units[u.index()].stat("acrobatics");
+        let skill = x.s().units[u.index()].stat(names::ACROBATICS);
         let negated = skill > 0
             && x.roll_under(Some(u), Purpose::Skill, &ndx(3, 6, 0), skill)
                 .total
@@ -266,7 +267,7 @@ pub(super) fn may_make_aoo(eu: &Unit, r: &State, e: UnitId) -> bool {
         && !eu.has(&Condition::Stunned)
         && !eu.has(&Condition::Dodging)
         && !eu.has(&Condition::Surprised)
-        && (eu.stat("combat_reflexes") > 0 || r.aoo_made.get(e).copied().unwrap_or(0) == 0)
+        && (eu.stat(names::COMBAT_REFLEXES) > 0 || r.aoo_made.get(e).copied().unwrap_or(0) == 0)
 }
 
 /// Enemies of `mover` whose attack of opportunity leaving `from` provokes.
@@ -334,7 +335,7 @@ pub(super) fn walk(x: &mut Exec, u: UnitId, cells: &[Cell]) {
                 let negated = match Phases::state(x.s()).negated {
                     Some(n) => n,
                     None => {
-                        let skill = x.s().units[u.index()].stat("acrobatics");
+                        let skill = x.s().units[u.index()].stat(names::ACROBATICS);
                         let ok = skill > 0
                             && x.roll_under(Some(u), Purpose::Skill, &ndx(3, 6, 0), skill)
                                 .total
@@ -560,9 +561,9 @@ fn abort(x: &mut Exec, u: UnitId) {
 /// DCV of `t` now: + Dodge bonus, halved while Stunned (house rule), -3 while unaware in the
 /// Surprise Phase.
 pub(super) fn dcv_of(t: &Unit) -> i64 {
-    let mut dcv = t.stat("dcv");
+    let mut dcv = t.stat(names::DCV);
     if t.has(&Condition::Dodging) {
-        dcv += t.stat("dodge_dcv");
+        dcv += t.stat(names::DODGE_DCV);
     }
     if t.has(&Condition::Stunned) || t.is_prone() {
         dcv /= 2;
@@ -576,19 +577,22 @@ pub(super) fn dcv_of(t: &Unit) -> i64 {
 /// Damage dice of `a`'s attack: `(count, bonus)` of d6.
 pub(super) fn damage_dice(a: &Unit, ranged: bool) -> (i64, i64) {
     if ranged {
-        (a.stat("ranged_damage_dice"), a.stat("ranged_damage_bonus"))
+        (
+            a.stat(names::RANGED_DAMAGE_DICE),
+            a.stat(names::RANGED_DAMAGE_BONUS),
+        )
     } else {
-        (a.stat("damage_dice"), a.stat("damage_bonus"))
+        (a.stat(names::DAMAGE_DICE), a.stat(names::DAMAGE_BONUS))
     }
 }
 
 /// BODY and STUN a killing attack of `raw` BODY does to `t` (house rule).
 pub(super) fn damage_taken(t: &Unit, raw: i64) -> (i64, i64) {
     let raw = raw.max(0);
-    let mult = t.stat("stun_multiplier").max(1);
+    let mult = t.stat(names::STUN_MULTIPLIER).max(1);
     (
-        (raw - t.stat("rpd")).max(0),
-        (raw * mult - t.stat("pd")).max(0),
+        (raw - t.stat(names::RPD)).max(0),
+        (raw * mult - t.stat(names::PD)).max(0),
     )
 }
 
@@ -605,7 +609,7 @@ fn strike(x: &mut Exec, a: UnitId, t: UnitId, ranged: bool) {
         Some(a),
         None,
         Purpose::Attack,
-        &ndx(3, 6, au.stat("ocv")),
+        &ndx(3, 6, au.stat(names::OCV)),
         Some(needed),
     );
     let hit = roll.total >= needed;
@@ -624,14 +628,14 @@ fn strike(x: &mut Exec, a: UnitId, t: UnitId, ranged: bool) {
         .roll(Some(a), None, Purpose::Damage, &ndx(n, 6, bonus), None)
         .total;
     let (body, stun) = damage_taken(&tu, raw);
-    x.add_pool(t, "body", -body);
-    x.add_pool(t, "stun", -stun);
+    x.add_pool(t, names::BODY, -body);
+    x.add_pool(t, names::STUN, -stun);
     let now = &x.s().units[t.index()];
-    if now.pool("body") <= 0 {
+    if now.pool(names::BODY) <= 0 {
         x.set_status(t, Status::Dead);
-    } else if now.pool("stun") <= 0 {
+    } else if now.pool(names::STUN) <= 0 {
         x.set_status(t, Status::Down);
-    } else if stun > now.stat("con") {
+    } else if stun > now.stat(names::CON) {
         x.set_condition(t, Condition::Stunned, true);
         if Phases::state(x.s())
             .held

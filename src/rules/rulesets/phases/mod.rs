@@ -41,6 +41,46 @@ use crate::rules::rulesets::Ruleset;
 use crate::rules::rulesets::view::{Clock, CommandInfo, Odds};
 use serde::{Deserialize, Serialize};
 
+/// The stat and pool names the ruleset reads (see `assets/rulesets/phases.ron`), in one place:
+/// a misspelt name is a compile error rather than a stat silently read as 0.
+pub(super) mod names {
+    /// BODY: a stat, and the pool that starts at it (0 or below: dead).
+    pub const BODY: &str = "body";
+    /// STUN: a stat, and the pool that starts at it (0 or below: knocked out).
+    pub const STUN: &str = "stun";
+    /// Combat Value: the Initiative score with `lightning_reflexes`.
+    pub const CV: &str = "cv";
+    /// Initiative bonus.
+    pub const LIGHTNING_REFLEXES: &str = "lightning_reflexes";
+    /// Offensive Combat Value.
+    pub const OCV: &str = "ocv";
+    /// Defensive Combat Value.
+    pub const DCV: &str = "dcv";
+    /// Constitution: more STUN than this from one attack Stuns.
+    pub const CON: &str = "con";
+    /// Physical Defense: subtracts from STUN.
+    pub const PD: &str = "pd";
+    /// Resistant Physical Defense: subtracts from BODY.
+    pub const RPD: &str = "rpd";
+    /// Recovery: STUN regained by Taking a Recovery.
+    pub const REC: &str = "rec";
+    /// Melee damage: `damage_dice`d6 + `damage_bonus` BODY.
+    pub const DAMAGE_DICE: &str = "damage_dice";
+    pub const DAMAGE_BONUS: &str = "damage_bonus";
+    /// Ranged attack: range in hexes (0: none) and damage.
+    pub const RANGE: &str = "range";
+    pub const RANGED_DAMAGE_DICE: &str = "ranged_damage_dice";
+    pub const RANGED_DAMAGE_BONUS: &str = "ranged_damage_bonus";
+    /// Skill roll that negates a move's attacks of opportunity.
+    pub const ACROBATICS: &str = "acrobatics";
+    /// 1: one attack of opportunity per opportunity instead of one per Phase.
+    pub const COMBAT_REFLEXES: &str = "combat_reflexes";
+    /// DCV added while Dodging.
+    pub const DODGE_DCV: &str = "dodge_dcv";
+    /// STUN dealt per BODY rolled.
+    pub const STUN_MULTIPLIER: &str = "stun_multiplier";
+}
+
 /// What `phases` does once the reactions to an interrupt it raised are in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum After {
@@ -61,17 +101,17 @@ impl Ruleset for Phases {
     const DATA: &'static str = include_str!("../../../../assets/rulesets/phases.ron");
     const ROUND_WORD: &'static str = "Turn";
     const STATS: &'static [&'static str] = &[
-        "cv",
-        "ocv",
-        "dcv",
-        "con",
-        "body",
-        "stun",
-        "pd",
-        "rpd",
-        "rec",
-        "damage_dice",
-        "damage_bonus",
+        names::CV,
+        names::OCV,
+        names::DCV,
+        names::CON,
+        names::BODY,
+        names::STUN,
+        names::PD,
+        names::RPD,
+        names::REC,
+        names::DAMAGE_DICE,
+        names::DAMAGE_BONUS,
     ];
 
     fn start(x: &mut Exec) {

@@ -1,27 +1,15 @@
 use super::*;
 use crate::rules::battle::tests::playouts_end_and_replay;
 use crate::rules::battle::{Action, Condition, Event, Interrupt, Purpose, Reaction, Trigger};
-use crate::rules::level::{self, Level};
-use crate::rules::rulesets::Member;
+use crate::rules::rulesets::{Member, RulesetId};
+use crate::rules::testkit::*;
 
-/// An 8×5 open field of pointy hexes. `units` are RON unit entries; `options` the level's.
-fn field(units: &str, options: &str) -> Level {
-    let src = format!(
-        r#"(
-    name: "Test field",
-    ruleset: "phases",
-    topology: Hex(orientation: Pointy),
-    size: (8, 5),
-    map: ["........", "........", "........", "........", "........"],
-    sides: [(name: "Heroes", controller: Human), (name: "Blades", controller: Ai)],
-    units: [{units}],
-    options: ({options}),
-)"#
-    );
-    match level::load("field.ron", &src) {
-        Ok(l) => l,
-        Err(d) => panic!("{d:?}"),
-    }
+/// The kit's 8×5 open field of pointy hexes, with the sides these tests name: "Heroes"
+/// (Human) and "Blades" (Ai).
+fn field() -> Field {
+    Field::new(RulesetId::Phases)
+        .topology("Hex(orientation: Pointy)")
+        .sides(r#"(name: "Heroes", controller: Human), (name: "Blades", controller: Ai)"#)
 }
 
 fn ev(e: Ev) -> Event {
@@ -31,65 +19,6 @@ fn ev(e: Ev) -> Event {
 fn state(b: &BattleState) -> &State {
     <Phases as crate::rules::rulesets::Member>::state(b)
 }
-
-fn run(b: &mut BattleState, cmd: Command) -> Vec<Event> {
-    match b.execute(&cmd) {
-        Ok(e) => e,
-        Err(r) => panic!("{cmd:?} rejected: {r}"),
-    }
-}
-
-fn rolls(events: &[Event], purpose: Purpose) -> Vec<(i64, Option<i64>)> {
-    events
-        .iter()
-        .filter_map(|e| match e {
-            Event::Rolled {
-                purpose: p,
-                total,
-                against,
-                ..
-            } if *p == purpose => Some((*total, *against)),
-            _ => None,
-        })
-        .collect()
-}
-
-fn end(b: &mut BattleState, u: UnitId) -> Vec<Event> {
-    run(b, Command::EndTurn { unit: u })
-}
-
-fn mv(b: &mut BattleState, u: UnitId, x: i32, y: i32) -> Vec<Event> {
-    run(
-        b,
-        Command::Move {
-            unit: u,
-            to: Cell::new(x, y),
-        },
-    )
-}
-
-fn act(b: &mut BattleState, u: UnitId, action: Action) -> Vec<Event> {
-    run(b, Command::Act { unit: u, action })
-}
-
-fn react(b: &mut BattleState, u: UnitId, reaction: Reaction) -> Vec<Event> {
-    run(b, Command::React { unit: u, reaction })
-}
-
-fn attack(b: &mut BattleState, u: UnitId, target: UnitId) -> Vec<Event> {
-    run(
-        b,
-        Command::Attack {
-            unit: u,
-            target,
-            ranged: false,
-        },
-    )
-}
-
-const A: UnitId = UnitId(0);
-const B: UnitId = UnitId(1);
-const C: UnitId = UnitId(2);
 
 #[test]
 fn random_play_ends_and_replays_on_the_skirmish() {
@@ -111,14 +40,14 @@ fn initiative_is_cv_plus_lightning_reflexes_and_ties_roll_off_once() {
         (name: "Quill", side: "Heroes", cell: (0, 4), template: "speedster"),
         (name: "Gorrum", side: "Blades", cell: (7, 4), template: "giant"),
     "#;
-    let (mut b, events) = BattleState::start_with_tape(&field(units, ""), 1, [2, 5]);
+    let (mut b, events) = BattleState::start_with_tape(&field().units(units).level(), 1, [2, 5]);
     assert_eq!(
         rolls(&events, Purpose::TieBreak),
         vec![(2, None), (5, None)]
     );
     assert_eq!(state(&b).scores, PerUnit::from_vec(vec![5, 5, 9, 4]));
-    assert_eq!(state(&b).order, vec![C, B, A, UnitId(3)]);
-    assert_eq!(b.pending(), Decision::Act { unit: C });
+    assert_eq!(state(&b).order, vec![U2, U1, U0, U3]);
+    assert_eq!(b.pending(), Decision::Act { unit: U2 });
     // Every Phase the same order, four Phases to a Turn, no new rolls.
     let mut seen = Vec::new();
     for _ in 0..8 {
@@ -126,16 +55,16 @@ fn initiative_is_cv_plus_lightning_reflexes_and_ties_roll_off_once() {
             panic!("{:?}", b.pending())
         };
         seen.push(unit);
-        let e = end(&mut b, unit);
+        let e = run(&mut b, end(unit));
         assert!(rolls(&e, Purpose::TieBreak).is_empty());
     }
-    assert_eq!(seen, vec![C, B, A, UnitId(3), C, B, A, UnitId(3)]);
+    assert_eq!(seen, vec![U2, U1, U0, U3, U2, U1, U0, U3]);
     assert_eq!(state(&b).phase, 3);
     for _ in 0..8 {
         let Decision::Act { unit } = b.pending() else {
             panic!()
         };
-        end(&mut b, unit);
+        run(&mut b, end(unit));
     }
     assert_eq!(b.round, 2, "a new Turn after Phase 4");
     assert_eq!(state(&b).phase, 1);
@@ -150,40 +79,41 @@ const DUEL: &str = r#"
 fn attacks_hit_on_3d6_plus_ocv_against_10_plus_dcv_and_deal_killing_damage() {
     // 3d6 (3 3 2) + 6 = 14 vs 10 + 5 = 15: miss. Then 3 3 3 + 6 = 15: hit; 1d6 (6) + 1 = 7
     // BODY: 7 - rpd 3 = 4 BODY, 21 - pd 5 = 16 STUN, more than con 13: Stunned.
-    let (mut b, _) = BattleState::start_with_tape(&field(DUEL, ""), 1, [3, 3, 2, 3, 3, 3, 6]);
-    let e = attack(&mut b, A, B);
+    let (mut b, _) =
+        BattleState::start_with_tape(&field().units(DUEL).level(), 1, [3, 3, 2, 3, 3, 3, 6]);
+    let e = run(&mut b, attack(U0, U1));
     // Bo has not acted this Phase: it may abort to Dodge; it declines.
     assert!(e.iter().any(|e| matches!(e, Event::Interrupted(_))));
-    let e = react(&mut b, B, Reaction::Decline);
+    let e = run(&mut b, react(U1, Reaction::Decline));
     assert_eq!(rolls(&e, Purpose::Attack), vec![(14, Some(15))]);
     assert_eq!(b.units[1].pool("body"), 10);
     // Ada has used her attack action: a second attack is rejected, a move is not.
     let second = Command::Attack {
-        unit: A,
-        target: B,
+        unit: U0,
+        target: U1,
         ranged: false,
     };
     assert!(b.check(&second).is_err());
-    end(&mut b, A);
-    end(&mut b, B);
-    attack(&mut b, A, B);
-    let e = react(&mut b, B, Reaction::Decline);
+    run(&mut b, end(U0));
+    run(&mut b, end(U1));
+    run(&mut b, attack(U0, U1));
+    let e = run(&mut b, react(U1, Reaction::Decline));
     assert_eq!(rolls(&e, Purpose::Attack), vec![(15, Some(15))]);
     assert_eq!(rolls(&e, Purpose::Damage), vec![(7, None)]);
     assert_eq!(b.units[1].pool("body"), 6);
     assert_eq!(b.units[1].pool("stun"), 8);
     assert!(b.units[1].has(&Condition::Stunned));
-    end(&mut b, A);
+    run(&mut b, end(U0));
     // Bo's next action must be Recover from being Stunned.
-    assert_eq!(b.pending(), Decision::Act { unit: B });
+    assert_eq!(b.pending(), Decision::Act { unit: U1 });
     assert_eq!(
         b.legal_commands(),
         vec![Command::Act {
-            unit: B,
+            unit: U1,
             action: Action::Recover
         }]
     );
-    act(&mut b, B, Action::Recover);
+    run(&mut b, act(U1, Action::Recover));
     assert!(!b.units[1].has(&Condition::Stunned));
 }
 
@@ -193,14 +123,14 @@ fn a_phase_holds_an_attack_and_a_move_two_moves_or_one_full_phase_move() {
         (name: "Ada", side: "Heroes", cell: (0, 2), template: "swordsman", overrides: {"cv": 10}),
         (name: "Bo", side: "Blades", cell: (7, 0), template: "swordsman"),
     "#;
-    let (mut b, _) = BattleState::start_with_tape(&field(units, ""), 1, []);
+    let (mut b, _) = BattleState::start_with_tape(&field().units(units).level(), 1, []);
     // Movement 6: 3 hexes is a move action; then another move action.
-    mv(&mut b, A, 3, 2);
-    assert_eq!(state(&b).budget.get(A).unwrap().actions, 1);
+    run(&mut b, mv(U0, 3, 2));
+    assert_eq!(state(&b).budget.get(U0).unwrap().actions, 1);
     // A 1-hex step is not allowed after moving.
     assert!(
         b.check(&Command::Act {
-            unit: A,
+            unit: U0,
             action: Action::Step {
                 to: Cell::new(4, 2)
             }
@@ -210,75 +140,83 @@ fn a_phase_holds_an_attack_and_a_move_two_moves_or_one_full_phase_move() {
     // The second Move may cover only half (3), not 4.
     assert!(
         b.check(&Command::Move {
-            unit: A,
+            unit: U0,
             to: Cell::new(7, 2)
         })
         .is_err()
     );
-    let e = mv(&mut b, A, 5, 2);
+    let e = run(&mut b, mv(U0, 5, 2));
     // Two move actions: the Phase is used; Bo acts next.
-    assert!(e.contains(&Event::TurnEnded { unit: A }));
-    assert_eq!(b.pending(), Decision::Act { unit: B });
-    end(&mut b, B);
+    assert!(e.contains(&Event::TurnEnded { unit: U0 }));
+    assert_eq!(b.pending(), Decision::Act { unit: U1 });
+    run(&mut b, end(U1));
     // Phase 2: a 5-hex move is the full-phase action; nothing else follows.
-    let e = mv(&mut b, A, 0, 2);
-    assert!(state(&b).budget.get(A).unwrap().full);
-    assert!(e.contains(&Event::TurnEnded { unit: A }));
+    let e = run(&mut b, mv(U0, 0, 2));
+    assert!(state(&b).budget.get(U0).unwrap().full);
+    assert!(e.contains(&Event::TurnEnded { unit: U0 }));
 }
 
 #[test]
 fn the_1_hex_step_and_withdraw_never_provoke_but_a_move_does_and_goes_on() {
     // Ada at (2,2) next to Bo (3,2).
-    let (mut b, _) = BattleState::start_with_tape(&field(DUEL, ""), 1, [1, 1, 1]);
-    let e = act(
+    let (mut b, _) = BattleState::start_with_tape(&field().units(DUEL).level(), 1, [1, 1, 1]);
+    let e = run(
         &mut b,
-        A,
-        Action::Step {
-            to: Cell::new(1, 2),
-        },
+        act(
+            U0,
+            Action::Step {
+                to: Cell::new(1, 2),
+            },
+        ),
     );
     assert!(!e.iter().any(|e| matches!(e, Event::Interrupted(_))));
     assert_eq!(b.units[0].cell, Cell::new(1, 2));
     // After the step no Move of any distance.
     let r = b.check(&Command::Move {
-        unit: A,
+        unit: U0,
         to: Cell::new(0, 2),
     });
     assert!(r.is_err_and(|r| r.reason.contains("1-hex step")));
-    end(&mut b, A);
+    run(&mut b, end(U0));
     // Bo closes in with a step, then ends.
-    act(
+    run(
         &mut b,
-        B,
-        Action::Step {
-            to: Cell::new(2, 2),
-        },
+        act(
+            U1,
+            Action::Step {
+                to: Cell::new(2, 2),
+            },
+        ),
     );
-    end(&mut b, B);
+    run(&mut b, end(U1));
     // Phase 2: Ada withdraws 3 hexes: no attack of opportunity.
-    let e = act(
+    let e = run(
         &mut b,
-        A,
-        Action::Withdraw {
-            to: Cell::new(0, 1),
-        },
+        act(
+            U0,
+            Action::Withdraw {
+                to: Cell::new(0, 1),
+            },
+        ),
     );
     assert!(!e.iter().any(|e| matches!(e, Event::Interrupted(_))));
-    assert!(state(&b).budget.get(A).unwrap().full);
+    assert!(state(&b).budget.get(U0).unwrap().full);
     // Bo (its turn now) moves away from nothing; Phase 3: Bo steps next to Ada again.
-    assert_eq!(b.pending(), Decision::Act { unit: B });
-    end(&mut b, B);
-    end(&mut b, A);
-    act(
+    assert_eq!(b.pending(), Decision::Act { unit: U1 });
+    run(&mut b, end(U1));
+    run(&mut b, end(U0));
+    run(
         &mut b,
-        B,
-        Action::Step {
-            to: Cell::new(1, 1),
-        },
+        act(
+            U1,
+            Action::Step {
+                to: Cell::new(1, 1),
+            },
+        ),
     );
-    end(&mut b, B);
+    run(&mut b, end(U1));
     // Phase 4: Ada moves away: leaving Bo's threatened hex asks Bo.
-    let e = mv(&mut b, A, 0, 3);
+    let e = run(&mut b, mv(U0, 0, 3));
     assert!(e.iter().any(|e| matches!(
         e,
         Event::Interrupted(Interrupt {
@@ -286,9 +224,9 @@ fn the_1_hex_step_and_withdraw_never_provoke_but_a_move_does_and_goes_on() {
             ..
         })
     )));
-    assert!(matches!(b.pending(), Decision::React { unit: B, .. }));
+    assert!(matches!(b.pending(), Decision::React { unit: U1, .. }));
     // Bo attacks (3d6 = 3 + 6 = 9 vs 15: a miss); the move goes on.
-    let e = react(&mut b, B, Reaction::Attack { target: A });
+    let e = run(&mut b, react(U1, Reaction::Attack { target: U0 }));
     assert_eq!(rolls(&e, Purpose::Attack), vec![(9, Some(15))]);
     assert!(e.contains(&Event::Resumed));
     assert_eq!(b.units[0].cell, Cell::new(0, 3));
@@ -319,37 +257,37 @@ fn opportunity_prompts(events: &[Event]) -> usize {
 #[test]
 fn one_attack_of_opportunity_per_phase_and_one_opportunity_per_mover() {
     // (3,2) -> (3,1) -> (4,0): both of the first two hexes are next to Bo: one opportunity.
-    let (mut b, _) = BattleState::start_with_tape(&field(THREE, ""), 1, [1, 1, 1]);
-    let e = mv(&mut b, A, 4, 0);
+    let (mut b, _) = BattleState::start_with_tape(&field().units(THREE).level(), 1, [1, 1, 1]);
+    let e = run(&mut b, mv(U0, 4, 0));
     assert_eq!(opportunity_prompts(&e), 1);
-    let e = react(&mut b, B, Reaction::Decline);
+    let e = run(&mut b, react(U1, Reaction::Decline));
     assert_eq!(
         opportunity_prompts(&e),
         0,
         "the same opportunity is not offered again"
     );
     assert_eq!(b.units[0].cell, Cell::new(4, 0));
-    end(&mut b, A);
+    run(&mut b, end(U0));
     // Cy leaves Bo's reach: a new opportunity; Bo takes it (a miss).
-    let e = mv(&mut b, C, 7, 2);
+    let e = run(&mut b, mv(U2, 7, 2));
     assert_eq!(opportunity_prompts(&e), 1);
-    react(&mut b, B, Reaction::Attack { target: C });
+    run(&mut b, react(U1, Reaction::Attack { target: U2 }));
     assert_eq!(b.units[2].cell, Cell::new(7, 2));
-    end(&mut b, C);
-    end(&mut b, B);
+    run(&mut b, end(U2));
+    run(&mut b, end(U1));
     // Phase 2: Ada comes back next to Bo, Cy too, and both leave again: Bo already made one
     // attack of opportunity... in Phase 1. This is Phase 2: one more, then none.
-    mv(&mut b, A, 3, 1);
-    end(&mut b, A);
-    mv(&mut b, C, 5, 2);
-    end(&mut b, C);
-    end(&mut b, B);
+    run(&mut b, mv(U0, 3, 1));
+    run(&mut b, end(U0));
+    run(&mut b, mv(U2, 5, 2));
+    run(&mut b, end(U2));
+    run(&mut b, end(U1));
     // Phase 3.
-    let e = mv(&mut b, A, 1, 1);
+    let e = run(&mut b, mv(U0, 1, 1));
     assert_eq!(opportunity_prompts(&e), 1);
-    react(&mut b, B, Reaction::Attack { target: A });
-    end(&mut b, A);
-    let e = mv(&mut b, C, 7, 2);
+    run(&mut b, react(U1, Reaction::Attack { target: U0 }));
+    run(&mut b, end(U0));
+    let e = run(&mut b, mv(U2, 7, 2));
     assert_eq!(opportunity_prompts(&e), 0, "Bo has made its one this Phase");
 }
 
@@ -361,19 +299,20 @@ fn combat_reflexes_allow_one_attack_of_opportunity_per_opportunity() {
         r#"template: "speedster", overrides: {"cv": 5, "lightning_reflexes": 0}),
     (name: "Cy""#,
     );
-    let (mut b, _) = BattleState::start_with_tape(&field(&units, ""), 1, [1, 1, 1, 1, 1, 1]);
-    let e = mv(&mut b, A, 4, 0);
+    let (mut b, _) =
+        BattleState::start_with_tape(&field().units(&units).level(), 1, [1, 1, 1, 1, 1, 1]);
+    let e = run(&mut b, mv(U0, 4, 0));
     assert_eq!(opportunity_prompts(&e), 1);
-    let e = react(&mut b, B, Reaction::Attack { target: A });
+    let e = run(&mut b, react(U1, Reaction::Attack { target: U0 }));
     assert_eq!(opportunity_prompts(&e), 0, "one attack per opportunity");
-    end(&mut b, A);
-    let e = mv(&mut b, C, 7, 2);
+    run(&mut b, end(U0));
+    let e = run(&mut b, mv(U2, 7, 2));
     assert_eq!(
         opportunity_prompts(&e),
         1,
         "a second opportunity in the same Phase"
     );
-    let e = react(&mut b, B, Reaction::Attack { target: C });
+    let e = run(&mut b, react(U1, Reaction::Attack { target: U2 }));
     assert_eq!(rolls(&e, Purpose::Attack).len(), 1);
 }
 
@@ -384,24 +323,24 @@ fn a_dodging_unit_makes_no_attacks_of_opportunity() {
         (name: "Ada", side: "Heroes", cell: (3, 2), template: "swordsman"),
         (name: "Bo", side: "Blades", cell: (4, 2), template: "swordsman", overrides: {"cv": 10}),
     "#;
-    let (mut b, _) = BattleState::start_with_tape(&field(units, ""), 1, [3, 3, 3]);
-    act(&mut b, B, Action::Dodge);
+    let (mut b, _) = BattleState::start_with_tape(&field().units(units).level(), 1, [3, 3, 3]);
+    run(&mut b, act(U1, Action::Dodge));
     assert!(b.units[1].has(&Condition::Dodging));
-    end(&mut b, B);
-    let e = mv(&mut b, A, 0, 2);
+    run(&mut b, end(U1));
+    let e = run(&mut b, mv(U0, 0, 2));
     assert_eq!(opportunity_prompts(&e), 0);
     // Dodge adds 3 DCV: 3d6 (9) + 6 = 15 vs 10 + 5 + 3 = 18.
     let units = r#"
         (name: "Ada", side: "Heroes", cell: (3, 2), template: "swordsman"),
         (name: "Bo", side: "Blades", cell: (4, 2), template: "swordsman", overrides: {"cv": 10}),
     "#;
-    let (mut b, _) = BattleState::start_with_tape(&field(units, ""), 1, [3, 3, 3]);
-    act(&mut b, B, Action::Dodge);
-    end(&mut b, B);
-    let e = attack(&mut b, A, B);
+    let (mut b, _) = BattleState::start_with_tape(&field().units(units).level(), 1, [3, 3, 3]);
+    run(&mut b, act(U1, Action::Dodge));
+    run(&mut b, end(U1));
+    let e = run(&mut b, attack(U0, U1));
     assert_eq!(rolls(&e, Purpose::Attack), vec![(15, Some(18))]);
     // The Dodge ends at Bo's next action.
-    end(&mut b, A);
+    run(&mut b, end(U0));
     assert!(!b.units[1].has(&Condition::Dodging));
 }
 
@@ -412,13 +351,13 @@ fn acrobatics_negates_a_moves_attacks_of_opportunity() {
         (name: "Bo", side: "Blades", cell: (4, 2), template: "swordsman"),
     "#;
     // 3d6 (4 4 4) = 12 <= 13: no attack of opportunity.
-    let (mut b, _) = BattleState::start_with_tape(&field(units, ""), 1, [4, 4, 4]);
-    let e = mv(&mut b, A, 0, 2);
+    let (mut b, _) = BattleState::start_with_tape(&field().units(units).level(), 1, [4, 4, 4]);
+    let e = run(&mut b, mv(U0, 0, 2));
     assert_eq!(rolls(&e, Purpose::Skill), vec![(12, Some(13))]);
     assert_eq!(opportunity_prompts(&e), 0);
     // 6 6 2 = 14 > 13: Bo is asked.
-    let (mut b, _) = BattleState::start_with_tape(&field(units, ""), 1, [6, 6, 2]);
-    let e = mv(&mut b, A, 0, 2);
+    let (mut b, _) = BattleState::start_with_tape(&field().units(units).level(), 1, [6, 6, 2]);
+    let e = run(&mut b, mv(U0, 0, 2));
     assert_eq!(opportunity_prompts(&e), 1);
 }
 
@@ -431,48 +370,48 @@ const DELAYERS: &str = r#"
 
 #[test]
 fn delay_moves_the_unit_in_the_order_and_a_late_delay_costs_the_regular_action() {
-    let (mut b, _) = BattleState::start_with_tape(&field(DELAYERS, ""), 1, []);
-    assert_eq!(state(&b).order, vec![B, A, C]);
-    end(&mut b, B);
-    act(&mut b, A, Action::Delay);
+    let (mut b, _) = BattleState::start_with_tape(&field().units(DELAYERS).level(), 1, []);
+    assert_eq!(state(&b).order, vec![U1, U0, U2]);
+    run(&mut b, end(U1));
+    run(&mut b, act(U0, Action::Delay));
     // Cy acts; before that Ada is not asked again at the point she delayed.
-    assert_eq!(b.pending(), Decision::Act { unit: C });
-    end(&mut b, C);
+    assert_eq!(b.pending(), Decision::Act { unit: U2 });
+    run(&mut b, end(U2));
     // End of Phase 1: Ada may act now; she keeps waiting.
-    assert_eq!(b.pending(), Decision::Act { unit: A });
-    act(&mut b, A, Action::Delay);
+    assert_eq!(b.pending(), Decision::Act { unit: U0 });
+    run(&mut b, act(U0, Action::Delay));
     // Phase 2, before Bo: Ada takes her delayed action now (a move).
     assert_eq!(state(&b).phase, 2);
-    assert_eq!(b.pending(), Decision::Act { unit: A });
-    mv(&mut b, A, 1, 0);
+    assert_eq!(b.pending(), Decision::Act { unit: U0 });
+    run(&mut b, mv(U0, 1, 0));
     assert_eq!(
         state(&b).order,
-        vec![A, B, C],
+        vec![U0, U1, U2],
         "her Initiative rose to that point"
     );
-    end(&mut b, A);
+    run(&mut b, end(U0));
     // She does not get her regular action in Phase 2.
-    end(&mut b, B);
-    assert_eq!(b.pending(), Decision::Act { unit: C });
-    end(&mut b, C);
+    run(&mut b, end(U1));
+    assert_eq!(b.pending(), Decision::Act { unit: U2 });
+    run(&mut b, end(U2));
     // Phase 3: Ada first.
     assert_eq!(state(&b).phase, 3);
-    assert_eq!(b.pending(), Decision::Act { unit: A });
+    assert_eq!(b.pending(), Decision::Act { unit: U0 });
 }
 
 #[test]
 fn a_delay_still_unused_when_the_units_next_action_comes_is_lost() {
-    let (mut b, _) = BattleState::start_with_tape(&field(DELAYERS, ""), 1, []);
-    end(&mut b, B);
-    act(&mut b, A, Action::Delay);
-    end(&mut b, C);
-    act(&mut b, A, Action::Delay); // end of Phase 1: keeps waiting
-    act(&mut b, A, Action::Delay); // before Bo in Phase 2: keeps waiting
-    let e = end(&mut b, B);
-    assert!(e.contains(&ev(Ev::Lapsed { unit: A })));
-    assert_eq!(b.pending(), Decision::Act { unit: A });
-    assert_eq!(state(&b).order, vec![B, A, C]);
-    assert_eq!(state(&b).held.get(A), Some(&None));
+    let (mut b, _) = BattleState::start_with_tape(&field().units(DELAYERS).level(), 1, []);
+    run(&mut b, end(U1));
+    run(&mut b, act(U0, Action::Delay));
+    run(&mut b, end(U2));
+    run(&mut b, act(U0, Action::Delay)); // end of Phase 1: keeps waiting
+    run(&mut b, act(U0, Action::Delay)); // before Bo in Phase 2: keeps waiting
+    let e = run(&mut b, end(U1));
+    assert!(e.contains(&ev(Ev::Lapsed { unit: U0 })));
+    assert_eq!(b.pending(), Decision::Act { unit: U0 });
+    assert_eq!(state(&b).order, vec![U1, U0, U2]);
+    assert_eq!(state(&b).held.get(U0), Some(&None));
 }
 
 /// Bo (CV 10) three hexes from Ada (8).
@@ -483,93 +422,100 @@ const READY: &str = r#"
 
 #[test]
 fn a_readied_attack_interrupts_the_trigger_and_moves_the_unit_ahead_of_it() {
-    let (mut b, _) = BattleState::start_with_tape(&field(READY, ""), 1, [1, 1, 1]);
-    end(&mut b, B);
-    act(
+    let (mut b, _) = BattleState::start_with_tape(&field().units(READY).level(), 1, [1, 1, 1]);
+    run(&mut b, end(U1));
+    run(
         &mut b,
-        A,
-        Action::Ready {
-            trigger: ReadyTrigger::EnemyInReach,
-        },
+        act(
+            U0,
+            Action::Ready {
+                trigger: ReadyTrigger::EnemyInReach,
+            },
+        ),
     );
     assert_eq!(
-        state(&b).budget.get(A).unwrap().actions,
+        state(&b).budget.get(U0).unwrap().actions,
         1,
         "readying is an attack action"
     );
-    end(&mut b, A);
+    run(&mut b, end(U0));
     // Phase 2: Bo walks up to Ada; the step into her reach triggers the readied attack.
-    let e = mv(&mut b, B, 2, 1);
+    let e = run(&mut b, mv(U1, 2, 1));
     assert!(matches!(
         b.pending(),
         Decision::React {
-            unit: A,
-            trigger: Trigger::Ready { actor: B }
+            unit: U0,
+            trigger: Trigger::Ready { actor: U1 }
         }
     ));
     let moved = e
         .iter()
         .filter(|e| matches!(e, Event::Moved { .. }))
         .count();
-    let e = react(&mut b, A, Reaction::Attack { target: B });
+    let e = run(&mut b, react(U0, Reaction::Attack { target: U1 }));
     assert_eq!(rolls(&e, Purpose::Attack), vec![(9, Some(15))]);
     // Ada now acts just ahead of Bo, and has used her Phase 2 action; Bo's move goes on.
-    assert_eq!(state(&b).order, vec![A, B]);
+    assert_eq!(state(&b).order, vec![U0, U1]);
     assert!(e.contains(&Event::Resumed));
     assert!(moved >= 1);
     assert_eq!(b.units[1].cell, Cell::new(2, 1));
-    end(&mut b, B);
+    run(&mut b, end(U1));
     assert_eq!(state(&b).phase, 3);
-    assert_eq!(b.pending(), Decision::Act { unit: A });
+    assert_eq!(b.pending(), Decision::Act { unit: U0 });
 }
 
 #[test]
 fn a_readied_attack_not_taken_by_the_units_next_action_is_lost() {
-    let (mut b, _) = BattleState::start_with_tape(&field(READY, ""), 1, []);
-    end(&mut b, B);
-    act(
+    let (mut b, _) = BattleState::start_with_tape(&field().units(READY).level(), 1, []);
+    run(&mut b, end(U1));
+    run(
         &mut b,
-        A,
-        Action::Ready {
-            trigger: ReadyTrigger::UnitActs { unit: B },
-        },
+        act(
+            U0,
+            Action::Ready {
+                trigger: ReadyTrigger::UnitActs { unit: U1 },
+            },
+        ),
     );
-    end(&mut b, A);
+    run(&mut b, end(U0));
     // Bo does nothing in Phase 2 (ending is not an action); Ada's place comes: lost.
-    let e = end(&mut b, B);
-    assert!(e.contains(&ev(Ev::Lapsed { unit: A })));
-    assert_eq!(b.pending(), Decision::Act { unit: A });
+    let e = run(&mut b, end(U1));
+    assert!(e.contains(&ev(Ev::Lapsed { unit: U0 })));
+    assert_eq!(b.pending(), Decision::Act { unit: U0 });
 }
 
 #[test]
 fn a_readied_attack_on_a_unit_goes_off_just_before_its_action() {
     // Bo adjacent to Ada this time.
     let units = READY.replace("(5, 2)", "(3, 2)");
-    let (mut b, _) = BattleState::start_with_tape(&field(&units, ""), 1, [1, 1, 1, 6, 6, 6]);
-    end(&mut b, B);
-    act(
+    let (mut b, _) =
+        BattleState::start_with_tape(&field().units(&units).level(), 1, [1, 1, 1, 6, 6, 6]);
+    run(&mut b, end(U1));
+    run(
         &mut b,
-        A,
-        Action::Ready {
-            trigger: ReadyTrigger::UnitActs { unit: B },
-        },
+        act(
+            U0,
+            Action::Ready {
+                trigger: ReadyTrigger::UnitActs { unit: U1 },
+            },
+        ),
     );
-    end(&mut b, A);
+    run(&mut b, end(U0));
     // Bo attacks Ada: Ada's readied attack comes first (a miss), then Bo's (18 vs 15).
-    let e = attack(&mut b, B, A);
+    let e = run(&mut b, attack(U1, U0));
     assert!(rolls(&e, Purpose::Attack).is_empty());
-    let e = react(&mut b, A, Reaction::Attack { target: B });
+    let e = run(&mut b, react(U0, Reaction::Attack { target: U1 }));
     assert_eq!(rolls(&e, Purpose::Attack), vec![(9, Some(15))]);
-    assert_eq!(state(&b).order, vec![A, B]);
+    assert_eq!(state(&b).order, vec![U0, U1]);
     // Bo's attack goes on; Ada (her place in this Phase used) may still abort; she declines.
     assert!(matches!(
         b.pending(),
         Decision::React {
-            unit: A,
+            unit: U0,
             trigger: Trigger::Targeted { .. }
         }
     ));
-    let e = react(&mut b, A, Reaction::Decline);
+    let e = run(&mut b, react(U0, Reaction::Decline));
     assert_eq!(rolls(&e, Purpose::Attack), vec![(24, Some(15))]);
 }
 
@@ -577,11 +523,11 @@ fn a_readied_attack_on_a_unit_goes_off_just_before_its_action() {
 fn abort_gives_up_this_phases_action_before_its_place_and_the_next_after_it() {
     // Ada (CV 10) attacks Bo before Bo's place: Bo aborts to Dodge, losing this Phase's
     // action. 3d6 (9) + 6 = 15 vs 10 + 5 + 3 = 18.
-    let (mut b, _) = BattleState::start_with_tape(&field(DUEL, ""), 1, [3, 3, 3]);
-    attack(&mut b, A, B);
+    let (mut b, _) = BattleState::start_with_tape(&field().units(DUEL).level(), 1, [3, 3, 3]);
+    run(&mut b, attack(U0, U1));
     // The entry says what the Dodge buys: 3d6 + 6 against 15 (74%) or 18 (38%).
     let abort = Command::React {
-        unit: B,
+        unit: U1,
         reaction: Reaction::Abort {
             action: Action::Dodge,
         },
@@ -590,16 +536,18 @@ fn abort_gives_up_this_phases_action_before_its_place_and_the_next_after_it() {
         crate::rules::rulesets::describe(&b, &abort).cost,
         "gives up this Phase's action: +3 DCV, 74% -> 38% to hit"
     );
-    let e = react(
+    let e = run(
         &mut b,
-        B,
-        Reaction::Abort {
-            action: Action::Dodge,
-        },
+        react(
+            U1,
+            Reaction::Abort {
+                action: Action::Dodge,
+            },
+        ),
     );
     assert_eq!(rolls(&e, Purpose::Attack), vec![(15, Some(18))]);
     assert!(e.contains(&ev(Ev::Aborted {
-        unit: B,
+        unit: U1,
         next_phase: false
     })));
     // The log says the abort once, then its cost.
@@ -615,13 +563,13 @@ fn abort_gives_up_this_phases_action_before_its_place_and_the_next_after_it() {
             "Bo gives up its action this Phase to dodge"
         ]
     );
-    let e = end(&mut b, A);
+    let e = run(&mut b, end(U0));
     // Bo's place is gone: Phase 2 starts with Ada.
     assert_eq!(state(&b).phase, 2);
-    assert!(!e.contains(&Event::TurnStarted { unit: B }));
-    assert_eq!(b.pending(), Decision::Act { unit: A });
+    assert!(!e.contains(&Event::TurnStarted { unit: U1 }));
+    assert_eq!(b.pending(), Decision::Act { unit: U0 });
     // Initiative unchanged.
-    assert_eq!(state(&b).order, vec![A, B]);
+    assert_eq!(state(&b).order, vec![U0, U1]);
 
     // Bo (CV 10) acts first; Ada attacks it after its place: aborting costs Bo's Phase 2
     // action, and Bo cannot abort again until its place in Phase 2 has passed.
@@ -629,26 +577,29 @@ fn abort_gives_up_this_phases_action_before_its_place_and_the_next_after_it() {
         (name: "Ada", side: "Heroes", cell: (2, 2), template: "swordsman"),
         (name: "Bo", side: "Blades", cell: (3, 2), template: "swordsman", overrides: {"cv": 10}),
     "#;
-    let (mut b, _) = BattleState::start_with_tape(&field(units, ""), 1, [3, 3, 3, 3, 3, 3]);
-    end(&mut b, B);
-    attack(&mut b, A, B);
-    let e = react(
+    let (mut b, _) =
+        BattleState::start_with_tape(&field().units(units).level(), 1, [3, 3, 3, 3, 3, 3]);
+    run(&mut b, end(U1));
+    run(&mut b, attack(U0, U1));
+    let e = run(
         &mut b,
-        B,
-        Reaction::Abort {
-            action: Action::Dodge,
-        },
+        react(
+            U1,
+            Reaction::Abort {
+                action: Action::Dodge,
+            },
+        ),
     );
     assert!(e.contains(&ev(Ev::Aborted {
-        unit: B,
+        unit: U1,
         next_phase: true
     })));
-    let e = end(&mut b, A);
-    assert!(e.contains(&ev(Ev::Forfeit { unit: B })));
-    assert_eq!(b.pending(), Decision::Act { unit: A });
+    let e = run(&mut b, end(U0));
+    assert!(e.contains(&ev(Ev::Forfeit { unit: U1 })));
+    assert_eq!(b.pending(), Decision::Act { unit: U0 });
     assert_eq!(state(&b).phase, 2);
     // Still Dodging (its next action has not come), and no abort offered now.
-    let e = attack(&mut b, A, B);
+    let e = run(&mut b, attack(U0, U1));
     assert!(!e.iter().any(|e| matches!(e, Event::Interrupted(_))));
     assert_eq!(rolls(&e, Purpose::Attack), vec![(15, Some(18))]);
 }
@@ -662,46 +613,55 @@ fn the_surprise_phase_lets_the_aware_act_once_against_unaware_at_minus_3_dcv() {
     "#;
     // Surprised: the Blades. Ada and Cy tie at CV 5: 1d6 each (4, 1): Ada first.
     let (mut b, events) = BattleState::start_with_tape(
-        &field(units, r#"surprised: ["Blades"]"#),
+        &field()
+            .units(units)
+            .options(r#"surprised: ["Blades"]"#)
+            .level(),
         1,
         [4, 1, 3, 3, 3],
     );
     assert!(events.contains(&ev(Ev::Phase { phase: 0 })));
     assert!(b.units[1].has(&Condition::Surprised));
     // Bo (CV 10) does not act: Ada is first.
-    assert_eq!(b.pending(), Decision::Act { unit: A });
+    assert_eq!(b.pending(), Decision::Act { unit: U0 });
     // 9 + 6 = 15 vs 10 + 5 - 3 = 12: hit. No abort for the unaware.
-    let e = attack(&mut b, A, B);
+    let e = run(&mut b, attack(U0, U1));
     assert_eq!(rolls(&e, Purpose::Attack), vec![(15, Some(12))]);
     // One action only: no move after the attack.
     assert!(
         b.check(&Command::Move {
-            unit: A,
+            unit: U0,
             to: Cell::new(1, 2)
         })
         .is_err()
     );
-    end(&mut b, A);
+    run(&mut b, end(U0));
     // Cy may only take a half move (3), not a full-phase one.
     assert!(
         b.check(&Command::Move {
-            unit: C,
+            unit: U2,
             to: Cell::new(4, 0)
         })
         .is_err()
     );
     // The move is its one action: its part of the Surprise Phase ends by itself.
-    mv(&mut b, C, 3, 0);
+    run(&mut b, mv(U2, 3, 0));
     // Phase 1: everyone aware, Bo first.
     assert_eq!(state(&b).phase, 1);
     assert!(!b.units[1].has(&Condition::Surprised));
-    assert_eq!(b.pending(), Decision::Act { unit: B });
+    assert_eq!(b.pending(), Decision::Act { unit: U1 });
 }
 
 #[test]
 fn no_surprise_phase_when_everyone_or_no_one_is_surprised() {
-    let (_, events) =
-        BattleState::start_with_tape(&field(DUEL, r#"surprised: ["Heroes", "Blades"]"#), 1, []);
+    let (_, events) = BattleState::start_with_tape(
+        &field()
+            .units(DUEL)
+            .options(r#"surprised: ["Heroes", "Blades"]"#)
+            .level(),
+        1,
+        [],
+    );
     assert!(events.contains(&ev(Ev::Phase { phase: 1 })));
     assert!(!events.contains(&ev(Ev::Phase { phase: 0 })));
 }
@@ -710,17 +670,17 @@ fn no_surprise_phase_when_everyone_or_no_one_is_surprised() {
 fn the_post_turn_recovers_stun() {
     // Ada hits Bo in Phase 1 (9+6 = 15 vs 15; 1d6 = 3: 4 BODY: 1 BODY, 7 STUN), then the
     // Turn runs out: Bo regains rec 5 STUN.
-    let (mut b, _) = BattleState::start_with_tape(&field(DUEL, ""), 1, [3, 3, 3, 3]);
-    attack(&mut b, A, B);
-    react(&mut b, B, Reaction::Decline);
+    let (mut b, _) = BattleState::start_with_tape(&field().units(DUEL).level(), 1, [3, 3, 3, 3]);
+    run(&mut b, attack(U0, U1));
+    run(&mut b, react(U1, Reaction::Decline));
     assert_eq!(b.units[1].pool("stun"), 17);
     for _ in 0..7 {
         let Decision::Act { unit } = b.pending() else {
             panic!()
         };
-        end(&mut b, unit);
+        run(&mut b, end(unit));
     }
-    let e = end(&mut b, B);
+    let e = run(&mut b, end(U1));
     assert!(e.contains(&ev(Ev::PostTurn)));
     assert_eq!(b.units[1].pool("stun"), 22);
     assert_eq!(b.round, 2);
@@ -728,18 +688,18 @@ fn the_post_turn_recovers_stun() {
 
 #[test]
 fn odds_agree_with_what_attacks_do() {
-    let level = field(DUEL, "");
+    let level = field().units(DUEL).level();
     let (b, _) = BattleState::start(&level, 1);
-    let o = crate::rules::rulesets::odds(&b, A, B, false).expect("Bo is in reach");
+    let o = crate::rules::rulesets::odds(&b, U0, U1, false).expect("Bo is in reach");
     assert!(o.hit > 0.05 && o.hit < 0.95, "{o:?}");
     let (mut hits, mut damage) = (0usize, 0i64);
     let n = 4000;
     for seed in 0..n {
         let (mut b, _) = BattleState::start(&level, seed);
         let before = b.units[1].pool("stun");
-        attack(&mut b, A, B);
+        run(&mut b, attack(U0, U1));
         if matches!(b.pending(), Decision::React { .. }) {
-            react(&mut b, B, Reaction::Decline);
+            run(&mut b, react(U1, Reaction::Decline));
         }
         let hit = b.units[1].pool("body") < 10 || b.units[1].pool("stun") < before;
         hits += usize::from(hit);
@@ -758,18 +718,19 @@ fn odds_agree_with_what_attacks_do() {
         "mean STUN {mean} vs odds {}",
         o.expected_damage
     );
-    let far = field(
-        r#"(name: "Ada", side: "Heroes", cell: (0, 0), template: "swordsman"),
+    let far = field()
+        .units(
+            r#"(name: "Ada", side: "Heroes", cell: (0, 0), template: "swordsman"),
            (name: "Bo", side: "Blades", cell: (7, 4), template: "swordsman"),"#,
-        "",
-    );
+        )
+        .level();
     let (b, _) = BattleState::start(&far, 1);
-    assert!(crate::rules::rulesets::odds(&b, A, B, false).is_none());
+    assert!(crate::rules::rulesets::odds(&b, U0, U1, false).is_none());
 }
 
 #[test]
 fn the_clock_and_the_menu_speak_in_phases() {
-    let (b, _) = BattleState::start_with_tape(&field(DUEL, ""), 1, []);
+    let (b, _) = BattleState::start_with_tape(&field().units(DUEL).level(), 1, []);
     let clock = crate::rules::rulesets::clock(&b);
     assert!(
         clock.headline.contains("Turn 1") && clock.headline.contains("Phase 1 of 4"),
@@ -781,7 +742,7 @@ fn the_clock_and_the_menu_speak_in_phases() {
     let info = crate::rules::rulesets::describe(
         &b,
         &Command::Move {
-            unit: A,
+            unit: U0,
             to: Cell::new(0, 2),
         },
     );
@@ -791,14 +752,14 @@ fn the_clock_and_the_menu_speak_in_phases() {
     let info = crate::rules::rulesets::describe(
         &b,
         &Command::Move {
-            unit: A,
+            unit: U0,
             to: Cell::new(2, 0),
         },
     );
     let far = crate::rules::rulesets::describe(
         &b,
         &Command::Act {
-            unit: A,
+            unit: U0,
             action: Action::Step {
                 to: Cell::new(1, 2),
             },
@@ -810,13 +771,13 @@ fn the_clock_and_the_menu_speak_in_phases() {
 
 #[test]
 fn rejected_commands_say_why_and_change_nothing() {
-    let (mut b, _) = BattleState::start_with_tape(&field(DUEL, ""), 1, []);
+    let (mut b, _) = BattleState::start_with_tape(&field().units(DUEL).level(), 1, []);
     let before = ron::to_string(&b).expect("serialize");
     for (cmd, why) in [
-        (Command::EndTurn { unit: B }, "Ada's action"),
+        (Command::EndTurn { unit: U1 }, "Ada's action"),
         (
             Command::Act {
-                unit: A,
+                unit: U0,
                 action: Action::Sprint {
                     to: Cell::new(0, 0),
                 },
@@ -825,15 +786,15 @@ fn rejected_commands_say_why_and_change_nothing() {
         ),
         (
             Command::Act {
-                unit: A,
+                unit: U0,
                 action: Action::Recover,
             },
             "not Stunned",
         ),
         (
             Command::Attack {
-                unit: A,
-                target: B,
+                unit: U0,
+                target: U1,
                 ranged: true,
             },
             "no ranged attack",
@@ -851,62 +812,65 @@ fn rejected_commands_say_why_and_change_nothing() {
 #[test]
 fn standing_up_from_prone_provokes_and_dropping_prone_is_free() {
     // Ada drops prone (free: her Phase is untouched) and cannot move until she stands.
-    let (mut b, _) = BattleState::start_with_tape(&field(DUEL, ""), 1, [1, 1, 1, 3, 3, 3]);
-    let e = act(&mut b, A, Action::GoProne);
+    let (mut b, _) =
+        BattleState::start_with_tape(&field().units(DUEL).level(), 1, [1, 1, 1, 3, 3, 3]);
+    let e = run(&mut b, act(U0, Action::GoProne));
     assert!(e.contains(&Event::Condition {
-        unit: A,
+        unit: U0,
         condition: Condition::Prone,
         on: true
     }));
-    assert_eq!(state(&b).budget.get(A), Some(&Budget::default()));
+    assert_eq!(state(&b).budget.get(U0), Some(&Budget::default()));
     assert!(
         b.check(&Command::Move {
-            unit: A,
+            unit: U0,
             to: Cell::new(0, 2)
         })
         .is_err_and(|r| r.reason.contains("prone"))
     );
     // Standing up next to Bo provokes (a move action); Bo attacks: 3 + 6 = 9 vs 10 + 5/2.
-    let e = act(&mut b, A, Action::StandUp);
+    let e = run(&mut b, act(U0, Action::StandUp));
     assert!(e.iter().any(|e| matches!(
         e,
         Event::Interrupted(Interrupt {
-            trigger: Trigger::Provoked { actor: A, .. },
+            trigger: Trigger::Provoked { actor: U0, .. },
             ..
         })
     )));
-    let e = react(&mut b, B, Reaction::Attack { target: A });
+    let e = run(&mut b, react(U1, Reaction::Attack { target: U0 }));
     assert_eq!(rolls(&e, Purpose::Attack), vec![(9, Some(12))]);
     assert!(!b.units[0].is_prone());
-    assert_eq!(state(&b).budget.get(A).unwrap().actions, 1);
+    assert_eq!(state(&b).budget.get(U0).unwrap().actions, 1);
     // Bo made its attack of opportunity for this Phase: Ada's next move is not asked about.
-    let e = mv(&mut b, A, 0, 2);
+    let e = run(&mut b, mv(U0, 0, 2));
     assert!(!e.iter().any(|e| matches!(e, Event::Interrupted(_))));
 }
 
 #[test]
 fn take_a_recovery_is_a_full_phase_action_that_regains_stun() {
-    let (mut b, _) = BattleState::start_with_tape(&field(DUEL, ""), 1, [3, 3, 3, 3]);
+    let (mut b, _) = BattleState::start_with_tape(&field().units(DUEL).level(), 1, [3, 3, 3, 3]);
     assert!(
         b.check(&Command::Act {
-            unit: A,
+            unit: U0,
             action: Action::TakeRecovery
         })
         .is_err_and(|r| r.reason.contains("all its STUN"))
     );
-    attack(&mut b, A, B);
-    react(&mut b, B, Reaction::Decline);
+    run(&mut b, attack(U0, U1));
+    run(&mut b, react(U1, Reaction::Decline));
     assert_eq!(b.units[1].pool("stun"), 17);
-    end(&mut b, A);
-    let e = act(&mut b, B, Action::TakeRecovery);
+    run(&mut b, end(U0));
+    let e = run(&mut b, act(U1, Action::TakeRecovery));
     assert_eq!(b.units[1].pool("stun"), 22);
-    assert!(e.contains(&Event::TurnEnded { unit: B }) || b.pending() == Decision::Act { unit: B });
-    assert!(state(&b).budget.get(B).unwrap().full);
+    assert!(
+        e.contains(&Event::TurnEnded { unit: U1 }) || b.pending() == Decision::Act { unit: U1 }
+    );
+    assert!(state(&b).budget.get(U1).unwrap().full);
 }
 
 #[test]
 fn the_combat_log_explains_phases_events_in_words() {
-    let (b, events) = BattleState::start_with_tape(&field(DUEL, ""), 1, []);
+    let (b, events) = BattleState::start_with_tape(&field().units(DUEL).level(), 1, []);
     let lines: Vec<String> = events
         .iter()
         .map(|e| crate::rules::battle::log::describe(&b, e))
@@ -1054,15 +1018,15 @@ fn arbitrary_commands_never_panic_and_rejections_change_nothing() {
 #[test]
 fn a_prone_unit_crawls_one_hex_as_a_move_action_that_provokes() {
     // Ada drops prone next to Bo; she may crawl only to a hex next to her, not step or withdraw.
-    let (mut b, _) = BattleState::start_with_tape(&field(DUEL, ""), 1, [1, 1, 1]);
-    act(&mut b, A, Action::GoProne);
+    let (mut b, _) = BattleState::start_with_tape(&field().units(DUEL).level(), 1, [1, 1, 1]);
+    run(&mut b, act(U0, Action::GoProne));
     for bad in [
         Command::Move {
-            unit: A,
+            unit: U0,
             to: Cell::new(0, 2),
         },
         Command::Act {
-            unit: A,
+            unit: U0,
             action: Action::Step {
                 to: Cell::new(1, 2),
             },
@@ -1074,7 +1038,7 @@ fn a_prone_unit_crawls_one_hex_as_a_move_action_that_provokes() {
         );
     }
     let crawl = Command::Move {
-        unit: A,
+        unit: U0,
         to: Cell::new(1, 2),
     };
     assert!(b.legal_commands().contains(&crawl));
@@ -1087,22 +1051,22 @@ fn a_prone_unit_crawls_one_hex_as_a_move_action_that_provokes() {
     assert!(e.iter().any(|e| matches!(
         e,
         Event::Interrupted(Interrupt {
-            trigger: Trigger::Opportunity { mover: A, .. },
+            trigger: Trigger::Opportunity { mover: U0, .. },
             ..
         })
     )));
-    let e = react(&mut b, B, Reaction::Attack { target: A });
+    let e = run(&mut b, react(U1, Reaction::Attack { target: U0 }));
     assert_eq!(rolls(&e, Purpose::Attack), vec![(9, Some(12))]);
     assert_eq!(b.units[0].cell, Cell::new(1, 2));
     assert!(b.units[0].is_prone());
-    assert_eq!(state(&b).budget.get(A).unwrap().actions, 1);
-    assert!(!state(&b).budget.get(A).unwrap().full);
+    assert_eq!(state(&b).budget.get(U0).unwrap().actions, 1);
+    assert!(!state(&b).budget.get(U0).unwrap().full);
     // A second crawl is her second move action, which ends her part of the Phase.
-    let e = mv(&mut b, A, 0, 2);
+    let e = run(&mut b, mv(U0, 0, 2));
     assert_eq!(b.units[0].cell, Cell::new(0, 2));
-    assert_eq!(state(&b).budget.get(A).unwrap().actions, 2);
-    assert!(e.contains(&Event::TurnEnded { unit: A }));
-    assert_eq!(b.pending(), Decision::Act { unit: B });
+    assert_eq!(state(&b).budget.get(U0).unwrap().actions, 2);
+    assert!(e.contains(&Event::TurnEnded { unit: U0 }));
+    assert_eq!(b.pending(), Decision::Act { unit: U1 });
 }
 
 #[test]
@@ -1111,31 +1075,33 @@ fn a_readied_attack_may_take_a_1_hex_step_only_if_the_unit_has_not_moved_this_ph
     // acts. Phase 2: Bo dodges; Ada's readied attack goes first, with a 1-hex step to (3, 2)
     // next to Bo (no attack of opportunity), and misses (1 1 1 + 6 = 9 vs 10 + 5).
     let units = READY.replace("(5, 2)", "(4, 2)");
-    let (mut b, _) = BattleState::start_with_tape(&field(&units, ""), 1, [1, 1, 1]);
-    end(&mut b, B);
-    act(
+    let (mut b, _) = BattleState::start_with_tape(&field().units(&units).level(), 1, [1, 1, 1]);
+    run(&mut b, end(U1));
+    run(
         &mut b,
-        A,
-        Action::Ready {
-            trigger: ReadyTrigger::UnitActs { unit: B },
-        },
+        act(
+            U0,
+            Action::Ready {
+                trigger: ReadyTrigger::UnitActs { unit: U1 },
+            },
+        ),
     );
-    end(&mut b, A);
+    run(&mut b, end(U0));
     let dodge = Command::Act {
-        unit: B,
+        unit: U1,
         action: Action::Dodge,
     };
     let e = run(&mut b, dodge);
     assert!(e.iter().any(|e| matches!(
         e,
         Event::Interrupted(Interrupt {
-            trigger: Trigger::Ready { actor: B },
+            trigger: Trigger::Ready { actor: U1 },
             ..
         })
     )));
     let fire = Command::React {
-        unit: A,
-        reaction: Reaction::Attack { target: B },
+        unit: U0,
+        reaction: Reaction::Attack { target: U1 },
     };
     assert!(b.legal_commands().contains(&fire));
     let info = crate::rules::rulesets::describe(&b, &fire);
@@ -1146,13 +1112,13 @@ fn a_readied_attack_may_take_a_1_hex_step_only_if_the_unit_has_not_moved_this_ph
     );
     let e = run(&mut b, fire);
     assert!(e.contains(&Event::Moved {
-        unit: A,
+        unit: U0,
         from: Cell::new(2, 2),
         to: Cell::new(3, 2)
     }));
     assert_eq!(rolls(&e, Purpose::Attack), vec![(9, Some(15))]);
-    assert!(state(&b).budget.get(A).unwrap().stepped);
-    assert_eq!(state(&b).order, vec![A, B]);
+    assert!(state(&b).budget.get(U0).unwrap().stepped);
+    assert_eq!(state(&b).order, vec![U0, U1]);
     // Bo's Dodge goes on.
     assert!(b.units[1].has(&Condition::Dodging));
 
@@ -1162,17 +1128,19 @@ fn a_readied_attack_may_take_a_1_hex_step_only_if_the_unit_has_not_moved_this_ph
     (name: "Ada", side: "Heroes", cell: (1, 2), template: "swordsman", overrides: {"cv": 10}),
     (name: "Bo", side: "Blades", cell: (4, 2), template: "swordsman"),
 "#;
-    let (mut b, _) = BattleState::start_with_tape(&field(units, ""), 1, []);
-    mv(&mut b, A, 2, 2);
-    act(
+    let (mut b, _) = BattleState::start_with_tape(&field().units(units).level(), 1, []);
+    run(&mut b, mv(U0, 2, 2));
+    run(
         &mut b,
-        A,
-        Action::Ready {
-            trigger: ReadyTrigger::UnitActs { unit: B },
-        },
+        act(
+            U0,
+            Action::Ready {
+                trigger: ReadyTrigger::UnitActs { unit: U1 },
+            },
+        ),
     );
-    assert_eq!(b.pending(), Decision::Act { unit: B });
-    let e = act(&mut b, B, Action::Dodge);
+    assert_eq!(b.pending(), Decision::Act { unit: U1 });
+    let e = run(&mut b, act(U1, Action::Dodge));
     assert!(!e.iter().any(|e| matches!(e, Event::Interrupted(_))));
     assert_eq!(b.units[0].cell, Cell::new(2, 2));
 }
@@ -1180,10 +1148,10 @@ fn a_readied_attack_may_take_a_1_hex_step_only_if_the_unit_has_not_moved_this_ph
 #[test]
 fn a_readied_move_goes_off_when_an_enemy_comes_within_reach_and_the_enemys_move_goes_on() {
     // Phase 1: Bo waits; Ada readies a move to (0, 2) for when an enemy comes within reach.
-    let (mut b, _) = BattleState::start_with_tape(&field(READY, ""), 1, []);
-    end(&mut b, B);
+    let (mut b, _) = BattleState::start_with_tape(&field().units(READY).level(), 1, []);
+    run(&mut b, end(U1));
     let ready = Command::Act {
-        unit: A,
+        unit: U0,
         action: Action::ReadyMove {
             trigger: ReadyTrigger::EnemyInReach,
             to: Cell::new(0, 2),
@@ -1196,32 +1164,32 @@ fn a_readied_move_goes_off_when_an_enemy_comes_within_reach_and_the_enemys_move_
     // Readying is her attack action: no attack or second ready this Phase.
     assert!(
         b.check(&Command::Act {
-            unit: A,
+            unit: U0,
             action: Action::Dodge
         })
         .is_err()
     );
-    end(&mut b, A);
+    run(&mut b, end(U0));
     // Phase 2: Bo runs past Ada to (1, 2). Coming within her reach sets off her readied move.
-    let e = mv(&mut b, B, 1, 2);
+    let e = run(&mut b, mv(U1, 1, 2));
     assert!(e.iter().any(|e| matches!(
         e,
         Event::Interrupted(Interrupt {
-            trigger: Trigger::Ready { actor: B },
+            trigger: Trigger::Ready { actor: U1 },
             ..
         })
     )));
     let legal = b.legal_commands();
     let take = Command::React {
-        unit: A,
+        unit: U0,
         reaction: Reaction::TakeHeld,
     };
     assert!(legal.contains(&take), "{legal:?}");
     // A readied move is not an attack.
     assert!(
         b.check(&Command::React {
-            unit: A,
-            reaction: Reaction::Attack { target: B }
+            unit: U0,
+            reaction: Reaction::Attack { target: U1 }
         })
         .is_err_and(|r| r.reason.contains("readied a move"))
     );
@@ -1232,8 +1200,8 @@ fn a_readied_move_goes_off_when_an_enemy_comes_within_reach_and_the_enemys_move_
     // question on the way is declined too.
     let mut asked_bo = false;
     while let Decision::React { unit, trigger } = b.pending() {
-        asked_bo |= unit == B && matches!(trigger, Trigger::Opportunity { mover: A, .. });
-        e.extend(react(&mut b, unit, Reaction::Decline));
+        asked_bo |= unit == U1 && matches!(trigger, Trigger::Opportunity { mover: U0, .. });
+        e.extend(run(&mut b, react(unit, Reaction::Decline)));
     }
     assert!(
         asked_bo,
@@ -1247,13 +1215,13 @@ fn a_readied_move_goes_off_when_an_enemy_comes_within_reach_and_the_enemys_move_
     assert_eq!(b.units[1].cell, Cell::new(1, 2));
     assert!(state(&b).saved_walk.is_empty());
     assert!(e.contains(&ev(Ev::WalkRestored)));
-    assert_eq!(state(&b).order, vec![A, B]);
-    assert!(state(&b).held.get(A).unwrap().is_none());
+    assert_eq!(state(&b).order, vec![U0, U1]);
+    assert!(state(&b).held.get(U0).unwrap().is_none());
 }
 
 #[test]
 fn the_log_counts_turns_of_phases_not_rounds() {
-    let level = field(DUEL, "");
+    let level = field().units(DUEL).level();
     let (b, events) = BattleState::start(&level, 1);
     let started = events
         .iter()

@@ -1,6 +1,7 @@
 //! Initiative, Phases and Turns, and whose action it is: the opening, moving on to the next
 //! action, Delay's place in the order, the end of a Phase and the Post-Turn.
 
+use super::names;
 use super::{Budget, Ev, Held, Phases, State};
 use crate::rules::battle::common::ndx;
 use crate::rules::battle::{BattleState, Condition, Decision, Event, Exec, Purpose, UnitId};
@@ -9,7 +10,7 @@ use crate::rules::rulesets::Member;
 pub(super) fn start(x: &mut Exec) {
     let ids: Vec<UnitId> = x.s().unit_ids().collect();
     for &u in &ids {
-        for pool in ["body", "stun"] {
+        for pool in [names::BODY, names::STUN] {
             let v = x.s().units[u.index()].stat(pool);
             x.set_pool(u, pool, v);
         }
@@ -19,7 +20,7 @@ pub(super) fn start(x: &mut Exec) {
         .iter()
         .map(|&u| {
             let unit = &x.s().units[u.index()];
-            unit.stat("cv") + unit.stat("lightning_reflexes")
+            unit.stat(names::CV) + unit.stat(names::LIGHTNING_REFLEXES)
         })
         .collect();
     let mut order = ids.clone();
@@ -172,9 +173,13 @@ fn end_phase(x: &mut Exec) {
                 if !unit.is_active() || unit.has(&Condition::Stunned) {
                     continue;
                 }
-                let (now, max, rec) = (unit.pool("stun"), unit.stat("stun"), unit.stat("rec"));
+                let (now, max, rec) = (
+                    unit.pool(names::STUN),
+                    unit.stat(names::STUN),
+                    unit.stat(names::REC),
+                );
                 if now < max {
-                    x.set_pool(u, "stun", (now + rec.max(0)).min(max));
+                    x.set_pool(u, names::STUN, (now + rec.max(0)).min(max));
                 }
             }
             let round = x.s().round;

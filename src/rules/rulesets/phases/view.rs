@@ -5,6 +5,7 @@ use super::combat::{
     aoo_reactors, attack_kind, damage_dice, damage_taken, dcv_of, may_make_aoo, ready_move_path,
     ready_step, threatens,
 };
+use super::names;
 use super::turns::budget;
 use super::{Ev, Held, State};
 use crate::rules::battle::common::ndx;
@@ -243,7 +244,7 @@ pub(super) fn describe(s: &BattleState, r: &State, cmd: &Command) -> CommandInfo
             match crate::rules::rulesets::hit_chance_if_dodging(s, u) {
                 Some((now, dodging)) => format!(
                     "{cost}: +{} DCV, {:.0}% -> {:.0}% to hit",
-                    s.units[u.index()].stat("dodge_dcv"),
+                    s.units[u.index()].stat(names::DODGE_DCV),
                     now * 100.0,
                     dodging * 100.0
                 ),
@@ -265,7 +266,7 @@ pub(super) fn odds(
     attack_kind(s, attacker, target, ranged).ok()?;
     let (a, t) = (s.unit(attacker)?, s.unit(target)?);
     let dcv = dcv_of(t);
-    let ocv = a.stat("ocv");
+    let ocv = a.stat(names::OCV);
     let hit = ndx(3, 6, ocv).distribution().at_least(10 + dcv);
     let (n, bonus) = damage_dice(a, ranged);
     let per_hit = ndx(n, 6, bonus)
