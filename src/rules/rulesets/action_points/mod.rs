@@ -24,6 +24,7 @@ mod combat;
 mod turns;
 mod view;
 
+use crate::rules::battle::ids::PerUnit;
 use crate::rules::battle::{BattleState, Command, Decision, Exec, Rejected, UnitId};
 use crate::rules::rulesets::view::{Clock, CommandInfo, Odds};
 use serde::{Deserialize, Serialize};
@@ -33,12 +34,12 @@ use serde::{Deserialize, Serialize};
 pub struct State {
     /// Initiative order, highest first, fixed for the battle.
     pub order: Vec<UnitId>,
-    /// Each unit's initiative score, in unit order.
-    pub scores: Vec<i64>,
+    /// Each unit's initiative score.
+    pub scores: PerUnit<i64>,
     /// Index in `order` of the unit whose turn it is.
     pub turn: usize,
     /// An extended action waiting to complete, per unit.
-    pub extended: Vec<Option<Extended>>,
+    pub extended: PerUnit<Option<Extended>>,
 }
 
 /// An action started with too few AP: `remaining` AP are due at the unit's next turn.
@@ -157,8 +158,8 @@ pub fn apply(s: &mut State, e: &Ev) {
     match e {
         Ev::Initiative { order, scores } => {
             s.order = order.clone();
-            s.scores = scores.clone();
-            s.extended = vec![None; scores.len()];
+            s.scores = PerUnit::from_vec(scores.clone());
+            s.extended = PerUnit::filled(scores.len(), None);
         }
         Ev::Turn { index } => s.turn = *index,
         Ev::ExtendedStarted {
@@ -166,17 +167,16 @@ pub fn apply(s: &mut State, e: &Ev) {
             command,
             remaining,
         } => {
-            if let Some(slot) = s.extended.get_mut(unit.index()) {
-                *slot = Some(Extended {
+            s.extended.set(
+                *unit,
+                Some(Extended {
                     command: command.clone(),
                     remaining: *remaining,
-                });
-            }
+                }),
+            );
         }
         Ev::ExtendedDone { unit, .. } => {
-            if let Some(slot) = s.extended.get_mut(unit.index()) {
-                *slot = None;
-            }
+            s.extended.set(*unit, None);
         }
     }
 }

@@ -75,7 +75,7 @@ fn initiative_is_1d6_plus_rating_highest_first() {
         rolls(&events, Purpose::Initiative),
         vec![(5, None), (2, None)]
     );
-    assert_eq!(state(&b).scores, vec![7, 6]);
+    assert_eq!(state(&b).scores, PerUnit::from_vec(vec![7, 6]));
     assert_eq!(state(&b).order, vec![K, S]);
     assert_eq!(b.pending(), Decision::Act { unit: K });
     // Every unit starts the round with its maximum AP.
@@ -116,7 +116,7 @@ fn ties_go_to_rating_then_luck_then_player_characters_then_a_luck_roll() {
         2,
         "one roll per NPC group"
     );
-    assert_eq!(state(&b).scores, vec![8, 5, 5]);
+    assert_eq!(state(&b).scores, PerUnit::from_vec(vec![8, 5, 5]));
     assert_eq!(
         rolls(&events, Purpose::TieBreak),
         vec![(5, None), (16, None)]
@@ -130,7 +130,7 @@ fn surprised_units_use_their_rating_and_only_react_until_their_first_turn() {
     // Only Kestrel rolls: 1 + 2 = 3 < Shade's rating 4, so Shade's turn comes first...
     let (mut b, events) = BattleState::start_with_tape(&level, 1, [1]);
     assert_eq!(rolls(&events, Purpose::Initiative).len(), 1);
-    assert_eq!(state(&b).scores, vec![3, 4]);
+    assert_eq!(state(&b).scores, PerUnit::from_vec(vec![3, 4]));
     // ...and is skipped: Shade may only react until it has passed.
     assert!(events.contains(&Event::TurnStarted { unit: S }));
     assert!(events.contains(&Event::TurnEnded { unit: S }));

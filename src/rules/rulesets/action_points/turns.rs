@@ -168,7 +168,7 @@ pub(super) fn advance(x: &mut Exec, from: usize) {
 pub(super) fn finish_extended(x: &mut Exec, u: UnitId) {
     let Some(ext) = ActionPoints::state(x.s())
         .extended
-        .get(u.index())
+        .get(u)
         .cloned()
         .flatten()
     else {

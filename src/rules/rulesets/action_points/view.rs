@@ -43,6 +43,9 @@ pub(super) fn log_line(s: &BattleState, e: &Ev) -> String {
     }
 }
 
+/// The initiative shown for a unit with no score (none before initiative is rolled).
+const NO_SCORE: i64 = 0;
+
 pub(super) fn clock(s: &BattleState, r: &State) -> Clock {
     let order = r
         .order
@@ -54,7 +57,7 @@ pub(super) fn clock(s: &BattleState, r: &State) -> Clock {
                 unit: u,
                 label: format!(
                     "init {} \u{b7} {}/{} AP",
-                    r.scores.get(u.index()).copied().unwrap_or(0),
+                    r.scores.get(u).copied().unwrap_or(NO_SCORE),
                     unit.pool("ap"),
                     unit.stat("ap")
                 ),
