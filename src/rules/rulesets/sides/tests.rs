@@ -3,88 +3,27 @@
 
 use super::combat::{Kind, Spec};
 use super::*;
-use crate::rules::battle::tests::{load, playouts_end_and_replay, random_play};
+use crate::rules::battle::tests::{playouts_end_and_replay, random_play};
 use crate::rules::battle::{
     Action, Event, Interrupt, Purpose, Reaction, Resume, SideId, Status, Trigger,
 };
 use crate::rules::grid::Cell;
-use crate::rules::level::{self, Level};
+use crate::rules::rulesets::RulesetId;
+use crate::rules::testkit::{
+    Field, U0, U1, U2, U3, act, attack, decline, load, mv, pool, reject, rolled_exprs, rolls, run,
+    shoot,
+};
 
-/// An open field, 8 x 5 unless `map` says otherwise; sides Party (Human) and Foes (Ai).
-fn field_map(map: &[&str], units: &str, options: &str) -> Level {
-    let rows: Vec<String> = map.iter().map(|r| format!("\"{r}\"")).collect();
-    let src = format!(
-        r#"(
-    name: "Test field",
-    ruleset: "sides",
-    topology: Square(diagonals: One),
-    size: ({}, {}),
-    map: [{}],
-    sides: [(name: "Party", controller: Human), (name: "Foes", controller: Ai)],
-    units: [{units}],
-    options: ({options}),
-)"#,
-        map[0].len(),
-        map.len(),
-        rows.join(", ")
-    );
-    match level::load("field.ron", &src) {
-        Ok(l) => l,
-        Err(d) => panic!("{d:?}"),
-    }
-}
-
-const OPEN: [&str; 5] = ["........", "........", "........", "........", "........"];
-
-fn field(units: &str, options: &str) -> Level {
-    field_map(&OPEN, units, options)
-}
-
-fn run(b: &mut BattleState, cmd: Command) -> Vec<Event> {
-    match b.execute(&cmd) {
-        Ok(e) => e,
-        Err(r) => panic!("{cmd:?} rejected: {r}"),
-    }
-}
-
-fn reject(b: &mut BattleState, cmd: Command, why: &str) {
-    let before = ron::to_string(b).expect("ron");
-    match b.execute(&cmd) {
-        Ok(_) => panic!("{cmd:?} accepted"),
-        Err(r) => assert!(r.reason.contains(why), "{cmd:?}: {}", r.reason),
-    }
-    assert_eq!(ron::to_string(b).expect("ron"), before, "{cmd:?}");
-}
-
-fn rolls(events: &[Event], purpose: Purpose) -> Vec<(i64, Option<i64>)> {
-    events
-        .iter()
-        .filter_map(|e| match e {
-            Event::Rolled {
-                purpose: p,
-                total,
-                against,
-                ..
-            } if *p == purpose => Some((*total, *against)),
-            _ => None,
-        })
-        .collect()
-}
-
-fn rolled_exprs(events: &[Event], purpose: Purpose) -> Vec<String> {
-    events
-        .iter()
-        .filter_map(|e| match e {
-            Event::Rolled {
-                purpose: p, expr, ..
-            } if *p == purpose => Some(expr.clone()),
-            _ => None,
-        })
-        .collect()
+/// The kit's field as this file's battles stand on it: 8 x 5 open squares unless `.map` says
+/// otherwise, one square per diagonal step, sides Party (Human) and Foes (Ai).
+fn field() -> Field {
+    Field::new(RulesetId::Sides)
+        .topology("Square(diagonals: One)")
+        .sides(r#"(name: "Party", controller: Human), (name: "Foes", controller: Ai)"#)
 }
 
 fn hp(b: &BattleState, u: UnitId) -> i64 {
-    b.units[u.index()].pool("hp")
+    pool(b, u, "hp")
 }
 
 fn state(b: &BattleState) -> &State {
@@ -94,45 +33,6 @@ fn state(b: &BattleState) -> &State {
 fn sides_ev(events: &[Event]) -> Vec<&Ev> {
     events.iter().filter_map(Sides::event_of).collect()
 }
-
-fn attack(unit: UnitId, target: UnitId) -> Command {
-    Command::Attack {
-        unit,
-        target,
-        ranged: false,
-    }
-}
-
-fn shoot(unit: UnitId, target: UnitId) -> Command {
-    Command::Attack {
-        unit,
-        target,
-        ranged: true,
-    }
-}
-
-fn act(unit: UnitId, action: Action) -> Command {
-    Command::Act { unit, action }
-}
-
-fn decline(unit: UnitId) -> Command {
-    Command::React {
-        unit,
-        reaction: Reaction::Decline,
-    }
-}
-
-fn mv(unit: UnitId, x: i32, y: i32) -> Command {
-    Command::Move {
-        unit,
-        to: Cell::new(x, y),
-    }
-}
-
-const U0: UnitId = UnitId(0);
-const U1: UnitId = UnitId(1);
-const U2: UnitId = UnitId(2);
-const U3: UnitId = UnitId(3);
 
 // ---------------------------------------------------------------------------------------------
 // Combat sequence (S-09..S-14)
@@ -145,7 +45,7 @@ fn each_side_rolls_1d8_the_party_adds_its_best_dex_and_wins_ties() {
         (name: "Mira", side: "Party", cell: (0, 4), template: "archer"),
         (name: "Hruk", side: "Foes", cell: (7, 2), template: "reaver"),
     "#;
-    let (b, events) = BattleState::start_with_tape(&field(units, ""), 1, [3, 5]);
+    let (b, events) = BattleState::start_with_tape(&field().units(units).level(), 1, [3, 5]);
     assert_eq!(rolled_exprs(&events, Purpose::Initiative), ["1d8+2", "1d8"]);
     assert_eq!(state(&b).scores, vec![5, 5]);
     assert_eq!(
@@ -154,11 +54,15 @@ fn each_side_rolls_1d8_the_party_adds_its_best_dex_and_wins_ties() {
         "the Party wins ties"
     );
     // The Foes win outright with a higher roll.
-    let (b, _) = BattleState::start_with_tape(&field(units, ""), 1, [2, 6]);
+    let (b, _) = BattleState::start_with_tape(&field().units(units).level(), 1, [2, 6]);
     assert_eq!(state(&b).order, vec![SideId(1), SideId(0)]);
     assert_eq!(b.pending(), Decision::Act { unit: U2 }, "Hruk is alone");
     // options.party makes the Foes the Party: they add their DEX (0) and win the tie.
-    let (b, events) = BattleState::start_with_tape(&field(units, r#"party: "Foes""#), 1, [4, 4]);
+    let (b, events) = BattleState::start_with_tape(
+        &field().units(units).options(r#"party: "Foes""#).level(),
+        1,
+        [4, 4],
+    );
     assert_eq!(rolled_exprs(&events, Purpose::Initiative), ["1d8", "1d8"]);
     assert_eq!(state(&b).order, vec![SideId(1), SideId(0)]);
 }
@@ -170,7 +74,7 @@ fn a_side_picks_its_members_in_any_order_and_initiative_is_never_rerolled() {
         (name: "Mira", side: "Party", cell: (0, 4), template: "archer"),
         (name: "Hruk", side: "Foes", cell: (7, 2), template: "reaver"),
     "#;
-    let (mut b, _) = BattleState::start_with_tape(&field(units, ""), 1, [6, 1]);
+    let (mut b, _) = BattleState::start_with_tape(&field().units(units).level(), 1, [6, 1]);
     assert_eq!(
         b.pending(),
         Decision::Pick {
@@ -218,7 +122,10 @@ fn surprise_gives_the_aware_a_free_round_and_then_initiative_is_rolled() {
         (name: "Hruk", side: "Foes", cell: (1, 1), template: "reaver"),
         (name: "Fang", side: "Foes", cell: (7, 4), template: "wolf"),
     "#;
-    let level = field(units, r#"surprised: ["Party"]"#);
+    let level = field()
+        .units(units)
+        .options(r#"surprised: ["Party"]"#)
+        .level();
     let (mut b, events) = BattleState::start_with_tape(&level, 1, [20, 6, 2, 6]);
     assert!(rolls(&events, Purpose::Initiative).is_empty(), "not yet");
     assert!(b.units[0].has(&Condition::Surprised));
@@ -259,7 +166,8 @@ fn a_unit_has_a_main_and_a_move_action_and_may_trade_the_main_for_a_second_move(
         (name: "Hruk", side: "Foes", cell: (10, 4), template: "reaver"),
     "#;
     let map = ["...................."; 5];
-    let (mut b, _) = BattleState::start_with_tape(&field_map(&map, units, ""), 1, [8, 1]);
+    let (mut b, _) =
+        BattleState::start_with_tape(&field().map(&map).units(units).level(), 1, [8, 1]);
     // Six squares: the Move action.
     run(&mut b, mv(U0, 6, 2));
     assert_eq!(
@@ -292,7 +200,8 @@ fn go_prone_is_free_and_halves_movement_standing_up_is_a_move_action() {
         (name: "Hruk", side: "Foes", cell: (7, 4), template: "reaver"),
     "#;
     let map = ["................"; 5];
-    let (mut b, _) = BattleState::start_with_tape(&field_map(&map, units, ""), 1, [8, 1]);
+    let (mut b, _) =
+        BattleState::start_with_tape(&field().map(&map).units(units).level(), 1, [8, 1]);
     run(&mut b, act(U0, Action::GoProne));
     assert!(b.units[0].is_prone());
     assert_eq!(
@@ -321,7 +230,7 @@ fn an_attack_hits_when_d20_plus_bonus_reaches_ac() {
         (name: "Hruk", side: "Foes", cell: (2, 1), template: "reaver", overrides: {"ac": 16}),
     "#;
     // 13 + 3 = 16 vs AC 16: a hit; 1d8+1 = 6.
-    let (mut b, _) = BattleState::start_with_tape(&field(units, ""), 1, [8, 1, 13, 5]);
+    let (mut b, _) = BattleState::start_with_tape(&field().units(units).level(), 1, [8, 1, 13, 5]);
     let mut e = run(&mut b, attack(U0, U1));
     assert_eq!(rolls(&e, Purpose::Attack), vec![(16, Some(16))]);
     // Hruk could still turn it into a miss with Total Defense; he lets it pass.
@@ -360,7 +269,8 @@ fn situation_modifiers_follow_the_seeds_table() {
         (name: "Osk", side: "Foes", cell: (30, 2), template: "archer"),
     "#;
     let map = ["................................"; 5];
-    let (mut b, _) = BattleState::start_with_tape(&field_map(&map, units, ""), 1, [8, 1]);
+    let (mut b, _) =
+        BattleState::start_with_tape(&field().map(&map).units(units).level(), 1, [8, 1]);
     // Dual wielding -1 always; Pip is in melee with Hruk: thrown -4 (S-122, S-163).
     assert_eq!(bonus(&b, U1, U2, false).0, 3 - 1);
     assert_eq!(bonus(&b, U1, U2, true).0, 3 - 1 - 4);
@@ -420,7 +330,7 @@ fn a_miss_deals_shock_to_a_target_whose_ac_is_at_or_under_the_shock_ac() {
         (name: "Hruk", side: "Foes", cell: (1, 2), template: "reaver", overrides: {"ac": 16}),
     "#;
     // "Shock 2/AC 15": a miss on Mira (AC 13) still does 2. Mira declines Total Defense.
-    let (mut b, _) = BattleState::start_with_tape(&field(units, ""), 1, [8, 1, 2]);
+    let (mut b, _) = BattleState::start_with_tape(&field().units(units).level(), 1, [8, 1, 2]);
     let e = run(&mut b, attack(U0, U1));
     assert_eq!(rolls(&e, Purpose::Attack), vec![(5, Some(13))]);
     assert!(matches!(b.pending(), Decision::React { unit: U1, .. }));
@@ -433,13 +343,13 @@ fn a_miss_deals_shock_to_a_target_whose_ac_is_at_or_under_the_shock_ac() {
     }));
     assert_eq!(hp(&b, U1), 6);
     // Against AC 16 a miss does nothing.
-    let (mut b, _) = BattleState::start_with_tape(&field(units, ""), 1, [8, 1, 2]);
+    let (mut b, _) = BattleState::start_with_tape(&field().units(units).level(), 1, [8, 1, 2]);
     let e = run(&mut b, attack(U0, U2));
     assert!(!e.iter().any(|e| matches!(e, Event::Interrupted(_))));
     assert_eq!(hp(&b, U2), 16);
     // Shock "-" (shock_ac 99) hits any AC.
     let units = units.replace(r#"{"shock_ac": 15}"#, r#"{"shock_ac": 99, "shock": 5}"#);
-    let (mut b, _) = BattleState::start_with_tape(&field(&units, ""), 1, [8, 1, 2]);
+    let (mut b, _) = BattleState::start_with_tape(&field().units(&units).level(), 1, [8, 1, 2]);
     run(&mut b, attack(U0, U2));
     run(&mut b, decline(U2));
     assert_eq!(hp(&b, U2), 11);
@@ -456,7 +366,7 @@ fn a_hit_never_does_less_than_the_shock() {
         r#"template: "reaver")"#,
         r#"template: "reaver", overrides: {"shock": 5})"#,
     );
-    let (mut b, _) = BattleState::start_with_tape(&field(&units, ""), 1, [8, 1, 15, 1]);
+    let (mut b, _) = BattleState::start_with_tape(&field().units(&units).level(), 1, [8, 1, 15, 1]);
     let e = run(&mut b, attack(U0, U1));
     assert_eq!(rolls(&e, Purpose::Damage), vec![(3, None)]);
     assert!(sides_ev(&e).contains(&&Ev::ShockFloor {
@@ -477,7 +387,7 @@ fn a_shield_ignores_the_first_shock_each_round() {
     "#;
     // Hruk misses (2 + 4 vs 13): Shock 3/15 would apply, but the shield takes it. Fang misses
     // (1 + 2): Shock 1/13 now gets through.
-    let (mut b, _) = BattleState::start_with_tape(&field(units, ""), 1, [8, 1, 2, 1]);
+    let (mut b, _) = BattleState::start_with_tape(&field().units(units).level(), 1, [8, 1, 2, 1]);
     run(&mut b, Command::Pick { unit: U0 });
     let e = run(&mut b, attack(U0, U2));
     assert!(
@@ -510,7 +420,7 @@ fn total_defense_after_seeing_the_roll_turns_a_hit_into_a_miss_and_stops_shock()
     "#;
     // Hruk rolls 10 + 4 = 14 vs AC 13: a hit. Mira takes Total Defense: AC 15, a miss, and no
     // Shock either.
-    let (mut b, _) = BattleState::start_with_tape(&field(units, ""), 1, [8, 1, 10]);
+    let (mut b, _) = BattleState::start_with_tape(&field().units(units).level(), 1, [8, 1, 10]);
     run(&mut b, attack(U0, U1));
     assert_eq!(
         b.pending(),
@@ -578,7 +488,8 @@ fn a_snap_attack_gives_up_the_main_action_at_minus_4_and_can_stop_a_hit_before_d
         r#"template: "reaver")"#,
         r#"template: "reaver", overrides: {"hp": 4})"#,
     );
-    let (mut b, _) = BattleState::start_with_tape(&field(&units, ""), 1, [8, 1, 18, 19, 6]);
+    let (mut b, _) =
+        BattleState::start_with_tape(&field().units(&units).level(), 1, [8, 1, 18, 19, 6]);
     run(&mut b, Command::Pick { unit: U0 });
     run(&mut b, attack(U0, U1));
     // Brann is asked first, before the roll: a Snap Attack may interrupt any enemy action.
@@ -629,7 +540,7 @@ fn only_trained_units_with_their_main_action_may_snap_attack() {
     "#;
     // Nell has no snap_attack: no prompt before Hruk's attack; Hruk hits (9 + 4 vs 13), Mira
     // may only defend.
-    let (mut b, _) = BattleState::start_with_tape(&field(units, ""), 1, [8, 1, 9]);
+    let (mut b, _) = BattleState::start_with_tape(&field().units(units).level(), 1, [8, 1, 9]);
     run(&mut b, attack(U0, U1));
     assert!(matches!(
         b.pending(),
@@ -668,7 +579,7 @@ fn leaving_an_armed_enemys_reach_provokes_unless_disengaged() {
         (name: "Aldric", side: "Party", cell: (1, 1), template: "warrior"),
         (name: "Hruk", side: "Foes", cell: (2, 1), template: "reaver"),
     "#;
-    let (mut b, _) = BattleState::start_with_tape(&field(units, ""), 1, [8, 1, 3]);
+    let (mut b, _) = BattleState::start_with_tape(&field().units(units).level(), 1, [8, 1, 3]);
     // Stepping around Hruk stays in his reach: no attack.
     let e = run(&mut b, mv(U0, 1, 2));
     assert!(!e.iter().any(|e| matches!(e, Event::Interrupted(_))));
@@ -718,7 +629,7 @@ fn standing_up_first_aid_charging_and_screening_next_to_an_armed_enemy_provoke()
         (name: "Hruk", side: "Foes", cell: (2, 1), template: "reaver"),
         (name: "Fang", side: "Foes", cell: (6, 3), template: "wolf"),
     "#;
-    let level = field(units, "");
+    let level = field().units(units).level();
     let provoked = |e: &[Event], action: &str| {
         e.iter().any(|e| {
             matches!(e, Event::Interrupted(Interrupt { trigger: Trigger::Provoked { actor, action: a }, reactors, .. })
@@ -803,7 +714,8 @@ fn a_charge_runs_a_straight_line_for_plus_2_to_hit_and_minus_2_ac() {
     "#;
     let map = ["............"; 5];
     // Charge to (8, 3): 8 squares, the line (0,0) (1,0) (2,1) ... Attack 10 + 3 + 2 = 15.
-    let (mut b, _) = BattleState::start_with_tape(&field_map(&map, units, ""), 1, [8, 1, 10, 4]);
+    let (mut b, _) =
+        BattleState::start_with_tape(&field().map(&map).units(units).level(), 1, [8, 1, 10, 4]);
     let far = act(
         U0,
         Action::Charge {
@@ -847,7 +759,8 @@ fn a_charge_needs_room_a_clear_line_and_both_actions() {
         (name: "Osk", side: "Foes", cell: (1, 0), template: "archer"),
     "#;
     let map = ["........", "........", "...#....", "........", "........"];
-    let (mut b, _) = BattleState::start_with_tape(&field_map(&map, units, ""), 1, [8, 1]);
+    let (mut b, _) =
+        BattleState::start_with_tape(&field().map(&map).units(units).level(), 1, [8, 1]);
     let charge = |x, y, t| {
         act(
             U0,
@@ -867,7 +780,8 @@ fn a_charge_needs_room_a_clear_line_and_both_actions() {
         "+2 for the charge"
     );
     // Once moved, no second charge; a unit that has moved cannot charge.
-    let (mut b, _) = BattleState::start_with_tape(&field_map(&map, units, ""), 1, [8, 1]);
+    let (mut b, _) =
+        BattleState::start_with_tape(&field().map(&map).units(units).level(), 1, [8, 1]);
     run(&mut b, mv(U0, 1, 3));
     reject(&mut b, charge(5, 3, U1), "has used its Move");
 }
@@ -883,7 +797,7 @@ fn a_held_action_is_taken_before_another_units_action_and_lapses_at_round_end() 
     "#;
     // Mira holds. Hruk's move waits while Mira takes her held action and shoots first
     // (1d20 = 15, + 3 vs 13; 1d8 + 2 = 8).
-    let (mut b, _) = BattleState::start_with_tape(&field(units, ""), 1, [8, 1, 15, 6]);
+    let (mut b, _) = BattleState::start_with_tape(&field().units(units).level(), 1, [8, 1, 15, 6]);
     let info = crate::rules::rulesets::describe(&b, &act(U0, Action::Delay));
     assert_eq!(info.cost, "Move action (holds the Main action)");
     let e = run(&mut b, act(U0, Action::Delay));
@@ -947,7 +861,7 @@ fn a_held_action_needs_the_move_action_and_something_left_to_hold() {
         (name: "Mira", side: "Party", cell: (0, 2), template: "archer"),
         (name: "Hruk", side: "Foes", cell: (7, 2), template: "reaver"),
     "#;
-    let (mut b, _) = BattleState::start_with_tape(&field(units, ""), 1, [8, 1]);
+    let (mut b, _) = BattleState::start_with_tape(&field().units(units).level(), 1, [8, 1]);
     run(&mut b, mv(U0, 1, 2));
     reject(&mut b, act(U0, Action::Delay), "spends the Move action");
 }
@@ -963,7 +877,7 @@ fn a_swarm_strike_gets_plus_2_and_plus_1_per_assailant_and_always_shocks() {
         (name: "Ash", side: "Party", cell: (1, 3), template: "wolf"),
         (name: "Aldric", side: "Foes", cell: (2, 2), template: "warrior"),
     "#;
-    let (mut b, _) = BattleState::start_with_tape(&field(units, ""), 1, [8, 1, 3, 6]);
+    let (mut b, _) = BattleState::start_with_tape(&field().units(units).level(), 1, [8, 1, 3, 6]);
     let swarm = |u| act(u, Action::Swarm { target: U3 });
     run(&mut b, Command::Pick { unit: U0 });
     run(&mut b, swarm(U0));
@@ -1004,7 +918,7 @@ fn swarm_bonus_damage_stops_at_the_weapons_maximum_and_total_defense_stops_its_s
         (name: "Aldric", side: "Foes", cell: (2, 2), template: "warrior", overrides: {"ac": 12}),
     "#;
     // Ash hits (15 + 2 + 4); 1d6 = 5, + 2 swarm = 7, capped at 6.
-    let (mut b, _) = BattleState::start_with_tape(&field(units, ""), 1, [8, 1, 15, 5]);
+    let (mut b, _) = BattleState::start_with_tape(&field().units(units).level(), 1, [8, 1, 15, 5]);
     for u in [U0, U1] {
         run(&mut b, Command::Pick { unit: u });
         run(&mut b, act(u, Action::Swarm { target: U3 }));
@@ -1014,7 +928,7 @@ fn swarm_bonus_damage_stops_at_the_weapons_maximum_and_total_defense_stops_its_s
     assert_eq!(rolls(&e, Purpose::Damage), vec![(5, None)]);
     assert_eq!(hp(&b, U3), 12 - 6);
     // Next round Aldric is in Total Defense: even a swarm's Shock is stopped (S-81).
-    let (mut b, _) = BattleState::start_with_tape(&field(units, ""), 1, [8, 1, 2]);
+    let (mut b, _) = BattleState::start_with_tape(&field().units(units).level(), 1, [8, 1, 2]);
     for u in [U0, U1] {
         run(&mut b, Command::Pick { unit: u });
         run(&mut b, act(u, Action::Swarm { target: U3 }));
@@ -1048,7 +962,7 @@ fn a_screen_redirects_attacks_to_the_worst_rolling_successful_screener() {
         (name: "Bera", side: "Party", cell: (1, 3), template: "warrior"),
         (name: "Osk", side: "Foes", cell: (7, 2), template: "archer"),
     "#;
-    let level = field(units, "");
+    let level = field().units(units).level();
     let screens = |b: &mut BattleState| {
         for (u, x, y) in [(U1, 0, 1), (U2, 0, 3)] {
             run(b, Command::Pick { unit: u });
@@ -1097,7 +1011,8 @@ fn a_screener_screens_as_many_attackers_a_round_as_its_combat_skill() {
         (name: "Tam", side: "Foes", cell: (7, 3), template: "archer"),
     "#;
     // Aldric (skill 1) screens against Osk; Tam's shot gets no check at all.
-    let (mut b, _) = BattleState::start_with_tape(&field(units, ""), 1, [8, 1, 6, 6, 1, 1, 1]);
+    let (mut b, _) =
+        BattleState::start_with_tape(&field().units(units).level(), 1, [8, 1, 6, 6, 1, 1, 1]);
     run(&mut b, Command::Pick { unit: U1 });
     run(
         &mut b,
@@ -1127,7 +1042,7 @@ fn a_screener_screens_as_many_attackers_a_round_as_its_combat_skill() {
         (name: "Fang", side: "Party", cell: (1, 1), template: "wolf"),
         (name: "Osk", side: "Foes", cell: (7, 2), template: "archer"),
     "#;
-    let (mut b, _) = BattleState::start_with_tape(&field(wolves, ""), 1, [8, 1]);
+    let (mut b, _) = BattleState::start_with_tape(&field().units(wolves).level(), 1, [8, 1]);
     run(&mut b, Command::Pick { unit: U1 });
     reject(
         &mut b,
@@ -1151,7 +1066,7 @@ fn a_shove_that_hits_and_wins_the_str_check_knocks_prone_or_pushes() {
         (name: "Hruk", side: "Party", cell: (1, 1), template: "reaver"),
         (name: "Mira", side: "Foes", cell: (2, 1), template: "archer"),
     "#;
-    let level = field(units, "");
+    let level = field().units(units).level();
     // Hit (15 + 4 vs 13, no damage); STR check 2d6 + 2 + 1 = 9 + 3 = 12 vs Mira 2d6 + 0 + 1 = 6.
     let (mut b, _) = BattleState::start_with_tape(&level, 1, [8, 1, 15, 4, 5, 2, 3]);
     let push = act(
@@ -1207,7 +1122,7 @@ fn a_grapple_holds_both_in_place_hurts_each_round_end_and_can_be_broken() {
     let tape = [
         8, 1, 15, 5, 5, 1, 1, /* end of round: 1d2 + 3 */ 2, /* break free */ 6, 6, 1, 1,
     ];
-    let (mut b, _) = BattleState::start_with_tape(&field(units, ""), 1, tape);
+    let (mut b, _) = BattleState::start_with_tape(&field().units(units).level(), 1, tape);
     run(&mut b, act(U0, Action::Grapple { target: U1 }));
     assert!(b.units[1].has(&Condition::Grappled { by: U0 }));
     assert_eq!(per(state(&b), U0).grappling, Some(U1));
@@ -1239,7 +1154,7 @@ fn two_weapons_take_1_off_every_attack_and_add_2_to_melee_damage_but_not_to_shoc
         (name: "Hruk", side: "Foes", cell: (2, 1), template: "reaver"),
     "#;
     // 15 + 3 - 1 = 17 vs 13: 1d4 + 2 = 1 + 2, + 2 = 5.
-    let (mut b, _) = BattleState::start_with_tape(&field(units, ""), 1, [8, 1, 15, 1]);
+    let (mut b, _) = BattleState::start_with_tape(&field().units(units).level(), 1, [8, 1, 15, 1]);
     let e = run(&mut b, attack(U0, U1));
     assert_eq!(rolled_exprs(&e, Purpose::Attack), ["1d20+2"]);
     assert_eq!(hp(&b, U1), 11);
@@ -1248,7 +1163,7 @@ fn two_weapons_take_1_off_every_attack_and_add_2_to_melee_damage_but_not_to_shoc
         r#"template: "cutthroat")"#,
         r#"template: "cutthroat", overrides: {"skill": 0})"#,
     );
-    let (mut b, _) = BattleState::start_with_tape(&field(&units, ""), 1, [8, 1, 15, 1]);
+    let (mut b, _) = BattleState::start_with_tape(&field().units(&units).level(), 1, [8, 1, 15, 1]);
     let e = run(&mut b, attack(U0, U1));
     assert_eq!(rolled_exprs(&e, Purpose::Attack), ["1d20+3"]);
     assert_eq!(hp(&b, U1), 13);
@@ -1269,7 +1184,7 @@ fn first_aid_gets_a_downed_ally_up_with_1_hp() {
     // declines both). Brann's first aid: Hruk's attack of opportunity misses (1 + 4 vs 17), then
     // 2d6 + 1 = 4 + 3 + 1 = 8 vs 8.
     let tape = [1, 8, 20, 1, 1, 4, 3];
-    let (mut b, _) = BattleState::start_with_tape(&field(units, ""), 1, tape);
+    let (mut b, _) = BattleState::start_with_tape(&field().units(units).level(), 1, tape);
     run(&mut b, Command::Pick { unit: U2 });
     run(&mut b, attack(U2, U1));
     run(&mut b, decline(U0));
@@ -1323,7 +1238,7 @@ fn random_play_on_a_crowded_field_lists_only_accepted_commands() {
         r#"surprised: ["Foes"]"#,
         r#"surprised: ["Aldric", "Voss"], party: "Foes""#,
     ] {
-        let level = field(units, options);
+        let level = field().units(units).options(options).level();
         for seed in 1..=12 {
             let (b, cmds, _) = random_play(&level, seed, 20_000);
             assert!(
@@ -1367,7 +1282,7 @@ fn odds_agree_with_what_attacks_do() {
         ),
     ];
     for (units, ranged) in cases {
-        let level = field_map(&wide, units, "");
+        let level = field().map(&wide).units(units).level();
         let (b, _) = BattleState::start_with_tape(&level, 1, [8, 1]);
         let o = crate::rules::rulesets::odds(&b, U0, U1, ranged).expect("odds");
         assert!(o.hit > 0.05 && o.hit < 0.95, "{o:?}");
@@ -1417,7 +1332,7 @@ fn the_clock_and_the_menu_speak_in_sides_and_actions() {
         (name: "Mira", side: "Party", cell: (0, 3), template: "archer"),
         (name: "Hruk", side: "Foes", cell: (2, 1), template: "reaver"),
     "#;
-    let (mut b, _) = BattleState::start_with_tape(&field(units, ""), 1, [5, 3]);
+    let (mut b, _) = BattleState::start_with_tape(&field().units(units).level(), 1, [5, 3]);
     let clock = crate::rules::rulesets::clock(&b);
     assert_eq!(
         clock.headline,
@@ -1458,7 +1373,7 @@ fn rejections_say_why_and_change_nothing() {
         (name: "Mira", side: "Party", cell: (0, 3), template: "archer"),
         (name: "Hruk", side: "Foes", cell: (6, 1), template: "reaver"),
     "#;
-    let (mut b, _) = BattleState::start_with_tape(&field(units, ""), 1, [5, 3]);
+    let (mut b, _) = BattleState::start_with_tape(&field().units(units).level(), 1, [5, 3]);
     run(&mut b, Command::Pick { unit: U0 });
     let cases = [
         (attack(U0, U2), "not within Aldric's reach"),
@@ -1525,7 +1440,8 @@ fn a_target_out_of_sight_cannot_be_shot() {
         (name: "Mira", side: "Party", cell: (0, 2), template: "archer"),
         (name: "Osk", side: "Foes", cell: (7, 2), template: "archer"),
     "#;
-    let (mut b, _) = BattleState::start_with_tape(&field_map(&map, units, ""), 1, [8, 1]);
+    let (mut b, _) =
+        BattleState::start_with_tape(&field().map(&map).units(units).level(), 1, [8, 1]);
     assert_eq!(b.cover(U0, U1), crate::rules::sight::Cover::Blocked);
     reject(&mut b, shoot(U0, U1), "Mira cannot see Osk");
     assert!(!b.legal_commands().contains(&shoot(U0, U1)));
@@ -1537,7 +1453,7 @@ fn a_grappler_drags_its_foe_10_ft_or_throws_it_5_ft_prone_or_loses_it() {
         (name: "Hruk", side: "Party", cell: (2, 2), template: "reaver"),
         (name: "Aldric", side: "Foes", cell: (3, 2), template: "warrior"),
     "#;
-    let level = field(units, "");
+    let level = field().units(units).level();
     // Grapple: 15 + 4 vs 16 hits; STR 5 + 5 + 3 = 13 vs 1 + 1 + 2 = 4. Round 2 (after the
     // grapple's 1d2 + 3 at the round's end): the haul's check, 6 + 6 + 3 = 15 vs 1 + 1 + 2 = 4.
     let tape = [8, 1, 15, 5, 5, 1, 1, 1, 6, 6, 1, 1];
@@ -1663,7 +1579,7 @@ fn moving_onto_a_taken_square_says_who_is_there() {
         (name: "Hruk", side: "Foes", cell: (6, 3), template: "reaver"),
     "#;
     // Aldric fells Fang (1d20 = 20; 1d8 = 8) and may not step onto its body.
-    let (mut b, _) = BattleState::start_with_tape(&field(units, ""), 1, [8, 1, 20, 8]);
+    let (mut b, _) = BattleState::start_with_tape(&field().units(units).level(), 1, [8, 1, 20, 8]);
     reject(&mut b, mv(U0, 6, 3), "(6, 3) is taken by Hruk");
     run(&mut b, attack(U0, U1));
     assert_eq!(b.units[1].status, Status::Down);
@@ -1728,7 +1644,7 @@ fn commands_naming_units_that_do_not_exist_are_rejected_not_panicked() {
         v
     };
     // At a Pick decision, at a unit's turn, and at an interrupt.
-    let (mut b, _) = BattleState::start_with_tape(&field(units, ""), 1, [5, 3, 2]);
+    let (mut b, _) = BattleState::start_with_tape(&field().units(units).level(), 1, [5, 3, 2]);
     for cmd in cmds(ghost, U2).into_iter().chain(cmds(U0, ghost)) {
         assert!(b.check(&cmd).is_err(), "{cmd:?}");
         reject(&mut b, cmd, "");
@@ -1757,7 +1673,7 @@ fn the_log_names_the_grappler_and_the_ward() {
         (name: "Hruk", side: "Party", cell: (1, 1), template: "reaver"),
         (name: "Aldric", side: "Foes", cell: (2, 1), template: "warrior"),
     "#;
-    let (b, _) = BattleState::start_with_tape(&field(units, ""), 1, [8, 1]);
+    let (b, _) = BattleState::start_with_tape(&field().units(units).level(), 1, [8, 1]);
     let line = |condition, on| {
         crate::rules::battle::log::describe(
             &b,
