@@ -1,6 +1,7 @@
 //! Ordinary actions in `segments`: what the turn under way allows, the declarations a unit may
 //! make, and checking, listing and executing commands.
 
+use super::names::{HP, LONG_RANGE, RANGE, SPELL_RANGE};
 use super::turns::{
     Mode, advance, after_action, can_still_cast, finish_turn, has_missile, is_caster, mode,
     next_to_declare, run_budget, stat, walk_budget,
@@ -147,11 +148,11 @@ pub(crate) fn declarations(s: &BattleState, unit: UnitId) -> Vec<Intent> {
             .find(|&e| i64::from(s.distance(unit, e)) <= range && s.can_see(unit, e))
     };
     let default = if can_still_cast(s, unit)
-        && let Some(target) = in_range(stat(s, unit, "spell_range"))
+        && let Some(target) = in_range(stat(s, unit, SPELL_RANGE))
     {
         Intent::Spell { target }
     } else if has_missile(s, unit)
-        && in_range(stat(s, unit, "long_range").max(stat(s, unit, "range"))).is_some()
+        && in_range(stat(s, unit, LONG_RANGE).max(stat(s, unit, RANGE))).is_some()
     {
         Intent::Missile
     } else {
@@ -295,7 +296,7 @@ pub fn legal(s: &BattleState, r: &State) -> Vec<Command> {
                 reaction: Reaction::Decline,
             });
             if let Some(target) = combat::trigger_mover(&trigger)
-                && s.unit(target).is_some_and(|t| t.pool("hp") > 0)
+                && s.unit(target).is_some_and(|t| t.pool(HP) > 0)
             {
                 out.push(Command::React {
                     unit,

@@ -1,6 +1,12 @@
 //! Fighting in `segments`: moving (with fleeing attacks and spears set against a charge),
 //! attack routines, damage (deferred deaths in simultaneous segments), spells and spoiling.
 
+use super::names::{
+    AC, DAMAGE_BONUS, DAMAGE_DICE, DAMAGE_DIE, HP, LONG_RANGE, MISSILE_BONUS, RANGE,
+    RANGED_DAMAGE_BONUS, RANGED_DAMAGE_DICE, RANGED_DAMAGE_DIE, RATE_OF_FIRE, SET_VS_CHARGE,
+    SPELL_DAMAGE_BONUS, SPELL_DAMAGE_DICE, SPELL_DAMAGE_DIE, SPELL_MISSILES, SPELL_RANGE, SPELLS,
+    STRIKES, THAC0,
+};
 use super::turns::{
     Mode, after_action, casting_time, finish_turn, is_casting, mode, stat, surprised_now,
 };
@@ -53,7 +59,7 @@ pub(crate) fn target_ok(
             t.name
         )));
     }
-    if t.pool("hp") <= 0 {
+    if t.pool(HP) <= 0 {
         return Err(Rejected::new(format!(
             "{} is already beaten: it falls when this segment ends",
             t.name
@@ -70,10 +76,10 @@ pub(crate) fn target_ok(
             return Ok(());
         }
         Kind::Missile => (
-            stat(s, unit, "long_range").max(stat(s, unit, "range")),
+            stat(s, unit, LONG_RANGE).max(stat(s, unit, RANGE)),
             "missile weapon",
         ),
-        Kind::Spell => (stat(s, unit, "spell_range"), "spell"),
+        Kind::Spell => (stat(s, unit, SPELL_RANGE), "spell"),
     };
     if range <= 0 {
         return Err(Rejected::new(format!("{who} has no {what}")));
@@ -98,18 +104,18 @@ pub(crate) fn to_hit(
     target: UnitId,
     kind: Kind,
 ) -> (DiceExpr, i64, String) {
-    let thac0 = stat(s, attacker, "thac0");
-    let ac = stat(s, target, "ac");
+    let thac0 = stat(s, attacker, THAC0);
+    let ac = stat(s, target, AC);
     let needed = thac0 - ac;
     let mut bonus = 0;
     let mut notes = format!("THAC0 {thac0} - AC {ac}");
     if kind == Kind::Missile {
-        let mb = stat(s, attacker, "missile_bonus");
+        let mb = stat(s, attacker, MISSILE_BONUS);
         bonus += mb;
         if mb != 0 {
             notes.push_str(&format!(", missile bonus {mb:+}"));
         }
-        if i64::from(s.distance(attacker, target)) > stat(s, attacker, "range") {
+        if i64::from(s.distance(attacker, target)) > stat(s, attacker, RANGE) {
             bonus -= 2;
             notes.push_str(", long range -2");
         }
@@ -121,18 +127,18 @@ pub(crate) fn to_hit(
 pub(crate) fn damage_dice(s: &BattleState, attacker: UnitId, kind: Kind) -> DiceExpr {
     let g = |k: &str| stat(s, attacker, k);
     match kind {
-        Kind::Melee => ndx(g("damage_dice"), g("damage_die"), g("damage_bonus")),
+        Kind::Melee => ndx(g(DAMAGE_DICE), g(DAMAGE_DIE), g(DAMAGE_BONUS)),
         Kind::Missile => ndx(
-            g("ranged_damage_dice"),
-            g("ranged_damage_die"),
-            g("ranged_damage_bonus"),
+            g(RANGED_DAMAGE_DICE),
+            g(RANGED_DAMAGE_DIE),
+            g(RANGED_DAMAGE_BONUS),
         ),
         Kind::Spell => {
-            let n = g("spell_missiles").max(1);
+            let n = g(SPELL_MISSILES).max(1);
             ndx(
-                n * g("spell_damage_dice"),
-                g("spell_damage_die"),
-                n * g("spell_damage_bonus"),
+                n * g(SPELL_DAMAGE_DICE),
+                g(SPELL_DAMAGE_DIE),
+                n * g(SPELL_DAMAGE_BONUS),
             )
         }
     }
@@ -141,8 +147,8 @@ pub(crate) fn damage_dice(s: &BattleState, attacker: UnitId, kind: Kind) -> Dice
 /// Attacks in one routine of `kind`.
 pub(crate) fn strikes(s: &BattleState, u: UnitId, kind: Kind) -> i64 {
     match kind {
-        Kind::Missile => stat(s, u, "rate_of_fire"),
-        _ => stat(s, u, "strikes"),
+        Kind::Missile => stat(s, u, RATE_OF_FIRE),
+        _ => stat(s, u, STRIKES),
     }
     .clamp(1, 10)
 }
@@ -180,7 +186,7 @@ pub(crate) fn fleeing_reactors(
 /// Whether `e` stands with a spear set against a charge: it has one, declared Melee (or acts
 /// freely in a surprise segment), and has neither moved nor attacked this round.
 fn spear_set(s: &BattleState, r: &State, e: UnitId) -> bool {
-    stat(s, e, "set_vs_charge") > 0
+    stat(s, e, SET_VS_CHARGE) > 0
         && matches!(mode(r, e), Mode::Melee | Mode::Free)
         && !r.at(e).moved
         && r.at(e).spent == 0
@@ -306,7 +312,7 @@ pub(crate) fn check_reaction(
         Reaction::Decline => Ok(()),
         Reaction::Attack { target } => {
             let mover = s.interrupts.last().and_then(|i| trigger_mover(&i.trigger));
-            if mover == Some(*target) && s.unit(*target).is_some_and(|t| t.pool("hp") > 0) {
+            if mover == Some(*target) && s.unit(*target).is_some_and(|t| t.pool(HP) > 0) {
                 Ok(())
             } else {
                 Err(Rejected::new(format!(
@@ -373,7 +379,7 @@ pub(crate) fn routine(x: &mut Exec, unit: UnitId, target: UnitId, ranged: bool) 
     x.emit(Segments::event(Ev::Routine { unit }));
     for _ in 0..strikes(x.s(), unit, kind) {
         let t = &x.s().units[target.index()];
-        if x.over() || !t.is_active() || t.pool("hp") <= 0 {
+        if x.over() || !t.is_active() || t.pool(HP) <= 0 {
             break;
         }
         strike(x, unit, target, kind, false);
@@ -414,14 +420,14 @@ pub(crate) fn strike(x: &mut Exec, attacker: UnitId, target: UnitId, kind: Kind,
 /// Deals `amount` damage. A spell being cast is spoiled. Unless `defer` (a simultaneous
 /// segment), a unit at 0 hp or below dies at once.
 pub(crate) fn deal(x: &mut Exec, target: UnitId, amount: i64, defer: bool) {
-    x.add_pool(target, "hp", -amount);
+    x.add_pool(target, HP, -amount);
     let casting = is_casting(Segments::state(x.s()), target);
     if casting {
         spoil(x, target);
     } else if defer {
         x.emit(Segments::event(Ev::Hurt { unit: target }));
     }
-    if !defer && x.s().units[target.index()].pool("hp") <= 0 {
+    if !defer && x.s().units[target.index()].pool(HP) <= 0 {
         x.set_status(target, Status::Dead);
     }
 }
@@ -441,7 +447,7 @@ pub(crate) fn begin_cast(x: &mut Exec, caster: UnitId, target: UnitId) {
     let tick = r.tick;
     let hurt_now = r.simultaneous && r.at(caster).hurt == tick;
     let t = casting_time(x.s(), caster);
-    x.add_pool(caster, "spells", -1);
+    x.add_pool(caster, SPELLS, -1);
     x.emit(Segments::event(Ev::CastBegun {
         caster,
         target,
@@ -472,7 +478,7 @@ pub(crate) fn end_segment(x: &mut Exec) {
             .units
             .iter()
             .enumerate()
-            .filter(|(_, u)| u.is_active() && u.pool("hp") <= 0)
+            .filter(|(_, u)| u.is_active() && u.pool(HP) <= 0)
             .map(|(i, _)| Event::Status {
                 unit: UnitId(i as u16),
                 status: Status::Dead,

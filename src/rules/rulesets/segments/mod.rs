@@ -57,6 +57,63 @@ use crate::rules::rulesets::view::{Clock, CommandInfo, Odds};
 use crate::rules::rulesets::{LevelProblem, Never};
 use serde::{Deserialize, Serialize};
 
+/// The names of the pools and stats the ruleset reads (its data file and levels spell them so),
+/// in one place: a misspelt name is a compile error instead of a stat silently read as 0.
+pub(crate) mod names {
+    // Pools.
+    /// Hit points: a pool, filled from the stat of the same name when the battle starts.
+    pub const HP: &str = "hp";
+    /// Spells a caster has left to cast (filled from [`SPELL_SLOTS`]).
+    pub const SPELLS: &str = "spells";
+
+    // Fighting.
+    /// Armour class: the lower, the harder to hit.
+    pub const AC: &str = "ac";
+    /// To hit armour class 0: a hit needs a d20 of at least THAC0 - AC.
+    pub const THAC0: &str = "thac0";
+    /// Attack routines per round.
+    pub const ATTACKS: &str = "attacks";
+    /// Melee attacks in one routine.
+    pub const STRIKES: &str = "strikes";
+    pub const DAMAGE_DICE: &str = "damage_dice";
+    pub const DAMAGE_DIE: &str = "damage_die";
+    pub const DAMAGE_BONUS: &str = "damage_bonus";
+    /// Stands with a spear set against a charge (> 0).
+    pub const SET_VS_CHARGE: &str = "set_vs_charge";
+
+    // Missiles.
+    /// Short range of its missile weapon (0: it has none).
+    pub const RANGE: &str = "range";
+    pub const LONG_RANGE: &str = "long_range";
+    /// Missiles in one routine.
+    pub const RATE_OF_FIRE: &str = "rate_of_fire";
+    /// To hit with missiles, and segments it acts before its side when it declared Missile.
+    pub const MISSILE_BONUS: &str = "missile_bonus";
+    pub const RANGED_DAMAGE_DICE: &str = "ranged_damage_dice";
+    pub const RANGED_DAMAGE_DIE: &str = "ranged_damage_die";
+    pub const RANGED_DAMAGE_BONUS: &str = "ranged_damage_bonus";
+
+    // Spells.
+    pub const SPELL_RANGE: &str = "spell_range";
+    pub const SPELL_SLOTS: &str = "spell_slots";
+    /// Segments of casting.
+    pub const SPELL_CASTING_TIME: &str = "spell_casting_time";
+    pub const SPELL_MISSILES: &str = "spell_missiles";
+    pub const SPELL_DAMAGE_DICE: &str = "spell_damage_dice";
+    pub const SPELL_DAMAGE_DIE: &str = "spell_damage_die";
+    pub const SPELL_DAMAGE_BONUS: &str = "spell_damage_bonus";
+
+    // Moving and surprise.
+    /// Movement rate: squares it may run.
+    pub const MV: &str = "mv";
+    /// Taken off the surprise segments it suffers (a penalty adds).
+    pub const SURPRISE_BONUS: &str = "surprise_bonus";
+    /// The highest d6 on which its foes are surprised (0: the usual 2).
+    pub const SURPRISES_ON: &str = "surprises_on";
+    /// Never surprised (> 0).
+    pub const NEVER_SURPRISED: &str = "never_surprised";
+}
+
 /// Segments in a round.
 pub const SEGMENTS: u32 = 10;
 
@@ -269,15 +326,15 @@ impl crate::rules::rulesets::Ruleset for Segments {
     type Note = ();
     const DATA: &'static str = include_str!("../../../../assets/rulesets/segments.ron");
     const STATS: &'static [&'static str] = &[
-        "ac",
-        "hp",
-        "thac0",
-        "mv",
-        "surprise_bonus",
-        "missile_bonus",
-        "damage_dice",
-        "damage_die",
-        "damage_bonus",
+        names::AC,
+        names::HP,
+        names::THAC0,
+        names::MV,
+        names::SURPRISE_BONUS,
+        names::MISSILE_BONUS,
+        names::DAMAGE_DICE,
+        names::DAMAGE_DIE,
+        names::DAMAGE_BONUS,
     ];
     const AI: crate::rules::rulesets::AiHints = crate::rules::rulesets::AiHints {
         underdog_holds_first_round: false,

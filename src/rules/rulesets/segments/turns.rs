@@ -3,6 +3,10 @@
 //! and declaration say about when it acts.
 
 use super::actions::turn_exhausted;
+use super::names::{
+    ATTACKS, HP, MISSILE_BONUS, MV, NEVER_SURPRISED, RANGE, SPELL_CASTING_TIME, SPELL_RANGE,
+    SPELL_SLOTS, SPELLS, SURPRISE_BONUS, SURPRISES_ON,
+};
 use super::{Ev, Phase, SEGMENTS, Segments, State, TurnKind, combat};
 use crate::rules::battle::common::ndx;
 use crate::rules::battle::ids::PerUnit;
@@ -25,7 +29,7 @@ pub(crate) fn side_of(s: &BattleState, u: UnitId) -> SideId {
 
 /// Attack routines per round (at least 1).
 pub(crate) fn attacks(s: &BattleState, u: UnitId) -> u32 {
-    stat(s, u, "attacks").clamp(1, 10) as u32
+    stat(s, u, ATTACKS).clamp(1, 10) as u32
 }
 
 /// Squares a unit may move and still attack.
@@ -35,7 +39,7 @@ pub(crate) fn walk_budget(s: &BattleState, u: UnitId) -> u32 {
 
 /// Squares a unit may move when it does nothing else (its movement rate `mv`).
 pub(crate) fn run_budget(s: &BattleState, u: UnitId) -> u32 {
-    let mv = stat(s, u, "mv");
+    let mv = stat(s, u, MV);
     if mv > 0 {
         mv.min(1000) as u32
     } else {
@@ -44,21 +48,21 @@ pub(crate) fn run_budget(s: &BattleState, u: UnitId) -> u32 {
 }
 
 pub(crate) fn has_missile(s: &BattleState, u: UnitId) -> bool {
-    stat(s, u, "range") > 0
+    stat(s, u, RANGE) > 0
 }
 
 /// Whether `u` knows a spell at all (it may have no casting left).
 pub(crate) fn is_caster(s: &BattleState, u: UnitId) -> bool {
-    stat(s, u, "spell_range") > 0 && stat(s, u, "spell_slots") > 0
+    stat(s, u, SPELL_RANGE) > 0 && stat(s, u, SPELL_SLOTS) > 0
 }
 
 /// Whether `u` can still cast its spell (a caster with a slot left).
 pub(crate) fn can_still_cast(s: &BattleState, u: UnitId) -> bool {
-    is_caster(s, u) && s.unit(u).is_some_and(|x| x.pool("spells") > 0)
+    is_caster(s, u) && s.unit(u).is_some_and(|x| x.pool(SPELLS) > 0)
 }
 
 pub(crate) fn casting_time(s: &BattleState, u: UnitId) -> u32 {
-    stat(s, u, "spell_casting_time").clamp(1, 30) as u32
+    stat(s, u, SPELL_CASTING_TIME).clamp(1, 30) as u32
 }
 
 pub(crate) fn is_casting(r: &State, u: UnitId) -> bool {
@@ -101,7 +105,7 @@ pub(crate) fn unit_segment(s: &BattleState, r: &State, u: UnitId) -> Option<u32>
     match r.at(u).intent.clone() {
         Some(Intent::Hold) => None,
         Some(Intent::Missile) if has_missile(s, u) => {
-            Some((base as i64 - stat(s, u, "missile_bonus")).clamp(1, SEGMENTS as i64) as u32)
+            Some((base as i64 - stat(s, u, MISSILE_BONUS)).clamp(1, SEGMENTS as i64) as u32)
         }
         _ => Some(base),
     }
@@ -176,11 +180,11 @@ fn spans_sides(s: &BattleState, queue: &[UnitId]) -> bool {
 
 pub fn start(x: &mut Exec) {
     for u in x.s().unit_ids().collect::<Vec<_>>() {
-        let hp = stat(x.s(), u, "hp");
-        x.set_pool(u, "hp", hp);
+        let hp = stat(x.s(), u, HP);
+        x.set_pool(u, HP, hp);
         if is_caster(x.s(), u) {
-            let slots = stat(x.s(), u, "spell_slots");
-            x.set_pool(u, "spells", slots);
+            let slots = stat(x.s(), u, SPELL_SLOTS);
+            x.set_pool(u, SPELLS, slots);
         }
     }
     surprise(x);
@@ -199,7 +203,7 @@ pub(crate) fn surprise_threshold(s: &BattleState, side: SideId) -> i64 {
     s.units
         .iter()
         .filter(|u| u.side != side)
-        .map(|u| match u.stat("surprises_on") {
+        .map(|u| match u.stat(SURPRISES_ON) {
             n if n > 0 => n.min(6),
             _ => 2,
         })
@@ -208,7 +212,7 @@ pub(crate) fn surprise_threshold(s: &BattleState, side: SideId) -> i64 {
 }
 
 fn never_surprised(s: &BattleState, u: UnitId) -> bool {
-    stat(s, u, "never_surprised") > 0
+    stat(s, u, NEVER_SURPRISED) > 0
 }
 
 fn surprise(x: &mut Exec) {
@@ -250,7 +254,7 @@ fn surprise(x: &mut Exec) {
             if k == 0 || never_surprised(x.s(), u) {
                 0
             } else {
-                (k - stat(x.s(), u, "surprise_bonus")).clamp(0, 60) as u32
+                (k - stat(x.s(), u, SURPRISE_BONUS)).clamp(0, 60) as u32
             }
         })
         .collect();

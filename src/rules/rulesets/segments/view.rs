@@ -10,6 +10,7 @@
 use super::Segments;
 use super::actions::allowed;
 use super::combat::{self, Kind};
+use super::names::{MISSILE_BONUS, SET_VS_CHARGE, SPELLS};
 use super::turns::{
     Mode, attacks, casting_time, mode, next_to_declare, side_segment, stat, unit_segment,
 };
@@ -73,7 +74,7 @@ fn declaration_effect(s: &BattleState, unit: UnitId, intent: &Intent) -> String 
     let walk = super::turns::walk_budget(s, unit);
     match intent {
         Intent::Melee => {
-            let set = if stat(s, unit, "set_vs_charge") > 0 {
+            let set = if stat(s, unit, SET_VS_CHARGE) > 0 {
                 "; standing still, its spear is set against a charge"
             } else {
                 ""
@@ -81,7 +82,7 @@ fn declaration_effect(s: &BattleState, unit: UnitId, intent: &Intent) -> String 
             format!("move up to {walk} squares, then strike{set}")
         }
         Intent::Missile => {
-            let early = stat(s, unit, "missile_bonus");
+            let early = stat(s, unit, MISSILE_BONUS);
             let n = combat::strikes(s, unit, Kind::Missile) as u32;
             let when = if early > 0 {
                 format!("; acts {} before its side", plural(early as u32, "segment"))
@@ -95,7 +96,7 @@ fn declaration_effect(s: &BattleState, unit: UnitId, intent: &Intent) -> String 
         }
         Intent::Spell { target } => {
             let t = casting_time(s, unit);
-            let left = s.unit(unit).map_or(0, |u| u.pool("spells"));
+            let left = s.unit(unit).map_or(0, |u| u.pool(SPELLS));
             let now = match combat::target_ok(s, unit, *target, Kind::Spell) {
                 Ok(()) => "in range and sight now".to_string(),
                 Err(e) => e.reason,
