@@ -2,14 +2,16 @@ use super::turns::*;
 use super::*;
 use crate::ai::{Ai, Config, Difficulty, Kind};
 use crate::rules::battle::tests::{playouts_end_and_replay, random_play};
-use crate::rules::battle::{Action, Condition, Purpose, Reaction};
-use crate::rules::battle::{Status, Trigger};
+use crate::rules::battle::{Action, Condition, Purpose, Reaction, Status, Trigger};
 use crate::rules::grid::Cell;
 use crate::rules::level::{self, Level};
 use crate::rules::rulesets;
 use crate::rules::rulesets::Member;
+use crate::rules::rulesets::RulesetId;
+use crate::rules::testkit::{Field, U0, U1, U2, load, reject, rolls, run};
 
-/// An 8×3 open field. `units` are RON unit entries; `options` the level's options.
+/// An 8×3 open field with sides "Party" (Human) and "Orcs" (Ai). `units` are RON unit
+/// entries; `options` the level's options.
 fn field(units: &str, options: &str) -> Level {
     field_sides(
         units,
@@ -18,36 +20,20 @@ fn field(units: &str, options: &str) -> Level {
     )
 }
 
+/// An 8×3 open field with `sides` (the kit's square grid, `Square(diagonals: One)`).
 fn field_sides(units: &str, options: &str, sides: &str) -> Level {
-    let src = format!(
-        r#"(
-    name: "Test field",
-    ruleset: "segments",
-    topology: Square(diagonals: One),
-    size: (8, 3),
-    map: ["........", "........", "........"],
-    sides: [{sides}],
-    units: [{units}],
-    options: ({options}),
-)"#
-    );
-    match level::load("field.ron", &src) {
-        Ok(l) => l,
-        Err(d) => panic!("{d:?}"),
-    }
+    Field::new(RulesetId::Segments)
+        .map(&["........"; 3])
+        .sides(sides)
+        .units(units)
+        .options(options)
+        .level()
 }
 
 const ALERTED: &str = r#"alerted: ["Party", "Orcs"]"#;
 
 fn state(b: &BattleState) -> &State {
     Segments::state(b)
-}
-
-fn run(b: &mut BattleState, cmd: Command) -> Vec<Event> {
-    match b.execute(&cmd) {
-        Ok(e) => e,
-        Err(r) => panic!("{cmd:?} rejected: {r}"),
-    }
 }
 
 fn declare(b: &mut BattleState, unit: u16, intent: Intent) -> Vec<Event> {
@@ -58,21 +44,6 @@ fn declare(b: &mut BattleState, unit: u16, intent: Intent) -> Vec<Event> {
             intent,
         },
     )
-}
-
-fn rolls(events: &[Event], purpose: Purpose) -> Vec<(i64, Option<i64>)> {
-    events
-        .iter()
-        .filter_map(|e| match e {
-            Event::Rolled {
-                purpose: p,
-                total,
-                against,
-                ..
-            } if *p == purpose => Some((*total, *against)),
-            _ => None,
-        })
-        .collect()
 }
 
 fn rules(events: &[Event]) -> Vec<Ev> {
@@ -98,10 +69,6 @@ fn intents(b: &BattleState) -> Vec<Option<Intent>> {
 fn hp(b: &BattleState, u: u16) -> i64 {
     b.units[u as usize].pool("hp")
 }
-
-const U0: UnitId = UnitId(0);
-const U1: UnitId = UnitId(1);
-const U2: UnitId = UnitId(2);
 
 // ---------------------------------------------------------------------------------------------
 // Surprise
@@ -257,7 +224,7 @@ fn only_a_one_segment_spell_is_fully_cast_in_a_surprise_segment() {
 /// G-11: surprise is checked once per combat, when it begins; later rounds roll only initiative.
 #[test]
 fn surprise_is_checked_only_once_per_battle() {
-    let level = crate::rules::battle::tests::load("segments_crypt.ron");
+    let level = load("segments_crypt.ron");
     for seed in 1..=3 {
         let (b, _, events) = random_play(&level, seed, 20_000);
         assert!(
@@ -663,16 +630,8 @@ fn in_a_simultaneous_segment_damage_before_the_casting_began_spoils_it_too() {
 #[test]
 fn rejections_say_why_and_change_nothing() {
     let (mut b, _) = BattleState::start_with_tape(&field(SKIRMISH, ALERTED), 1, [6, 1]);
-    let check = |b: &mut BattleState, cmd: Command, why: &str| {
-        let before = ron::to_string(&*b).expect("ron");
-        match b.execute(&cmd) {
-            Ok(_) => panic!("{cmd:?} accepted"),
-            Err(r) => assert!(r.reason.contains(why), "{cmd:?}: {}", r.reason),
-        }
-        assert_eq!(ron::to_string(&*b).expect("ron"), before, "{cmd:?}");
-    };
     // Declarations.
-    check(
+    reject(
         &mut b,
         Command::Declare {
             unit: U1,
@@ -680,7 +639,7 @@ fn rejections_say_why_and_change_nothing() {
         },
         "Garrick's declaration",
     );
-    check(
+    reject(
         &mut b,
         Command::Declare {
             unit: U0,
@@ -688,7 +647,7 @@ fn rejections_say_why_and_change_nothing() {
         },
         "knows no spell",
     );
-    check(
+    reject(
         &mut b,
         Command::Declare {
             unit: U0,
@@ -696,7 +655,7 @@ fn rejections_say_why_and_change_nothing() {
         },
         "no missile weapon",
     );
-    check(
+    reject(
         &mut b,
         Command::Move {
             unit: U0,
@@ -704,10 +663,10 @@ fn rejections_say_why_and_change_nothing() {
         },
         "must declare first",
     );
-    check(&mut b, Command::Pick { unit: U0 }, "no picks");
-    check(&mut b, Command::EndTurn { unit: UnitId(77) }, "there is no");
+    reject(&mut b, Command::Pick { unit: U0 }, "no picks");
+    reject(&mut b, Command::EndTurn { unit: UnitId(77) }, "there is no");
     declare(&mut b, 0, Intent::Melee);
-    check(
+    reject(
         &mut b,
         Command::Declare {
             unit: U1,
@@ -720,7 +679,7 @@ fn rejections_say_why_and_change_nothing() {
     declare(&mut b, 3, Intent::Missile);
     // Segment 1: Garrick (Melee).
     assert_eq!(b.pending(), Decision::Act { unit: U0 });
-    check(
+    reject(
         &mut b,
         Command::Declare {
             unit: U0,
@@ -728,12 +687,12 @@ fn rejections_say_why_and_change_nothing() {
         },
         "start of a round",
     );
-    check(
+    reject(
         &mut b,
         Command::EndTurn { unit: U1 },
         "Garrick's turn in segment 1",
     );
-    check(
+    reject(
         &mut b,
         Command::Attack {
             unit: U0,
@@ -742,7 +701,7 @@ fn rejections_say_why_and_change_nothing() {
         },
         "not within Garrick's reach",
     );
-    check(
+    reject(
         &mut b,
         Command::Attack {
             unit: U0,
@@ -751,7 +710,7 @@ fn rejections_say_why_and_change_nothing() {
         },
         "no missile weapon",
     );
-    check(
+    reject(
         &mut b,
         Command::Move {
             unit: U0,
@@ -759,7 +718,7 @@ fn rejections_say_why_and_change_nothing() {
         },
         "move of 6 squares",
     );
-    check(
+    reject(
         &mut b,
         Command::Act {
             unit: U0,
@@ -767,7 +726,7 @@ fn rejections_say_why_and_change_nothing() {
         },
         "knows no spell",
     );
-    check(
+    reject(
         &mut b,
         Command::Act {
             unit: U0,
@@ -775,7 +734,7 @@ fn rejections_say_why_and_change_nothing() {
         },
         "not an action",
     );
-    check(
+    reject(
         &mut b,
         Command::React {
             unit: U0,
@@ -790,7 +749,7 @@ fn rejections_say_why_and_change_nothing() {
             to: Cell::new(4, 0),
         },
     );
-    check(
+    reject(
         &mut b,
         Command::Move {
             unit: U0,
@@ -798,7 +757,7 @@ fn rejections_say_why_and_change_nothing() {
         },
         "already moved",
     );
-    check(
+    reject(
         &mut b,
         Command::Act {
             unit: U0,
@@ -806,7 +765,7 @@ fn rejections_say_why_and_change_nothing() {
         },
         "already acted",
     );
-    check(
+    reject(
         &mut b,
         Command::Attack {
             unit: U0,
@@ -1145,7 +1104,7 @@ fn options_surprised_is_refused_in_a_segments_level() {
 fn arbitrary_commands_never_panic_and_rejections_change_nothing() {
     use rand::rngs::ChaCha8Rng;
     use rand::{RngExt, SeedableRng};
-    let level = crate::rules::battle::tests::load("segments_crypt.ron");
+    let level = load("segments_crypt.ron");
     let mut pick = ChaCha8Rng::seed_from_u64(99);
     let (mut accepted, mut rejected) = (0, 0);
     for seed in 1..=3 {
@@ -1317,7 +1276,7 @@ fn in_a_surprise_segment_a_foe_later_in_unit_order_surely_acts_first() {
 #[test]
 fn the_lines_left_out_of_the_log_are_told_by_another() {
     use crate::rules::rulesets::{Member, Ruleset};
-    let level = crate::rules::battle::tests::load("segments_crypt.ron");
+    let level = load("segments_crypt.ron");
     let (_, _, events) = crate::rules::battle::tests::random_play(&level, 5, 400);
     let (mut done, mut busy) = (0, 0);
     for (i, e) in events.iter().enumerate() {
