@@ -1,7 +1,7 @@
 //! Ordinary actions: what they cost, whether they are legal, the legal list, and carrying
 //! them out (an action costing more AP than are left becomes an extended action).
 
-use super::{ActionPoints, AttackKind, Ev, State, combat, turns};
+use super::{ActionPoints, AttackKind, Ev, State, combat, names, turns};
 use crate::rules::battle::{
     Action, BattleState, Command, Condition, Decision, Event, Exec, Reaction, Rejected,
 };
@@ -13,11 +13,11 @@ pub(super) fn cost(s: &BattleState, cmd: &Command) -> i64 {
         return 0;
     };
     match cmd {
-        Command::Attack { .. } => u.stat("attack_ap").max(1),
+        Command::Attack { .. } => u.stat(names::ATTACK_AP).max(1),
         Command::Act {
             action: Action::Cast { .. },
             ..
-        } => u.stat("spell_ap").max(1),
+        } => u.stat(names::SPELL_AP).max(1),
         Command::Move { .. }
         | Command::Act {
             action: Action::Guard,
@@ -65,9 +65,9 @@ pub(super) fn target_ok(s: &BattleState, cmd: &Command) -> Result<(), Rejected> 
         }
         _ => {
             let (range, what) = if kind == 1 {
-                (u.stat("range"), "ranged attack")
+                (u.stat(names::RANGE), "ranged attack")
             } else {
-                (u.stat("spell_range"), "spell")
+                (u.stat(names::SPELL_RANGE), "spell")
             };
             if range <= 0 {
                 return Err(Rejected::new(format!("{} has no {what}", u.name)));
@@ -93,7 +93,7 @@ pub(super) fn check(s: &BattleState, r: &State, cmd: &Command) -> Result<(), Rej
     if let Command::React { reaction, .. } = cmd {
         return match reaction {
             Reaction::Decline => Ok(()),
-            Reaction::Dodge if u.pool("ap") >= 1 => Ok(()),
+            Reaction::Dodge if u.pool(names::AP) >= 1 => Ok(()),
             Reaction::Dodge => Err(Rejected::new(format!(
                 "{} has no Action Points left to dodge",
                 u.name
@@ -113,7 +113,7 @@ pub(super) fn check(s: &BattleState, r: &State, cmd: &Command) -> Result<(), Rej
             u.name
         )));
     }
-    let ap = u.pool("ap");
+    let ap = u.pool(names::AP);
     match cmd {
         Command::EndTurn { .. } => Ok(()),
         Command::Move { to, .. } => {
@@ -173,7 +173,7 @@ pub(super) fn legal(s: &BattleState, r: &State) -> Vec<Command> {
                 unit,
                 reaction: Reaction::Decline,
             });
-            if s.units[unit.index()].pool("ap") >= 1 {
+            if s.units[unit.index()].pool(names::AP) >= 1 {
                 out.push(Command::React {
                     unit,
                     reaction: Reaction::Dodge,
@@ -183,7 +183,7 @@ pub(super) fn legal(s: &BattleState, r: &State) -> Vec<Command> {
         Decision::Act { unit } => {
             let u = &s.units[unit.index()];
             out.push(Command::EndTurn { unit });
-            if u.pool("ap") >= 1 {
+            if u.pool(names::AP) >= 1 {
                 for target in s.enemies_of(unit) {
                     for cmd in Command::attacks_on(unit, target) {
                         if target_ok(s, &cmd).is_ok() {
@@ -222,10 +222,10 @@ pub(super) fn execute(x: &mut Exec, cmd: &Command) {
         _ => {
             let unit = cmd.unit();
             let need = cost(x.s(), cmd);
-            let ap = x.s().units[unit.index()].pool("ap");
+            let ap = x.s().units[unit.index()].pool(names::AP);
             if need > ap {
                 // An extended action: spend what is left now, the rest next turn.
-                x.set_pool(unit, "ap", 0);
+                x.set_pool(unit, names::AP, 0);
                 x.emit(ActionPoints::event(Ev::ExtendedStarted {
                     unit,
                     command: cmd.clone(),
@@ -234,7 +234,7 @@ pub(super) fn execute(x: &mut Exec, cmd: &Command) {
                 turns::after_action(x);
                 return;
             }
-            x.add_pool(unit, "ap", -need);
+            x.add_pool(unit, names::AP, -need);
             perform(x, cmd);
             turns::after_action(x);
         }

@@ -1,6 +1,6 @@
 //! Attacks, the Dodge reaction, and damage.
 
-use super::{ActionPoints, AttackKind, turns};
+use super::{ActionPoints, AttackKind, names, turns};
 use crate::rules::battle::common::ndx;
 use crate::rules::battle::{
     Condition, Event, Exec, Interrupt, PendingAttack, Purpose, Reaction, Resume, Status, Trigger,
@@ -21,7 +21,7 @@ pub(super) fn declare_attack(x: &mut Exec, attacker: UnitId, target: UnitId, kin
         note: ActionPoints::note(kind),
     };
     let t = &x.s().units[target.index()];
-    if t.is_active() && t.pool("ap") >= 1 && t.stat("dodge") > 0 {
+    if t.is_active() && t.pool(names::AP) >= 1 && t.stat(names::DODGE) > 0 {
         x.emit(Event::Interrupted(Interrupt {
             trigger: Trigger::Targeted {
                 attacker,
@@ -41,7 +41,7 @@ pub(super) fn react(x: &mut Exec, unit: UnitId, reaction: &Reaction) {
         reaction: reaction.clone(),
     });
     if *reaction == Reaction::Dodge {
-        x.add_pool(unit, "ap", -1);
+        x.add_pool(unit, names::AP, -1);
         x.set_condition(unit, Condition::Dodging, true);
     }
     let Some(top) = x.s().interrupts.last().cloned() else {
@@ -70,7 +70,7 @@ pub(super) fn resolve_attack(x: &mut Exec, p: &PendingAttack) {
         Some(p.attacker),
         None,
         Purpose::Attack,
-        &ndx(1, 20, a.stat("attack")),
+        &ndx(1, 20, a.stat(names::ATTACK)),
         Some(defense),
     );
     let hit = roll.total >= defense;
@@ -87,17 +87,17 @@ pub(super) fn resolve_attack(x: &mut Exec, p: &PendingAttack) {
     let (dice, armor) = damage_of(&a, &t, kind);
     let dmg = x.roll(Some(p.attacker), None, Purpose::Damage, &dice, None);
     let amount = (dmg.total - armor).max(1);
-    x.add_pool(p.target, "hp", -amount);
-    if x.s().units[p.target.index()].pool("hp") <= 0 {
+    x.add_pool(p.target, names::HP, -amount);
+    if x.s().units[p.target.index()].pool(names::HP) <= 0 {
         x.set_status(p.target, Status::Down);
     }
 }
 
 /// The number an attack on `t` must reach: 10 + defense, + dodge while dodging, +2 guarding.
 pub(super) fn defense_of(t: &Unit) -> i64 {
-    let mut defense = 10 + t.stat("defense");
+    let mut defense = 10 + t.stat(names::DEFENSE);
     if t.has(&Condition::Dodging) {
-        defense += t.stat("dodge");
+        defense += t.stat(names::DODGE);
     }
     if t.has(&Condition::Guarding) {
         defense += 2;
@@ -110,22 +110,26 @@ pub(super) fn damage_of(a: &Unit, t: &Unit, kind: AttackKind) -> (DiceExpr, i64)
     match kind {
         AttackKind::Melee => (
             ndx(
-                a.stat("damage_dice"),
-                a.stat("damage_die"),
-                a.stat("damage_bonus"),
+                a.stat(names::DAMAGE_DICE),
+                a.stat(names::DAMAGE_DIE),
+                a.stat(names::DAMAGE_BONUS),
             ),
-            t.stat("armor"),
+            t.stat(names::ARMOR),
         ),
         AttackKind::Ranged => (
             ndx(
-                a.stat("ranged_damage_dice"),
-                a.stat("ranged_damage_die"),
-                a.stat("ranged_damage_bonus"),
+                a.stat(names::RANGED_DAMAGE_DICE),
+                a.stat(names::RANGED_DAMAGE_DIE),
+                a.stat(names::RANGED_DAMAGE_BONUS),
             ),
-            t.stat("armor"),
+            t.stat(names::ARMOR),
         ),
         AttackKind::Spell => (
-            ndx(a.stat("spell_damage_dice"), a.stat("spell_damage_die"), 0),
+            ndx(
+                a.stat(names::SPELL_DAMAGE_DICE),
+                a.stat(names::SPELL_DAMAGE_DIE),
+                0,
+            ),
             0,
         ),
     }

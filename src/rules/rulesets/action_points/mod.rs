@@ -29,6 +29,53 @@ use crate::rules::battle::{BattleState, Command, Decision, Exec, Rejected, UnitI
 use crate::rules::rulesets::view::{Clock, CommandInfo, Odds};
 use serde::{Deserialize, Serialize};
 
+/// The pools and stats the ruleset reads (see `assets/rulesets/action-points.ron`), named once
+/// so that a misspelling is a compile error rather than a silent 0.
+pub(super) mod names {
+    // Pools, which are also stats (their maxima).
+    /// Hit points: the stat is the maximum, the pool what is left.
+    pub const HP: &str = "hp";
+    /// Action Points: the stat is the maximum, the pool what is left this turn.
+    pub const AP: &str = "ap";
+    // Stats.
+    /// Added to the 1d6 initiative roll; breaks ties first.
+    pub const INITIATIVE_RATING: &str = "initiative_rating";
+    /// Breaks the remaining initiative ties; the contested luck roll adds it.
+    pub const LUCK: &str = "luck";
+    /// Added to the 1d20 attack roll.
+    pub const ATTACK: &str = "attack";
+    /// An attack must reach 10 + defense.
+    pub const DEFENSE: &str = "defense";
+    /// Defense the Dodge reaction adds against one attack.
+    pub const DODGE: &str = "dodge";
+    /// Subtracted from the damage of a melee or ranged hit.
+    pub const ARMOR: &str = "armor";
+    /// Melee damage: `damage_dice` d `damage_die` + `damage_bonus`.
+    pub const DAMAGE_DICE: &str = "damage_dice";
+    /// Melee damage die.
+    pub const DAMAGE_DIE: &str = "damage_die";
+    /// Melee damage bonus.
+    pub const DAMAGE_BONUS: &str = "damage_bonus";
+    /// AP an attack costs (at least 1).
+    pub const ATTACK_AP: &str = "attack_ap";
+    /// Reach of the ranged attack (none at 0).
+    pub const RANGE: &str = "range";
+    /// Ranged damage: `ranged_damage_dice` d `ranged_damage_die` + `ranged_damage_bonus`.
+    pub const RANGED_DAMAGE_DICE: &str = "ranged_damage_dice";
+    /// Ranged damage die.
+    pub const RANGED_DAMAGE_DIE: &str = "ranged_damage_die";
+    /// Ranged damage bonus.
+    pub const RANGED_DAMAGE_BONUS: &str = "ranged_damage_bonus";
+    /// Reach of the spell (none at 0).
+    pub const SPELL_RANGE: &str = "spell_range";
+    /// AP a spell costs (at least 1).
+    pub const SPELL_AP: &str = "spell_ap";
+    /// Spell damage: `spell_damage_dice` d `spell_damage_die`, ignoring armor.
+    pub const SPELL_DAMAGE_DICE: &str = "spell_damage_dice";
+    /// Spell damage die.
+    pub const SPELL_DAMAGE_DIE: &str = "spell_damage_die";
+}
+
 /// The ruleset's bookkeeping.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct State {
@@ -99,16 +146,16 @@ impl crate::rules::rulesets::Ruleset for ActionPoints {
     type Note = AttackKind;
     const DATA: &'static str = include_str!("../../../../assets/rulesets/action-points.ron");
     const STATS: &'static [&'static str] = &[
-        "initiative_rating",
-        "luck",
-        "ap",
-        "hp",
-        "attack",
-        "defense",
-        "armor",
-        "damage_dice",
-        "damage_die",
-        "damage_bonus",
+        names::INITIATIVE_RATING,
+        names::LUCK,
+        names::AP,
+        names::HP,
+        names::ATTACK,
+        names::DEFENSE,
+        names::ARMOR,
+        names::DAMAGE_DICE,
+        names::DAMAGE_DIE,
+        names::DAMAGE_BONUS,
     ];
     const AI: crate::rules::rulesets::AiHints = crate::rules::rulesets::AiHints {
         underdog_holds_first_round: true,

@@ -1,7 +1,7 @@
 //! Initiative, rounds and turns: the opening rolls, whose turn it is, the start and end of
 //! turns and rounds, and extended actions paid at the start of a turn.
 
-use super::{ActionPoints, Ev, State, actions};
+use super::{ActionPoints, Ev, State, actions, names};
 use crate::rules::battle::common::ndx;
 use crate::rules::battle::{BattleState, Condition, Decision, Event, Exec, Purpose, UnitId};
 use crate::rules::level::{ApRefresh, Controller};
@@ -26,7 +26,7 @@ pub(super) fn start(x: &mut Exec) {
     let mut group_rolls: Vec<((u8, std::sync::Arc<str>), i64)> = Vec::new();
     for &u in &ids {
         let unit = x.s().units[u.index()].clone();
-        let rating = unit.stat("initiative_rating");
+        let rating = unit.stat(names::INITIATIVE_RATING);
         if unit.has(&Condition::Surprised) {
             scores[u.index()] = rating;
             continue;
@@ -56,8 +56,8 @@ pub(super) fn start(x: &mut Exec) {
         let unit = &s.units[u.index()];
         (
             scores[u.index()],
-            unit.stat("initiative_rating"),
-            unit.stat("luck"),
+            unit.stat(names::INITIATIVE_RATING),
+            unit.stat(names::LUCK),
             is_pc(s, u),
         )
     };
@@ -72,7 +72,7 @@ pub(super) fn start(x: &mut Exec) {
         }
         if j - i > 1 {
             for &u in &order[i..j] {
-                let luck = x.s().units[u.index()].stat("luck");
+                let luck = x.s().units[u.index()].stat(names::LUCK);
                 contested[u.index()] = x
                     .roll(Some(u), None, Purpose::TieBreak, &ndx(1, 20, luck), None)
                     .total;
@@ -90,7 +90,7 @@ pub(super) fn start(x: &mut Exec) {
 }
 
 pub(super) fn max_ap(x: &Exec, u: UnitId) -> i64 {
-    x.s().units[u.index()].stat("ap")
+    x.s().units[u.index()].stat(names::AP)
 }
 
 pub(super) fn begin_round(x: &mut Exec) {
@@ -104,7 +104,7 @@ pub(super) fn begin_round(x: &mut Exec) {
         for u in x.s().unit_ids().collect::<Vec<_>>() {
             if x.s().units[u.index()].is_active() {
                 let ap = max_ap(x, u);
-                x.set_pool(u, "ap", ap);
+                x.set_pool(u, names::AP, ap);
             }
         }
     }
@@ -142,7 +142,7 @@ pub(super) fn advance(x: &mut Exec, from: usize) {
         x.emit(Event::TurnStarted { unit: u });
         if x.s().level.options.ap_refresh == ApRefresh::Turn && x.s().round > 1 {
             let ap = max_ap(x, u);
-            x.set_pool(u, "ap", ap);
+            x.set_pool(u, names::AP, ap);
         }
         if x.s().units[u.index()].has(&Condition::Surprised) {
             // Only reactions until the first turn has passed: this turn is that turn.
@@ -155,7 +155,7 @@ pub(super) fn advance(x: &mut Exec, from: usize) {
         if x.over() || !x.s().interrupts.is_empty() {
             return;
         }
-        if x.s().units[u.index()].pool("ap") > 0 && x.s().units[u.index()].is_active() {
+        if x.s().units[u.index()].pool(names::AP) > 0 && x.s().units[u.index()].is_active() {
             return;
         }
         x.emit(Event::TurnEnded { unit: u });
@@ -174,9 +174,9 @@ pub(super) fn finish_extended(x: &mut Exec, u: UnitId) {
     else {
         return;
     };
-    let ap = x.s().units[u.index()].pool("ap");
+    let ap = x.s().units[u.index()].pool(names::AP);
     if ap < ext.remaining {
-        x.set_pool(u, "ap", 0);
+        x.set_pool(u, names::AP, 0);
         x.emit(ActionPoints::event(Ev::ExtendedStarted {
             unit: u,
             command: ext.command,
@@ -184,7 +184,7 @@ pub(super) fn finish_extended(x: &mut Exec, u: UnitId) {
         }));
         return;
     }
-    x.add_pool(u, "ap", -ext.remaining);
+    x.add_pool(u, names::AP, -ext.remaining);
     let still_valid = actions::target_ok(x.s(), &ext.command).is_ok();
     x.emit(ActionPoints::event(Ev::ExtendedDone {
         unit: u,
@@ -221,7 +221,7 @@ pub(super) fn after_action(x: &mut Exec) {
     let turn = r.turn;
     let Some(u) = current(r) else { return };
     let unit = &x.s().units[u.index()];
-    if !unit.is_active() || unit.pool("ap") <= 0 {
+    if !unit.is_active() || unit.pool(names::AP) <= 0 {
         x.emit(Event::TurnEnded { unit: u });
         advance(x, turn + 1);
     }
@@ -237,7 +237,7 @@ pub(super) fn pending(_: &BattleState, r: &State) -> Decision {
 /// Pools every unit starts with.
 pub(super) fn init_pools(x: &mut Exec) {
     for u in x.s().unit_ids().collect::<Vec<_>>() {
-        let hp = x.s().units[u.index()].stat("hp");
-        x.set_pool(u, "hp", hp);
+        let hp = x.s().units[u.index()].stat(names::HP);
+        x.set_pool(u, names::HP, hp);
     }
 }

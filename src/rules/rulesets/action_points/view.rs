@@ -1,6 +1,6 @@
 //! What the view asks: log lines, the turn clock, the action menu, and attack odds.
 
-use super::{ActionPoints, AttackKind, Ev, State, actions, combat, turns};
+use super::{ActionPoints, AttackKind, Ev, State, actions, combat, names, turns};
 use crate::rules::battle::common::ndx;
 use crate::rules::battle::{BattleState, Command, Reaction, UnitId};
 use crate::rules::rulesets::Member;
@@ -58,8 +58,8 @@ pub(super) fn clock(s: &BattleState, r: &State) -> Clock {
                 label: format!(
                     "init {} \u{b7} {}/{} AP",
                     r.scores.get(u).copied().unwrap_or(NO_SCORE),
-                    unit.pool("ap"),
-                    unit.stat("ap")
+                    unit.pool(names::AP),
+                    unit.stat(names::AP)
                 ),
                 current: i == r.turn,
                 done: i < r.turn,
@@ -71,8 +71,8 @@ pub(super) fn clock(s: &BattleState, r: &State) -> Clock {
             "Round {} \u{b7} {}'s turn, {}/{} AP",
             s.round,
             u.name,
-            u.pool("ap"),
-            u.stat("ap")
+            u.pool(names::AP),
+            u.stat(names::AP)
         ),
         None => format!("Round {}", s.round),
     };
@@ -88,7 +88,7 @@ pub(super) fn describe(s: &BattleState, _: &State, cmd: &Command) -> CommandInfo
     {
         info.path = s.path_for(*unit, u.movement, None, *to);
     }
-    let ap = s.unit(cmd.unit()).map_or(0, |u| u.pool("ap"));
+    let ap = s.unit(cmd.unit()).map_or(0, |u| u.pool(names::AP));
     info.cost = match cmd {
         Command::EndTurn { .. } => "free".to_string(),
         Command::React {
@@ -112,7 +112,7 @@ pub(super) fn describe(s: &BattleState, _: &State, cmd: &Command) -> CommandInfo
 /// the attack at stake (Orrin at the ruins: "1 AP: +1 defense against this attack, 65% -> 60%
 /// to hit").
 pub(super) fn dodge_words(s: &BattleState, unit: UnitId) -> String {
-    let bonus = s.unit(unit).map_or(0, |u| u.stat("dodge"));
+    let bonus = s.unit(unit).map_or(0, |u| u.stat(names::DODGE));
     let mut words = format!("1 AP: +{bonus} defense against this attack");
     if let Some((now, dodging)) = crate::rules::rulesets::hit_chance_if_dodging(s, unit) {
         words.push_str(&format!(
@@ -139,7 +139,7 @@ pub(super) fn odds(
     actions::target_ok(s, &cmd).ok()?;
     let (a, t) = (s.unit(attacker)?, s.unit(target)?);
     let defense = combat::defense_of(t);
-    let bonus = a.stat("attack");
+    let bonus = a.stat(names::ATTACK);
     let hit = ndx(1, 20, bonus).distribution().at_least(defense);
     let (dice, armor) = combat::damage_of(a, t, AttackKind::of(ranged));
     let per_hit = dice.distribution().expect(|d| (d - armor).max(1) as f64);
