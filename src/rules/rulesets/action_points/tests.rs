@@ -2,27 +2,20 @@ use super::*;
 use crate::rules::battle::tests::playouts_end_and_replay;
 use crate::rules::battle::{Action, Condition, Event, Purpose, Reaction, Status, Trigger};
 use crate::rules::grid::Cell;
-use crate::rules::level::{self, Level};
-use crate::rules::rulesets::Member;
+use crate::rules::level::Level;
+use crate::rules::rulesets::{Member, RulesetId};
+use crate::rules::testkit::*;
 
-/// A 6×3 open field. `units` are RON unit entries; `options` the level's options.
+/// A 6×3 open field, sides "Company" (Human) and "Cult" (Ai). `units` are RON unit entries;
+/// `options` the level's options.
 fn field(units: &str, options: &str) -> Level {
-    let src = format!(
-        r#"(
-    name: "Test field",
-    ruleset: "action-points",
-    topology: Square(diagonals: One),
-    size: (6, 3),
-    map: ["......", "......", "......"],
-    sides: [(name: "Company", controller: Human), (name: "Cult", controller: Ai)],
-    units: [{units}],
-    options: ({options}),
-)"#
-    );
-    match level::load("field.ron", &src) {
-        Ok(l) => l,
-        Err(d) => panic!("{d:?}"),
-    }
+    Field::new(RulesetId::ActionPoints)
+        .topology("Square(diagonals: One)")
+        .map(&["......", "......", "......"])
+        .sides(r#"(name: "Company", controller: Human), (name: "Cult", controller: Ai)"#)
+        .units(units)
+        .options(options)
+        .level()
 }
 
 const DUEL: &str = r#"
@@ -39,33 +32,8 @@ fn hp(b: &BattleState, u: u16) -> i64 {
 }
 
 fn state(b: &BattleState) -> &State {
-    <ActionPoints as crate::rules::rulesets::Member>::state(b)
+    ActionPoints::state(b)
 }
-
-fn run(b: &mut BattleState, cmd: Command) -> Vec<Event> {
-    match b.execute(&cmd) {
-        Ok(e) => e,
-        Err(r) => panic!("{cmd:?} rejected: {r}"),
-    }
-}
-
-fn rolls(events: &[Event], purpose: Purpose) -> Vec<(i64, Option<i64>)> {
-    events
-        .iter()
-        .filter_map(|e| match e {
-            Event::Rolled {
-                purpose: p,
-                total,
-                against,
-                ..
-            } if *p == purpose => Some((*total, *against)),
-            _ => None,
-        })
-        .collect()
-}
-
-const K: UnitId = UnitId(0);
-const S: UnitId = UnitId(1);
 
 #[test]
 fn initiative_is_1d6_plus_rating_highest_first() {
@@ -76,8 +44,8 @@ fn initiative_is_1d6_plus_rating_highest_first() {
         vec![(5, None), (2, None)]
     );
     assert_eq!(state(&b).scores, PerUnit::from_vec(vec![7, 6]));
-    assert_eq!(state(&b).order, vec![K, S]);
-    assert_eq!(b.pending(), Decision::Act { unit: K });
+    assert_eq!(state(&b).order, vec![U0, U1]);
+    assert_eq!(b.pending(), Decision::Act { unit: U0 });
     // Every unit starts the round with its maximum AP.
     assert_eq!((ap(&b, 0), ap(&b, 1)), (3, 4));
 }
@@ -86,21 +54,21 @@ fn initiative_is_1d6_plus_rating_highest_first() {
 fn ties_go_to_rating_then_luck_then_player_characters_then_a_luck_roll() {
     // 4 + 2 = 6 against 2 + 4 = 6: Shade's rating 4 beats Kestrel's 2.
     let (b, _) = BattleState::start_with_tape(&field(DUEL, ""), 1, [4, 2]);
-    assert_eq!(state(&b).order, vec![S, K]);
+    assert_eq!(state(&b).order, vec![U1, U0]);
     // Same rating and score: luck decides (Shade 3 over Kestrel 1).
     let units = r#"
         (name: "Kestrel", side: "Company", cell: (1, 1), template: "fighter"),
         (name: "Shade", side: "Cult", cell: (2, 1), template: "fighter", overrides: {"luck": 3}),
     "#;
     let (b, _) = BattleState::start_with_tape(&field(units, ""), 1, [3, 3]);
-    assert_eq!(state(&b).order, vec![S, K]);
+    assert_eq!(state(&b).order, vec![U1, U0]);
     // Same luck too: the player character (a Human side's unit) goes first.
     let units = r#"
         (name: "Shade", side: "Cult", cell: (2, 1), template: "fighter"),
         (name: "Kestrel", side: "Company", cell: (1, 1), template: "fighter"),
     "#;
     let (b, events) = BattleState::start_with_tape(&field(units, ""), 1, [3, 3]);
-    assert_eq!(state(&b).order, vec![UnitId(1), UnitId(0)]);
+    assert_eq!(state(&b).order, vec![U1, U0]);
     assert!(rolls(&events, Purpose::TieBreak).is_empty());
     // Two NPCs of different templates tied in everything: a contested luck roll, 1d20 + luck.
     let units = r#"
@@ -121,7 +89,7 @@ fn ties_go_to_rating_then_luck_then_player_characters_then_a_luck_roll() {
         rolls(&events, Purpose::TieBreak),
         vec![(5, None), (16, None)]
     );
-    assert_eq!(state(&b).order, vec![UnitId(0), UnitId(2), UnitId(1)]);
+    assert_eq!(state(&b).order, vec![U0, U2, U1]);
 }
 
 #[test]
@@ -132,20 +100,13 @@ fn surprised_units_use_their_rating_and_only_react_until_their_first_turn() {
     assert_eq!(rolls(&events, Purpose::Initiative).len(), 1);
     assert_eq!(state(&b).scores, PerUnit::from_vec(vec![3, 4]));
     // ...and is skipped: Shade may only react until it has passed.
-    assert!(events.contains(&Event::TurnStarted { unit: S }));
-    assert!(events.contains(&Event::TurnEnded { unit: S }));
-    assert_eq!(b.pending(), Decision::Act { unit: K });
+    assert!(events.contains(&Event::TurnStarted { unit: U1 }));
+    assert!(events.contains(&Event::TurnEnded { unit: U1 }));
+    assert_eq!(b.pending(), Decision::Act { unit: U0 });
     assert!(!b.units[1].has(&Condition::Surprised));
     // Shade can still dodge Kestrel's attack (a reaction).
-    run(
-        &mut b,
-        Command::Attack {
-            unit: K,
-            target: S,
-            ranged: false,
-        },
-    );
-    assert!(matches!(b.pending(), Decision::React { unit: S, .. }));
+    run(&mut b, attack(U0, U1));
+    assert!(matches!(b.pending(), Decision::React { unit: U1, .. }));
 }
 
 #[test]
@@ -154,21 +115,14 @@ fn attacks_hit_on_d20_plus_attack_against_10_plus_defense_and_armor_soaks() {
     // Shade declines to dodge both times. Second attack: 11 + 4 = 15 hits; 1d8 (6) + 2 = 8
     // damage minus Shade's armor 1 = 7.
     let (mut b, _) = BattleState::start_with_tape(&field(DUEL, ""), 1, [5, 1, 8, 11, 6]);
-    let atk = Command::Attack {
-        unit: K,
-        target: S,
-        ranged: false,
-    };
-    let decline = Command::React {
-        unit: S,
-        reaction: Reaction::Decline,
-    };
+    let atk = attack(U0, U1);
+    let decline = decline(U1);
     run(&mut b, atk.clone());
     let e = run(&mut b, decline.clone());
     assert_eq!(rolls(&e, Purpose::Attack), vec![(12, Some(15))]);
     assert!(e.contains(&Event::Attacked {
-        attacker: K,
-        target: S,
+        attacker: U0,
+        target: U1,
         ranged: false,
         hit: false,
         crit: false
@@ -186,33 +140,23 @@ fn attacks_hit_on_d20_plus_attack_against_10_plus_defense_and_armor_soaks() {
 fn dodge_is_a_reaction_for_one_ap_that_adds_its_bonus_to_that_attack_only() {
     // Attack 11 + 4 = 15 would hit defense 15, but Shade dodges: 15 + 3 = 18.
     let (mut b, _) = BattleState::start_with_tape(&field(DUEL, ""), 1, [5, 1, 11, 11, 6]);
-    run(
-        &mut b,
-        Command::Attack {
-            unit: K,
-            target: S,
-            ranged: false,
-        },
-    );
+    run(&mut b, attack(U0, U1));
     assert_eq!(
         b.pending(),
         Decision::React {
-            unit: S,
+            unit: U1,
             trigger: Trigger::Targeted {
-                attacker: K,
+                attacker: U0,
                 ranged: false
             }
         }
     );
     // Kestrel cannot act while the reaction is pending.
-    assert!(b.check(&Command::EndTurn { unit: K }).is_err());
+    assert!(b.check(&end(U0)).is_err());
     // The Dodge entry tells its bonus and what it does to the odds of this attack.
-    let dodge = Command::React {
-        unit: S,
-        reaction: Reaction::Dodge,
-    };
+    let dodge = react(U1, Reaction::Dodge);
     let words = crate::rules::rulesets::describe(&b, &dodge).cost;
-    let plain = crate::rules::rulesets::odds(&b, K, S, false).expect("odds");
+    let plain = crate::rules::rulesets::odds(&b, U0, U1, false).expect("odds");
     assert!(
         words.starts_with(&format!(
             "1 AP: +{} defense against this attack, {:.0}% -> ",
@@ -221,13 +165,7 @@ fn dodge_is_a_reaction_for_one_ap_that_adds_its_bonus_to_that_attack_only() {
         )),
         "{words}"
     );
-    let e = run(
-        &mut b,
-        Command::React {
-            unit: S,
-            reaction: Reaction::Dodge,
-        },
-    );
+    let e = run(&mut b, react(U1, Reaction::Dodge));
     assert_eq!(rolls(&e, Purpose::Attack), vec![(15, Some(18))]);
     assert_eq!(ap(&b, 1), 3, "dodging cost 1 AP");
     assert!(
@@ -235,65 +173,28 @@ fn dodge_is_a_reaction_for_one_ap_that_adds_its_bonus_to_that_attack_only() {
         "only against that attack"
     );
     // The next attack faces the plain defense again.
-    run(
-        &mut b,
-        Command::Attack {
-            unit: K,
-            target: S,
-            ranged: false,
-        },
-    );
-    let e = run(
-        &mut b,
-        Command::React {
-            unit: S,
-            reaction: Reaction::Decline,
-        },
-    );
+    run(&mut b, attack(U0, U1));
+    let e = run(&mut b, decline(U1));
     assert_eq!(rolls(&e, Purpose::Attack), vec![(15, Some(15))]);
 }
 
 #[test]
 fn the_turn_ends_when_ap_run_out_and_the_round_when_everyone_has_gone() {
     let (mut b, _) = BattleState::start_with_tape(&field(DUEL, ""), 1, [5, 1]);
-    run(
-        &mut b,
-        Command::Act {
-            unit: K,
-            action: Action::Guard,
-        },
-    );
-    assert!(
-        b.check(&Command::Act {
-            unit: K,
-            action: Action::Guard
-        })
-        .is_err()
-    );
+    run(&mut b, act(U0, Action::Guard));
+    assert!(b.check(&act(U0, Action::Guard)).is_err());
     // Moves cost 1 AP each; the third spends Kestrel's last AP and passes the turn.
-    run(
-        &mut b,
-        Command::Move {
-            unit: K,
-            to: Cell::new(0, 0),
-        },
-    );
-    run(
-        &mut b,
-        Command::Move {
-            unit: K,
-            to: Cell::new(0, 2),
-        },
-    );
-    assert_eq!(b.pending(), Decision::Act { unit: S });
+    run(&mut b, mv(U0, 0, 0));
+    run(&mut b, mv(U0, 0, 2));
+    assert_eq!(b.pending(), Decision::Act { unit: U1 });
     assert_eq!(b.round, 1);
-    let e = run(&mut b, Command::EndTurn { unit: S });
+    let e = run(&mut b, end(U1));
     assert!(e.contains(&Event::RoundEnded { round: 1 }));
     assert!(e.contains(&Event::RoundStarted { round: 2 }));
     // "Until the end of the round" effects end; AP are replenished.
     assert!(!b.units[0].has(&Condition::Guarding));
     assert_eq!((ap(&b, 0), ap(&b, 1)), (3, 4));
-    assert_eq!(b.pending(), Decision::Act { unit: K });
+    assert_eq!(b.pending(), Decision::Act { unit: U0 });
 }
 
 #[test]
@@ -304,27 +205,14 @@ fn with_per_turn_refresh_ap_spent_reacting_stay_spent_until_the_units_own_turn()
         // Round 1: Kestrel attacks on its turn; Shade dodges (4 → 3 AP), Shade ends its turn
         // having spent nothing else... In round 2 Kestrel attacks again before Shade's turn.
         let (mut b, _) = BattleState::start_with_tape(level, 1, [5, 1, 2, 2, 2]);
-        run(
-            &mut b,
-            Command::Attack {
-                unit: K,
-                target: S,
-                ranged: false,
-            },
-        );
-        run(
-            &mut b,
-            Command::React {
-                unit: S,
-                reaction: Reaction::Dodge,
-            },
-        );
-        run(&mut b, Command::EndTurn { unit: K });
-        run(&mut b, Command::EndTurn { unit: S });
+        run(&mut b, attack(U0, U1));
+        run(&mut b, react(U1, Reaction::Dodge));
+        run(&mut b, end(U0));
+        run(&mut b, end(U1));
         assert_eq!(b.round, 2);
         // Round 2, Kestrel's turn: Shade's AP before its own turn.
         assert_eq!(ap(&b, 1), expect);
-        run(&mut b, Command::EndTurn { unit: K });
+        run(&mut b, end(U0));
         assert_eq!(ap(&b, 1), 4, "refreshed by its own turn at the latest");
     }
 }
@@ -338,58 +226,29 @@ fn an_action_costing_more_ap_than_left_is_paid_next_turn_and_then_takes_effect()
     // Init: Kestrel 1+2=3, the Hammer 6+0=6: the Hammer first, with 3 AP; its attack costs 2.
     // Round 2: attack 15 + 3 = 18 vs 14 hits; 2d6 (4, 4) + 3 = 11 - armor 2 = 9.
     let (mut b, _) = BattleState::start_with_tape(&field(units, ""), 1, [1, 6, 15, 4, 4]);
-    assert_eq!(b.pending(), Decision::Act { unit: S });
-    run(
-        &mut b,
-        Command::Act {
-            unit: S,
-            action: Action::Guard,
-        },
-    );
-    run(
-        &mut b,
-        Command::Move {
-            unit: S,
-            to: Cell::new(2, 0),
-        },
-    );
+    assert_eq!(b.pending(), Decision::Act { unit: U1 });
+    run(&mut b, act(U1, Action::Guard));
+    run(&mut b, mv(U1, 2, 0));
     assert_eq!(ap(&b, 1), 1);
-    let e = run(
-        &mut b,
-        Command::Attack {
-            unit: S,
-            target: K,
-            ranged: false,
-        },
-    );
+    let e = run(&mut b, attack(U1, U0));
     assert!(e.contains(&ActionPoints::event(Ev::ExtendedStarted {
-        unit: S,
-        command: Command::Attack {
-            unit: S,
-            target: K,
-            ranged: false
-        },
+        unit: U1,
+        command: attack(U1, U0),
         remaining: 1,
     })));
     assert!(rolls(&e, Purpose::Attack).is_empty(), "no effect yet");
-    assert_eq!(b.pending(), Decision::Act { unit: K });
-    run(&mut b, Command::EndTurn { unit: K });
+    assert_eq!(b.pending(), Decision::Act { unit: U0 });
+    run(&mut b, end(U0));
     // Round 2: the first AP of the Hammer's turn finish the attack, which goes off.
     assert_eq!(b.round, 2);
     assert_eq!(ap(&b, 1), 2);
-    assert!(matches!(b.pending(), Decision::React { unit: K, .. }));
-    let e = run(
-        &mut b,
-        Command::React {
-            unit: K,
-            reaction: Reaction::Decline,
-        },
-    );
+    assert!(matches!(b.pending(), Decision::React { unit: U0, .. }));
+    let e = run(&mut b, decline(U0));
     assert_eq!(rolls(&e, Purpose::Attack), vec![(18, Some(14))]);
     assert_eq!(hp(&b, 0), 5);
     assert_eq!(
         b.pending(),
-        Decision::Act { unit: S },
+        Decision::Act { unit: U1 },
         "the rest of its turn"
     );
 }
@@ -401,45 +260,20 @@ fn an_extended_action_whose_target_is_gone_is_lost() {
         (name: "The Hammer", side: "Cult", cell: (2, 1), template: "brute"),
     "#;
     let (mut b, _) = BattleState::start_with_tape(&field(units, ""), 1, [1, 6]);
-    run(
-        &mut b,
-        Command::Act {
-            unit: S,
-            action: Action::Guard,
-        },
-    );
-    run(
-        &mut b,
-        Command::Move {
-            unit: S,
-            to: Cell::new(2, 0),
-        },
-    );
-    run(
-        &mut b,
-        Command::Attack {
-            unit: S,
-            target: K,
-            ranged: false,
-        },
-    );
+    run(&mut b, act(U1, Action::Guard));
+    run(&mut b, mv(U1, 2, 0));
+    run(&mut b, attack(U1, U0));
     // Kestrel walks out of reach.
-    run(
-        &mut b,
-        Command::Move {
-            unit: K,
-            to: Cell::new(4, 2),
-        },
-    );
-    let e = run(&mut b, Command::EndTurn { unit: K });
+    run(&mut b, mv(U0, 4, 2));
+    let e = run(&mut b, end(U0));
     let lost = ActionPoints::event(Ev::ExtendedDone {
-        unit: S,
+        unit: U1,
         completed: false,
     });
     assert!(e.contains(&lost), "{e:?}");
     assert!(rolls(&e, Purpose::Attack).is_empty());
     assert_eq!((b.round, ap(&b, 1)), (2, 2));
-    assert_eq!(b.pending(), Decision::Act { unit: S });
+    assert_eq!(b.pending(), Decision::Act { unit: U1 });
 }
 
 #[test]
@@ -449,25 +283,12 @@ fn taking_a_unit_to_zero_hp_puts_it_out_and_the_last_side_standing_wins() {
         (name: "Shade", side: "Cult", cell: (2, 1), template: "scout", overrides: {"hp": 2}),
     "#;
     let (mut b, _) = BattleState::start_with_tape(&field(units, ""), 1, [5, 1, 20, 1]);
-    run(
-        &mut b,
-        Command::Attack {
-            unit: K,
-            target: S,
-            ranged: false,
-        },
-    );
-    let e = run(
-        &mut b,
-        Command::React {
-            unit: S,
-            reaction: Reaction::Decline,
-        },
-    );
+    run(&mut b, attack(U0, U1));
+    let e = run(&mut b, decline(U1));
     // 1d8 (1) + 2 - armor 1 = 2 damage: hp 0.
     assert_eq!(hp(&b, 1), 0);
     assert!(e.contains(&Event::Status {
-        unit: S,
+        unit: U1,
         status: Status::Down
     }));
     assert!(matches!(e.last(), Some(Event::Ended { winner: Some(w), .. }) if w.0 == 0));
@@ -477,7 +298,7 @@ fn taking_a_unit_to_zero_hp_puts_it_out_and_the_last_side_standing_wins() {
             winner: Some(crate::rules::battle::SideId(0))
         }
     );
-    assert!(b.check(&Command::EndTurn { unit: K }).is_err());
+    assert!(b.check(&end(U0)).is_err());
 }
 
 #[test]
@@ -488,57 +309,19 @@ fn rejections_say_why_and_change_nothing() {
         (name: "Shade", side: "Cult", cell: (5, 1), template: "scout"),
     "#;
     let (b, _) = BattleState::start_with_tape(&field(units, ""), 1, [6, 1, 1]);
-    assert_eq!(b.pending(), Decision::Act { unit: K });
-    let before = ron::to_string(&b).expect("ron");
+    assert_eq!(b.pending(), Decision::Act { unit: U0 });
     let cases = [
-        (Command::EndTurn { unit: UnitId(1) }, "Kestrel's turn"),
-        (
-            Command::Attack {
-                unit: K,
-                target: UnitId(2),
-                ranged: false,
-            },
-            "reach",
-        ),
-        (
-            Command::Attack {
-                unit: K,
-                target: UnitId(2),
-                ranged: true,
-            },
-            "no ranged attack",
-        ),
-        (
-            Command::Attack {
-                unit: K,
-                target: UnitId(1),
-                ranged: false,
-            },
-            "not an enemy",
-        ),
-        (
-            Command::Move {
-                unit: K,
-                to: Cell::new(5, 2),
-            },
-            "cannot reach",
-        ),
-        (
-            Command::Act {
-                unit: K,
-                action: Action::Dodge,
-            },
-            "not an action",
-        ),
-        (Command::Pick { unit: K }, "initiative order"),
+        (end(U1), "Kestrel's turn"),
+        (attack(U0, U2), "reach"),
+        (shoot(U0, U2), "no ranged attack"),
+        (attack(U0, U1), "not an enemy"),
+        (mv(U0, 5, 2), "cannot reach"),
+        (act(U0, Action::Dodge), "not an action"),
+        (pick(U0), "initiative order"),
     ];
     let mut b = b;
     for (cmd, why) in cases {
-        match b.execute(&cmd) {
-            Ok(_) => panic!("{cmd:?} accepted"),
-            Err(r) => assert!(r.reason.contains(why), "{cmd:?}: {}", r.reason),
-        }
-        assert_eq!(ron::to_string(&b).expect("ron"), before);
+        reject(&mut b, cmd, why);
     }
 }
 
@@ -553,29 +336,16 @@ fn random_play_ends_and_replays() {
 fn odds_agree_with_what_attacks_do() {
     let level = field(DUEL, "");
     let (b, _) = BattleState::start_with_tape(&level, 1, [5, 2]);
-    let o = crate::rules::rulesets::odds(&b, K, S, false).expect("Shade is in reach");
+    let o = crate::rules::rulesets::odds(&b, U0, U1, false).expect("Shade is in reach");
     assert!(o.hit > 0.05 && o.hit < 0.95, "{o:?}");
     let (mut hits, mut damage) = (0usize, 0i64);
     let n = 4000;
     for seed in 0..n {
         let (mut b, _) = BattleState::start_with_tape(&level, seed, [5, 2]);
         let before = hp(&b, 1);
-        run(
-            &mut b,
-            Command::Attack {
-                unit: K,
-                target: S,
-                ranged: false,
-            },
-        );
+        run(&mut b, attack(U0, U1));
         if matches!(b.pending(), Decision::React { .. }) {
-            run(
-                &mut b,
-                Command::React {
-                    unit: S,
-                    reaction: Reaction::Decline,
-                },
-            );
+            run(&mut b, decline(U1));
         }
         let dealt = before - hp(&b, 1);
         hits += usize::from(dealt > 0);
@@ -602,7 +372,7 @@ fn odds_agree_with_what_attacks_do() {
         "",
     );
     let (b, _) = BattleState::start_with_tape(&far, 1, [5, 2]);
-    assert!(crate::rules::rulesets::odds(&b, K, S, false).is_none());
+    assert!(crate::rules::rulesets::odds(&b, U0, U1, false).is_none());
 }
 
 #[test]
@@ -611,25 +381,12 @@ fn the_clock_and_the_menu_speak_in_action_points() {
     let clock = crate::rules::rulesets::clock(&b);
     assert!(clock.headline.contains("Kestrel"), "{}", clock.headline);
     assert_eq!(clock.order.len(), 2);
-    assert!(clock.order[0].current && clock.order[0].unit == K);
-    let attack = crate::rules::rulesets::describe(
-        &b,
-        &Command::Attack {
-            unit: K,
-            target: S,
-            ranged: false,
-        },
-    );
+    assert!(clock.order[0].current && clock.order[0].unit == U0);
+    let attack = crate::rules::rulesets::describe(&b, &attack(U0, U1));
     assert_eq!(attack.label, "Attack Shade");
     assert!(attack.cost.ends_with("AP"), "{}", attack.cost);
     assert!(!attack.provokes);
-    let mv = crate::rules::rulesets::describe(
-        &b,
-        &Command::Move {
-            unit: K,
-            to: Cell::new(0, 0),
-        },
-    );
+    let mv = crate::rules::rulesets::describe(&b, &mv(U0, 0, 0));
     let path = mv.path.expect("a move has a path");
     assert_eq!(path.cells().last(), Some(&Cell::new(0, 0)));
 }
