@@ -9,12 +9,7 @@
 //! reject(&mut b, mv(U0, 9, 9), "off the map");
 //! ```
 
-// The rulesets' tests move onto the kit one by one; until each has, some helpers are unused.
-#![allow(dead_code)]
-
-use crate::rules::battle::{
-    Action, BattleState, Command, Event, Purpose, Reaction, SideId, UnitId,
-};
+use crate::rules::battle::{Action, BattleState, Command, Event, Purpose, Reaction, UnitId};
 use crate::rules::grid::Cell;
 use crate::rules::level::{self, Level};
 use crate::rules::rulesets::RulesetId;
@@ -24,7 +19,6 @@ pub const U0: UnitId = UnitId(0);
 pub const U1: UnitId = UnitId(1);
 pub const U2: UnitId = UnitId(2);
 pub const U3: UnitId = UnitId(3);
-pub const U4: UnitId = UnitId(4);
 
 /// A small test level, written as the RON a designer would write. By default an 8 × 5 open
 /// field on the ruleset's first grid, sides "Heroes" (Human) and "Foes" (Ai).
@@ -36,7 +30,6 @@ pub struct Field {
     sides: String,
     units: String,
     options: String,
-    extra: String,
 }
 
 impl Field {
@@ -64,7 +57,6 @@ impl Field {
                 .to_string(),
             units: String::new(),
             options: String::new(),
-            extra: String::new(),
         }
     }
 
@@ -98,19 +90,13 @@ impl Field {
         self
     }
 
-    /// More top-level fields (`victory: [...]`, `legend: {...}`), each ending in a comma.
-    pub fn extra(mut self, fields: &str) -> Self {
-        self.extra = fields.to_string();
-        self
-    }
-
     /// The level's text.
     pub fn source(&self) -> String {
         let rows: Vec<String> = self.map.iter().map(|r| format!("\"{r}\"")).collect();
         format!(
             "(\n    name: \"Test field\",\n    ruleset: \"{}\",\n    topology: {},\n    \
              size: ({}, {}),\n    map: [{}],\n    sides: [{}],\n    units: [{}],\n    \
-             options: ({}),\n    {}\n)",
+             options: ({}),\n)",
             self.ruleset,
             self.topology,
             self.map.first().map_or(0, |r| r.chars().count()),
@@ -118,8 +104,7 @@ impl Field {
             rows.join(", "),
             self.sides,
             self.units,
-            self.options,
-            self.extra
+            self.options
         )
     }
 
@@ -242,11 +227,6 @@ pub fn react(unit: UnitId, reaction: Reaction) -> Command {
 
 pub fn decline(unit: UnitId) -> Command {
     react(unit, Reaction::Decline)
-}
-
-/// The side a unit is on.
-pub fn side_of(b: &BattleState, u: UnitId) -> SideId {
-    b.units[u.index()].side
 }
 
 #[test]

@@ -23,7 +23,7 @@ pub mod ids;
 pub mod log;
 pub mod types;
 
-pub use ids::{Names, SideId, UnitId, with_names};
+pub use ids::{Names, PerUnit, SideId, UnitId, with_names};
 pub use types::*;
 
 use crate::rules::dice::BattleRng;
