@@ -18,8 +18,9 @@
 //!   deterministic.
 //!
 //! # Algorithm
-//! Dijkstra with a circular bucket queue (Dial's algorithm: step costs are small integers),
-//! over dense arrays restricted to the window of cells the budget can possibly reach (every
+//! Dijkstra with a circular bucket queue (Dial's algorithm: step costs are small integers;
+//! a binary heap instead when a map's step costs are large, so memory never grows with the
+//! cost values), over dense arrays restricted to the window of cells the budget can possibly reach (every
 //! step costs at least 1), with one state per cell, or two (diagonal parity) under
 //! [`Diagonals::OneTwo`]. The window has a ring of padding that can never be entered, and
 //! entry costs (terrain, enemies) are laid out once per query, so the inner loop is a table
@@ -70,6 +71,8 @@
 use crate::rules::grid::{Cell, CellMap, Diagonals, Grid, StepKind, Topology};
 use crate::rules::map::TerrainMap;
 use serde::{Deserialize, Serialize};
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 
 /// Who stands on a cell, from the moving unit's point of view.
 ///
@@ -509,24 +512,14 @@ impl Reach {
                 Topology::Hex { .. } => (c.x & 1) as usize,
             }
         };
-        // Circular buckets: a state of cost c lives in bucket c % lap. Every push is at most
-        // `max_step` ahead of the bucket being drained, so one lap never aliases two costs.
-        let mut buckets: Vec<Vec<u32>> = vec![Vec::new(); max_step + 1];
-        let lap = buckets.len();
         let Some(start_local) = self.local(q.start) else {
             return;
         };
         self.cost[start_local] = 0;
-        buckets[0].push(start_local as u32);
-        let mut pending = 1usize;
-        let mut current = 0u32;
+        let mut open = Open::new(max_step);
+        open.push(0, start_local as u32);
         let mut settled = vec![false; n * self.layers];
-        while pending > 0 {
-            let Some(state) = buckets[current as usize % lap].pop() else {
-                current += 1;
-                continue;
-            };
-            pending -= 1;
+        while let Some((current, state)) = open.pop() {
             let state = state as usize;
             if settled[state] || self.cost[state] != current {
                 continue; // a stale entry: the state was improved or settled since
@@ -557,7 +550,7 @@ impl Reach {
                     (true, true) => (1 + parity as u32, 1 - parity),
                     _ => (1, parity),
                 };
-                let new_cost = current + cost * length;
+                let new_cost = current.saturating_add(cost.saturating_mul(length));
                 if new_cost > self.budget {
                     continue;
                 }
@@ -567,8 +560,7 @@ impl Reach {
                 }
                 if (new_cost, new_prov) < (self.cost[ns], self.provocations[ns]) {
                     if new_cost != self.cost[ns] {
-                        buckets[new_cost as usize % lap].push(ns as u32);
-                        pending += 1;
+                        open.push(new_cost, ns as u32);
                     }
                     self.cost[ns] = new_cost;
                     self.provocations[ns] = new_prov;
@@ -651,6 +643,72 @@ impl Reach {
         }
         rev.reverse();
         Some(Path { steps: rev })
+    }
+}
+
+/// The largest step cost the bucket queue takes; above it the search uses a heap. Levels that
+/// pass validation stay far below (terrain costs are at most 100, doubled on a 1-2 diagonal).
+const MAX_BUCKETS: usize = 256;
+
+/// The search's open states by cost.
+enum Open {
+    /// Circular buckets: a state of cost c lives in bucket c % lap. Every push is at most the
+    /// largest step ahead of the bucket being drained, so one lap never aliases two costs.
+    Buckets {
+        buckets: Vec<Vec<u32>>,
+        current: u32,
+        pending: usize,
+    },
+    /// Least (cost, state) first: for step costs too large for buckets.
+    Heap(BinaryHeap<Reverse<(u32, u32)>>),
+}
+
+impl Open {
+    fn new(max_step: usize) -> Self {
+        if max_step <= MAX_BUCKETS {
+            Open::Buckets {
+                buckets: vec![Vec::new(); max_step + 1],
+                current: 0,
+                pending: 0,
+            }
+        } else {
+            Open::Heap(BinaryHeap::new())
+        }
+    }
+
+    fn push(&mut self, cost: u32, state: u32) {
+        match self {
+            Open::Buckets {
+                buckets, pending, ..
+            } => {
+                let lap = buckets.len();
+                buckets[cost as usize % lap].push(state);
+                *pending += 1;
+            }
+            Open::Heap(heap) => heap.push(Reverse((cost, state))),
+        }
+    }
+
+    /// The next state in order of cost, with its cost.
+    fn pop(&mut self) -> Option<(u32, u32)> {
+        match self {
+            Open::Buckets {
+                buckets,
+                current,
+                pending,
+            } => {
+                let lap = buckets.len();
+                while *pending > 0 {
+                    if let Some(state) = buckets[*current as usize % lap].pop() {
+                        *pending -= 1;
+                        return Some((*current, state));
+                    }
+                    *current += 1;
+                }
+                None
+            }
+            Open::Heap(heap) => heap.pop().map(|Reverse(entry)| entry),
+        }
     }
 }
 

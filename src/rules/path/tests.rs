@@ -157,6 +157,43 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    /// Step costs too large for the bucket queue (the heap takes over): still least cost.
+    #[test]
+    fn reach_is_optimal_with_huge_step_costs(case in arb_case()) {
+        const SCALE: u32 = 1_000_000;
+        let huge: Vec<Terrain> = kinds()
+            .into_iter()
+            .map(|k| Terrain { cost: k.cost.map(|c| c * SCALE), ..k })
+            .collect();
+        let grid = *case.terrain.grid();
+        let cells = grid
+            .cells()
+            .map(|c| case.terrain.kind_index(c).expect("on the map"))
+            .collect();
+        let scaled = Case {
+            terrain: TerrainMap::new(grid, huge, cells).expect("valid kinds"),
+            budget: case.budget * SCALE,
+            ..case.clone()
+        };
+        let q = MoveQuery {
+            terrain: &scaled.terrain,
+            occupants: &scaled.occupants,
+            threatened: Some(&scaled.threatened),
+            start: scaled.start,
+            budget: scaled.budget,
+        };
+        let reach = reach(&q);
+        for (cell, want) in brute(&scaled).iter() {
+            let got = reach.best_state(cell).map(|s| (reach.cost[s], reach.provocations[s]));
+            prop_assert_eq!(got, *want, "cell {}", cell);
+            prop_assert_eq!(cost_to(&q, cell), want.map(|w| w.0), "cost_to {}", cell);
+        }
+    }
+}
+
 /// Runs `reach` from `start` with a budget, optionally with a threat layer.
 fn reach_on(
     terrain: &TerrainMap,
