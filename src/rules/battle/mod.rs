@@ -235,6 +235,12 @@ impl BattleState {
         }
     }
 
+    /// `{:?}` of a command, action or reaction with its units and sides by name, for messages:
+    /// `Attack { unit: "Mira", target: "Tobin", .. }` rather than `UnitId(0)`.
+    pub fn show(&self, value: &impl std::fmt::Debug) -> String {
+        with_names(self.names(), || format!("{value:?}"))
+    }
+
     /// The decision the battle waits for.
     pub fn pending(&self) -> Decision {
         if let Some(o) = &self.outcome {
@@ -429,10 +435,18 @@ impl BattleState {
     }
 }
 
+/// Rounds that may start within one command (or the battle's start) before the battle ends as
+/// a draw: each round after the first passed whole without anyone able to decide anything (every
+/// unit out of AP, skipped, or paying an endless extended action). A guard of the engine: no
+/// level, however built, can make a command run forever.
+pub const STALL_ROUNDS: u32 = 10;
+
 /// Executes a command: emits events, applying each at once.
 pub struct Exec<'a> {
     pub state: &'a mut BattleState,
     pub events: Vec<Event>,
+    /// Rounds started during this execution (see [`STALL_ROUNDS`]).
+    rounds_started: u32,
 }
 
 impl<'a> Exec<'a> {
@@ -440,6 +454,7 @@ impl<'a> Exec<'a> {
         Self {
             state,
             events: Vec::new(),
+            rounds_started: 0,
         }
     }
 
@@ -460,16 +475,26 @@ impl<'a> Exec<'a> {
                 | Event::Status { .. }
                 | Event::RoundStarted { .. }
         );
+        let round_started = matches!(e, Event::RoundStarted { .. });
         self.state.apply(&e);
         self.events.push(e);
         if may_end && let Some(o) = self.state.victory_check() {
-            let end = Event::Ended {
-                winner: o.winner,
-                reason: o.reason,
-            };
-            self.state.apply(&end);
-            self.events.push(end);
+            self.end(o.winner, o.reason);
+        } else if round_started {
+            self.rounds_started += 1;
+            if self.rounds_started > STALL_ROUNDS {
+                self.end(
+                    None,
+                    format!("no one could act for {STALL_ROUNDS} rounds: a draw"),
+                );
+            }
         }
+    }
+
+    fn end(&mut self, winner: Option<SideId>, reason: String) {
+        let end = Event::Ended { winner, reason };
+        self.state.apply(&end);
+        self.events.push(end);
     }
 
     /// Whether the battle has ended (rulesets stop their loops on it).

@@ -99,7 +99,8 @@ pub(super) fn check(s: &BattleState, r: &State, cmd: &Command) -> Result<(), Rej
                 u.name
             ))),
             other => Err(Rejected::new(format!(
-                "{other:?} is not a reaction in the action-points ruleset; Dodge or Decline"
+                "{} is not a reaction in the action-points ruleset; Dodge or Decline",
+                s.show(other)
             ))),
         };
     }

@@ -390,3 +390,42 @@ fn the_clock_and_the_menu_speak_in_action_points() {
     let path = mv.path.expect("a move has a path");
     assert_eq!(path.cells().last(), Some(&Cell::new(0, 0)));
 }
+
+/// No unit ever has AP: every turn is skipped, round after round. The battle passes those
+/// rounds in a loop (it used to recurse until the stack overflowed) and ends as a draw.
+#[test]
+fn a_battle_where_no_one_can_act_ends_as_a_draw() {
+    let units = r#"
+        (name: "Kestrel", side: "Company", cell: (1, 1), template: "fighter", overrides: {"ap": 0}),
+        (name: "Shade", side: "Cult", cell: (4, 1), template: "scout", overrides: {"ap": -3}),
+    "#;
+    let (b, events) = BattleState::start(&field(units, ""), 7);
+    let outcome = b.outcome.as_ref().expect("the battle ended");
+    assert_eq!(outcome.winner, None);
+    assert!(
+        outcome.reason.contains("no one could act"),
+        "{}",
+        outcome.reason
+    );
+    assert_eq!(b.round, crate::rules::battle::STALL_ROUNDS + 1);
+    assert!(matches!(
+        events.last(),
+        Some(Event::Ended { winner: None, .. })
+    ));
+}
+
+/// An attack that costs far more AP than a turn gives is paid over the following turns, but
+/// one command never plays more than the engine's stall limit of rounds.
+#[test]
+fn an_endless_extended_action_stops_at_the_stall_limit() {
+    let units = r#"
+        (name: "Kestrel", side: "Company", cell: (1, 1), template: "fighter", overrides: {"attack_ap": 10000}),
+        (name: "Shade", side: "Cult", cell: (2, 1), template: "scout", overrides: {"ap": 0}),
+    "#;
+    let (mut b, _) = BattleState::start_with_tape(&field(units, ""), 1, [6, 1]);
+    assert_eq!(b.pending(), Decision::Act { unit: U0 });
+    let before = b.round;
+    run(&mut b, attack(U0, U1));
+    assert!(b.round - before <= crate::rules::battle::STALL_ROUNDS + 1);
+    assert_eq!(b.outcome.as_ref().map(|o| o.winner), Some(None));
+}

@@ -87,13 +87,15 @@ pub(super) fn start(x: &mut Exec) {
     }
     x.emit(ActionPoints::event(Ev::Initiative { order, scores }));
     begin_round(x);
+    advance(x, 0);
 }
 
 pub(super) fn max_ap(x: &Exec, u: UnitId) -> i64 {
     x.s().units[u.index()].stat(names::AP)
 }
 
-pub(super) fn begin_round(x: &mut Exec) {
+/// Starts the next round: refreshes AP. The caller then looks for the first turn ([`advance`]).
+fn begin_round(x: &mut Exec) {
     let round = x.s().round + 1;
     x.emit(Event::RoundStarted { round });
     if x.over() {
@@ -108,20 +110,20 @@ pub(super) fn begin_round(x: &mut Exec) {
             }
         }
     }
-    advance(x, 0);
 }
 
-pub(super) fn end_round(x: &mut Exec) {
+fn end_round(x: &mut Exec) {
     let round = x.s().round;
     x.emit(Event::RoundEnded { round });
     for u in x.s().unit_ids().collect::<Vec<_>>() {
         x.set_condition(u, Condition::Guarding, false);
     }
-    begin_round(x);
 }
 
 /// Starts the turn of the first unit at or after `from` in the order that can act; skips
-/// (with their events) the turns of units that cannot; ends the round when none is left.
+/// (with their events) the turns of units that cannot; when none is left, ends the round and
+/// goes on in the next (a loop, not recursion: a round in which no one can act is passed in
+/// constant stack, and the engine ends a battle that stalls, see `STALL_ROUNDS`).
 pub(super) fn advance(x: &mut Exec, from: usize) {
     let mut i = from;
     loop {
@@ -131,7 +133,9 @@ pub(super) fn advance(x: &mut Exec, from: usize) {
         let order = ActionPoints::state(x.s()).order.clone();
         if i >= order.len() {
             end_round(x);
-            return;
+            begin_round(x);
+            i = 0;
+            continue;
         }
         let u = order[i];
         if !x.s().units[u.index()].is_active() {
