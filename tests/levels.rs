@@ -969,6 +969,20 @@ fn simulate_reports_wins_per_side() {
     assert_eq!(Some(wins), v["ai_wins"].as_u64());
 }
 
+/// `--games 0` is refused (it used to print a win rate with a 0-100% interval).
+#[test]
+fn simulate_refuses_zero_games() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_fray"))
+        .args(["simulate", "levels/action_points_ruins.ron", "--games", "0"])
+        .current_dir(repo())
+        .output()
+        .expect("fray runs");
+    assert!(!out.status.success());
+    assert!(out.stdout.is_empty(), "{}", String::from_utf8_lossy(&out.stdout));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("at least 1 game"), "{err}");
+}
+
 // ---------------------------------------------------------------------------------------------
 // Hostile levels: valid-looking files with values no rule can use are refused, each at its
 // value, so no command can then crash, hang or exhaust memory on them.

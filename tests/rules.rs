@@ -238,3 +238,17 @@ fn a_misspelt_field_in_a_command_is_an_error_not_dropped() {
     let e = scenario::load(&path, scenario).expect_err("refused");
     assert!(e.contains("far"), "{e}");
 }
+
+#[test]
+fn a_rejected_command_is_reported_with_its_units_names() {
+    let path = repo().join("tests").join("x.ron");
+    // Unit 5 is on the other side, far away: the attack is refused.
+    let text = r#"(level: File("levels/sides_village_brawl.ron"), seed: 1,
+        commands: [Attack(unit: 0, target: 5, ranged: false)])"#;
+    let (replay, level) = fray::rules::replay::parse(&path, text).expect("reads");
+    let e = fray::rules::replay::run(&replay, &level).expect_err("refused");
+    let names: Vec<&str> = level.file.units.iter().map(|u| u.name.as_str()).collect();
+    assert!(e.0.contains(&format!("unit: {:?}", names[0])), "{}", e.0);
+    assert!(e.0.contains(&format!("target: {:?}", names[5])), "{}", e.0);
+    assert!(!e.0.contains("UnitId"), "{}", e.0);
+}

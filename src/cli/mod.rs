@@ -44,8 +44,8 @@ pub enum Command {
     Simulate {
         /// The level to play.
         level: PathBuf,
-        /// Number of games (sides swap every game).
-        #[arg(long, default_value_t = 100)]
+        /// Number of games, at least 1 (sides swap every game).
+        #[arg(long, default_value_t = 100, value_parser = parse_games)]
         games: usize,
         /// Seed of the first game; game g uses seed + g.
         #[arg(long, default_value_t = 1)]
@@ -134,6 +134,14 @@ pub fn run(cli: Cli) -> ExitCode {
             rounds,
             time_limit: time_limit.map(std::time::Duration::from_millis),
         }),
+    }
+}
+
+fn parse_games(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(0) => Err("play at least 1 game".into()),
+        Ok(n) => Ok(n),
+        Err(_) => Err(format!("'{s}' is not a number of games")),
     }
 }
 

@@ -139,8 +139,9 @@ pub fn run(replay: &Replay, level: &Level) -> Result<(BattleState, Vec<Event>), 
         match b.execute(c) {
             Ok(e) => events.extend(e),
             Err(r) => {
+                let c = b.show(c);
                 return Err(ReplayError(format!(
-                    "command {} ({c:?}) was rejected: {r}",
+                    "command {} ({c}) was rejected: {r}",
                     i + 1
                 )));
             }

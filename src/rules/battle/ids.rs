@@ -9,13 +9,42 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::cell::RefCell;
 use std::fmt;
 
-/// A unit: its index in the level's `units` list.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+/// A unit: its index in the level's `units` list. Its `Debug` form is `UnitId(3)`, or the
+/// unit's quoted name while [`with_names`] has a table installed (messages about commands).
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct UnitId(pub u16);
 
-/// A side: its index in the level's `sides` list.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+/// A side: its index in the level's `sides` list. `Debug` as for [`UnitId`].
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct SideId(pub u8);
+
+/// The installed name of entry `i` (a unit's, or a side's), if any.
+fn installed_name(i: usize, units: bool) -> Option<String> {
+    NAMES.with(|n| {
+        let n = n.try_borrow().ok()?;
+        let names = n.as_ref()?;
+        let list = if units { &names.units } else { &names.sides };
+        list.get(i).cloned()
+    })
+}
+
+impl fmt::Debug for UnitId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match installed_name(self.index(), true) {
+            Some(name) => write!(f, "{name:?}"),
+            None => write!(f, "UnitId({})", self.0),
+        }
+    }
+}
+
+impl fmt::Debug for SideId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match installed_name(self.index(), false) {
+            Some(name) => write!(f, "{name:?}"),
+            None => write!(f, "SideId({})", self.0),
+        }
+    }
+}
 
 impl UnitId {
     pub fn index(self) -> usize {
@@ -128,7 +157,8 @@ thread_local! {
     static NAMES: RefCell<Option<Names>> = const { RefCell::new(None) };
 }
 
-/// Runs `f` (typically a `ron::from_str`) with `names` available to resolve written names.
+/// Runs `f` with `names` installed: a parse (`ron::from_str`) resolves written names with
+/// them, and `{:?}` of a command inside `f` names its units (`Attack { unit: "Mira", ... }`).
 pub fn with_names<T>(names: Names, f: impl FnOnce() -> T) -> T {
     let previous = NAMES.with(|n| n.replace(Some(names)));
     let out = f();

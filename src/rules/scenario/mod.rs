@@ -188,7 +188,7 @@ pub fn run(s: &Scenario) -> Result<(), String> {
         match step {
             Step::Do(c) => match b.execute(c) {
                 Ok(e) => since.extend(e),
-                Err(r) => return Err(at(format!("{c:?} was rejected: {r}"))),
+                Err(r) => return Err(at(format!("{} was rejected: {r}", b.show(c)))),
             },
             Step::Expect(expected) => {
                 let actual: Vec<Node> = since.iter().map(node_of).collect();
@@ -204,17 +204,23 @@ pub fn run(s: &Scenario) -> Result<(), String> {
             Step::Reject(c, why) => {
                 let before = ron::to_string(&b).map_err(|e| e.to_string())?;
                 match b.execute(c) {
-                    Ok(_) => return Err(at(format!("{c:?} was accepted; expected a rejection"))),
+                    Ok(_) => {
+                        return Err(at(format!(
+                            "{} was accepted; expected a rejection",
+                            b.show(c)
+                        )));
+                    }
                     Err(r) if !r.reason.contains(why.as_str()) => {
                         return Err(at(format!(
-                            "{c:?} was rejected with \"{}\", which does not contain \"{why}\"",
+                            "{} was rejected with \"{}\", which does not contain \"{why}\"",
+                            b.show(c),
                             r.reason
                         )));
                     }
                     Err(_) => {}
                 }
                 if ron::to_string(&b).map_err(|e| e.to_string())? != before {
-                    return Err(at(format!("rejecting {c:?} changed the battle")));
+                    return Err(at(format!("rejecting {} changed the battle", b.show(c))));
                 }
             }
             Step::Pending(d) => {

@@ -130,8 +130,9 @@ pub(super) fn check_react_in(
         && *target != unit
     {
         return Err(Rejected::new(format!(
-            "only {} can {reaction:?} this attack",
-            s.units[target.index()].name
+            "only {} can {} this attack",
+            s.units[target.index()].name,
+            s.show(reaction)
         )));
     }
     let spend = |what: &str| -> Result<(), Rejected> {
@@ -217,7 +218,8 @@ pub(super) fn check_react_in(
             target_ok(s, unit, *target, false)
         }
         (_, other) => Err(Rejected::new(format!(
-            "{other:?} is not a reaction {} can take now",
+            "{} is not a reaction {} can take now",
+            s.show(other),
             u.name
         ))),
     }

@@ -206,7 +206,8 @@ pub(super) fn check_react(
             }
         }
         (_, other) => reject(format!(
-            "{other:?} is not an answer here in the phases ruleset"
+            "{} is not an answer here in the phases ruleset",
+            s.show(other)
         )),
     }
 }

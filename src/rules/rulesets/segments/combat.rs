@@ -326,7 +326,8 @@ pub(crate) fn check_reaction(
             }
         }
         other => Err(Rejected::new(format!(
-            "{other:?} is not a reaction in the segments ruleset; strike (Attack) or Decline"
+            "{} is not a reaction in the segments ruleset; strike (Attack) or Decline",
+            s.show(other)
         ))),
     }
 }
