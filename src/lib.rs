@@ -5,11 +5,13 @@
 //!   movement, levels.
 //! - [`ai`]: the AI players (utility AI and two baselines), pure like the rules.
 //! - [`cli`]: the headless commands behind the `fray` binary.
+//! - [`saves`]: saved battles (format, slots, the checks before one is resumed), pure.
 //! - `game` (feature `game`): the Bevy front end.
 
 pub mod ai;
 pub mod cli;
 pub mod rules;
+pub mod saves;
 
 #[cfg(feature = "game")]
 pub mod game;

@@ -23,6 +23,7 @@ use fray::game::units::UnitToken;
 use fray::game::{Screen, StartBattle, saves};
 use fray::rules::battle::{Command, Decision};
 use fray::rules::grid::{Cell, Diagonals, HexOrientation, Topology};
+use fray::saves::Slot;
 
 fn manifest() -> PathBuf {
     // Cargo's run-time value first: a build cache shared between clones may reuse this
@@ -556,12 +557,12 @@ fn a_corrupt_or_outdated_save_gives_a_message_and_leaves_the_good_save_intact() 
         .expect("a move");
     b.submit(&cmd, true).expect("legal");
     b.show_all();
-    let good = dir.join("good.ron");
-    saves::save(&b, &good).expect("saved");
+    let good = saves::save_in(&b, &dir, Slot::Auto).expect("saved");
     let good_bytes = std::fs::read(&good).expect("read");
-    // Loading gives the same battle back, by replay.
+    // Loading gives the same battle back, by replay, with its id (its slots).
     let back = saves::load(&good).expect("loads");
     assert_eq!(back.commands, b.commands);
+    assert_eq!(back.id, b.id);
     assert_eq!(
         ron::to_string(&back.state).expect("ron"),
         ron::to_string(&b.state).expect("ron")
@@ -569,6 +570,9 @@ fn a_corrupt_or_outdated_save_gives_a_message_and_leaves_the_good_save_intact() 
     // A damaged file and one from another version give messages.
     let bad = dir.join("bad.ron");
     std::fs::write(&bad, "(version: 1, seed: 3, garbage").expect("write");
+    let e = saves::load(&bad).expect_err("refused");
+    assert!(e.contains("another version"), "{e}");
+    std::fs::write(&bad, "(version: 3, seed: 3, garbage").expect("write");
     let e = saves::load(&bad).expect_err("refused");
     assert!(e.contains("damaged"), "{e}");
     let old = dir.join("old.ron");
@@ -578,11 +582,18 @@ fn a_corrupt_or_outdated_save_gives_a_message_and_leaves_the_good_save_intact() 
     assert_eq!(std::fs::read(&good).expect("read"), good_bytes);
     assert!(saves::load(&good).is_ok());
 
-    // In the game: F9 on a damaged quick save shows the message and changes nothing.
-    let quick = saves::quicksave_path();
+    // In the game: F9 with no quick save of this battle says so.
+    let mut app = hot_seat();
+    tap(&mut app, KeyCode::F9);
+    let shown = texts(&mut app);
+    assert!(
+        shown.iter().any(|t| t.contains("No quick save")),
+        "{shown:?}"
+    );
+    // F9 on a damaged quick save of this battle shows the message and changes nothing.
+    let quick = saves::slot_path(battle(&app), Slot::Quick);
     std::fs::create_dir_all(quick.parent().expect("dir")).expect("dir");
     std::fs::write(&quick, "not a save").expect("write");
-    let mut app = hot_seat();
     let before = battle(&app).commands.clone();
     tap(&mut app, KeyCode::F9);
     app.update();
@@ -590,7 +601,7 @@ fn a_corrupt_or_outdated_save_gives_a_message_and_leaves_the_good_save_intact() 
     assert!(shown.iter().any(|t| t.contains("damaged")), "{shown:?}");
     assert_eq!(battle(&app).commands, before);
     assert_eq!(std::fs::read_to_string(&quick).expect("read"), "not a save");
-    // F5 then writes a good one, which F9 loads.
+    // F5 then writes a good one, which F9 loads at once: nothing would be lost.
     tap(&mut app, KeyCode::F5);
     assert!(saves::load(&quick).is_ok());
     tap(&mut app, KeyCode::F9);
@@ -599,6 +610,58 @@ fn a_corrupt_or_outdated_save_gives_a_message_and_leaves_the_good_save_intact() 
         shown.iter().any(|t| t.contains("Quick save loaded")),
         "{shown:?}"
     );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Loading a quick save over moves made since it was written asks first: the first F9 warns
+/// and changes nothing, the second loads.
+#[test]
+fn quick_load_asks_before_throwing_away_progress() {
+    isolate_saves();
+    let mut app = hot_seat();
+    tap(&mut app, KeyCode::F5);
+    let saved = battle(&app).commands.clone();
+    let cmd = battle(&app)
+        .state
+        .legal_commands()
+        .into_iter()
+        .find(|c| matches!(c, Command::Move { .. }))
+        .expect("a move");
+    app.world_mut()
+        .resource_mut::<Battle>()
+        .submit(&cmd, true)
+        .expect("legal");
+    let moved = battle(&app).commands.clone();
+    assert_ne!(moved, saved);
+    tap(&mut app, KeyCode::F9);
+    let shown = texts(&mut app);
+    assert!(
+        shown.iter().any(|t| t.contains("press F9 again")),
+        "{shown:?}"
+    );
+    assert_eq!(battle(&app).commands, moved);
+    tap(&mut app, KeyCode::F9);
+    assert_eq!(battle(&app).commands, saved);
+}
+
+/// A second battle's saves never touch the first's: each battle has its own slots.
+#[test]
+fn a_new_battle_does_not_replace_another_battles_autosave() {
+    isolate_saves();
+    let dir = temp_dir("slots");
+    let mut setup = BattleSetup::new(ruins(), None);
+    setup.controls = vec![SideControl::Human; 2];
+    let first = Battle::new(setup.clone());
+    let first_path = saves::save_in(&first, &dir, Slot::Auto).expect("saved");
+    let first_bytes = std::fs::read(&first_path).expect("read");
+    // A rematch (same level, same setup) is another battle.
+    let second = Battle::new(setup);
+    assert_ne!(second.id, first.id);
+    let second_path = saves::save_in(&second, &dir, Slot::Auto).expect("saved");
+    saves::save_in(&second, &dir, Slot::Quick).expect("saved");
+    assert_ne!(first_path, second_path);
+    assert_eq!(std::fs::read(&first_path).expect("read"), first_bytes);
+    assert_eq!(fray::saves::list(&dir).len(), 3);
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -2,6 +2,8 @@
 //! exact line and column of the offending text, without ever panicking. Pure: uses only
 //! `fray::rules`, so it runs with and without the `game` feature.
 
+use fray::ai::Kind;
+use fray::ai::sim::{self, Caps};
 use fray::rules::grid::Cell;
 use fray::rules::level::{self, Diagnostic, Victory};
 use proptest::prelude::*;
@@ -978,7 +980,11 @@ fn simulate_refuses_zero_games() {
         .output()
         .expect("fray runs");
     assert!(!out.status.success());
-    assert!(out.stdout.is_empty(), "{}", String::from_utf8_lossy(&out.stdout));
+    assert!(
+        out.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("at least 1 game"), "{err}");
 }
@@ -1118,4 +1124,90 @@ fn old_mac_line_endings_report_the_right_line() {
     let src = with(&[(".#..+.", ".#..+?")]).replace('\n', "\r\n");
     let errs = errors(&src);
     assert_eq!((errs[0].0, errs[0].1), (9, 15), "{errs:#?}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Structured mutation: shipped levels pushed to the validator's bounds still play to an end.
+
+/// A value of `stat` at or near an end of its bound, or a small one.
+fn extreme(stat: &str, pick: u8) -> i64 {
+    let (lo, hi) = level::stat_bounds(stat);
+    match pick % 6 {
+        0 => lo,
+        1 => hi,
+        2 => lo.max(0),
+        3 => (lo + 1).min(hi),
+        4 => (hi - 1).max(lo),
+        _ => 1.clamp(lo, hi),
+    }
+}
+
+/// Cases of the structured-mutation test: 64, or `FRAY_SOAK_CASES` (the long run, `.ci/soak`).
+fn soak_cases() -> u32 {
+    std::env::var("FRAY_SOAK_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(64)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(soak_cases()))]
+
+    /// Every shipped level with stats set to their bounds, terrain costs at 1 or 100 and units
+    /// removed: each variant the validator accepts plays a greedy-against-random battle that
+    /// ends (by the rules, the engine's stall guard or the caps) without a panic, and every
+    /// command the AIs send is legal.
+    #[test]
+    fn levels_at_their_bounds_play_to_an_end(
+        which in any::<prop::sample::Index>(),
+        edits in proptest::collection::vec(
+            (any::<prop::sample::Index>(), any::<prop::sample::Index>(), any::<u8>()), 0..8),
+        cost in prop_oneof![Just(None), Just(Some(1u32)), Just(Some(100u32))],
+        drop in proptest::collection::vec(any::<prop::sample::Index>(), 0..3),
+        seed in 0u64..1000,
+    ) {
+        let files = level_files();
+        let path = &files[which.index(files.len())];
+        let mut file = level::load_path(path).expect("a shipped level loads").file;
+        let data = fray::rules::ruleset_data::builtin(file.ruleset).expect("built in");
+        for (unit, stat, pick) in edits {
+            let u = unit.index(file.units.len());
+            let Some(t) = data.template(&file.units[u].template) else { continue };
+            let keys: Vec<&String> = t.stats.keys().collect();
+            if keys.is_empty() {
+                continue;
+            }
+            let key = keys[stat.index(keys.len())].clone();
+            let value = extreme(&key, pick);
+            file.units[u].overrides.insert(key, value);
+        }
+        if let Some(c) = cost {
+            // Every passable glyph the map uses costs `c`.
+            let used: std::collections::BTreeSet<char> =
+                file.map.iter().flat_map(|r| r.chars()).collect();
+            for g in used {
+                let mut t = file.legend.get(&g).cloned().or_else(|| {
+                    level::standard_legend().into_iter().find(|(k, _)| *k == g).map(|(_, t)| t)
+                });
+                if let Some(t) = t.as_mut().filter(|t| t.cost.is_some()) {
+                    t.cost = Some(c);
+                    file.legend.insert(g, t.clone());
+                }
+            }
+        }
+        for d in drop {
+            if file.units.len() > 1 {
+                let i = d.index(file.units.len());
+                file.units.remove(i);
+            }
+        }
+        let Ok(level) = fray::rules::level::Level::from_file(file) else {
+            return Ok(()); // refused by the validator: the other tests check its messages
+        };
+        let caps = Caps { rounds: 15, commands: 1500, time_limit: None };
+        let game = sim::play(&level, seed, &[Kind::Greedy, Kind::Random], caps);
+        prop_assert!(game.illegal.is_none(), "{:?}", game.illegal);
+        prop_assert!(game.ended || game.capped, "the battle stopped without an end");
+        prop_assert!(game.rounds <= caps.rounds + 1 + fray::rules::battle::STALL_ROUNDS);
+    }
 }

@@ -252,3 +252,62 @@ fn a_rejected_command_is_reported_with_its_units_names() {
     assert!(e.0.contains(&format!("target: {:?}", names[5])), "{}", e.0);
     assert!(!e.0.contains("UnitId"), "{}", e.0);
 }
+
+/// `fray replay` reads a save as it reads a replay, with the game's checks: a good one prints
+/// its log; a damaged or inconsistent one is refused with a message and exit status 1.
+#[test]
+fn fray_replay_reads_saves_and_refuses_damaged_ones() {
+    use fray::saves::{Saving, Slot};
+    let level = level::load_path(&repo().join("levels/sides_village_brawl.ron")).expect("loads");
+    let game = sim::play(&level, 4, &[Kind::Greedy, Kind::Greedy], Caps::default());
+    let commands = &game.commands[..game.commands.len().min(30)];
+    let (mut b, _) = BattleState::start(&level, 4);
+    for c in commands {
+        b.execute(c).expect("replays");
+    }
+    let controls = [fray::ai::SideControl::Human, fray::ai::SideControl::Human];
+    let dir = scratch("replay-saves");
+    let path = Saving {
+        battle: "brawl",
+        slot: Slot::Quick,
+        level: &level,
+        level_path: None,
+        seed: 4,
+        controls: &controls,
+        commands,
+        state: &b,
+    }
+    .write(&dir)
+    .expect("written");
+    let run = |p: &Path| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_fray"))
+            .arg("replay")
+            .arg(p)
+            .output()
+            .expect("fray runs")
+    };
+    let out = run(&path);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let log = String::from_utf8_lossy(&out.stdout);
+    assert!(log.contains(&level.file.units[0].name), "{log}");
+    // Tampered: the round it claims is not the one its commands reach.
+    let text = std::fs::read_to_string(&path).expect("reads");
+    let bad = dir.join("bad.quick.ron");
+    let claim = format!("round: {},", b.round);
+    std::fs::write(&bad, text.replacen(&claim, "round: 99,", 1)).expect("written");
+    let out = run(&bad);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("inconsistent"), "{err}");
+    // Cut short: damaged, said so (not a replay's "missing field").
+    std::fs::write(&bad, &text[..text.len() / 3]).expect("written");
+    let out = run(&bad);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("is damaged"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

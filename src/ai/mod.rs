@@ -779,3 +779,48 @@ fn underdog(s: &BattleState, side: SideId) -> bool {
     }
     us.0 < them.0 || (us.0 == them.0 && us.1 < them.1)
 }
+
+/// Who plays a side.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum SideControl {
+    Human,
+    Ai(Kind),
+}
+
+impl SideControl {
+    /// The level's default: its controller, with the AI at normal difficulty.
+    pub fn of(c: crate::rules::level::Controller) -> Self {
+        match c {
+            crate::rules::level::Controller::Human => SideControl::Human,
+            crate::rules::level::Controller::Ai => {
+                SideControl::Ai(Kind::Utility(Difficulty::Normal))
+            }
+        }
+    }
+
+    pub fn is_human(self) -> bool {
+        self == SideControl::Human
+    }
+
+    /// "Human", "AI (normal)".
+    pub fn label(self) -> String {
+        match self {
+            SideControl::Human => "Human".into(),
+            SideControl::Ai(k) => format!("AI ({})", k.name()),
+        }
+    }
+
+    /// The next choice on the setup screen: Human, AI easy, normal, hard, Human...
+    pub fn next(self) -> Self {
+        match self {
+            SideControl::Human => SideControl::Ai(Kind::Utility(Difficulty::Easy)),
+            SideControl::Ai(Kind::Utility(Difficulty::Easy)) => {
+                SideControl::Ai(Kind::Utility(Difficulty::Normal))
+            }
+            SideControl::Ai(Kind::Utility(Difficulty::Normal)) => {
+                SideControl::Ai(Kind::Utility(Difficulty::Hard))
+            }
+            SideControl::Ai(_) => SideControl::Human,
+        }
+    }
+}

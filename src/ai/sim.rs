@@ -33,6 +33,8 @@ pub struct Game {
     /// The player kind of each side.
     pub players: Vec<Kind>,
     pub winner: Option<SideId>,
+    /// The battle reached its end by the rules (a win or a draw).
+    pub ended: bool,
     /// The battle hit a cap and was stopped: a draw.
     pub capped: bool,
     pub rounds: u32,
@@ -71,6 +73,7 @@ pub fn play(level: &Level, seed: u64, players: &[Kind], caps: Caps) -> Game {
         seed,
         players: players.to_vec(),
         winner: None,
+        ended: false,
         capped: false,
         rounds: 0,
         commands: Vec::new(),
@@ -82,6 +85,7 @@ pub fn play(level: &Level, seed: u64, players: &[Kind], caps: Caps) -> Game {
     loop {
         if let Some(o) = &b.outcome {
             game.winner = o.winner;
+            game.ended = true;
             break;
         }
         if b.round > caps.rounds || game.commands.len() >= caps.commands {

@@ -198,17 +198,22 @@ fn replay(file: &Path, as_ron: bool) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let (r, level) = match replay::parse(file, &text) {
+    // A save (it has a `version`) replays like a replay file, with the game's checks.
+    let ran = if crate::saves::is_save(&text) {
+        crate::saves::parse(&file.display().to_string(), &text)
+            .and_then(|f| crate::saves::resume(&file.display().to_string(), f))
+            .map(|r| (r.state, r.events))
+    } else {
+        replay::parse(file, &text)
+            .map_err(|e| e.to_string())
+            .and_then(|(r, level)| {
+                replay::run(&r, &level).map_err(|e| format!("{}: {e}", file.display()))
+            })
+    };
+    let (b, events) = match ran {
         Ok(x) => x,
         Err(e) => {
             eprintln!("{e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    let (b, events) = match replay::run(&r, &level) {
-        Ok(x) => x,
-        Err(e) => {
-            eprintln!("{}: {e}", file.display());
             return ExitCode::FAILURE;
         }
     };

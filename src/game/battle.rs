@@ -11,12 +11,10 @@ use std::collections::VecDeque;
 use std::path::PathBuf;
 
 use bevy::prelude::*;
-use serde::{Deserialize, Serialize};
 
 use super::menu::{self, deciding_side};
-use crate::ai::{Difficulty, Kind};
 use crate::rules::battle::{BattleState, Command, Event, SideId, log};
-use crate::rules::level::{Controller, Level};
+use crate::rules::level::Level;
 use crate::rules::rulesets;
 
 pub(super) fn plugin(app: &mut App) {
@@ -32,48 +30,7 @@ pub(super) fn plugin(app: &mut App) {
         );
 }
 
-/// Who plays a side.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum SideControl {
-    Human,
-    Ai(Kind),
-}
-
-impl SideControl {
-    /// The level's default: its controller, with the AI at normal difficulty.
-    pub fn of(c: Controller) -> Self {
-        match c {
-            Controller::Human => SideControl::Human,
-            Controller::Ai => SideControl::Ai(Kind::Utility(Difficulty::Normal)),
-        }
-    }
-
-    pub fn is_human(self) -> bool {
-        self == SideControl::Human
-    }
-
-    /// "Human", "AI (normal)".
-    pub fn label(self) -> String {
-        match self {
-            SideControl::Human => "Human".into(),
-            SideControl::Ai(k) => format!("AI ({})", k.name()),
-        }
-    }
-
-    /// The next choice on the setup screen: Human, AI easy, normal, hard, Human...
-    pub fn next(self) -> Self {
-        match self {
-            SideControl::Human => SideControl::Ai(Kind::Utility(Difficulty::Easy)),
-            SideControl::Ai(Kind::Utility(Difficulty::Easy)) => {
-                SideControl::Ai(Kind::Utility(Difficulty::Normal))
-            }
-            SideControl::Ai(Kind::Utility(Difficulty::Normal)) => {
-                SideControl::Ai(Kind::Utility(Difficulty::Hard))
-            }
-            SideControl::Ai(_) => SideControl::Human,
-        }
-    }
-}
+pub use crate::ai::SideControl;
 
 /// What a new battle starts from.
 #[derive(Resource, Clone, Debug)]
@@ -174,6 +131,14 @@ pub struct Battle {
     undo: Vec<Snapshot>,
     /// The last round an autosave was written for.
     pub saved_round: u32,
+    /// The battle's id: its save slots are named after it (see [`crate::saves`]). A new
+    /// battle (a rematch too) gets a new one; a loaded battle keeps its own.
+    pub id: String,
+    /// How many commands the quick save last written or loaded held: any other number now
+    /// is progress that loading the quick save would throw away.
+    pub quick_saved: usize,
+    /// The player pressed quick load once with unsaved progress: the next press loads.
+    pub confirm_load: bool,
 }
 
 /// A combat log line: [`log::describe`], or nothing for the ruleset's bookkeeping (the event
@@ -224,6 +189,7 @@ impl Battle {
     pub fn new(setup: BattleSetup) -> Self {
         let (state, events) = BattleState::start(&setup.level, setup.seed);
         let log = opening_log(&state, &events);
+        let setup_name = setup.level.name().to_string();
         Self {
             shown: state.clone(),
             state,
@@ -233,6 +199,9 @@ impl Battle {
             queue: VecDeque::new(),
             undo: Vec::new(),
             saved_round: 0,
+            id: crate::saves::new_battle_id(&setup_name),
+            quick_saved: 0,
+            confirm_load: false,
         }
     }
 
@@ -296,6 +265,7 @@ impl Battle {
     /// command chosen by a player (only those can be undone).
     pub fn submit(&mut self, cmd: &Command, human: bool) -> Result<(), String> {
         let side = self.state.unit(cmd.unit()).map(|u| u.side);
+        self.confirm_load = false;
         let before = (self.state.clone(), self.commands.len(), self.log.len());
         let events = self.state.execute(cmd).map_err(|r| r.reason)?;
         // Undo: only moves, only by the same human side, only while no die is rolled.

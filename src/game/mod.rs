@@ -56,6 +56,8 @@ pub enum Screen {
     #[default]
     Title,
     Setup,
+    /// Every saved battle, newest first.
+    Load,
     Battle,
     Result,
 }
@@ -271,7 +273,7 @@ fn open_requested_battle(mut commands: Commands, start: Option<Res<StartBattle>>
 const RESULT_DELAY: f32 = 1.5;
 
 fn to_result(
-    battle: Res<Battle>,
+    mut battle: ResMut<Battle>,
     stay: Option<Res<StayOnBattle>>,
     time: Res<Time>,
     mut since: Local<Option<f32>>,
@@ -285,8 +287,8 @@ fn to_result(
     let start = *since.get_or_insert(now);
     if now - start >= RESULT_DELAY {
         *since = None;
-        // The battle is over: nothing to continue.
-        let _ = saves::save_on_quit(&battle);
+        // The battle is over: its save is kept as its replay (Continue skips it).
+        let _ = saves::save_on_quit(&mut battle);
         commands.set_state(Screen::Result);
     }
 }
@@ -378,16 +380,16 @@ pub struct ReloadErrors;
 /// Autosaves a battle in progress when the app exits.
 fn save_on_exit(
     mut exits: MessageReader<AppExit>,
-    battle: Option<Res<Battle>>,
+    battle: Option<ResMut<Battle>>,
     state: Option<Res<State<Screen>>>,
     stay: Option<Res<StayOnBattle>>,
 ) {
     if exits.read().count() == 0 || stay.is_some() {
         return;
     }
-    if let (Some(b), Some(s)) = (battle, state)
+    if let (Some(mut b), Some(s)) = (battle, state)
         && *s.get() == Screen::Battle
-        && let Err(e) = saves::save_on_quit(&b)
+        && let Err(e) = saves::save_on_quit(&mut b)
     {
         eprintln!("autosave on quit failed: {e}");
     }

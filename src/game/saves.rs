@@ -1,27 +1,21 @@
-//! Saves: the battle autosaves at the start of each round and when the player leaves it; F5
-//! writes a quick save and F9 loads it; Continue on the title screen resumes the autosave.
+//! Saves in the game: every battle autosaves (its own slot) at the start of each round and when
+//! the player leaves it; F5 writes the battle's quick save and F9 loads it back (asking first
+//! when that would throw away moves made since the last save); the title screen's Continue
+//! resumes the newest unfinished battle and Load lists every save.
 //!
-//! A save is versioned RON: the level file as played, its path, the seed, who controlled each
-//! side, the replay (every command) and the serialized [`BattleState`]. Loading replays the
-//! commands on the level and checks the result against the saved state; if the rules changed
-//! since (the replay no longer fits) the saved state is used as it is. Files are written
-//! atomically (a temporary file, then a rename), so a crash never leaves half a save; a save
-//! that cannot be read gives a message and is never overwritten by that failure.
-//!
-//! Saves live in `$FRAY_SAVE_DIR`, else `$XDG_DATA_HOME/fray`, else `~/.local/share/fray`.
+//! The format, the slots and the checks live in [`crate::saves`] (pure, shared with
+//! `fray replay`): a save is the level, the seed, who played each side and every command; it
+//! is rebuilt by replaying the commands, and a save that does not replay to the battle it says
+//! it is, is refused with a message and left as it is.
 
 use std::path::{Path, PathBuf};
 
 use bevy::prelude::*;
-use serde::{Deserialize, Serialize};
 
-use super::battle::{Battle, BattleSetup, SideControl, Toast};
-use crate::rules::battle::{BattleState, Command, Names, with_names};
-use crate::rules::level::{Level, LevelFile};
-use crate::rules::replay::write_atomic;
+use super::battle::{Battle, BattleSetup, Toast};
+use crate::saves::{self as format, Saving, Slot};
 
-/// The save format's version; older or newer files are refused with a message.
-pub const VERSION: u32 = 2;
+pub use crate::saves::{VERSION, save_dir};
 
 pub(super) fn plugin(app: &mut App) {
     app.init_resource::<SaveStatus>().add_systems(
@@ -38,141 +32,71 @@ pub struct SaveStatus {
     pub message: String,
 }
 
-/// The folder saves live in.
-pub fn save_dir() -> PathBuf {
-    if let Some(d) = std::env::var_os("FRAY_SAVE_DIR").filter(|d| !d.is_empty()) {
-        return PathBuf::from(d);
-    }
-    if let Some(d) = std::env::var_os("XDG_DATA_HOME").filter(|d| !d.is_empty()) {
-        return PathBuf::from(d).join("fray");
-    }
-    match std::env::var_os("HOME") {
-        Some(h) => PathBuf::from(h).join(".local/share/fray"),
-        None => PathBuf::from(".fray"),
-    }
+/// The file of the battle's `slot`.
+pub fn slot_path(battle: &Battle, slot: Slot) -> PathBuf {
+    format::slot_path(&save_dir(), &battle.id, slot)
 }
 
-pub fn autosave_path() -> PathBuf {
-    save_dir().join("autosave.ron")
+/// The save Continue resumes: the newest autosave of a battle still going.
+pub fn continue_path() -> Option<PathBuf> {
+    format::latest_unfinished(&save_dir())
 }
 
-pub fn quicksave_path() -> PathBuf {
-    save_dir().join("quicksave.ron")
-}
-
-/// Whether there is an autosave to continue.
-pub fn autosave_exists() -> bool {
-    autosave_path().is_file()
-}
-
-/// What a save file holds.
-#[derive(Serialize, Deserialize)]
-struct SaveFile {
-    version: u32,
-    /// Where the level was loaded from (informative; the level itself is in `state`).
-    level_path: Option<PathBuf>,
-    seed: u64,
-    controls: Vec<SideControl>,
-    commands: Vec<Command>,
-    state: BattleState,
-}
-
-/// Only the version, read first so an outdated file gets a clear message.
-#[derive(Deserialize)]
-struct Head {
-    version: u32,
-}
-
-/// Writes the battle to `path` atomically.
-pub fn save(battle: &Battle, path: &Path) -> Result<(), String> {
-    let file = SaveFile {
-        version: VERSION,
-        level_path: battle.setup.path.clone(),
+/// Writes the battle's `slot` in `dir` atomically; returns the file.
+pub fn save_in(battle: &Battle, dir: &Path, slot: Slot) -> Result<PathBuf, String> {
+    Saving {
+        battle: &battle.id,
+        slot,
+        level: &battle.setup.level,
+        level_path: battle.setup.path.as_deref(),
         seed: battle.setup.seed,
-        controls: battle.setup.controls.clone(),
-        commands: battle.commands.clone(),
-        state: battle.state.clone(),
-    };
-    let text = ron::ser::to_string_pretty(&file, ron::ser::PrettyConfig::default())
-        .map_err(|e| format!("cannot write the save: {e}"))?;
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        controls: &battle.setup.controls,
+        commands: &battle.commands,
+        state: &battle.state,
     }
-    write_atomic(path, &text).map_err(|e| format!("cannot write {}: {e}", path.display()))
+    .write(dir)
+}
+
+/// Writes the battle's `slot` in the save folder (a quick save notes how far it holds).
+pub fn save(battle: &mut Battle, slot: Slot) -> Result<PathBuf, String> {
+    let path = save_in(battle, &save_dir(), slot)?;
+    if slot == Slot::Quick {
+        battle.quick_saved = battle.commands.len();
+    }
+    Ok(path)
 }
 
 /// Reads a save and rebuilds its battle. Never panics; every problem is a message naming the
-/// file.
+/// file, and the file is left as it is.
 pub fn load(path: &Path) -> Result<Battle, String> {
-    let name = path.display();
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("The save {name} cannot be read: {e}"))?;
-    let head: Head = ron::from_str(&text).map_err(|e| {
-        format!("The save {name} is damaged ({e}); it was left as it is. Start a new battle.")
-    })?;
-    if head.version != VERSION {
-        return Err(format!(
-            "The save {name} is from another version of Fray (save format {}, this one reads {VERSION}); it was left as it is.",
-            head.version
-        ));
-    }
-    // Commands may name units; ids are numbers in files we write, so no names are needed.
-    let file: SaveFile = with_names(Names::default(), || ron::from_str(&text)).map_err(|e| {
-        format!("The save {name} is damaged ({e}); it was left as it is. Start a new battle.")
-    })?;
-    let level_file: LevelFile = (*file.state.level).clone();
-    let level = Level::from_file(level_file).map_err(|p| {
-        format!(
-            "The save {name} holds a level that no longer validates ({}); it was left as it is.",
-            p.first().map_or(String::new(), |p| p.to_string())
-        )
-    })?;
-    if file.controls.len() != level.file.sides.len() {
-        return Err(format!(
-            "The save {name} is damaged (it names {} controllers for {} sides); it was left as it is.",
-            file.controls.len(),
-            level.file.sides.len()
-        ));
-    }
+    let resumed = format::load(path)?;
+    let file = resumed.file;
     let setup = BattleSetup {
-        level,
+        level: resumed.level,
         path: file.level_path,
-        seed: file.seed,
+        seed: file.replay.seed,
         controls: file.controls,
     };
-    // Prefer the replay: it re-validates every command. Fall back on the saved state when the
-    // rules have changed since.
-    let saved = ron::to_string(&file.state).unwrap_or_default();
-    match Battle::replay(setup.clone(), &file.commands) {
-        Ok(b) if ron::to_string(&b.state).unwrap_or_default() == saved => Ok(b),
-        _ => {
-            let mut b = Battle::new(setup);
-            b.state = file.state;
-            b.shown = b.state.clone();
-            b.commands = file.commands;
-            b.saved_round = b.state.round;
-            b.log.push(super::battle::LogLine::plain("(Loaded from the saved state: the rules changed since this save, so the log before it is not shown.)"));
-            Ok(b)
-        }
-    }
+    // The commands replayed once already (checked); this builds the game's log from them.
+    let mut battle = Battle::replay(setup, &file.replay.commands)
+        .map_err(|e| format!("The save {} does not replay: {e}", path.display()))?;
+    battle.id = file.battle;
+    battle.quick_saved = battle.commands.len();
+    Ok(battle)
 }
 
 fn autosave_each_round(mut battle: ResMut<Battle>, mut toasts: MessageWriter<Toast>) {
     let round = battle.state.round;
     if round > battle.saved_round && battle.queue.is_empty() && battle.state.outcome.is_none() {
         battle.saved_round = round;
-        if let Err(e) = save(&battle, &autosave_path()) {
+        if let Err(e) = save(&mut battle, Slot::Auto) {
             toasts.write(Toast(format!("Autosave failed: {e}")));
         }
     }
 }
 
-/// Autosaves a battle still going (on quit); removes the autosave of a finished one.
-pub fn save_on_quit(battle: &Battle) -> Result<(), String> {
-    if battle.state.outcome.is_some() {
-        let _ = std::fs::remove_file(autosave_path());
-        return Ok(());
-    }
-    save(battle, &autosave_path())
+/// Autosaves the battle as the player leaves it, finished or not: a finished battle's save is
+/// its replay (listed on the Load screen; Continue skips it).
+pub fn save_on_quit(battle: &mut Battle) -> Result<(), String> {
+    save(battle, Slot::Auto).map(|_| ())
 }

@@ -20,7 +20,12 @@ pub enum UiAction {
     // Title
     NewBattle,
     Continue,
+    /// The Load screen (every save).
+    Load,
     Quit,
+    // Load
+    /// A save of the Load screen's list (its index there).
+    LoadSave(usize),
     // Setup
     SelectLevel(usize),
     CycleSide(usize),

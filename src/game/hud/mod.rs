@@ -17,6 +17,8 @@ pub mod turn_order;
 
 use bevy::prelude::*;
 
+use crate::saves::Slot;
+
 use super::Screen;
 use super::battle::{Battle, Settings, Submit, Toast};
 use super::hotseat::HotSeat;
@@ -286,7 +288,7 @@ fn battle_actions(
                 Pause::Paused
             }),
             UiAction::SaveAndQuit => {
-                if let Err(e) = super::saves::save_on_quit(&battle) {
+                if let Err(e) = super::saves::save_on_quit(&mut battle) {
                     toasts.write(Toast(e));
                 }
                 commands.set_state(Screen::Title);
@@ -308,23 +310,40 @@ fn battle_actions(
                 }
             }
             UiAction::QuickSave => {
-                let msg = match super::saves::save(&battle, &super::saves::quicksave_path()) {
-                    Ok(()) => format!("Saved to {}", super::saves::quicksave_path().display()),
+                let msg = match super::saves::save(&mut battle, Slot::Quick) {
+                    Ok(path) => format!("Quick save written: {}", path.display()),
                     Err(e) => format!("Quick save failed: {e}"),
                 };
                 toasts.write(Toast(msg));
             }
-            UiAction::QuickLoad => match super::saves::load(&super::saves::quicksave_path()) {
-                Ok(b) => {
-                    commands.insert_resource(super::ai_driver::AiPlayers::for_battle(&b));
-                    *battle = b;
-                    targeting.group = None;
-                    toasts.write(Toast("Quick save loaded".into()));
+            UiAction::QuickLoad => {
+                let path = super::saves::slot_path(&battle, Slot::Quick);
+                if !path.exists() {
+                    toasts.write(Toast(
+                        "No quick save of this battle yet: F5 writes one".into(),
+                    ));
+                } else if battle.commands.len() != battle.quick_saved && !battle.confirm_load {
+                    battle.confirm_load = true;
+                    toasts.write(Toast(
+                        "Loading the quick save throws away what happened since it was written: \
+                         press F9 again to load it"
+                            .into(),
+                    ));
+                } else {
+                    battle.confirm_load = false;
+                    match super::saves::load(&path) {
+                        Ok(b) => {
+                            commands.insert_resource(super::ai_driver::AiPlayers::for_battle(&b));
+                            *battle = b;
+                            targeting.group = None;
+                            toasts.write(Toast("Quick save loaded".into()));
+                        }
+                        Err(e) => {
+                            toasts.write(Toast(e));
+                        }
+                    }
                 }
-                Err(e) => {
-                    toasts.write(Toast(e));
-                }
-            },
+            }
             _ => {}
         }
     }

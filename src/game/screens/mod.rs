@@ -1,7 +1,9 @@
-//! The menu screens, a file each: [`title`] (New battle, Continue, Quit), [`setup`] (pick a
+//! The menu screens, a file each: [`title`] (New battle, Continue, Load, Quit), [`load`]
+//! (every saved battle), [`setup`] (pick a
 //! level, who plays each side, the seed) and [`result`] (who won; Rematch, Back). The Battle
 //! screen is the board and the HUD (see `hud`). Every button has a key.
 
+pub mod load;
 pub mod result;
 pub mod setup;
 pub mod title;
@@ -15,7 +17,7 @@ use super::battle::Battle;
 pub use setup::{SetupState, grid_words};
 
 pub(super) fn plugin(app: &mut App) {
-    app.add_plugins((title::plugin, setup::plugin, result::plugin));
+    app.add_plugins((title::plugin, setup::plugin, load::plugin, result::plugin));
 }
 
 /// Starts a battle: the resource, its AI players, and the Battle screen.

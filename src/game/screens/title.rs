@@ -1,4 +1,5 @@
-//! The Title screen: New battle, Continue (the autosave), Quit.
+//! The Title screen: New battle, Continue (the newest unfinished battle), Load (every save),
+//! Quit.
 
 use bevy::prelude::*;
 
@@ -30,7 +31,8 @@ struct TitleRoot;
 struct TitleMessage;
 
 fn spawn_title(mut commands: Commands, status: Res<SaveStatus>) {
-    let has_save = saves::autosave_exists();
+    let has_save = saves::continue_path().is_some();
+    let has_any = !crate::saves::list(&saves::save_dir()).is_empty();
     commands
         .spawn((
             Name::new("Title"),
@@ -52,6 +54,9 @@ fn spawn_title(mut commands: Commands, status: Res<SaveStatus>) {
             p.spawn(ui::button("New battle", Some("N"), UiAction::NewBattle));
             if has_save {
                 p.spawn(ui::button("Continue", Some("C"), UiAction::Continue));
+            }
+            if has_any {
+                p.spawn(ui::button("Load", Some("L"), UiAction::Load));
             }
             p.spawn(ui::button("Quit", Some("Q"), UiAction::Quit));
             p.spawn((
@@ -81,6 +86,9 @@ fn title_keys(keys: Res<ButtonInput<KeyCode>>, mut clicks: MessageWriter<UiClick
     if keys.just_pressed(KeyCode::KeyC) {
         clicks.write(UiClick(UiAction::Continue));
     }
+    if keys.just_pressed(KeyCode::KeyL) {
+        clicks.write(UiClick(UiAction::Load));
+    }
     if keys.just_pressed(KeyCode::KeyQ) || keys.just_pressed(KeyCode::Escape) {
         clicks.write(UiClick(UiAction::Quit));
     }
@@ -95,13 +103,17 @@ fn title_actions(
     for UiClick(action) in clicks.read() {
         match action {
             UiAction::NewBattle => commands.set_state(Screen::Setup),
-            UiAction::Continue => match saves::load(&saves::autosave_path()) {
-                Ok(battle) => {
-                    status.message.clear();
-                    start_battle(&mut commands, battle);
-                }
-                Err(e) => status.message = e,
+            UiAction::Continue => match saves::continue_path() {
+                Some(path) => match saves::load(&path) {
+                    Ok(battle) => {
+                        status.message.clear();
+                        start_battle(&mut commands, battle);
+                    }
+                    Err(e) => status.message = e,
+                },
+                None => status.message = "No unfinished battle to continue.".into(),
             },
+            UiAction::Load => commands.set_state(Screen::Load),
             UiAction::Quit => {
                 exit.write(AppExit::Success);
             }

@@ -1,0 +1,164 @@
+//! The Load screen: every saved battle, newest first (level, sides, round, date, which slot,
+//! and how it ended), each a button; a damaged save is listed with its problem and left alone.
+//! Keys: 1-9 load the first nine, B or Esc go back.
+
+use bevy::prelude::*;
+
+use super::start_battle;
+use crate::game::Screen;
+use crate::game::saves::{self, SaveStatus};
+use crate::game::ui::{self, UiAction, UiClick};
+use crate::saves::{Listed, Slot};
+
+/// At most this many saves are listed (the newest).
+const SHOWN: usize = 12;
+
+pub(super) fn plugin(app: &mut App) {
+    app.init_resource::<SaveList>()
+        .add_systems(OnEnter(Screen::Load), spawn_load)
+        .add_systems(
+            Update,
+            load_keys
+                .run_if(in_state(Screen::Load))
+                .in_set(crate::game::AppSystems::RecordInput),
+        )
+        .add_systems(
+            Update,
+            load_actions
+                .run_if(in_state(Screen::Load))
+                .in_set(crate::game::AppSystems::Update),
+        );
+}
+
+/// The files listed, in the order shown.
+#[derive(Resource, Default, Debug)]
+pub struct SaveList(pub Vec<std::path::PathBuf>);
+
+/// One save's line: "The Crypt - Party vs Orcs - round 3 - autosave - 2026-11-25 20:31 UTC".
+pub fn describe(l: &Listed) -> String {
+    match &l.save {
+        Ok(s) => {
+            let m = &s.summary;
+            let state = match &m.outcome {
+                Some(w) if w == "a draw" => "finished: a draw".to_string(),
+                Some(w) => format!("finished: {w} won"),
+                None => format!("round {}", m.round),
+            };
+            format!(
+                "{} ({}) - {} - {state} - {} - {}",
+                m.level,
+                m.ruleset,
+                m.sides.join(" vs "),
+                match s.slot {
+                    Slot::Auto => "autosave",
+                    Slot::Quick => "quick save",
+                },
+                crate::saves::date(s.saved_at)
+            )
+        }
+        Err(e) => format!("Damaged, left alone: {e}"),
+    }
+}
+
+fn spawn_load(mut commands: Commands, mut list: ResMut<SaveList>, status: Res<SaveStatus>) {
+    let listed = crate::saves::list(&saves::save_dir());
+    list.0.clear();
+    commands
+        .spawn((
+            Name::new("Load"),
+            DespawnOnExit(Screen::Load),
+            ui::screen_root(),
+        ))
+        .with_children(|p| {
+            p.spawn(ui::text("Saved battles", 40.0, ui::ACCENT));
+            p.spawn(ui::text(
+                format!("in {}", saves::save_dir().display()),
+                14.0,
+                ui::DIM,
+            ));
+            p.spawn(Node {
+                height: px(12),
+                ..default()
+            });
+            if listed.is_empty() {
+                p.spawn(ui::text("No saves yet.", 18.0, ui::DIM));
+            }
+            for l in listed.iter().take(SHOWN) {
+                let line = describe(l);
+                if l.save.is_ok() {
+                    let n = list.0.len();
+                    let key = (n < 9).then(|| (n + 1).to_string());
+                    p.spawn(ui::button(line, key.as_deref(), UiAction::LoadSave(n)));
+                    list.0.push(l.path.clone());
+                } else {
+                    p.spawn((
+                        ui::text(line, 14.0, ui::BAD),
+                        Node {
+                            max_width: px(900),
+                            margin: UiRect::all(px(4)),
+                            ..default()
+                        },
+                    ));
+                }
+            }
+            if listed.len() > SHOWN {
+                p.spawn(ui::text(
+                    format!("{} older saves are not shown", listed.len() - SHOWN),
+                    14.0,
+                    ui::DIM,
+                ));
+            }
+            p.spawn(ui::text(status.message.clone(), 16.0, ui::BAD));
+            p.spawn(ui::button("Back", Some("B"), UiAction::Back));
+        });
+}
+
+fn load_keys(keys: Res<ButtonInput<KeyCode>>, mut clicks: MessageWriter<UiClick>) {
+    const DIGITS: [KeyCode; 9] = [
+        KeyCode::Digit1,
+        KeyCode::Digit2,
+        KeyCode::Digit3,
+        KeyCode::Digit4,
+        KeyCode::Digit5,
+        KeyCode::Digit6,
+        KeyCode::Digit7,
+        KeyCode::Digit8,
+        KeyCode::Digit9,
+    ];
+    for (i, k) in DIGITS.iter().enumerate() {
+        if keys.just_pressed(*k) {
+            clicks.write(UiClick(UiAction::LoadSave(i)));
+        }
+    }
+    if keys.just_pressed(KeyCode::KeyB) || keys.just_pressed(KeyCode::Escape) {
+        clicks.write(UiClick(UiAction::Back));
+    }
+}
+
+fn load_actions(
+    mut clicks: MessageReader<UiClick>,
+    mut commands: Commands,
+    list: Res<SaveList>,
+    mut status: ResMut<SaveStatus>,
+) {
+    for UiClick(action) in clicks.read() {
+        match action {
+            UiAction::LoadSave(i) => {
+                let Some(path) = list.0.get(*i) else { continue };
+                match saves::load(path) {
+                    Ok(battle) => {
+                        status.message.clear();
+                        start_battle(&mut commands, battle);
+                    }
+                    // Back to the title, which shows the message.
+                    Err(e) => {
+                        status.message = e;
+                        commands.set_state(Screen::Title);
+                    }
+                }
+            }
+            UiAction::Back => commands.set_state(Screen::Title),
+            _ => {}
+        }
+    }
+}
