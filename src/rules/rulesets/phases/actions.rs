@@ -60,6 +60,9 @@ pub(super) fn check_act(
     let actions_free = !b.full && b.actions < cap(r);
     let attack_free = actions_free && !b.attack;
     let fresh = b.actions == 0 && !b.full && !b.moved && !b.stepped;
+    // A full-phase action that moves no distance may follow the Phase's 1-hex step (P-33:
+    // "before, during, or after" the other actions); so may a Delay, which is no action.
+    let fresh_but_step = b.actions == 0 && !b.full && !b.moved;
     let stunned = unit.has(&Condition::Stunned);
     let no_action = |what: &str| {
         let why = if b.full {
@@ -94,7 +97,7 @@ pub(super) fn check_act(
                     Ok(())
                 } else if surprise {
                     reject("there is no delaying in the Surprise Phase".into())
-                } else if !fresh {
+                } else if !fresh_but_step {
                     reject(format!(
                         "{n} has already acted this Phase and cannot delay any more"
                     ))
@@ -123,7 +126,7 @@ pub(super) fn check_act(
                     reject(
                         "Take a Recovery is a full-phase action: not in the Surprise Phase".into(),
                     )
-                } else if !fresh {
+                } else if !fresh_but_step {
                     reject(format!(
                         "{n} has already acted or moved this Phase; Take a Recovery takes the whole Phase"
                     ))
@@ -136,7 +139,7 @@ pub(super) fn check_act(
             Action::Recover => {
                 if !stunned {
                     reject(format!("{n} is not Stunned"))
-                } else if !fresh || surprise {
+                } else if !fresh_but_step || surprise {
                     no_action("Recover from being Stunned (a full-phase action)")
                 } else {
                     Ok(())

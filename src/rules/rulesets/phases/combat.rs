@@ -542,10 +542,13 @@ fn fire_ready(x: &mut Exec, h: UnitId, actor: UnitId) {
 }
 
 /// Rules P-135..P-137: abort to Dodge. Before its place in this Phase the unit gives up this
-/// Phase's action; after it, the following Phase's. The held action, if any, is dropped.
+/// Phase's action; after it, the following Phase's. The held action, if any, is dropped. A
+/// delaying unit has not acted yet: its next Action is the delayed one, and that is what it
+/// gives up (one action for one Abort, not the delayed one and the next Phase's too).
 fn abort(x: &mut Exec, u: UnitId) {
     let r = Phases::state(x.s());
-    let next_phase = r.done.get(u).copied().unwrap_or(true);
+    let delaying = matches!(r.held.get(u), Some(Some(Held::Delay)));
+    let next_phase = !delaying && r.done.get(u).copied().unwrap_or(true);
     if r.held.get(u).is_some_and(|h| h.is_some()) {
         x.emit(Phases::event(Ev::Held {
             unit: u,
@@ -572,7 +575,9 @@ pub(super) fn dcv_of(t: &Unit) -> i64 {
     if t.has(&Condition::Surprised) {
         dcv -= UNAWARE_DCV;
     }
-    dcv.max(0)
+    // Not floored at 0: the unaware's -3 (P-22) is taken whole, and 10 + DCV (P-25) works as
+    // well below zero.
+    dcv
 }
 
 /// Damage dice of `a`'s attack: `(count, bonus)` of d6.

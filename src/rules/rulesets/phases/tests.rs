@@ -1254,3 +1254,99 @@ fn the_acting_line_left_out_of_the_log_is_always_followed_by_the_turn() {
     }
     assert!(seen > 0, "no one acted");
 }
+
+/// The 1-hex step may come before, between or after the Phase's other actions (P-110), and
+/// a full-phase action that covers no distance may go with it (P-104): a step then Take a
+/// Recovery, Take a Recovery then a step, a step then Delay. Moving any distance first still
+/// rules the full-phase action out.
+#[test]
+fn the_1_hex_step_goes_before_or_after_a_full_phase_action_that_moves_no_distance() {
+    let units = r#"
+        (name: "Ada", side: "Heroes", cell: (0, 2), template: "swordsman", overrides: {"cv": 10}),
+        (name: "Bo", side: "Blades", cell: (7, 2), template: "swordsman"),
+    "#;
+    let tired = |b: &mut BattleState| {
+        if let Some(v) = b.units[0].pools.get_mut("stun") {
+            *v -= 5;
+        }
+    };
+    let (mut b, _) = BattleState::start_with_tape(&field().units(units).level(), 1, [3, 3]);
+    tired(&mut b);
+    // Before: step, then Take a Recovery.
+    run(
+        &mut b,
+        act(
+            U0,
+            Action::Step {
+                to: Cell::new(1, 2),
+            },
+        ),
+    );
+    run(&mut b, act(U0, Action::TakeRecovery));
+    assert!(state(&b).budget.get(U0).unwrap().full);
+    assert_eq!(b.pending(), Decision::Act { unit: U1 });
+    run(&mut b, end(U1));
+    // After: Take a Recovery, then the step.
+    tired(&mut b);
+    assert_eq!(b.pending(), Decision::Act { unit: U0 });
+    run(&mut b, act(U0, Action::TakeRecovery));
+    assert_eq!(
+        b.pending(),
+        Decision::Act { unit: U0 },
+        "the step is still open"
+    );
+    run(
+        &mut b,
+        act(
+            U0,
+            Action::Step {
+                to: Cell::new(0, 2),
+            },
+        ),
+    );
+    // Nothing is left for Ada this Phase: its turn ended by itself.
+    assert_eq!(b.pending(), Decision::Act { unit: U1 });
+    run(&mut b, end(U1));
+    // A step, then Delay (no action at all).
+    run(
+        &mut b,
+        act(
+            U0,
+            Action::Step {
+                to: Cell::new(1, 2),
+            },
+        ),
+    );
+    run(&mut b, act(U0, Action::Delay));
+    run(&mut b, end(U1));
+    // A move of any distance first: no full-phase action after it.
+    let (mut b, _) = BattleState::start_with_tape(&field().units(units).level(), 1, [3, 3]);
+    tired(&mut b);
+    run(&mut b, mv(U0, 2, 2));
+    reject(
+        &mut b,
+        act(U0, Action::TakeRecovery),
+        "already acted or moved",
+    );
+}
+
+/// An unaware defender's -3 DCV is taken whole even below DCV 3 (P-22, P-25): DCV 1 - 3 = -2,
+/// so the attacker needs 10 - 2 = 8.
+#[test]
+fn the_unaware_lose_3_dcv_even_below_zero() {
+    let units = r#"
+        (name: "Ada", side: "Heroes", cell: (2, 2), template: "swordsman"),
+        (name: "Bo", side: "Blades", cell: (3, 2), template: "swordsman", overrides: {"dcv": 1}),
+    "#;
+    let (mut b, _) = BattleState::start_with_tape(
+        &field()
+            .units(units)
+            .options(r#"surprised: ["Blades"]"#)
+            .level(),
+        1,
+        [3, 3, 3],
+    );
+    assert_eq!(b.pending(), Decision::Act { unit: U0 });
+    let e = run(&mut b, attack(U0, U1));
+    assert_eq!(rolls(&e, Purpose::Attack), vec![(16, Some(8))]);
+}
