@@ -671,7 +671,9 @@ pub(super) fn finish_attack(x: &mut Exec, p: &PendingAttack, reaction: &Reaction
             if !free {
                 x.add_pool(p.target, names::REACTIONS, -1);
             }
-            let expr = test_expr(t.stat(names::WILL), t.stat(names::RESOLVE), 0);
+            // Guard's +1 counts for every defence test, this one too.
+            let bonus = i64::from(t.has(&Condition::Guarding));
+            let expr = test_expr(t.stat(names::WILL), t.stat(names::RESOLVE), bonus);
             if test(x, p.target, Purpose::Resist, &expr, p.total) {
                 hit = false;
             }

@@ -862,6 +862,20 @@ fn resist_needs_focus_and_a_failed_resist_is_still_hit_by_the_mental_effect() {
     assert_eq!(pool(&b, U0, "reactions"), 0);
     assert_eq!(pool(&b, U0, "endurance"), 0);
     assert_eq!(pool(&b, U0, "health"), 12 - (21 - 12));
+    // Guarding, the same Resist rolls 1 + 1 + 1: Guard's +1 counts for every defence test.
+    let (mut b, _) = BattleState::start_with_tape(&level, 1, [9, 6, 10, 1, 1, 10]);
+    b.units[U0.index()].conditions.insert(Condition::Guarding);
+    run(&mut b, pick(U1));
+    run(&mut b, attack(U1, U0));
+    let info = crate::rules::rulesets::describe(&b, &react(U0, Reaction::Resist));
+    assert!(
+        info.cost
+            .starts_with("reaction, 1 focus: 1d6+1d4+1 against"),
+        "{}",
+        info.cost
+    );
+    let events = run(&mut b, react(U0, Reaction::Resist));
+    assert_eq!(totals(&events, Purpose::Resist), vec![3]);
 }
 
 #[test]
@@ -930,4 +944,39 @@ fn brandish_is_described_as_the_weapon_it_takes_up_for_one_action() {
     );
     assert!(odds(&b, Alternating::state(&b), p, U1, false).is_some());
     assert!(odds(&b, Alternating::state(&b), p, U1, true).is_none());
+}
+
+/// House rule (reaction timing, A-66): one reaction from the start of a unit's turn to the
+/// start of its next. Boudica, attacked before her turn, dodges with her reaction; it is spent
+/// until her turn, which gives it back, so she may react again later in the same round.
+#[test]
+fn a_reaction_spent_before_the_units_turn_comes_back_at_its_turn() {
+    let level = field()
+        .units(DUEL)
+        .options(r#"instigator: "Raiders""#)
+        .level();
+    // A seed on which Skarn's first attack would hit her, so she is asked.
+    let (mut b, skarn_hits) = (0..200u64)
+        .find_map(|seed| {
+            let (mut b, _) = BattleState::start(&level, seed);
+            run(&mut b, pick(U1));
+            run(&mut b, attack(U1, U0));
+            matches!(b.pending(), Decision::React { unit: U0, .. }).then_some((b, seed))
+        })
+        .expect("some seed lets Skarn's attack land");
+    assert_eq!(pool(&b, U0, "reactions"), 1, "seed {skarn_hits}");
+    run(&mut b, react(U0, Reaction::Dodge));
+    assert_eq!(pool(&b, U0, "reactions"), 0);
+    // Skarn's turn goes on and ends; hers has not come: still no reaction.
+    if b.pending() == (Decision::Act { unit: U1 }) {
+        run(&mut b, end(U1));
+    }
+    assert_eq!(pool(&b, U0, "reactions"), 0);
+    // Her turn, in the same round: the reaction is back.
+    assert_eq!(b.round, 1);
+    if let Decision::Pick { .. } = b.pending() {
+        run(&mut b, pick(U0));
+    }
+    assert_eq!(b.pending(), Decision::Act { unit: U0 });
+    assert_eq!(pool(&b, U0, "reactions"), 1);
 }

@@ -202,7 +202,12 @@ pub(super) fn defence_words(s: &BattleState, unit: UnitId, reaction: &Reaction) 
             i64::from(t.has(&Condition::Guarding)),
             "avoid the hit",
         ),
-        Reaction::Resist => chance(names::WILL, names::RESOLVE, 0, "shrug it off"),
+        Reaction::Resist => chance(
+            names::WILL,
+            names::RESOLVE,
+            i64::from(t.has(&Condition::Guarding)),
+            "shrug it off",
+        ),
         Reaction::Parry => format!(
             ": +{} deflection against this hit, the weapon wears",
             t.stat(names::PARRY).max(1)
