@@ -1211,3 +1211,71 @@ proptest! {
         prop_assert!(game.rounds <= caps.rounds + 1 + fray::rules::battle::STALL_ROUNDS);
     }
 }
+
+/// `fray edit`: a script of edits applied to a shipped level; the lines it does not touch are
+/// the file's own, the result validates; a failing edit writes nothing and says which.
+#[test]
+fn fray_edit_applies_a_script_and_keeps_the_rest_of_the_file() {
+    let dir = std::env::temp_dir().join(format!("fray-edit-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch folder");
+    let level_path = repo().join("levels/sides_village_brawl.ron");
+    let original = std::fs::read_to_string(&level_path).expect("reads");
+    let file = level::load_path(&level_path).expect("loads").file;
+    let unit = &file.units[0];
+    let script = dir.join("edits.ron");
+    std::fs::write(
+        &script,
+        format!(
+            r#"[
+                SetOverride(unit: "{name}", stat: "hp", value: Some(30)),
+                SetName("The village, edited"),
+            ]"#,
+            name = unit.name
+        ),
+    )
+    .expect("written");
+    let out = dir.join("edited.ron");
+    let run = |script: &Path, out: &Path| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_fray"))
+            .arg("edit")
+            .arg(&level_path)
+            .arg("--script")
+            .arg(script)
+            .arg("--out")
+            .arg(out)
+            .output()
+            .expect("fray runs")
+    };
+    let done = run(&script, &out);
+    assert!(
+        done.status.success(),
+        "{}",
+        String::from_utf8_lossy(&done.stderr)
+    );
+    let edited = std::fs::read_to_string(&out).expect("written");
+    assert_eq!(edited.lines().count(), original.lines().count());
+    let changed = original
+        .lines()
+        .zip(edited.lines())
+        .filter(|(a, b)| a != b)
+        .count();
+    assert_eq!(changed, 2, "{edited}");
+    let level = level::load("edited.ron", &edited).expect("validates");
+    assert_eq!(level.file.name, "The village, edited");
+    assert_eq!(level.file.units[0].overrides.get("hp"), Some(&30));
+    // A failing edit: exit 1, which edit, nothing written.
+    let bad = dir.join("bad.ron");
+    std::fs::write(
+        &bad,
+        r#"[SetName("x"), MoveUnit(unit: "Nobody", to: (0, 0))]"#,
+    )
+    .expect("written");
+    let target = dir.join("never.ron");
+    let failed = run(&bad, &target);
+    assert_eq!(failed.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&failed.stderr);
+    assert!(err.contains("edit 2") && err.contains("Nobody"), "{err}");
+    assert!(!target.exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -78,6 +78,18 @@ pub enum Command {
         #[arg(long)]
         ron: bool,
     },
+    /// Apply a script of edits to a level and save it (only the lines an edit touches change).
+    Edit {
+        /// The level to edit.
+        level: PathBuf,
+        /// A RON list of edits: `[Paint(cell: (3, 2), glyph: '#'), MoveUnit(unit: "Ada", to:
+        /// (1, 1))]` (see levels/README.md).
+        #[arg(long)]
+        script: PathBuf,
+        /// Where to save the result (`-`: print it); written atomically.
+        #[arg(long)]
+        out: PathBuf,
+    },
     /// Render a level in battle view, save a PNG screenshot once the board is drawn, and exit.
     Shot {
         /// Level file to render.
@@ -112,6 +124,7 @@ pub fn run(cli: Cli) -> ExitCode {
         }) => shot(level, out, overlay, unit),
         Some(Command::Scenario { paths }) => scenario(&paths),
         Some(Command::Replay { file, ron }) => replay(&file, ron),
+        Some(Command::Edit { level, script, out }) => edit(&level, &script, &out),
         Some(Command::Simulate {
             level,
             games,
@@ -223,6 +236,55 @@ fn replay(file: &Path, as_ron: bool) -> ExitCode {
         }
     } else {
         print!("{}", replay::render_log(&b, &events));
+    }
+    ExitCode::SUCCESS
+}
+
+/// `fray edit`: applies the script's edits in order; on the first that fails nothing is
+/// written. The result is saved even if it has problems (they are printed as warnings).
+fn edit(level: &Path, script: &Path, out: &Path) -> ExitCode {
+    use crate::rules::level::edit::{Edit, LevelDoc};
+    use crate::rules::replay::read_user_file;
+    let read =
+        |p: &Path| read_user_file(p, 16 * 1024 * 1024).map_err(|e| format!("{}: {e}", p.display()));
+    let (text, edits) = match read(level).and_then(|t| Ok((t, read(script)?))) {
+        Ok(x) => x,
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let edits: Vec<Edit> = match crate::rules::level::ron_options().from_str(&edits) {
+        Ok(e) => e,
+        Err(e) => {
+            eprintln!(
+                "{}:{}",
+                script.display(),
+                crate::rules::replay::ron_error(&e)
+            );
+            return ExitCode::FAILURE;
+        }
+    };
+    let mut doc = LevelDoc::new(text);
+    for (i, e) in edits.iter().enumerate() {
+        if let Err(why) = doc.apply(e) {
+            eprintln!(
+                "{}: edit {} ({e:?}) failed: {why}; nothing was written",
+                script.display(),
+                i + 1
+            );
+            return ExitCode::FAILURE;
+        }
+    }
+    let name = if out == Path::new("-") { level } else { out };
+    for d in crate::rules::level::validate(&name.display().to_string(), doc.text()) {
+        eprintln!("warning: {d}");
+    }
+    if out == Path::new("-") {
+        print!("{}", doc.text());
+    } else if let Err(e) = crate::rules::replay::write_atomic(out, doc.text()) {
+        eprintln!("{}: cannot write: {e}", out.display());
+        return ExitCode::FAILURE;
     }
     ExitCode::SUCCESS
 }

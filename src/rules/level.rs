@@ -11,6 +11,7 @@
 //! semantic errors are placed by a small span indexer (`spans`) that records where each value
 //! of the already-parsed text starts.
 
+pub mod edit;
 mod spans;
 #[cfg(test)]
 mod tests;

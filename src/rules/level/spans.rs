@@ -55,6 +55,8 @@ impl Key {
 struct Node {
     /// Byte offset where the value (for map entries: the key) starts.
     at: usize,
+    /// Byte offset just past the value's end (for map entries: past the entry's value).
+    end: usize,
     kids: Vec<(Key, Node)>,
 }
 
@@ -93,6 +95,27 @@ impl Spans {
     pub(crate) fn find(&self, path: &[Seg]) -> Option<usize> {
         let (depth, at) = self.walk(path);
         (depth == path.len()).then_some(at)
+    }
+
+    /// The bytes `start..end` of the value at `path` (for a map entry: its key and value), if
+    /// it was recorded.
+    pub(crate) fn span(&self, path: &[Seg]) -> Option<(usize, usize)> {
+        let node = self.node(path)?;
+        Some((node.at, node.end))
+    }
+
+    /// The spans of the elements (or fields, or entries) of the value at `path`, in order.
+    pub(crate) fn children(&self, path: &[Seg]) -> Option<Vec<(usize, usize)>> {
+        let node = self.node(path)?;
+        Some(node.kids.iter().map(|(_, n)| (n.at, n.end)).collect())
+    }
+
+    fn node(&self, path: &[Seg]) -> Option<&Node> {
+        let mut node = &self.root;
+        for seg in path {
+            node = &node.kids.iter().find(|(k, _)| k.matches(seg))?.1;
+        }
+        Some(node)
     }
 
     /// The byte offset of the value at `path`, or of its deepest recorded ancestor.
@@ -334,7 +357,11 @@ impl Lexer<'_> {
     fn value(&mut self, depth: usize) -> Node {
         self.skip_trivia();
         let at = self.pos;
-        let mut node = Node { at, kids: vec![] };
+        let mut node = Node {
+            at,
+            end: at,
+            kids: vec![],
+        };
         self.nodes += 1;
         let Some(b) = self.peek() else {
             return node;
@@ -397,6 +424,7 @@ impl Lexer<'_> {
                 }
             }
         }
+        node.end = self.pos;
         node
     }
 
@@ -498,11 +526,14 @@ impl Lexer<'_> {
                     self.skip_trivia();
                     let mut node = Node {
                         at: key_node.at,
+                        end: key_node.end,
                         kids: vec![],
                     };
                     if self.peek() == Some(b':') {
                         self.pos += 1;
-                        node.kids = self.value(depth).kids;
+                        let value = self.value(depth);
+                        node.kids = value.kids;
+                        node.end = value.end;
                     }
                     if !self.full() {
                         kids.push((key, node));

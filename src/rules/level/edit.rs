@@ -1,0 +1,594 @@
+//! Editing a level's RON text as a designer would: each edit changes only the text it must
+//! (a painted cell its row's glyph, a moved unit its `cell`), so comments, spacing and the
+//! order of fields survive, and opening and saving an unedited level gives the same bytes.
+//!
+//! The editing model behind `fray edit LEVEL --script EDITS.ron` (and the level editor): a
+//! [`LevelDoc`] holds the text, applies [`Edit`]s with undo and redo, and validates the result
+//! with the same validator as `fray validate`. A level with problems can still be edited and
+//! saved: it is the designer's file.
+//!
+//! ```
+//! use fray::rules::level::edit::{Edit, LevelDoc};
+//! let text = r#"(
+//!     name: "Duel", ruleset: "sides", topology: Square(diagonals: One), size: (3, 2),
+//!     // the arena
+//!     map: ["...", ".#."],
+//!     sides: [(name: "A", controller: Human), (name: "B", controller: Ai)],
+//!     units: [
+//!         (name: "a", side: "A", cell: (0, 0), template: "warrior"),
+//!         (name: "b", side: "B", cell: (2, 1), template: "warrior"),
+//!     ],
+//! )"#;
+//! let mut doc = LevelDoc::new(text);
+//! doc.apply(&Edit::Paint { cell: (0, 1), glyph: '~' }).unwrap();
+//! doc.apply(&Edit::MoveUnit { unit: "b".into(), to: (2, 0) }).unwrap();
+//! assert!(doc.text().contains(r#"map: ["...", "~#."],"#));
+//! assert!(doc.text().contains(r#"(name: "b", side: "B", cell: (2, 0), template: "warrior"),"#));
+//! assert!(doc.text().contains("// the arena"));
+//! doc.undo();
+//! doc.undo();
+//! assert_eq!(doc.text(), text);
+//! ```
+
+use super::spans::{Seg, Spans, char_in_string};
+use super::{LevelFile, Victory};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// One change to a level. Units are named by their `name`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub enum Edit {
+    /// Sets the glyph of one cell of the map.
+    Paint { cell: (i32, i32), glyph: char },
+    /// Paints every cell of the rectangle between two corners (inclusive).
+    PaintRect {
+        from: (i32, i32),
+        to: (i32, i32),
+        glyph: char,
+    },
+    /// Makes the map `size` cells; the old cell (x, y) moves to (x + dx, y + dy), and units
+    /// and victory cells move with it; new cells are `fill`.
+    Resize {
+        size: (u32, u32),
+        #[serde(default)]
+        offset: (i32, i32),
+        fill: char,
+    },
+    /// Adds a unit (its line goes after the last unit's).
+    AddUnit {
+        name: String,
+        side: String,
+        cell: (i32, i32),
+        template: String,
+        #[serde(default)]
+        overrides: BTreeMap<String, i64>,
+    },
+    /// Moves a unit's starting cell.
+    MoveUnit { unit: String, to: (i32, i32) },
+    /// Removes a unit.
+    RemoveUnit { unit: String },
+    /// Sets (or with `None` removes) one stat override of a unit.
+    SetOverride {
+        unit: String,
+        stat: String,
+        value: Option<i64>,
+    },
+    /// Sets the level's name.
+    SetName(String),
+    /// Sets the level's description.
+    SetDescription(String),
+    /// Sets the level's default seed.
+    SetSeed(u64),
+    /// Adds a victory condition.
+    AddVictory(Victory),
+    /// Removes the victory condition at this index.
+    RemoveVictory(usize),
+}
+
+/// A level's text being edited, with its history.
+#[derive(Clone, Debug)]
+pub struct LevelDoc {
+    text: String,
+    undo: Vec<String>,
+    redo: Vec<String>,
+}
+
+impl LevelDoc {
+    pub fn new(text: impl Into<String>) -> Self {
+        Self {
+            text: text.into(),
+            undo: Vec::new(),
+            redo: Vec::new(),
+        }
+    }
+
+    /// The level's text as it stands.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// Applies an edit; on an error (a unit that does not exist, a cell off the map, a text
+    /// that does not parse) nothing changes and the message says why.
+    pub fn apply(&mut self, edit: &Edit) -> Result<(), String> {
+        let next = edited(&self.text, edit)?;
+        if next != self.text {
+            self.undo.push(std::mem::replace(&mut self.text, next));
+            self.redo.clear();
+        }
+        Ok(())
+    }
+
+    /// Takes the last edit back; false if there is none.
+    pub fn undo(&mut self) -> bool {
+        match self.undo.pop() {
+            Some(prev) => {
+                self.redo.push(std::mem::replace(&mut self.text, prev));
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Applies again the last edit taken back; false if there is none.
+    pub fn redo(&mut self) -> bool {
+        match self.redo.pop() {
+            Some(next) => {
+                self.undo.push(std::mem::replace(&mut self.text, next));
+                true
+            }
+            None => false,
+        }
+    }
+}
+
+/// The text after `edit`.
+fn edited(text: &str, edit: &Edit) -> Result<String, String> {
+    let file: LevelFile = super::ron_options()
+        .from_str(text)
+        .map_err(|e| format!("the level does not parse ({e}); fix it by hand first"))?;
+    let spans = Spans::index(text);
+    let mut out = Splice::new(text);
+    let unit_index = |name: &str| {
+        file.units
+            .iter()
+            .position(|u| u.name == name)
+            .ok_or_else(|| {
+                format!(
+                    "no unit is named '{name}'; the units are: {}",
+                    file.units
+                        .iter()
+                        .map(|u| format!("'{}'", u.name))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            })
+    };
+    match edit {
+        Edit::Paint { cell, glyph } => paint(&mut out, &spans, &file, &[*cell], *glyph)?,
+        Edit::PaintRect { from, to, glyph } => {
+            let cells: Vec<(i32, i32)> = (from.1.min(to.1)..=from.1.max(to.1))
+                .flat_map(|y| (from.0.min(to.0)..=from.0.max(to.0)).map(move |x| (x, y)))
+                .collect();
+            paint(&mut out, &spans, &file, &cells, *glyph)?;
+        }
+        Edit::Resize { size, offset, fill } => {
+            resize(&mut out, &spans, &file, *size, *offset, *fill)?
+        }
+        Edit::AddUnit {
+            name,
+            side,
+            cell,
+            template,
+            overrides,
+        } => {
+            if file.units.iter().any(|u| &u.name == name) {
+                return Err(format!("a unit is already named '{name}'"));
+            }
+            let mut line = format!(
+                "(name: {}, side: {}, cell: ({}, {}), template: {}",
+                quote(name),
+                quote(side),
+                cell.0,
+                cell.1,
+                quote(template)
+            );
+            if !overrides.is_empty() {
+                line.push_str(&format!(", overrides: {}", map_text(overrides)));
+            }
+            line.push(')');
+            add_item(&mut out, text, &spans, "units", &line)?;
+        }
+        Edit::MoveUnit { unit, to } => {
+            let i = unit_index(unit)?;
+            let span = spans
+                .span(&[Seg::Field("units"), Seg::Index(i), Seg::Field("cell")])
+                .ok_or("the unit's cell was not found in the text")?;
+            out.replace(span, format!("({}, {})", to.0, to.1));
+        }
+        Edit::RemoveUnit { unit } => {
+            let i = unit_index(unit)?;
+            let span = spans
+                .span(&[Seg::Field("units"), Seg::Index(i)])
+                .ok_or("the unit was not found in the text")?;
+            remove_item(&mut out, text, span);
+        }
+        Edit::SetOverride { unit, stat, value } => {
+            let i = unit_index(unit)?;
+            set_override(&mut out, text, &spans, i, stat, *value)?;
+        }
+        Edit::SetName(name) => set_field(&mut out, text, &spans, "name", &quote(name))?,
+        Edit::SetDescription(d) => set_field(&mut out, text, &spans, "description", &quote(d))?,
+        Edit::SetSeed(seed) => set_field(&mut out, text, &spans, "seed", &seed.to_string())?,
+        Edit::AddVictory(v) => {
+            let line = victory_text(v);
+            if spans.span(&[Seg::Field("victory")]).is_some() {
+                add_item(&mut out, text, &spans, "victory", &line)?;
+            } else {
+                set_field(&mut out, text, &spans, "victory", &format!("[{line}]"))?;
+            }
+        }
+        Edit::RemoveVictory(i) => {
+            if *i >= file.victory.len() {
+                return Err(format!(
+                    "there is no victory condition {i}; the level has {}",
+                    file.victory.len()
+                ));
+            }
+            let span = spans
+                .span(&[Seg::Field("victory"), Seg::Index(*i)])
+                .ok_or("the victory condition was not found in the text")?;
+            remove_item(&mut out, text, span);
+        }
+    }
+    Ok(out.finish())
+}
+
+/// Replacements of byte ranges of one text, applied at the end (they must not overlap).
+struct Splice<'a> {
+    text: &'a str,
+    parts: Vec<((usize, usize), String)>,
+}
+
+impl<'a> Splice<'a> {
+    fn new(text: &'a str) -> Self {
+        Self {
+            text,
+            parts: Vec::new(),
+        }
+    }
+
+    fn replace(&mut self, span: (usize, usize), with: String) {
+        self.parts.push((span, with));
+    }
+
+    fn finish(mut self) -> String {
+        self.parts.sort_by_key(|(span, _)| *span);
+        let mut out = String::with_capacity(self.text.len());
+        let mut at = 0;
+        for ((start, end), with) in self.parts {
+            if start < at {
+                continue; // overlapping: cannot happen for the edits above
+            }
+            out.push_str(&self.text[at..start]);
+            out.push_str(&with);
+            at = end;
+        }
+        out.push_str(&self.text[at..]);
+        out
+    }
+}
+
+/// A RON string literal.
+fn quote(s: &str) -> String {
+    format!("{s:?}")
+}
+
+/// `{"hp": 12, "ap": 3}`.
+fn map_text(m: &BTreeMap<String, i64>) -> String {
+    let entries: Vec<String> = m
+        .iter()
+        .map(|(k, v)| format!("{}: {v}", quote(k)))
+        .collect();
+    format!("{{{}}}", entries.join(", "))
+}
+
+fn victory_text(v: &Victory) -> String {
+    match v {
+        Victory::LastSideStanding => "LastSideStanding".into(),
+        Victory::SurviveRounds { side, rounds } => {
+            format!("SurviveRounds(side: {}, rounds: {rounds})", quote(side))
+        }
+        Victory::ReachCell { side, cell } => format!(
+            "ReachCell(side: {}, cell: ({}, {}))",
+            quote(side),
+            cell.0,
+            cell.1
+        ),
+    }
+}
+
+/// The glyph as it is written inside a map row's string literal.
+fn in_row(glyph: char) -> String {
+    match glyph {
+        '"' => "\\\"".into(),
+        '\\' => "\\\\".into(),
+        _ => glyph.to_string(),
+    }
+}
+
+fn paint(
+    out: &mut Splice,
+    spans: &Spans,
+    file: &LevelFile,
+    cells: &[(i32, i32)],
+    glyph: char,
+) -> Result<(), String> {
+    if glyph.is_control() {
+        return Err(format!("{glyph:?} cannot be a map glyph"));
+    }
+    for &(x, y) in cells {
+        let row = usize::try_from(y).ok().and_then(|y| file.map.get(y));
+        let width = row.map_or(0, |r| r.chars().count());
+        let Some(col) = usize::try_from(x).ok().filter(|&x| x < width) else {
+            return Err(format!(
+                "({x}, {y}) is off the map ({} × {})",
+                file.map.first().map_or(0, |r| r.chars().count()),
+                file.map.len()
+            ));
+        };
+        let at = spans
+            .find(&[Seg::Field("map"), Seg::Index(y as usize)])
+            .ok_or("the map row was not found in the text")?;
+        let start = char_in_string(out.text, at, col).ok_or("the map cell was not found")?;
+        let len =
+            super::spans::decode_char(&out.text.as_bytes()[start..]).map_or(1, |(_, used)| used);
+        out.replace((start, start + len), in_row(glyph));
+    }
+    Ok(())
+}
+
+fn resize(
+    out: &mut Splice,
+    spans: &Spans,
+    file: &LevelFile,
+    (w, h): (u32, u32),
+    (dx, dy): (i32, i32),
+    fill: char,
+) -> Result<(), String> {
+    if w == 0 || h == 0 || w > super::MAX_MAP_SIDE || h > super::MAX_MAP_SIDE {
+        return Err(format!(
+            "a map is 1 to {} cells on each side, not {w} × {h}",
+            super::MAX_MAP_SIDE
+        ));
+    }
+    if fill.is_control() {
+        return Err(format!("{fill:?} cannot be a map glyph"));
+    }
+    let old: Vec<Vec<char>> = file.map.iter().map(|r| r.chars().collect()).collect();
+    let rows: Vec<String> = (0..h as i32)
+        .map(|y| {
+            (0..w as i32)
+                .map(|x| {
+                    let (ox, oy) = (x - dx, y - dy);
+                    usize::try_from(oy)
+                        .ok()
+                        .and_then(|oy| old.get(oy))
+                        .and_then(|r| usize::try_from(ox).ok().and_then(|ox| r.get(ox)))
+                        .copied()
+                        .unwrap_or(fill)
+                })
+                .map(in_row)
+                .collect()
+        })
+        .collect();
+    let map = spans
+        .span(&[Seg::Field("map")])
+        .ok_or("the map was not found in the text")?;
+    // One row a line, indented as the first row was (or as `map:` plus four spaces).
+    let indent = spans
+        .find(&[Seg::Field("map"), Seg::Index(0)])
+        .filter(|&at| on_own_line(out.text, at))
+        .map(|at| line_indent(out.text, at))
+        .unwrap_or_else(|| format!("{}    ", line_indent(out.text, map.0)));
+    let close = line_indent(out.text, map.0);
+    let body: Vec<String> = rows.iter().map(|r| format!("{indent}\"{r}\",\n")).collect();
+    out.replace(map, format!("[\n{}{close}]", body.concat()));
+    let size = spans
+        .span(&[Seg::Field("size")])
+        .ok_or("the size was not found in the text")?;
+    out.replace(size, format!("({w}, {h})"));
+    if (dx, dy) != (0, 0) {
+        for (i, u) in file.units.iter().enumerate() {
+            if let Some(span) =
+                spans.span(&[Seg::Field("units"), Seg::Index(i), Seg::Field("cell")])
+            {
+                out.replace(span, format!("({}, {})", u.cell.0 + dx, u.cell.1 + dy));
+            }
+        }
+        for (i, v) in file.victory.iter().enumerate() {
+            if let Victory::ReachCell { cell, .. } = v
+                && let Some(span) =
+                    spans.span(&[Seg::Field("victory"), Seg::Index(i), Seg::Field("cell")])
+            {
+                out.replace(span, format!("({}, {})", cell.0 + dx, cell.1 + dy));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The whitespace the line holding byte `at` starts with.
+fn line_indent(text: &str, at: usize) -> String {
+    let start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    text[start..]
+        .chars()
+        .take_while(|c| *c == ' ' || *c == '\t')
+        .collect()
+}
+
+/// Whether only whitespace stands before byte `at` on its line.
+fn on_own_line(text: &str, at: usize) -> bool {
+    let start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    text[start..at].trim().is_empty()
+}
+
+/// After `end`: spaces, then a comma if there is one; returns the offset past it, and whether
+/// there was one.
+fn past_comma(text: &str, end: usize) -> (usize, bool) {
+    let rest = &text[end..];
+    let spaces = rest.len() - rest.trim_start_matches([' ', '\t']).len();
+    if rest[spaces..].starts_with(',') {
+        (end + spaces + 1, true)
+    } else {
+        (end, false)
+    }
+}
+
+/// Puts `line` on a new line of its own after the value `at..end` (and its comma, and a
+/// comment ending its line), indented like it; adds the comma the value lacked.
+fn append_line(out: &mut Splice, text: &str, (at, end): (usize, usize), line: &str) {
+    let (after, comma) = past_comma(text, end);
+    if !comma {
+        out.replace((end, end), ",".into());
+    }
+    let line_end = text[after..].find('\n').map_or(text.len(), |i| after + i);
+    let rest = text[after..line_end].trim();
+    let pos = if rest.is_empty() || rest.starts_with("//") {
+        line_end
+    } else {
+        after
+    };
+    out.replace((pos, pos), format!("\n{}{line},", line_indent(text, at)));
+}
+
+/// Adds `item` at the end of the list field `field`: on a line of its own after the last item
+/// when the items stand one a line, else after the last item on its line.
+fn add_item(
+    out: &mut Splice,
+    text: &str,
+    spans: &Spans,
+    field: &'static str,
+    item: &str,
+) -> Result<(), String> {
+    let list = spans
+        .span(&[Seg::Field(field)])
+        .ok_or_else(|| format!("`{field}` was not found in the text"))?;
+    let items = spans.children(&[Seg::Field(field)]).unwrap_or_default();
+    match items.last() {
+        Some(&span) if on_own_line(text, span.0) => append_line(out, text, span, item),
+        Some(&(_, end)) => {
+            let (after, comma) = past_comma(text, end);
+            let sep = if comma { " " } else { ", " };
+            out.replace((after, after), format!("{sep}{item}"));
+        }
+        None => {
+            // `[]` (or `[ ]`): the item goes inside.
+            out.replace((list.0 + 1, list.1 - 1), item.to_string());
+        }
+    }
+    Ok(())
+}
+
+/// Removes a list item: its whole line(s) when it stands on its own, else it and its comma.
+fn remove_item(out: &mut Splice, text: &str, (at, end): (usize, usize)) {
+    let (after, _) = past_comma(text, end);
+    let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    let rest_of_line = &text[after..];
+    let line_end = rest_of_line
+        .find('\n')
+        .map_or(text.len(), |i| after + i + 1);
+    let trailing = text[after..line_end].trim();
+    if on_own_line(text, at) && (trailing.is_empty() || trailing.starts_with("//")) {
+        out.replace((line_start, line_end), String::new());
+    } else {
+        out.replace((at, after), String::new());
+    }
+}
+
+/// Sets a top-level field's value, or adds the field on a line after `name`.
+fn set_field(
+    out: &mut Splice,
+    text: &str,
+    spans: &Spans,
+    field: &'static str,
+    value: &str,
+) -> Result<(), String> {
+    if let Some(span) = spans.span(&[Seg::Field(field)]) {
+        out.replace(span, value.to_string());
+        return Ok(());
+    }
+    let name = spans
+        .span(&[Seg::Field("name")])
+        .ok_or("the level has no `name` to add the field after")?;
+    // The field's span starts at its value; the line starts with `name:`.
+    append_line(out, text, name, &format!("{field}: {value}"));
+    Ok(())
+}
+
+fn set_override(
+    out: &mut Splice,
+    text: &str,
+    spans: &Spans,
+    unit: usize,
+    stat: &str,
+    value: Option<i64>,
+) -> Result<(), String> {
+    let unit_path = [Seg::Field("units"), Seg::Index(unit)];
+    let mut path = unit_path.to_vec();
+    path.push(Seg::Field("overrides"));
+    let entry_path = {
+        let mut p = path.clone();
+        p.push(Seg::Str(stat.to_string()));
+        p
+    };
+    match (spans.span(&entry_path), value) {
+        (Some(span), Some(v)) => out.replace(span, format!("{}: {v}", quote(stat))),
+        (Some((at, end)), None) => {
+            let (after, comma) = past_comma(text, end);
+            let before = text[..at].trim_end();
+            if comma {
+                // "a, b" -> "b": the entry, its comma and the spaces after it.
+                let rest = &text[after..];
+                let spaces = rest.len() - rest.trim_start_matches([' ', '\t']).len();
+                out.replace((at, after + spaces), String::new());
+            } else if before.ends_with(',') {
+                // "a, b" -> "a": the last entry goes with the comma before it.
+                out.replace((before.len() - 1, end), String::new());
+            } else {
+                out.replace((at, end), String::new());
+            }
+        }
+        (None, None) => {}
+        (None, Some(v)) => {
+            let entry = format!("{}: {v}", quote(stat));
+            if let Some((start, end)) = spans.span(&path) {
+                let entries = spans.children(&path).unwrap_or_default();
+                match entries.last() {
+                    Some(&(_, last)) => {
+                        let (after, comma) = past_comma(text, last);
+                        let sep = if comma { " " } else { ", " };
+                        out.replace((after, after), format!("{sep}{entry}"));
+                    }
+                    None => out.replace((start, end), format!("{{{entry}}}")),
+                }
+            } else {
+                let (_, end) = spans
+                    .span(&unit_path)
+                    .ok_or("the unit was not found in the text")?;
+                // Before the unit's closing `)`, after its last field.
+                let close = end - 1;
+                let before = text[..close].trim_end();
+                let sep = if before.ends_with(',') { " " } else { ", " };
+                out.replace(
+                    (before.len(), before.len()),
+                    format!("{sep}overrides: {{{entry}}}"),
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests;

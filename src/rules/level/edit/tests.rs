@@ -1,0 +1,305 @@
+//! The editing model: edits change only their lines, keep comments, validate, and undo and
+//! redo exactly.
+
+use super::*;
+use crate::rules::level;
+
+fn shipped() -> Vec<(String, String)> {
+    crate::shipped_levels()
+        .into_iter()
+        .map(|p| {
+            let text = std::fs::read_to_string(&p).expect("a shipped level reads");
+            (p.display().to_string(), text)
+        })
+        .collect()
+}
+
+/// The lines of `a` and `b` that differ, as (old, new) pairs, for texts with the same number
+/// of lines.
+fn changed_lines<'a>(a: &'a str, b: &'a str) -> Vec<(&'a str, &'a str)> {
+    assert_eq!(a.lines().count(), b.lines().count(), "{b}");
+    a.lines().zip(b.lines()).filter(|(x, y)| x != y).collect()
+}
+
+fn file(text: &str) -> LevelFile {
+    level::ron_options().from_str(text).expect("parses")
+}
+
+#[test]
+fn an_unedited_level_is_saved_byte_for_byte() {
+    for (_, text) in shipped() {
+        let doc = LevelDoc::new(text.clone());
+        assert_eq!(doc.text(), text);
+    }
+}
+
+#[test]
+fn painting_a_cell_changes_only_its_row_and_validates() {
+    for (name, text) in shipped() {
+        let f = file(&text);
+        // The first cell of the middle row becomes a wall (`#` is in the standard legend).
+        let y = f.map.len() as i32 / 2;
+        let now = f.map[y as usize].chars().next();
+        let glyph = if now == Some('#') { '.' } else { '#' };
+        let mut doc = LevelDoc::new(text.clone());
+        doc.apply(&Edit::Paint {
+            cell: (0, y),
+            glyph,
+        })
+        .expect("paints");
+        let changed = changed_lines(&text, doc.text());
+        assert_eq!(changed.len(), 1, "{name}: {changed:?}");
+        assert_eq!(
+            file(doc.text()).map[y as usize].chars().next(),
+            Some(glyph),
+            "{name}"
+        );
+        // Off the map: refused, nothing changes.
+        let before = doc.text().to_string();
+        let e = doc
+            .apply(&Edit::Paint {
+                cell: (999, 0),
+                glyph: '#',
+            })
+            .expect_err("refused");
+        assert!(e.contains("off the map"), "{e}");
+        assert_eq!(doc.text(), before);
+    }
+}
+
+#[test]
+fn moving_adding_and_removing_units_touch_only_their_lines() {
+    for (name, text) in shipped() {
+        let f = file(&text);
+        let first = f.units[0].clone();
+        let mut doc = LevelDoc::new(text.clone());
+        // Move: one line changes (or the line holding the cell).
+        doc.apply(&Edit::MoveUnit {
+            unit: first.name.clone(),
+            to: (first.cell.0, first.cell.1),
+        })
+        .expect("moves");
+        assert_eq!(
+            doc.text(),
+            text,
+            "{name}: a move to the same cell changes nothing"
+        );
+        let free = (0..f.size.1 as i32)
+            .flat_map(|y| (0..f.size.0 as i32).map(move |x| (x, y)))
+            .find(|&c| {
+                let row: Vec<char> = f.map[c.1 as usize].chars().collect();
+                row[c.0 as usize] == '.' && f.units.iter().all(|u| u.cell != c)
+            })
+            .expect("a free floor cell");
+        doc.apply(&Edit::MoveUnit {
+            unit: first.name.clone(),
+            to: free,
+        })
+        .expect("moves");
+        assert_eq!(changed_lines(&text, doc.text()).len(), 1, "{name}");
+        assert_eq!(file(doc.text()).units[0].cell, free);
+        assert!(
+            level::validate("x.ron", doc.text()).is_empty(),
+            "{name}: {:?}",
+            level::validate("x.ron", doc.text())
+        );
+        // Add a unit: one line more, after the last unit; it validates.
+        let moved = doc.text().to_string();
+        let spare = (0..f.size.1 as i32)
+            .flat_map(|y| (0..f.size.0 as i32).map(move |x| (x, y)))
+            .find(|&c| {
+                let row: Vec<char> = f.map[c.1 as usize].chars().collect();
+                row[c.0 as usize] == '.' && c != free && f.units.iter().all(|u| u.cell != c)
+            })
+            .expect("another free floor cell");
+        doc.apply(&Edit::AddUnit {
+            name: "Newcomer".into(),
+            side: first.side.clone(),
+            cell: spare,
+            template: first.template.clone(),
+            overrides: BTreeMap::from([("hp".to_string(), 7)]),
+        })
+        .expect("adds");
+        assert_eq!(
+            doc.text().lines().count(),
+            moved.lines().count() + 1,
+            "{name}"
+        );
+        let added = file(doc.text());
+        assert_eq!(added.units.len(), f.units.len() + 1);
+        assert_eq!(
+            added.units.last().map(|u| u.name.as_str()),
+            Some("Newcomer")
+        );
+        let problems = level::validate("x.ron", doc.text());
+        // Templates without an `hp` stat refuse the override: that is the validator's word.
+        assert!(
+            problems.iter().all(|p| p.message.contains("hp")),
+            "{name}: {problems:?}"
+        );
+        // Remove it again: the text is what it was before the add.
+        doc.apply(&Edit::RemoveUnit {
+            unit: "Newcomer".into(),
+        })
+        .expect("removes");
+        assert_eq!(doc.text(), moved, "{name}");
+        // Undo and redo walk the same texts back and forth.
+        assert!(doc.undo());
+        assert_eq!(file(doc.text()).units.len(), f.units.len() + 1);
+        assert!(doc.undo());
+        assert_eq!(doc.text(), moved);
+        assert!(doc.undo());
+        assert_eq!(doc.text(), text);
+        assert!(!doc.undo());
+        assert!(doc.redo() && doc.redo());
+        assert_eq!(file(doc.text()).units.len(), f.units.len() + 1);
+        assert!(doc.redo());
+        assert_eq!(doc.text(), moved);
+        assert!(!doc.redo());
+    }
+}
+
+const SMALL: &str = r#"// A small level.
+(
+    name: "Small", // the name
+    ruleset: "sides",
+    topology: Square(diagonals: One),
+    size: (4, 2),
+    map: [
+        "....",
+        ".#..", // a pillar
+    ],
+    sides: [(name: "A", controller: Human), (name: "B", controller: Ai)],
+    units: [
+        (name: "a", side: "A", cell: (0, 0), template: "warrior"),
+        (name: "b", side: "B", cell: (3, 1), template: "warrior", overrides: {"hp": 9}),
+    ],
+)
+"#;
+
+#[test]
+fn overrides_fields_and_victory_conditions() {
+    let mut doc = LevelDoc::new(SMALL);
+    let set = |unit: &str, stat: &str, value| Edit::SetOverride {
+        unit: unit.into(),
+        stat: stat.into(),
+        value,
+    };
+    doc.apply(&set("a", "hp", Some(12))).expect("adds the map");
+    assert!(
+        doc.text()
+            .contains(r#"template: "warrior", overrides: {"hp": 12}),"#),
+        "{}",
+        doc.text()
+    );
+    doc.apply(&set("b", "hp", Some(10))).expect("replaces");
+    doc.apply(&set("b", "defense", Some(2)))
+        .expect("adds an entry");
+    assert!(
+        doc.text()
+            .contains(r#"overrides: {"hp": 10, "defense": 2}),"#),
+        "{}",
+        doc.text()
+    );
+    doc.apply(&set("b", "hp", None)).expect("removes the first");
+    assert!(
+        doc.text().contains(r#"overrides: {"defense": 2}),"#),
+        "{}",
+        doc.text()
+    );
+    doc.apply(&set("b", "defense", None))
+        .expect("removes the last");
+    assert!(doc.text().contains(r#"overrides: {}),"#), "{}", doc.text());
+    doc.apply(&Edit::SetName("Smaller".into()))
+        .expect("renames");
+    assert!(
+        doc.text().contains(r#"name: "Smaller", // the name"#),
+        "{}",
+        doc.text()
+    );
+    doc.apply(&Edit::SetSeed(42)).expect("adds a field");
+    assert!(
+        doc.text().contains("// the name\n    seed: 42,\n"),
+        "{}",
+        doc.text()
+    );
+    doc.apply(&Edit::AddVictory(Victory::ReachCell {
+        side: "A".into(),
+        cell: (3, 0),
+    }))
+    .expect("adds the list");
+    doc.apply(&Edit::AddVictory(Victory::SurviveRounds {
+        side: "B".into(),
+        rounds: 5,
+    }))
+    .expect("adds to the list");
+    let f = file(doc.text());
+    assert_eq!(f.seed, 42);
+    assert_eq!(f.victory.len(), 2);
+    doc.apply(&Edit::RemoveVictory(0)).expect("removes");
+    assert_eq!(
+        file(doc.text()).victory,
+        vec![Victory::SurviveRounds {
+            side: "B".into(),
+            rounds: 5
+        }]
+    );
+    assert!(doc.apply(&Edit::RemoveVictory(3)).is_err());
+    assert!(
+        level::validate("x.ron", doc.text()).is_empty(),
+        "{:?}",
+        level::validate("x.ron", doc.text())
+    );
+    // Comments all survive.
+    for c in ["// A small level.", "// the name", "// a pillar"] {
+        assert!(doc.text().contains(c), "{c}");
+    }
+    // Unknown units are refused with the names there are.
+    let e = doc.apply(&set("zed", "hp", Some(1))).expect_err("refused");
+    assert!(e.contains("'a', 'b'"), "{e}");
+}
+
+#[test]
+fn resizing_keeps_the_map_and_moves_units_with_it() {
+    let mut doc = LevelDoc::new(SMALL);
+    doc.apply(&Edit::Resize {
+        size: (6, 3),
+        offset: (1, 1),
+        fill: '.',
+    })
+    .expect("resizes");
+    let f = file(doc.text());
+    assert_eq!(f.size, (6, 3));
+    assert_eq!(f.map, ["......", "......", "..#..."]);
+    assert_eq!(f.units[0].cell, (1, 1));
+    assert_eq!(f.units[1].cell, (4, 2));
+    assert!(
+        level::validate("x.ron", doc.text()).is_empty(),
+        "{:?}",
+        level::validate("x.ron", doc.text())
+    );
+    // A rectangle of water in the new space.
+    doc.apply(&Edit::PaintRect {
+        from: (5, 0),
+        to: (4, 1),
+        glyph: '~',
+    })
+    .expect("paints");
+    assert_eq!(file(doc.text()).map, ["....~~", "....~~", "..#..."]);
+    assert!(
+        doc.apply(&Edit::Resize {
+            size: (0, 3),
+            offset: (0, 0),
+            fill: '.'
+        })
+        .is_err()
+    );
+}
+
+#[test]
+fn a_text_that_does_not_parse_is_not_edited() {
+    let mut doc = LevelDoc::new("(name: \"broken\", ");
+    let e = doc.apply(&Edit::SetSeed(1)).expect_err("refused");
+    assert!(e.contains("does not parse"), "{e}");
+    assert_eq!(doc.text(), "(name: \"broken\", ");
+}
