@@ -783,3 +783,96 @@ fn a_segments_declaration_is_hidden_from_the_other_side_until_the_reveal() {
     assert!(!seen.contains(" declares: "), "{seen}");
     assert!(seen.ends_with(" declares"), "{seen}");
 }
+
+/// The level editor, driven as a designer would: paint a cell, save (only that row changes),
+/// undo and save (the file is its old bytes again), move a unit, and leave (asked first while
+/// there are unsaved changes).
+#[test]
+fn the_level_editor_paints_moves_saves_and_undoes() {
+    use fray::game::editor::{Editor, EditorCell};
+    let dir = temp_dir("editor-levels");
+    let path = dir.join("a_village.ron");
+    std::fs::copy(levels_dir().join("sides_village_brawl.ron"), &path).expect("copy");
+    let original = std::fs::read_to_string(&path).expect("reads");
+    let file = fray::rules::level::load_path(&path).expect("loads").file;
+    let mut app = app_on(&dir, |_| {});
+    app.update();
+    tap(&mut app, KeyCode::KeyE);
+    app.update();
+    assert_eq!(screen(&app), Screen::Editor);
+    let press = |app: &mut App, at: (i32, i32)| {
+        let mut q = app.world_mut().query::<(Entity, &EditorCell)>();
+        let e = q
+            .iter(app.world())
+            .find(|(_, c)| (c.x, c.y) == at)
+            .map(|(e, _)| e)
+            .expect("the cell is on screen");
+        app.world_mut().entity_mut(e).insert(Interaction::Pressed);
+        app.update();
+        app.update();
+    };
+    let ctrl = |app: &mut App, code: KeyCode| {
+        key(app, KeyCode::ControlLeft, true);
+        tap(app, code);
+        key(app, KeyCode::ControlLeft, false);
+        app.update();
+    };
+    // A free floor cell, painted with the palette's third glyph ('#', a wall).
+    let free = (0..file.size.1 as i32)
+        .flat_map(|y| (0..file.size.0 as i32).map(move |x| (x, y)))
+        .find(|&(x, y)| {
+            file.map[y as usize].chars().nth(x as usize) == Some('.')
+                && file.units.iter().all(|u| u.cell != (x, y))
+        })
+        .expect("a free cell");
+    tap(&mut app, KeyCode::Digit3);
+    press(&mut app, free);
+    ctrl(&mut app, KeyCode::KeyS);
+    let saved = std::fs::read_to_string(&path).expect("reads");
+    let changed: Vec<_> = original
+        .lines()
+        .zip(saved.lines())
+        .filter(|(a, b)| a != b)
+        .collect();
+    assert_eq!(changed.len(), 1, "{changed:?}");
+    assert_eq!(
+        fray::rules::level::load_path(&path)
+            .expect("still valid")
+            .file
+            .map[free.1 as usize]
+            .chars()
+            .nth(free.0 as usize),
+        Some('#')
+    );
+    // Undo, save: the file's own bytes again.
+    ctrl(&mut app, KeyCode::KeyZ);
+    ctrl(&mut app, KeyCode::KeyS);
+    assert_eq!(std::fs::read_to_string(&path).expect("reads"), original);
+    // Move the first unit: U, click it, click the free cell.
+    tap(&mut app, KeyCode::KeyU);
+    press(&mut app, file.units[0].cell);
+    press(&mut app, free);
+    let editor = app.world().resource::<Editor>();
+    let text = editor
+        .doc
+        .as_ref()
+        .expect("a level is open")
+        .text()
+        .to_string();
+    assert!(editor.unsaved());
+    let moved = fray::rules::level::load("x.ron", &text).expect("valid");
+    assert_eq!(moved.file.units[0].cell, free);
+    // Esc with unsaved changes asks first; the second Esc leaves.
+    tap(&mut app, KeyCode::Escape);
+    assert_eq!(screen(&app), Screen::Editor);
+    let shown = texts(&mut app);
+    assert!(
+        shown.iter().any(|t| t.contains("Unsaved changes")),
+        "{shown:?}"
+    );
+    tap(&mut app, KeyCode::Escape);
+    app.update();
+    assert_eq!(screen(&app), Screen::Title);
+    assert_eq!(std::fs::read_to_string(&path).expect("reads"), original);
+    let _ = std::fs::remove_dir_all(&dir);
+}

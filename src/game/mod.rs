@@ -25,6 +25,7 @@ pub mod art;
 pub mod battle;
 pub mod board;
 pub mod camera;
+pub mod editor;
 pub mod hotseat;
 pub mod hud;
 pub mod input;
@@ -58,6 +59,8 @@ pub enum Screen {
     Setup,
     /// Every saved battle, newest first.
     Load,
+    /// The level editor.
+    Editor,
     Battle,
     Result,
 }
@@ -251,6 +254,7 @@ pub fn core_plugin(app: &mut App) {
         units::plugin,
         hotseat::plugin,
         saves::plugin,
+        editor::plugin,
     ));
     app.add_systems(Startup, open_requested_battle)
         .add_systems(

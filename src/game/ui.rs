@@ -23,9 +23,13 @@ pub enum UiAction {
     /// The Load screen (every save).
     Load,
     Quit,
+    /// The level editor.
+    OpenEditor,
     // Load
     /// A save of the Load screen's list (its index there).
     LoadSave(usize),
+    // Editor
+    Editor(super::editor::EditorAction),
     // Setup
     SelectLevel(usize),
     CycleSide(usize),

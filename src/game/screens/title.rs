@@ -58,6 +58,7 @@ fn spawn_title(mut commands: Commands, status: Res<SaveStatus>) {
             if has_any {
                 p.spawn(ui::button("Load", Some("L"), UiAction::Load));
             }
+            p.spawn(ui::button("Level editor", Some("E"), UiAction::OpenEditor));
             p.spawn(ui::button("Quit", Some("Q"), UiAction::Quit));
             p.spawn((
                 TitleMessage,
@@ -89,6 +90,9 @@ fn title_keys(keys: Res<ButtonInput<KeyCode>>, mut clicks: MessageWriter<UiClick
     if keys.just_pressed(KeyCode::KeyL) {
         clicks.write(UiClick(UiAction::Load));
     }
+    if keys.just_pressed(KeyCode::KeyE) {
+        clicks.write(UiClick(UiAction::OpenEditor));
+    }
     if keys.just_pressed(KeyCode::KeyQ) || keys.just_pressed(KeyCode::Escape) {
         clicks.write(UiClick(UiAction::Quit));
     }
@@ -114,6 +118,7 @@ fn title_actions(
                 None => status.message = "No unfinished battle to continue.".into(),
             },
             UiAction::Load => commands.set_state(Screen::Load),
+            UiAction::OpenEditor => commands.set_state(Screen::Editor),
             UiAction::Quit => {
                 exit.write(AppExit::Success);
             }

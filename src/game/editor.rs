@@ -1,0 +1,574 @@
+//! The level editor (Title → Level editor): paint terrain and move units on a level of
+//! `levels/`, with undo and redo, live validation, save (atomic, only the touched lines change)
+//! and playtest. The editing itself is [`crate::rules::level::edit`], the model `fray edit`
+//! uses; this screen is its window.
+//!
+//! Keys: 1-9 pick a palette glyph, U switches between painting and moving units, Ctrl+Z /
+//! Ctrl+Y undo and redo, Ctrl+S saves, P playtests, [ and ] open the previous or next level,
+//! Esc goes back (asking first when there are unsaved changes).
+
+use std::path::PathBuf;
+
+use bevy::prelude::*;
+
+use super::Screen;
+use super::battle::{Battle, BattleSetup};
+use super::levels::Catalog;
+use super::screens::{SetupState, start_battle};
+use super::ui::{self, UiAction, UiClick};
+use crate::rules::level::edit::{Edit, LevelDoc};
+use crate::rules::level::{self, LevelFile, merged_legend};
+use crate::rules::map::{Sight, Terrain};
+
+pub(super) fn plugin(app: &mut App) {
+    app.init_resource::<Editor>()
+        .add_systems(OnEnter(Screen::Editor), open_selected)
+        .add_systems(OnEnter(Screen::Title), back_from_playtest)
+        .add_systems(
+            Update,
+            editor_keys
+                .run_if(in_state(Screen::Editor))
+                .in_set(super::AppSystems::RecordInput),
+        )
+        .add_systems(
+            Update,
+            (click_cells, editor_actions, rebuild)
+                .chain()
+                .run_if(in_state(Screen::Editor))
+                .in_set(super::AppSystems::Update),
+        );
+}
+
+/// What the editor's buttons and keys ask for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EditorAction {
+    /// Pick the palette's n-th glyph (and the paint tool).
+    Palette(usize),
+    /// Switch between painting and moving units.
+    ToggleTool,
+    Undo,
+    Redo,
+    Save,
+    Playtest,
+    /// Open the previous (-1) or next (+1) level of `levels/`.
+    Cycle(i32),
+    /// Leave (asks first when there are unsaved changes).
+    Leave,
+}
+
+/// The level being edited.
+#[derive(Resource, Default)]
+pub struct Editor {
+    pub path: Option<PathBuf>,
+    pub doc: Option<LevelDoc>,
+    /// The text as last saved (or opened).
+    pub saved: String,
+    /// The palette glyph painted.
+    pub glyph: char,
+    /// Moving units rather than painting.
+    pub moving: bool,
+    /// The unit picked to move (by name).
+    pub picked: Option<String>,
+    /// The last message (an edit refused, saved, a warning).
+    pub message: String,
+    /// Esc was pressed once with unsaved changes: the next Esc leaves.
+    pub confirm_leave: bool,
+    /// A playtest battle is running: coming back to the title returns to the editor.
+    pub playtesting: bool,
+    /// The screen must be redrawn.
+    dirty: bool,
+}
+
+impl Editor {
+    /// Opens a level file (its text as it is on disk).
+    pub fn open(&mut self, path: PathBuf) {
+        match crate::rules::replay::read_user_file(&path, 16 * 1024 * 1024) {
+            Ok(text) => {
+                self.saved = text.clone();
+                self.doc = Some(LevelDoc::new(text));
+                self.message = format!("Opened {}", path.display());
+            }
+            Err(e) => {
+                self.doc = None;
+                self.message = format!("{}: {e}", path.display());
+            }
+        }
+        self.path = Some(path);
+        self.picked = None;
+        self.confirm_leave = false;
+        self.dirty = true;
+        if self.glyph == '\0' {
+            self.glyph = '#';
+        }
+    }
+
+    /// Whether the text differs from the file as saved.
+    pub fn unsaved(&self) -> bool {
+        self.doc.as_ref().is_some_and(|d| d.text() != self.saved)
+    }
+
+    /// Applies an edit; a refused one leaves a message.
+    pub fn apply(&mut self, edit: Edit) {
+        if let Some(doc) = self.doc.as_mut() {
+            match doc.apply(&edit) {
+                Ok(()) => self.message.clear(),
+                Err(e) => self.message = e,
+            }
+            self.confirm_leave = false;
+            self.dirty = true;
+        }
+    }
+
+    /// Saves atomically (even with problems: it is the designer's file).
+    pub fn save(&mut self) {
+        let (Some(doc), Some(path)) = (&self.doc, &self.path) else {
+            return;
+        };
+        match crate::rules::replay::write_atomic(path, doc.text()) {
+            Ok(()) => {
+                self.saved = doc.text().to_string();
+                let problems = level::validate(&path.display().to_string(), doc.text()).len();
+                self.message = if problems == 0 {
+                    format!("Saved {}", path.display())
+                } else {
+                    format!(
+                        "Saved {} with {problems} problem(s): it will not play until they are fixed",
+                        path.display()
+                    )
+                };
+            }
+            Err(e) => self.message = format!("Could not save {}: {e}", path.display()),
+        }
+        self.dirty = true;
+    }
+
+    fn file(&self) -> Option<LevelFile> {
+        let doc = self.doc.as_ref()?;
+        level::ron_options().from_str(doc.text()).ok()
+    }
+}
+
+/// A map cell on screen (a button: clicking it paints, or picks or moves a unit).
+#[derive(Component, Clone, Copy, Debug)]
+pub struct EditorCell {
+    pub x: i32,
+    pub y: i32,
+}
+
+#[derive(Component)]
+struct EditorRoot;
+
+fn open_selected(mut editor: ResMut<Editor>, setup: Res<SetupState>, catalog: Res<Catalog>) {
+    if editor.playtesting {
+        editor.playtesting = false;
+        editor.dirty = true;
+        return;
+    }
+    let path = catalog
+        .entries
+        .get(setup.selected)
+        .or(catalog.entries.first())
+        .map(|e| e.path.clone());
+    match path {
+        Some(p) if editor.path.as_ref() != Some(&p) || editor.doc.is_none() => editor.open(p),
+        Some(_) => editor.dirty = true,
+        None => {
+            editor.message = "There is no level in levels/ to edit.".into();
+            editor.dirty = true;
+        }
+    }
+}
+
+/// After a playtest the title screen hands back to the editor.
+fn back_from_playtest(editor: Res<Editor>, mut commands: Commands) {
+    if editor.playtesting {
+        commands.set_state(Screen::Editor);
+    }
+}
+
+fn editor_keys(keys: Res<ButtonInput<KeyCode>>, mut clicks: MessageWriter<UiClick>) {
+    let ctrl = keys.any_pressed([KeyCode::ControlLeft, KeyCode::ControlRight]);
+    let mut send = |a: EditorAction| {
+        clicks.write(UiClick(UiAction::Editor(a)));
+    };
+    const DIGITS: [KeyCode; 9] = [
+        KeyCode::Digit1,
+        KeyCode::Digit2,
+        KeyCode::Digit3,
+        KeyCode::Digit4,
+        KeyCode::Digit5,
+        KeyCode::Digit6,
+        KeyCode::Digit7,
+        KeyCode::Digit8,
+        KeyCode::Digit9,
+    ];
+    for (i, k) in DIGITS.iter().enumerate() {
+        if keys.just_pressed(*k) {
+            send(EditorAction::Palette(i));
+        }
+    }
+    if ctrl && keys.just_pressed(KeyCode::KeyZ) {
+        send(EditorAction::Undo);
+    } else if ctrl && keys.just_pressed(KeyCode::KeyY) {
+        send(EditorAction::Redo);
+    } else if ctrl && keys.just_pressed(KeyCode::KeyS) {
+        send(EditorAction::Save);
+    } else if keys.just_pressed(KeyCode::KeyU) {
+        send(EditorAction::ToggleTool);
+    } else if keys.just_pressed(KeyCode::KeyP) {
+        send(EditorAction::Playtest);
+    } else if keys.just_pressed(KeyCode::BracketLeft) {
+        send(EditorAction::Cycle(-1));
+    } else if keys.just_pressed(KeyCode::BracketRight) {
+        send(EditorAction::Cycle(1));
+    } else if keys.just_pressed(KeyCode::Escape) {
+        send(EditorAction::Leave);
+    }
+}
+
+fn click_cells(
+    cells: Query<(&Interaction, &EditorCell), Changed<Interaction>>,
+    mut editor: ResMut<Editor>,
+) {
+    for (interaction, cell) in &cells {
+        if *interaction != Interaction::Pressed {
+            continue;
+        }
+        let at = (cell.x, cell.y);
+        if !editor.moving {
+            let glyph = editor.glyph;
+            editor.apply(Edit::Paint { cell: at, glyph });
+            continue;
+        }
+        let on_cell = editor.file().and_then(|f| {
+            f.units
+                .iter()
+                .find(|u| u.cell == at)
+                .map(|u| u.name.clone())
+        });
+        match (on_cell, editor.picked.clone()) {
+            (Some(name), _) => {
+                editor.message = format!("{name} picked: click a cell to move it there");
+                editor.picked = Some(name);
+                editor.dirty = true;
+            }
+            (None, Some(name)) => editor.apply(Edit::MoveUnit { unit: name, to: at }),
+            (None, None) => {
+                editor.message = "Click a unit to pick it, then a cell to move it to".into();
+                editor.dirty = true;
+            }
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn editor_actions(
+    mut clicks: MessageReader<UiClick>,
+    mut editor: ResMut<Editor>,
+    mut setup: ResMut<SetupState>,
+    catalog: Res<Catalog>,
+    mut commands: Commands,
+) {
+    for UiClick(action) in clicks.read() {
+        let UiAction::Editor(a) = action else {
+            continue;
+        };
+        match a {
+            EditorAction::Palette(i) => {
+                if let Some(f) = editor.file()
+                    && let Some((g, t)) = merged_legend(&f.legend).get(*i)
+                {
+                    editor.glyph = *g;
+                    editor.moving = false;
+                    editor.message = format!("Painting '{g}' ({})", t.name);
+                    editor.dirty = true;
+                }
+            }
+            EditorAction::ToggleTool => {
+                editor.moving = !editor.moving;
+                editor.picked = None;
+                editor.dirty = true;
+            }
+            EditorAction::Undo => {
+                let done = editor.doc.as_mut().is_some_and(LevelDoc::undo);
+                editor.message = if done { "Undone" } else { "Nothing to undo" }.into();
+                editor.dirty = true;
+            }
+            EditorAction::Redo => {
+                let done = editor.doc.as_mut().is_some_and(LevelDoc::redo);
+                editor.message = if done { "Redone" } else { "Nothing to redo" }.into();
+                editor.dirty = true;
+            }
+            EditorAction::Save => editor.save(),
+            EditorAction::Playtest => {
+                let Some(doc) = editor.doc.as_ref() else {
+                    continue;
+                };
+                let name = editor
+                    .path
+                    .as_ref()
+                    .map_or("level".into(), |p| p.display().to_string());
+                match level::load(&name, doc.text()) {
+                    Ok(l) => {
+                        let path = editor.path.clone();
+                        editor.playtesting = true;
+                        start_battle(&mut commands, Battle::new(BattleSetup::new(l, path)));
+                    }
+                    Err(d) => {
+                        editor.message =
+                            format!("Fix the level's {} problem(s) before a playtest", d.len());
+                        editor.dirty = true;
+                    }
+                }
+            }
+            EditorAction::Cycle(step) => {
+                let n = catalog.entries.len();
+                if n == 0 {
+                    continue;
+                }
+                if editor.unsaved() && !editor.confirm_leave {
+                    editor.confirm_leave = true;
+                    editor.message =
+                        "Unsaved changes: Ctrl+S saves them; press again to drop them".into();
+                    editor.dirty = true;
+                    continue;
+                }
+                setup.selected =
+                    (setup.selected as i64 + i64::from(*step)).rem_euclid(n as i64) as usize;
+                let path = catalog.entries[setup.selected].path.clone();
+                editor.open(path);
+            }
+            EditorAction::Leave => {
+                if editor.unsaved() && !editor.confirm_leave {
+                    editor.confirm_leave = true;
+                    editor.message =
+                        "Unsaved changes: Ctrl+S saves them; Esc again leaves without saving"
+                            .into();
+                    editor.dirty = true;
+                } else {
+                    // Leaving drops the unsaved text: the next visit opens the file again.
+                    editor.doc = None;
+                    editor.confirm_leave = false;
+                    commands.set_state(Screen::Title);
+                }
+            }
+        }
+    }
+}
+
+/// The colour a terrain is drawn in.
+fn colour(t: &Terrain) -> Color {
+    match (t.cost, t.sight) {
+        (None, Sight::Slit) => Color::srgb(0.45, 0.4, 0.5),
+        (None, _) => Color::srgb(0.22, 0.21, 0.25),
+        (Some(_), Sight::Opaque) => Color::srgb(0.2, 0.42, 0.22),
+        _ if t.name.contains("water") => Color::srgb(0.25, 0.4, 0.62),
+        _ if t.difficult => Color::srgb(0.5, 0.43, 0.3),
+        _ => Color::srgb(0.68, 0.64, 0.55),
+    }
+}
+
+const SIDE_COLOURS: [Color; 4] = [
+    Color::srgb(0.35, 0.6, 1.0),
+    Color::srgb(1.0, 0.4, 0.35),
+    Color::srgb(0.45, 0.9, 0.45),
+    Color::srgb(0.95, 0.85, 0.3),
+];
+
+fn rebuild(
+    mut editor: ResMut<Editor>,
+    mut commands: Commands,
+    roots: Query<Entity, With<EditorRoot>>,
+    windows: Query<&Window>,
+) {
+    if !editor.dirty {
+        return;
+    }
+    editor.dirty = false;
+    for e in &roots {
+        commands.entity(e).despawn();
+    }
+    let file = editor.file();
+    let problems = match (&editor.doc, &editor.path) {
+        (Some(doc), Some(p)) => level::validate(&p.display().to_string(), doc.text()),
+        _ => Vec::new(),
+    };
+    let (win_w, win_h) = windows
+        .iter()
+        .next()
+        .map_or((1280.0, 800.0), |w| (w.width(), w.height()));
+    let board_w = (win_w - 380.0).max(200.0);
+    let board_h = (win_h - 80.0).max(200.0);
+    let cell = file.as_ref().map_or(24.0, |f| {
+        (board_w / f.size.0.max(1) as f32)
+            .min(board_h / f.size.1.max(1) as f32)
+            .clamp(8.0, 48.0)
+            .floor()
+    });
+    commands
+        .spawn((
+            Name::new("Editor"),
+            EditorRoot,
+            DespawnOnExit(Screen::Editor),
+            Node {
+                width: percent(100),
+                height: percent(100),
+                flex_direction: FlexDirection::Row,
+                padding: UiRect::all(px(12)),
+                column_gap: px(16),
+                ..default()
+            },
+            BackgroundColor(ui::BG),
+        ))
+        .with_children(|root| {
+            // The board.
+            root.spawn(Node {
+                flex_grow: 1.0,
+                flex_direction: FlexDirection::Column,
+                align_items: AlignItems::Center,
+                justify_content: JustifyContent::Center,
+                ..default()
+            })
+            .with_children(|board| {
+                let Some(f) = &file else {
+                    board.spawn(ui::text(
+                        "The level does not parse: fix it in a text editor (fray validate shows where).",
+                        16.0,
+                        ui::BAD,
+                    ));
+                    return;
+                };
+                let legend = merged_legend(&f.legend);
+                for (y, row) in f.map.iter().enumerate() {
+                    board
+                        .spawn(Node {
+                            flex_direction: FlexDirection::Row,
+                            ..default()
+                        })
+                        .with_children(|r| {
+                            for (x, g) in row.chars().enumerate() {
+                                let (x, y) = (x as i32, y as i32);
+                                let terrain = legend.iter().find(|(k, _)| *k == g).map(|(_, t)| t);
+                                let bg = terrain.map_or(Color::srgb(0.8, 0.1, 0.6), colour);
+                                let unit = f.units.iter().find(|u| u.cell == (x, y));
+                                let (label, fg) = match unit {
+                                    Some(u) => {
+                                        let side = f
+                                            .sides
+                                            .iter()
+                                            .position(|s| s.name == u.side)
+                                            .unwrap_or(0);
+                                        let picked = editor.picked.as_deref() == Some(&u.name);
+                                        (
+                                            u.name.chars().next().unwrap_or('?').to_string(),
+                                            if picked {
+                                                ui::ACCENT
+                                            } else {
+                                                SIDE_COLOURS[side % SIDE_COLOURS.len()]
+                                            },
+                                        )
+                                    }
+                                    None => (String::new(), ui::TEXT),
+                                };
+                                r.spawn((
+                                    Button,
+                                    EditorCell { x, y },
+                                    Node {
+                                        width: px(cell),
+                                        height: px(cell),
+                                        border: UiRect::all(px(1)),
+                                        justify_content: JustifyContent::Center,
+                                        align_items: AlignItems::Center,
+                                        ..default()
+                                    },
+                                    BorderColor::all(Color::srgba(0.0, 0.0, 0.0, 0.25)),
+                                    BackgroundColor(bg),
+                                    children![ui::text(label, (cell * 0.6).max(10.0), fg)],
+                                ));
+                            }
+                        });
+                }
+            });
+            // The side panel.
+            root.spawn((
+                Node {
+                    width: px(340),
+                    flex_direction: FlexDirection::Column,
+                    row_gap: px(6),
+                    padding: UiRect::all(px(10)),
+                    overflow: Overflow::clip(),
+                    ..default()
+                },
+                BackgroundColor(ui::PANEL),
+            ))
+            .with_children(|p| {
+                let title = match (&file, &editor.path) {
+                    (Some(f), Some(path)) => format!(
+                        "{}{} ({})",
+                        f.name,
+                        if editor.unsaved() { " *" } else { "" },
+                        path.file_name().map_or(String::new(), |n| n.to_string_lossy().into())
+                    ),
+                    _ => "Level editor".into(),
+                };
+                p.spawn(ui::text(title, 20.0, ui::ACCENT));
+                if let Some(f) = &file {
+                    p.spawn(ui::text(
+                        format!("{} - {} x {}", f.ruleset, f.size.0, f.size.1),
+                        14.0,
+                        ui::DIM,
+                    ));
+                    p.spawn(ui::text(
+                        if editor.moving {
+                            "Tool: move units (U to paint)"
+                        } else {
+                            "Tool: paint (U to move units)"
+                        },
+                        15.0,
+                        ui::TEXT,
+                    ));
+                    for (i, (g, t)) in merged_legend(&f.legend).iter().enumerate().take(9) {
+                        let on = !editor.moving && editor.glyph == *g;
+                        p.spawn(ui::button_coloured(
+                            format!("[{}] '{g}' {}", i + 1, t.name),
+                            UiAction::Editor(EditorAction::Palette(i)),
+                            if on { ui::BUTTON_ON } else { ui::BUTTON },
+                        ));
+                    }
+                }
+                p.spawn(Node {
+                    flex_direction: FlexDirection::Row,
+                    flex_wrap: FlexWrap::Wrap,
+                    ..default()
+                })
+                .with_children(|row| {
+                    for (label, a) in [
+                        ("Undo ^Z", EditorAction::Undo),
+                        ("Redo ^Y", EditorAction::Redo),
+                        ("Save ^S", EditorAction::Save),
+                        ("Playtest P", EditorAction::Playtest),
+                        ("< [", EditorAction::Cycle(-1)),
+                        ("] >", EditorAction::Cycle(1)),
+                        ("Back Esc", EditorAction::Leave),
+                    ] {
+                        row.spawn(ui::button(label, None, UiAction::Editor(a)));
+                    }
+                });
+                if !editor.message.is_empty() {
+                    p.spawn(ui::text(editor.message.clone(), 14.0, ui::TEXT));
+                }
+                if problems.is_empty() {
+                    p.spawn(ui::text("No problems: the level plays.", 14.0, ui::GOOD));
+                } else {
+                    p.spawn(ui::text(format!("{} problem(s):", problems.len()), 14.0, ui::BAD));
+                    for d in problems.iter().take(8) {
+                        p.spawn(ui::text(
+                            format!("{}:{}: {}", d.line, d.col, d.message),
+                            13.0,
+                            ui::BAD,
+                        ));
+                    }
+                }
+            });
+        });
+}
