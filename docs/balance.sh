@@ -5,6 +5,8 @@
 #
 #   docs/balance.sh [GAMES_PER_SEED] [SEED...]     # default: 200 games on seeds 1 and 1001
 #   AI=greedy JOBS=2 docs/balance.sh 50 1           # another AI, more games at once
+#   OUT=dir REUSE=1 docs/balance.sh 200 1 1001      # keep the runs already in dir (so two
+#                                                    # seeds can run at once, then be joined)
 #
 # Prints a Markdown table on standard output; each run's JSON is kept in $OUT (default a temp
 # folder) so a row can be checked.
@@ -26,6 +28,9 @@ fray="${CARGO_TARGET_DIR:-target}/release/fray"
 for level in levels/*.ron; do
   name="$(basename "$level" .ron)"
   for seed in "${seeds[@]}"; do
+    if [ -n "${REUSE:-}" ] && [ -s "$out/$name.$seed.json" ]; then
+      continue
+    fi
     echo "$name seed $seed..." >&2
     "$fray" balance "$level" --games "$games" --seed "$seed" --ai "$ai" --jobs "$jobs" --json \
       > "$out/$name.$seed.json"
@@ -61,6 +66,9 @@ for level in levels:
     n = sum(r["games"] for r in runs)
     draws = sum(r["draws"] for r in runs)
     rounds = sum(r["mean_rounds"] * r["games"] for r in runs) / max(n, 1)
+    cut = sum(r.get("cut", 0) for r in runs)
+    if cut:
+        print(f"<!-- {level}: {cut} decisions cut by the time limit -->", file=sys.stderr)
     sides = [x["side"] for x in runs[0]["sides"]]
     wins = [sum(r["sides"][i]["wins"] for r in runs) for i in range(len(sides))]
     fair = all(lo <= 0.6 and hi >= 0.4 for lo, hi in (wilson(w, n) for w in wins))

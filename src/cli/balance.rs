@@ -112,6 +112,9 @@ struct Summary {
     /// Draws that were battles stopped at the round cap.
     capped: usize,
     mean_rounds: f64,
+    /// Decisions whose search the wall-clock safety net cut short (0: every game is the one
+    /// its seed plays on any machine).
+    cut: usize,
     verdict: Verdict,
     failures: Vec<String>,
 }
@@ -137,7 +140,7 @@ pub fn run(o: &Options) -> ExitCode {
     // and the side, so swapping which seed plays which side is what the games vary.
     let results = simulate::play_batch(&batch, |_| vec![o.ai; names.len()]);
     let mut wins = vec![0usize; names.len()];
-    let (mut draws, mut capped, mut rounds, mut played) = (0, 0, 0u64, 0);
+    let (mut draws, mut capped, mut rounds, mut played, mut cut) = (0, 0, 0u64, 0, 0);
     let mut failures = Vec::new();
     for (g, r) in &results {
         let seed = simulate::game_seed(o.seed, *g);
@@ -158,6 +161,7 @@ pub fn run(o: &Options) -> ExitCode {
             capped += 1;
         }
         rounds += u64::from(game.rounds);
+        cut += game.cuts.iter().sum::<usize>();
     }
     let counts: Vec<(String, usize)> = names.into_iter().zip(wins).collect();
     let (sides, verdict) = verdict(&counts, played);
@@ -171,6 +175,7 @@ pub fn run(o: &Options) -> ExitCode {
         draws,
         capped,
         mean_rounds: rounds as f64 / played.max(1) as f64,
+        cut,
         verdict,
         failures,
     };
@@ -217,6 +222,12 @@ fn print_text(s: &Summary) {
         s.draws, s.capped
     );
     println!("  mean rounds {:.1}", s.mean_rounds);
+    if s.cut > 0 {
+        println!(
+            "  {} decisions cut by the time limit: those games may differ on another machine",
+            s.cut
+        );
+    }
     println!("  verdict: {}", s.verdict);
     for f in &s.failures {
         println!("  FAILURE: {f}");
