@@ -4,6 +4,7 @@
 //! Headless subcommands live here and never touch Bevy; the game ones call into
 //! `crate::game` and exist only with the `game` feature.
 
+pub mod balance;
 pub mod simulate;
 pub mod validate;
 
@@ -68,6 +69,34 @@ pub enum Command {
         /// The AIs' wall-clock safety net per decision, in milliseconds (default 200). The
         /// node budget of the difficulty is the real limit; a decision the clock cuts is
         /// counted as `cut`, and it may differ on another machine.
+        #[arg(long, value_name = "MS", value_parser = clap::value_parser!(u64).range(1..))]
+        time_limit: Option<u64>,
+    },
+    /// Is a level fair? The AI plays itself on it; prints each side's win rate with its 95%
+    /// interval, draws, mean rounds and a verdict (fair when every side's interval reaches
+    /// into 40-60%).
+    Balance {
+        /// The level to measure.
+        level: PathBuf,
+        /// Number of games, at least 1.
+        #[arg(long, default_value_t = 100, value_parser = parse_games)]
+        games: usize,
+        /// Seed of the first game; game g uses seed + g.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// The AI that plays every side: random, greedy, easy, normal or hard.
+        #[arg(long, default_value = "normal", value_parser = parse_kind)]
+        ai: crate::ai::Kind,
+        /// Games played in parallel (default: the number of cores).
+        #[arg(long)]
+        jobs: Option<usize>,
+        /// Print one JSON object instead of text (no progress bar).
+        #[arg(long)]
+        json: bool,
+        /// A battle still going after this many rounds is stopped as a draw.
+        #[arg(long, default_value_t = 60)]
+        rounds: u32,
+        /// The AI's wall-clock safety net per decision, in milliseconds (default 200).
         #[arg(long, value_name = "MS", value_parser = clap::value_parser!(u64).range(1..))]
         time_limit: Option<u64>,
     },
@@ -141,13 +170,36 @@ pub fn run(cli: Cli) -> ExitCode {
             seed,
             ai,
             vs,
-            jobs: jobs
-                .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+            jobs: jobs.unwrap_or_else(default_jobs),
+            json,
+            rounds,
+            time_limit: time_limit.map(std::time::Duration::from_millis),
+        }),
+        Some(Command::Balance {
+            level,
+            games,
+            seed,
+            ai,
+            jobs,
+            json,
+            rounds,
+            time_limit,
+        }) => balance::run(&balance::Options {
+            level,
+            games,
+            seed,
+            ai,
+            jobs: jobs.unwrap_or_else(default_jobs),
             json,
             rounds,
             time_limit: time_limit.map(std::time::Duration::from_millis),
         }),
     }
+}
+
+/// Games played in parallel when `--jobs` is not given: the number of cores.
+fn default_jobs() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
 fn parse_games(s: &str) -> Result<usize, String> {

@@ -88,49 +88,67 @@ fn ai_side(g: usize, sides: usize) -> usize {
     g % sides.max(1)
 }
 
-pub fn run(o: &Options) -> ExitCode {
-    let lvl = match level::load_path(&o.level) {
-        Ok(l) => l,
+/// Loads a level for a command that plays it, printing its errors on failure.
+pub(crate) fn load(path: &Path) -> Option<level::Level> {
+    match level::load_path(path) {
+        Ok(l) => Some(l),
         Err(diags) => {
             for d in diags {
                 eprintln!("{d}");
             }
-            return ExitCode::FAILURE;
+            None
         }
-    };
-    let sides = lvl.file.sides.len();
-    let caps = Caps {
-        rounds: o.rounds,
-        time_limit: o.time_limit,
-        ..Caps::default()
-    };
+    }
+}
+
+/// What to play: shared by `fray simulate` and `fray balance`.
+pub(crate) struct Batch<'a> {
+    pub level: &'a level::Level,
+    pub games: usize,
+    /// Game `g` uses seed `seed + g`.
+    pub seed: u64,
+    pub jobs: usize,
+    pub caps: Caps,
+    /// No progress bar (JSON output, or not a terminal).
+    pub quiet: bool,
+}
+
+/// Game `g`'s seed.
+pub(crate) fn game_seed(first: u64, g: usize) -> u64 {
+    first.wrapping_add(g as u64)
+}
+
+/// Plays `b.games` games on `b.jobs` threads, `players(g)` giving each side's player in game
+/// `g`. Returns every game in order of `g`; a game that panicked is its panic message.
+pub(crate) fn play_batch(
+    b: &Batch,
+    players: impl Fn(usize) -> Vec<Kind> + Sync,
+) -> Vec<(usize, Result<Game, String>)> {
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<(usize, Result<Game, String>)>> = Mutex::new(Vec::new());
-    let bar = if o.json || !std::io::IsTerminal::is_terminal(&std::io::stderr()) {
+    let bar = if b.quiet || !std::io::IsTerminal::is_terminal(&std::io::stderr()) {
         indicatif::ProgressBar::hidden()
     } else {
-        let b = indicatif::ProgressBar::new(o.games as u64);
-        b.set_style(
+        let bar = indicatif::ProgressBar::new(b.games as u64);
+        bar.set_style(
             indicatif::ProgressStyle::with_template(
                 "{bar:40} {pos}/{len} games  {elapsed_precise} (eta {eta})",
             )
             .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
         );
-        b
+        bar
     };
-    let started = Instant::now();
     std::thread::scope(|scope| {
-        for _ in 0..o.jobs.max(1) {
+        for _ in 0..b.jobs.max(1) {
             scope.spawn(|| {
                 loop {
                     let g = next.fetch_add(1, Ordering::Relaxed);
-                    if g >= o.games {
+                    if g >= b.games {
                         break;
                     }
-                    let seed = o.seed.wrapping_add(g as u64);
-                    let mut players = vec![o.vs; sides];
-                    players[ai_side(g, sides)] = o.ai;
-                    let r = std::panic::catch_unwind(|| sim::play(&lvl, seed, &players, caps))
+                    let seed = game_seed(b.seed, g);
+                    let kinds = players(g);
+                    let r = std::panic::catch_unwind(|| sim::play(b.level, seed, &kinds, b.caps))
                         .map_err(|p| {
                             p.downcast_ref::<String>()
                                 .cloned()
@@ -146,9 +164,60 @@ pub fn run(o: &Options) -> ExitCode {
         }
     });
     bar.finish_and_clear();
-    let wall = started.elapsed();
     let mut results = results.into_inner().unwrap_or_default();
     results.sort_by_key(|(g, _)| *g);
+    results
+}
+
+/// What went wrong in game `g`, if anything: a panic (with the command that reruns it,
+/// `rerun`, given the game's seed) or an illegal command (saved as a replay).
+pub(crate) fn failure(
+    level: &Path,
+    g: usize,
+    seed: u64,
+    r: &Result<Game, String>,
+    rerun: impl Fn(u64) -> String,
+) -> Option<String> {
+    match r {
+        Err(msg) => Some(format!(
+            "game {g} (seed {seed}) panicked: {msg}; rerun it with `{}`",
+            rerun(seed)
+        )),
+        Ok(game) => game.illegal.as_ref().map(|why| {
+            let path = save_failure(level, game);
+            format!(
+                "game {g} (seed {seed}): an AI sent an illegal command: {why}; replay: {}",
+                path.display()
+            )
+        }),
+    }
+}
+
+pub fn run(o: &Options) -> ExitCode {
+    let Some(lvl) = load(&o.level) else {
+        return ExitCode::FAILURE;
+    };
+    let sides = lvl.file.sides.len();
+    let caps = Caps {
+        rounds: o.rounds,
+        time_limit: o.time_limit,
+        ..Caps::default()
+    };
+    let started = Instant::now();
+    let batch = Batch {
+        level: &lvl,
+        games: o.games,
+        seed: o.seed,
+        jobs: o.jobs,
+        caps,
+        quiet: o.json,
+    };
+    let results = play_batch(&batch, |g| {
+        let mut players = vec![o.vs; sides];
+        players[ai_side(g, sides)] = o.ai;
+        players
+    });
+    let wall = started.elapsed();
 
     let (mut ai_wins, mut vs_wins, mut draws, mut capped, mut rounds) = (0, 0, 0, 0, 0u64);
     let (mut ai_t, mut vs_t) = (Vec::new(), Vec::new());
@@ -166,64 +235,58 @@ pub fn run(o: &Options) -> ExitCode {
         })
         .collect();
     for (g, r) in &results {
-        let seed = o.seed.wrapping_add(*g as u64);
+        let seed = game_seed(o.seed, *g);
         let me = SideId(ai_side(*g, sides) as u8);
-        match r {
-            Err(msg) => failures.push(format!(
-                "game {g} (seed {seed}) panicked: {msg}; rerun it with `fray simulate {} --games 1 --seed {seed} --ai {} --vs {}`",
+        let first = ai_side(*g, sides) == 0;
+        failures.extend(failure(&o.level, *g, seed, r, |seed| {
+            format!(
+                "fray simulate {} --games 1 --seed {seed} --ai {} --vs {}",
                 o.level.display(),
-                if ai_side(*g, sides) == 0 { o.ai.name() } else { o.vs.name() },
-                if ai_side(*g, sides) == 0 { o.vs.name() } else { o.ai.name() },
-            )),
-            Ok(game) => {
-                if let Some(why) = &game.illegal {
-                    let path = save_failure(&o.level, game);
-                    failures.push(format!(
-                        "game {g} (seed {seed}): an AI sent an illegal command: {why}; replay: {}",
-                        path.display()
-                    ));
-                }
-                let record = per_side.get_mut(me.index());
-                match game.winner {
-                    Some(w) if w == me => {
-                        ai_wins += 1;
-                        if let Some(r) = record {
-                            r.games += 1;
-                            r.ai_wins += 1;
-                        }
-                    }
-                    Some(_) => {
-                        vs_wins += 1;
-                        if let Some(r) = record {
-                            r.games += 1;
-                        }
-                    }
-                    None => {
-                        draws += 1;
-                        if let Some(r) = record {
-                            r.games += 1;
-                        }
+                if first { o.ai.name() } else { o.vs.name() },
+                if first { o.vs.name() } else { o.ai.name() },
+            )
+        }));
+        if let Ok(game) = r {
+            let record = per_side.get_mut(me.index());
+            match game.winner {
+                Some(w) if w == me => {
+                    ai_wins += 1;
+                    if let Some(r) = record {
+                        r.games += 1;
+                        r.ai_wins += 1;
                     }
                 }
-                if game.capped {
-                    capped += 1;
-                }
-                rounds += game.rounds as u64;
-                for (side, &n) in game.cuts.iter().enumerate() {
-                    if side == me.index() {
-                        ai_cut += n;
-                    } else {
-                        vs_cut += n;
+                Some(_) => {
+                    vs_wins += 1;
+                    if let Some(r) = record {
+                        r.games += 1;
                     }
                 }
-                engine += game.engine;
-                for (side, d) in &game.decisions {
-                    thinking += *d;
-                    if *side == me {
-                        ai_t.push(*d);
-                    } else {
-                        vs_t.push(*d);
+                None => {
+                    draws += 1;
+                    if let Some(r) = record {
+                        r.games += 1;
                     }
+                }
+            }
+            if game.capped {
+                capped += 1;
+            }
+            rounds += game.rounds as u64;
+            for (side, &n) in game.cuts.iter().enumerate() {
+                if side == me.index() {
+                    ai_cut += n;
+                } else {
+                    vs_cut += n;
+                }
+            }
+            engine += game.engine;
+            for (side, d) in &game.decisions {
+                thinking += *d;
+                if *side == me {
+                    ai_t.push(*d);
+                } else {
+                    vs_t.push(*d);
                 }
             }
         }
