@@ -720,3 +720,83 @@ fn a_segments_declaration_is_hidden_from_the_other_side_until_the_reveal() {
     assert!(!seen.contains(" declares: "), "{seen}");
     assert!(seen.ends_with(" declares"), "{seen}");
 }
+
+fn tooltip_shown(app: &mut App) -> bool {
+    let mut q = app
+        .world_mut()
+        .query_filtered::<&Visibility, With<fray::game::hud::Tooltip>>();
+    let v: Vec<Visibility> = q.iter(app.world()).copied().collect();
+    assert_eq!(v.len(), 1, "one tooltip");
+    v[0] != Visibility::Hidden
+}
+
+fn path_dots(app: &mut App) -> usize {
+    let mut q = app.world_mut().query::<&fray::game::overlays::Overlay>();
+    q.iter(app.world())
+        .filter(|o| **o == fray::game::overlays::Overlay::Path)
+        .count()
+}
+
+#[test]
+fn the_tooltip_and_path_follow_the_pointer_and_clear_when_it_leaves_or_the_decision_changes() {
+    let mut app = hot_seat();
+    let unit = acting(&app);
+    let to = battle(&app)
+        .state
+        .legal_commands()
+        .into_iter()
+        .find_map(|c| match c {
+            Command::Move { to, .. } => Some(to),
+            _ => None,
+        })
+        .expect("a move");
+    let layout = BoardLayout::new(*battle(&app).state.grid());
+    let on = layout.cell_center(to).expect("on the map");
+    // Nothing pointed at when the battle opens.
+    assert!(!tooltip_shown(&mut app));
+    app.world_mut().resource_mut::<MouseWorld>().0 = Some(on);
+    app.update();
+    app.update();
+    assert!(
+        tooltip_shown(&mut app),
+        "pointing at a cell shows its tooltip"
+    );
+    assert!(path_dots(&mut app) > 0, "and the path to it");
+    // Off the board: both go.
+    let off = layout.bounds().max + Vec2::splat(500.0);
+    app.world_mut().resource_mut::<MouseWorld>().0 = Some(off);
+    app.update();
+    app.update();
+    assert!(!tooltip_shown(&mut app), "the pointer left the board");
+    assert_eq!(path_dots(&mut app), 0);
+    // Out of the window: the same.
+    app.world_mut().resource_mut::<MouseWorld>().0 = Some(on);
+    app.update();
+    app.update();
+    assert!(tooltip_shown(&mut app));
+    app.world_mut().resource_mut::<MouseWorld>().0 = None;
+    app.update();
+    app.update();
+    assert!(!tooltip_shown(&mut app), "the pointer left the window");
+    // Back on the board, then E: the decision changes and the preview of the old one goes,
+    // though the pointer has not moved.
+    app.world_mut().resource_mut::<MouseWorld>().0 = Some(on);
+    app.update();
+    app.update();
+    assert!(tooltip_shown(&mut app));
+    tap(&mut app, KeyCode::KeyE);
+    assert_eq!(
+        battle(&app).commands.last(),
+        Some(&Command::EndTurn { unit })
+    );
+    app.update();
+    assert_eq!(
+        app.world().resource::<fray::game::input::CursorCell>().0,
+        None
+    );
+    assert!(
+        !tooltip_shown(&mut app),
+        "the tooltip outlived the decision"
+    );
+    assert_eq!(path_dots(&mut app), 0, "the path outlived the decision");
+}

@@ -978,7 +978,11 @@ fn simulate_refuses_zero_games() {
         .output()
         .expect("fray runs");
     assert!(!out.status.success());
-    assert!(out.stdout.is_empty(), "{}", String::from_utf8_lossy(&out.stdout));
+    assert!(
+        out.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("at least 1 game"), "{err}");
 }

@@ -5,10 +5,12 @@ use bevy::prelude::*;
 
 use super::{HudSystems, INSETS, InputBlocked, View, odds_sentence};
 use crate::game::Screen;
+use crate::game::battle::Battle;
 use crate::game::input::CursorCell;
 use crate::game::ui;
 use crate::game::units::health_text;
-use crate::rules::battle::{BattleState, Status, UnitId};
+use crate::rules::battle::{BattleState, Decision, Status, UnitId};
+use crate::rules::grid::Cell;
 use crate::rules::rulesets;
 use crate::rules::sight::{self, Cover};
 
@@ -121,10 +123,79 @@ pub fn tooltip_lines(
     out
 }
 
+/// Whether the tooltip may show now: something is pointed at, no dialog, pause or hand-over
+/// screen is up, and no event is being animated (the board is about to change under it).
+pub fn tooltip_allowed(battle: &Battle, view: &View, blocked: bool, cursor: Option<Cell>) -> bool {
+    let dialog = view.can_act() && matches!(battle.state.pending(), Decision::React { .. });
+    cursor.is_some() && !blocked && !dialog && battle.queue.is_empty()
+}
+
+/// Where the tooltip's top-left corner goes, in window pixels (y down): beside the hovered
+/// cell `cell` (right, left, below, above, in that order of preference), inside `bounds`, and
+/// over none of `avoid` (the acting unit's cell...) nor the hovered cell itself. If every side
+/// is blocked, the side covering the least of them.
+pub fn place_tooltip(size: Vec2, cell: Rect, avoid: &[Rect], bounds: Rect) -> Vec2 {
+    const GAP: f32 = 6.0;
+    let mid = cell.center();
+    let candidates = [
+        Vec2::new(cell.max.x + GAP, mid.y - size.y / 2.0),
+        Vec2::new(cell.min.x - GAP - size.x, mid.y - size.y / 2.0),
+        Vec2::new(mid.x - size.x / 2.0, cell.max.y + GAP),
+        Vec2::new(mid.x - size.x / 2.0, cell.min.y - GAP - size.y),
+        Vec2::new(cell.max.x + GAP, cell.max.y + GAP),
+        Vec2::new(cell.min.x - GAP - size.x, cell.max.y + GAP),
+        Vec2::new(cell.max.x + GAP, cell.min.y - GAP - size.y),
+        Vec2::new(cell.min.x - GAP - size.x, cell.min.y - GAP - size.y),
+    ];
+    let clamp = |p: Vec2| {
+        let max = (bounds.max - size).max(bounds.min);
+        p.clamp(bounds.min, max)
+    };
+    let covered = |p: Vec2| {
+        let r = Rect::from_corners(p, p + size);
+        std::iter::once(&cell)
+            .chain(avoid)
+            .map(|a| {
+                let i = r.intersect(*a);
+                if i.is_empty() {
+                    0.0
+                } else {
+                    i.width() * i.height()
+                }
+            })
+            .sum::<f32>()
+    };
+    let mut best: Option<(f32, Vec2)> = None;
+    for c in candidates {
+        let p = clamp(c);
+        let k = covered(p);
+        if k <= 0.0 {
+            return p;
+        }
+        if best.is_none_or(|(b, _)| k < b) {
+            best = Some((k, p));
+        }
+    }
+    best.map_or(bounds.min, |(_, p)| p)
+}
+
+/// The tooltip's size in logical pixels, as laid out: its width ([`tooltip_width`]) and a
+/// line of 16 px for each line of text, wrapped lines counted.
+pub fn tooltip_size(lines: &[String]) -> Vec2 {
+    let w = tooltip_width(lines);
+    let per_line = (((w - 16.0) / (13.0 * 0.6)).floor() as usize).max(1);
+    let rows: usize = lines
+        .iter()
+        .map(|l| l.chars().count().div_ceil(per_line).max(1))
+        .sum();
+    Vec2::new(w, rows as f32 * 16.0 + 12.0)
+}
+
 #[allow(clippy::too_many_arguments)]
 fn tooltip(
     mut commands: Commands,
     view: Res<View>,
+    battle: Res<Battle>,
     cursor: Res<CursorCell>,
     blocked: Res<InputBlocked>,
     tip: Query<(Entity, &mut Node, &mut Visibility), With<Tooltip>>,
@@ -135,36 +206,60 @@ fn tooltip(
     let Ok((entity, mut node, mut vis)) = tip.single_inner() else {
         return;
     };
+    let hide = |vis: &mut Visibility| {
+        if *vis != Visibility::Hidden {
+            *vis = Visibility::Hidden;
+        }
+    };
     let (Some(state), Some(cell)) = (&view.state, cursor.0) else {
-        *vis = Visibility::Hidden;
+        hide(&mut vis);
         return;
     };
-    if blocked.0 {
-        *vis = Visibility::Hidden;
+    if !tooltip_allowed(&battle, &view, blocked.0, cursor.0) {
+        hide(&mut vis);
         return;
     }
-    let lines = tooltip_lines(state, view.acting, cell);
+    let lines = tooltip_lines_now(state, view.acting, cell, &view);
     if lines.is_empty() {
-        *vis = Visibility::Hidden;
+        hide(&mut vis);
         return;
     }
     *vis = Visibility::Inherited;
-    // Next to the cell when there is a camera to place it with.
+    // Beside the cell when there is a camera to place it with, covering neither the cell nor
+    // the acting unit.
     if let (Ok((camera, global)), Some(grid)) = (cameras.single(), boards.iter().next()) {
         let layout = crate::game::board::BoardLayout::new(grid.0);
-        if let Some(c) = layout.cell_center(cell)
-            && let Ok(screen) = camera.world_to_viewport(global, c.extend(0.0))
+        let half = Vec2::new(layout.tile_size.x, layout.tile_size.y) / 2.0;
+        let on_screen = |c: Cell| {
+            let centre = layout.cell_center(c)?;
+            let a = camera
+                .world_to_viewport(global, (centre - half).extend(0.0))
+                .ok()?;
+            let b = camera
+                .world_to_viewport(global, (centre + half).extend(0.0))
+                .ok()?;
+            Some(Rect::from_corners(a, b))
+        };
+        if let Some(rect) = on_screen(cell)
+            && let Some(window) = camera.logical_viewport_size()
         {
-            // On the cell's right, or on its left when that would cover the side panel.
-            let width = camera.logical_viewport_size().map_or(f32::MAX, |v| v.x);
-            if screen.x + 28.0 + 340.0 > width - INSETS.1 {
-                node.left = Val::Auto;
-                node.right = px((width - screen.x + 20.0).max(0.0));
+            let avoid: Vec<Rect> = view
+                .acting
+                .and_then(|a| state.unit(a))
+                .and_then(|u| on_screen(u.cell))
+                .into_iter()
+                .collect();
+            let (l, r, t, b) = INSETS;
+            let board = Rect::new(l, t, window.x - r, window.y - b);
+            let bounds = if board.width() > 200.0 && board.height() > 120.0 {
+                board
             } else {
-                node.left = px(screen.x + 28.0);
-                node.right = Val::Auto;
-            }
-            node.top = px(screen.y + 12.0);
+                Rect::from_corners(Vec2::ZERO, window)
+            };
+            let at = place_tooltip(tooltip_size(&lines), rect, &avoid, bounds);
+            node.left = px(at.x);
+            node.top = px(at.y);
+            node.right = Val::Auto;
             node.bottom = Val::Auto;
         }
     }
@@ -193,9 +288,21 @@ fn tooltip(
         });
 }
 
+/// The tooltip's lines for the player looking now: [`tooltip_lines`], with the acting unit's
+/// odds only when the player may order that attack now.
+fn tooltip_lines_now(
+    s: &BattleState,
+    acting: Option<UnitId>,
+    cell: Cell,
+    view: &View,
+) -> Vec<String> {
+    let _ = view;
+    tooltip_lines(s, acting, cell)
+}
+
 /// The tooltip's width in logical pixels: its longest line in the HUD's monospace font at 13
 /// px (0.6 em a character) and its padding, at most 340 (longer lines wrap).
-fn tooltip_width(lines: &[String]) -> f32 {
+pub fn tooltip_width(lines: &[String]) -> f32 {
     let longest = lines.iter().map(|l| l.chars().count()).max().unwrap_or(0);
     (longest as f32 * 13.0 * 0.6 + 16.0).clamp(40.0, 340.0)
 }
@@ -217,5 +324,44 @@ mod tests {
         assert_eq!(head(&b), "Fang - Wolf (Monsters)");
         b.units[wolf.index()].status = Status::Dead;
         assert_eq!(head(&b), "Fang - Wolf (Monsters), dead");
+    }
+
+    #[test]
+    fn the_tooltip_goes_beside_the_cell_and_off_the_acting_unit() {
+        let bounds = Rect::new(0.0, 0.0, 800.0, 600.0);
+        let size = Vec2::new(200.0, 80.0);
+        let cell = Rect::new(300.0, 300.0, 340.0, 340.0);
+        let rect = |p: Vec2| Rect::from_corners(p, p + size);
+        let clear = |p: Vec2, avoid: &[Rect]| {
+            let r = rect(p);
+            std::iter::once(&cell)
+                .chain(avoid)
+                .all(|a| r.intersect(*a).is_empty())
+                && bounds.contains(r.min)
+                && bounds.contains(r.max)
+        };
+        // Nothing in the way: on the right of the cell.
+        let p = place_tooltip(size, cell, &[], bounds);
+        assert!(clear(p, &[]));
+        assert!(p.x >= cell.max.x, "{p}");
+        // The acting unit on the right: somewhere else, still clear of both.
+        let acting = Rect::new(350.0, 260.0, 390.0, 380.0);
+        let p = place_tooltip(size, cell, &[acting], bounds);
+        assert!(clear(p, &[acting]), "{p}");
+        // At the right edge of the window: never out of it, never over the cell.
+        let edge = Rect::new(760.0, 10.0, 800.0, 50.0);
+        let p = place_tooltip(size, edge, &[], bounds);
+        assert!(
+            rect(p).intersect(edge).is_empty() && bounds.contains(rect(p).max),
+            "{p}"
+        );
+    }
+
+    #[test]
+    fn the_tooltip_size_counts_wrapped_lines() {
+        let short = tooltip_size(&["a".repeat(10)]);
+        let long = tooltip_size(&["a".repeat(100)]);
+        assert!(long.x <= 340.0);
+        assert!(long.y >= short.y + 2.0 * 16.0, "{short} {long}");
     }
 }
