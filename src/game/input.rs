@@ -349,8 +349,47 @@ fn confirm(
                 "Not a valid choice here: pick a highlighted cell".into(),
             ));
         }
-        None => {}
+        None => {
+            if let Some(why) = why_not_attack(state, view.acting, cell) {
+                toasts.write(Toast(why));
+            }
+        }
     }
+}
+
+/// Why the acting unit cannot attack the enemy on `cell` now, in the rules' words: "Cannot
+/// attack Fang: out of reach (distance 4, reach 1)". `None` if there is no enemy there.
+pub fn why_not_attack(
+    state: &crate::rules::battle::BattleState,
+    acting: Option<crate::rules::battle::UnitId>,
+    cell: Cell,
+) -> Option<String> {
+    let unit = acting?;
+    let target = state.unit_at(cell)?;
+    if !state.are_enemies(unit, target) {
+        return None;
+    }
+    let reasons: Vec<String> = [false, true]
+        .into_iter()
+        .filter_map(|ranged| {
+            state
+                .check(&Command::Attack {
+                    unit,
+                    target,
+                    ranged,
+                })
+                .err()
+                .map(|r| r.to_string())
+        })
+        .collect();
+    let mut reasons = reasons;
+    reasons.dedup();
+    let name = state.unit_name(target);
+    Some(if reasons.is_empty() {
+        format!("{name} cannot be attacked from here now")
+    } else {
+        format!("Cannot attack {name}: {}", reasons.join("; "))
+    })
 }
 
 #[allow(clippy::too_many_arguments)]

@@ -3,13 +3,14 @@
 
 use bevy::prelude::*;
 
-use super::{HudSystems, INSETS, InputBlocked, View, odds_sentence};
+use super::{DEFAULT_WINDOW, HudLayout, HudSystems, InputBlocked, View, odds_sentence};
 use crate::game::Screen;
 use crate::game::battle::Battle;
 use crate::game::input::CursorCell;
+use crate::game::menu::Described;
 use crate::game::ui;
 use crate::game::units::health_text;
-use crate::rules::battle::{BattleState, Decision, Status, UnitId};
+use crate::rules::battle::{BattleState, Command, Decision, Status, UnitId};
 use crate::rules::grid::Cell;
 use crate::rules::rulesets;
 use crate::rules::sight::{self, Cover};
@@ -24,7 +25,7 @@ pub struct Tooltip;
 
 /// Spawns the (hidden) tooltip.
 pub(super) fn spawn(commands: &mut Commands) {
-    let (left, _, _, bottom) = INSETS;
+    let (left, _, _, bottom) = HudLayout::for_window(DEFAULT_WINDOW).insets();
     commands.spawn((
         Name::new("Tooltip"),
         Tooltip,
@@ -46,10 +47,15 @@ pub(super) fn spawn(commands: &mut Commands) {
 }
 
 /// What the tooltip says about a cell and the unit on it.
+///
+/// `legal` is the player's legal commands while they decide: then only the attacks open to the
+/// acting unit now have odds, and the others say why not. `None` (not the player's decision):
+/// the odds of every attack, for information.
 pub fn tooltip_lines(
     s: &BattleState,
     acting: Option<UnitId>,
     cell: crate::rules::grid::Cell,
+    legal: Option<&[Described]>,
 ) -> Vec<String> {
     let mut out = Vec::new();
     let Some(terrain) = s.terrain.terrain(cell) else {
@@ -85,13 +91,28 @@ pub fn tooltip_lines(
             && s.are_enemies(a, uid)
         {
             for ranged in [false, true] {
-                if let Some(o) = rulesets::odds(s, a, uid, ranged) {
-                    out.push(format!(
-                        "{} from {}: {}",
-                        if ranged { "Shoot" } else { "Attack" },
+                let Some(o) = rulesets::odds(s, a, uid, ranged) else {
+                    continue;
+                };
+                let verb = if ranged { "Shoot" } else { "Attack" };
+                let cmd = Command::Attack {
+                    unit: a,
+                    target: uid,
+                    ranged,
+                };
+                match legal {
+                    Some(legal) if !legal.iter().any(|d| d.command == cmd) => {
+                        let why = s.check(&cmd).err().map_or_else(
+                            || "not open now".to_string(),
+                            |r| format!("not now: {r}"),
+                        );
+                        out.push(format!("{verb} from {}: {why}", s.unit_name(a)));
+                    }
+                    _ => out.push(format!(
+                        "{verb} from {}: {}",
                         s.unit_name(a),
                         odds_sentence(&o)
-                    ));
+                    )),
                 }
             }
         }
@@ -249,8 +270,7 @@ fn tooltip(
                 .and_then(|u| on_screen(u.cell))
                 .into_iter()
                 .collect();
-            let (l, r, t, b) = INSETS;
-            let board = Rect::new(l, t, window.x - r, window.y - b);
+            let board = HudLayout::for_window(window).board();
             let bounds = if board.width() > 200.0 && board.height() > 120.0 {
                 board
             } else {
@@ -296,8 +316,8 @@ fn tooltip_lines_now(
     cell: Cell,
     view: &View,
 ) -> Vec<String> {
-    let _ = view;
-    tooltip_lines(s, acting, cell)
+    let legal = view.can_act().then_some(view.legal.as_slice());
+    tooltip_lines(s, acting, cell, legal)
 }
 
 /// The tooltip's width in logical pixels: its longest line in the HUD's monospace font at 13
@@ -320,7 +340,7 @@ mod tests {
             .find(|&u| &*b.units[u.index()].name == "Fang")
             .expect("the crypt has Fang");
         let cell = b.units[wolf.index()].cell;
-        let head = |b: &BattleState| tooltip_lines(b, None, cell)[0].clone();
+        let head = |b: &BattleState| tooltip_lines(b, None, cell, None)[0].clone();
         assert_eq!(head(&b), "Fang - Wolf (Monsters)");
         b.units[wolf.index()].status = Status::Dead;
         assert_eq!(head(&b), "Fang - Wolf (Monsters), dead");

@@ -2,7 +2,7 @@
 
 use bevy::prelude::*;
 
-use super::{HudPanel, HudSystems, INSETS, View, panel_node};
+use super::{DEFAULT_WINDOW, HudLayout, HudPanel, HudSystems, View, panel_node};
 use crate::game::Screen;
 use crate::game::ui;
 use crate::game::units::side_colour;
@@ -13,11 +13,11 @@ pub(super) fn plugin(app: &mut App) {
 }
 
 #[derive(Component)]
-struct OrderPanel;
+pub(super) struct OrderPanel;
 
 /// Spawns the (empty) turn-order panel.
 pub(super) fn spawn(commands: &mut Commands) {
-    let (left, _, top, _) = INSETS;
+    let (left, _, top, _) = HudLayout::for_window(DEFAULT_WINDOW).insets();
     commands.spawn((
         Name::new("Turn order"),
         OrderPanel,
