@@ -448,8 +448,11 @@ pub struct Submit {
 #[derive(Message, Clone, Debug, PartialEq)]
 pub struct Toast(pub String);
 
-/// Player preferences for the battle screen.
-#[derive(Resource, Clone, Debug, PartialEq)]
+/// Player preferences for the battle screen. The game (`fray play`) keeps them between runs
+/// in `settings.ron` in the user's config folder ([`Settings::path`]); a missing or unreadable
+/// file gives the defaults.
+#[derive(Resource, Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
 pub struct Settings {
     /// Animation speed factor (1 is normal).
     pub speed: f32,
@@ -473,6 +476,38 @@ impl Default for Settings {
 }
 
 impl Settings {
+    /// Where the settings are kept: `$FRAY_CONFIG_DIR`, else `$XDG_CONFIG_HOME/fray`, else
+    /// `~/.config/fray`, then `settings.ron`.
+    pub fn path() -> std::path::PathBuf {
+        let var = |k: &str| std::env::var_os(k).filter(|d| !d.is_empty());
+        let dir = var("FRAY_CONFIG_DIR")
+            .map(PathBuf::from)
+            .or_else(|| var("XDG_CONFIG_HOME").map(|d| PathBuf::from(d).join("fray")))
+            .or_else(|| var("HOME").map(|h| PathBuf::from(h).join(".config/fray")))
+            .unwrap_or_else(|| PathBuf::from(".fray"));
+        dir.join("settings.ron")
+    }
+
+    /// The settings in `path`, or the defaults if it is missing or unreadable.
+    pub fn load(path: &std::path::Path) -> Self {
+        std::fs::read_to_string(path)
+            .ok()
+            .and_then(|t| ron::from_str(&t).ok())
+            .unwrap_or_default()
+    }
+
+    /// Writes the settings to `path` (a temporary file renamed over it).
+    pub fn store(&self, path: &std::path::Path) -> Result<(), String> {
+        let text = ron::ser::to_string_pretty(self, ron::ser::PrettyConfig::default())
+            .map_err(|e| e.to_string())?;
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
+        }
+        let tmp = path.with_extension("ron.tmp");
+        std::fs::write(&tmp, text).map_err(|e| e.to_string())?;
+        std::fs::rename(&tmp, path).map_err(|e| e.to_string())
+    }
+
     pub const SPEEDS: [f32; 4] = [0.5, 1.0, 2.0, 4.0];
     pub const PACES: [f32; 4] = [0.0, 0.25, 0.5, 1.0];
 
@@ -623,5 +658,31 @@ mod tests {
                 "Garrick moves (3, 2) -> (3, 3)"
             ]
         );
+    }
+
+    #[test]
+    fn settings_are_kept_between_runs() {
+        let dir = std::env::temp_dir().join(format!("fray-settings-{}", std::process::id()));
+        let path = dir.join("settings.ron");
+        let _ = std::fs::remove_file(&path);
+        assert_eq!(
+            Settings::load(&path),
+            Settings::default(),
+            "no file: defaults"
+        );
+        let s = Settings {
+            show_threat: false,
+            speed: 2.0,
+            ..Settings::default()
+        };
+        s.store(&path).expect("stored");
+        assert_eq!(Settings::load(&path), s);
+        std::fs::write(&path, "not ron").expect("written");
+        assert_eq!(
+            Settings::load(&path),
+            Settings::default(),
+            "unreadable: defaults"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -98,6 +98,7 @@ pub fn run(level: Option<PathBuf>) -> ExitCode {
         .filter(|d| d.is_dir())
         .map_or_else(crate::rules::level::levels_dir, Path::to_path_buf);
     let mut app = window_app(&dir);
+    app.add_plugins(keep_settings);
     if let Some(path) = level {
         match crate::rules::level::load_path(&path) {
             Ok(l) => {
@@ -186,6 +187,21 @@ pub fn shot(
         layout,
     });
     exit_code(app.run())
+}
+
+/// The player's settings, read at the start and written when they change (the game only:
+/// never `fray shot` nor the tests).
+fn keep_settings(app: &mut App) {
+    let path = battle::Settings::path();
+    app.insert_resource(battle::Settings::load(&path));
+    app.add_systems(Last, move |settings: Res<battle::Settings>| {
+        if settings.is_changed()
+            && !settings.is_added()
+            && let Err(e) = settings.store(&path)
+        {
+            warn!("the settings could not be saved to {}: {e}", path.display());
+        }
+    });
 }
 
 /// Prints a level's errors to stderr.
