@@ -253,11 +253,11 @@ mod tests {
                 false,
             ),
         }];
-        for &(x, y) in &occupied {
+        for token in &tokens {
             let size = text_size("Red Ida", 15.0);
             requests.push(LabelRequest {
                 size,
-                candidates: around(tokens[requests.len() - 1], size, 2.0, true),
+                candidates: around(*token, size, 2.0, true),
             });
         }
         for x in -2..5 {
@@ -300,11 +300,14 @@ mod tests {
             size,
             candidates: around(anchor, size, 2.0, true),
         };
-        assert_eq!(place_labels(&[], &[r.clone()]), vec![Some(r.candidates[0])]);
+        assert_eq!(
+            place_labels(&[], std::slice::from_ref(&r)),
+            vec![Some(r.candidates[0])]
+        );
         // Below taken by a token: above.
         let below = Rect::from_center_size(r.candidates[0], size);
         assert_eq!(
-            place_labels(&[below], &[r.clone()]),
+            place_labels(&[below], std::slice::from_ref(&r)),
             vec![Some(r.candidates[1])]
         );
         // Everything taken: not shown.

@@ -330,7 +330,9 @@ mod tests {
         while s.round == round && s.outcome.is_none() {
             let legal = described(&s);
             let cmd = match s.pending() {
-                Decision::Pick { side, .. } if side == SideId(0) => {
+                Decision::Pick {
+                    side: SideId(0), ..
+                } => {
                     let keys: Vec<(UnitId, Hotkey)> = menu(&s, &legal)
                         .iter()
                         .filter_map(|e| match e.commands.as_slice() {

@@ -393,12 +393,10 @@ fn battle_actions(
                 }
                 commands.set_state(Screen::Title);
             }
-            UiAction::ShowResult => {
-                if battle.finished() {
-                    // The battle is over: nothing to continue.
-                    let _ = super::saves::save_on_quit(&battle);
-                    commands.set_state(Screen::Result);
-                }
+            UiAction::ShowResult if battle.finished() => {
+                // The battle is over: nothing to continue.
+                let _ = super::saves::save_on_quit(&battle);
+                commands.set_state(Screen::Result);
             }
             UiAction::ToggleThreat => settings.show_threat = !settings.show_threat,
             UiAction::Speed => settings.speed = Settings::cycle(&Settings::SPEEDS, settings.speed),

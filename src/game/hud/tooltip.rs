@@ -155,7 +155,16 @@ pub fn tooltip_allowed(battle: &Battle, view: &View, blocked: bool, cursor: Opti
 /// cell `cell` (right, left, below, above, in that order of preference), inside `bounds`, and
 /// over none of `avoid` (the acting unit's cell...) nor the hovered cell itself. If every side
 /// is blocked, the side covering the least of them.
-pub fn place_tooltip(size: Vec2, cell: Rect, avoid: &[Rect], bounds: Rect) -> Vec2 {
+///
+/// `rather_not` (other tokens, the labels on the board) are avoided when a side clear of them
+/// exists, but never at the price of covering the cell or `avoid`.
+pub fn place_tooltip(
+    size: Vec2,
+    cell: Rect,
+    avoid: &[Rect],
+    rather_not: &[Rect],
+    bounds: Rect,
+) -> Vec2 {
     const GAP: f32 = 6.0;
     let mid = cell.center();
     let candidates = [
@@ -172,19 +181,22 @@ pub fn place_tooltip(size: Vec2, cell: Rect, avoid: &[Rect], bounds: Rect) -> Ve
         let max = (bounds.max - size).max(bounds.min);
         p.clamp(bounds.min, max)
     };
+    let area = |r: Rect, a: &Rect| {
+        let i = r.intersect(*a);
+        if i.is_empty() {
+            0.0
+        } else {
+            i.width() * i.height()
+        }
+    };
     let covered = |p: Vec2| {
         let r = Rect::from_corners(p, p + size);
-        std::iter::once(&cell)
+        let hard: f32 = std::iter::once(&cell)
             .chain(avoid)
-            .map(|a| {
-                let i = r.intersect(*a);
-                if i.is_empty() {
-                    0.0
-                } else {
-                    i.width() * i.height()
-                }
-            })
-            .sum::<f32>()
+            .map(|a| area(r, a))
+            .sum();
+        let soft: f32 = rather_not.iter().map(|a| area(r, a)).sum();
+        hard * 1.0e4 + soft
     };
     let mut best: Option<(f32, Vec2)> = None;
     for c in candidates {
@@ -222,6 +234,13 @@ fn tooltip(
     tip: Query<(Entity, &mut Node, &mut Visibility), With<Tooltip>>,
     cameras: Query<(&Camera, &GlobalTransform), With<crate::game::camera::MainCamera>>,
     boards: Query<&crate::game::board::BoardGrid>,
+    tokens: Query<&GlobalTransform, With<crate::game::units::UnitToken>>,
+    labels: Query<(
+        &crate::game::labels::BoardLabel,
+        &Text2d,
+        &TextFont,
+        &GlobalTransform,
+    )>,
     mut last: Local<String>,
 ) {
     let Ok((entity, mut node, mut vis)) = tip.single_inner() else {
@@ -271,12 +290,37 @@ fn tooltip(
                 .into_iter()
                 .collect();
             let board = HudLayout::for_window(window).board();
+            let to_screen = |world: Rect| {
+                let a = camera
+                    .world_to_viewport(global, world.min.extend(0.0))
+                    .ok()?;
+                let b = camera
+                    .world_to_viewport(global, world.max.extend(0.0))
+                    .ok()?;
+                Some(Rect::from_corners(a, b))
+            };
+            let tile = Vec2::new(layout.tile_size.x, layout.tile_size.y);
+            let rather_not: Vec<Rect> = tokens
+                .iter()
+                .filter_map(|t| to_screen(Rect::from_center_size(t.translation().truncate(), tile)))
+                .chain(labels.iter().filter_map(|(l, text, font, at)| {
+                    let FontSize::Px(px) = font.font_size else {
+                        return None;
+                    };
+                    let scale = at.scale().x;
+                    (l.kind != crate::game::labels::LabelKind::Cost && scale > 0.0).then_some(())?;
+                    to_screen(Rect::from_center_size(
+                        at.translation().truncate(),
+                        crate::game::labels::text_size(&text.0, px) * scale,
+                    ))
+                }))
+                .collect();
             let bounds = if board.width() > 200.0 && board.height() > 120.0 {
                 board
             } else {
                 Rect::from_corners(Vec2::ZERO, window)
             };
-            let at = place_tooltip(tooltip_size(&lines), rect, &avoid, bounds);
+            let at = place_tooltip(tooltip_size(&lines), rect, &avoid, &rather_not, bounds);
             node.left = px(at.x);
             node.top = px(at.y);
             node.right = Val::Auto;
@@ -361,20 +405,28 @@ mod tests {
                 && bounds.contains(r.max)
         };
         // Nothing in the way: on the right of the cell.
-        let p = place_tooltip(size, cell, &[], bounds);
+        let p = place_tooltip(size, cell, &[], &[], bounds);
         assert!(clear(p, &[]));
         assert!(p.x >= cell.max.x, "{p}");
         // The acting unit on the right: somewhere else, still clear of both.
         let acting = Rect::new(350.0, 260.0, 390.0, 380.0);
-        let p = place_tooltip(size, cell, &[acting], bounds);
+        let p = place_tooltip(size, cell, &[acting], &[], bounds);
         assert!(clear(p, &[acting]), "{p}");
         // At the right edge of the window: never out of it, never over the cell.
         let edge = Rect::new(760.0, 10.0, 800.0, 50.0);
-        let p = place_tooltip(size, edge, &[], bounds);
+        let p = place_tooltip(size, edge, &[], &[], bounds);
         assert!(
             rect(p).intersect(edge).is_empty() && bounds.contains(rect(p).max),
             "{p}"
         );
+        // A token on the right: the tooltip goes elsewhere if it can...
+        let token = Rect::new(346.0, 300.0, 386.0, 340.0);
+        let p = place_tooltip(size, cell, &[], &[token], bounds);
+        assert!(clear(p, &[token]), "{p}");
+        // ...but never onto the acting unit to spare the rest of the board.
+        let everywhere = Rect::new(0.0, 0.0, 800.0, 600.0);
+        let p = place_tooltip(size, cell, &[acting], &[everywhere], bounds);
+        assert!(clear(p, &[acting]), "{p}");
     }
 
     #[test]
