@@ -186,5 +186,21 @@ mod tests {
         );
         // Nothing to tell for a decision that is not a reaction.
         assert_eq!(reaction_odds(&b, &Decision::Act { unit: orrin }), None);
+        // A roll already made is told as it is.
+        let rolled = Decision::React {
+            unit: orrin,
+            trigger: Trigger::Attacked {
+                attacker: thorn,
+                target: orrin,
+                total: 17,
+                needed: 13,
+                hit: true,
+            },
+        };
+        let line = reaction_odds(&b, &rolled).expect("the roll");
+        assert!(
+            line.starts_with("Thorn rolled 17 against 13: a hit"),
+            "{line}"
+        );
     }
 }

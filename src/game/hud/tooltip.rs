@@ -436,4 +436,43 @@ mod tests {
         assert!(long.x <= 340.0);
         assert!(long.y >= short.y + 2.0 * 16.0, "{short} {long}");
     }
+
+    #[test]
+    fn the_tooltip_gives_odds_only_for_an_attack_the_unit_can_make_now() {
+        let level = crate::rules::battle::tests::load("action_points_ruins.ron");
+        let (b, _) = BattleState::start(&level, 3);
+        // Some attacker and target the engine has odds for.
+        let (a, t) = b
+            .unit_ids()
+            .flat_map(|a| b.unit_ids().map(move |t| (a, t)))
+            .find(|&(a, t)| {
+                b.are_enemies(a, t)
+                    && [false, true]
+                        .iter()
+                        .any(|&r| rulesets::odds(&b, a, t, r).is_some())
+            })
+            .expect("a pair with odds in the ruins");
+        let cell = b.units[t.index()].cell;
+        let odds_lines = |legal: Option<&[Described]>| -> Vec<String> {
+            tooltip_lines(&b, Some(a), cell, legal)
+                .into_iter()
+                .filter(|l| l.contains(&format!(" from {}: ", b.unit_name(a))))
+                .collect()
+        };
+        // Not the player's decision: the odds, for information.
+        let info = odds_lines(None);
+        assert!(
+            !info.is_empty() && info.iter().all(|l| l.contains("% to hit")),
+            "{info:?}"
+        );
+        // The player decides and the attack is not among the legal commands: why not, no odds.
+        let closed = odds_lines(Some(&[]));
+        assert_eq!(closed.len(), info.len());
+        assert!(
+            closed
+                .iter()
+                .all(|l| l.contains("not ") && !l.contains("% to hit")),
+            "{closed:?}"
+        );
+    }
 }
