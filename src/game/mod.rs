@@ -16,9 +16,9 @@
 //!   on the board clear of tokens and of each other;
 //! - [`saves`]: autosave, quick save and load; [`levels`]: the level asset loader, hot reload
 //!   and the catalog of `levels/`; [`level`]: loading one level file, its error screen;
-//! - [`art`]: procedural art; [`ui`]: shared UI pieces; [`shot`]: `fray shot`.
+//! - [`art`]: procedural art; [`ui`]: shared UI pieces; [`mod@shot`]: `fray shot`.
 //!
-//! Entry points: [`run`] (the `fray` command) and [`shot`] (`fray shot`). [`core_plugin`] is
+//! Entry points: [`run`] (the `fray` command) and [`shot()`] (`fray shot`). [`core_plugin`] is
 //! everything that needs no GPU, for headless tests.
 
 pub mod ai_driver;
