@@ -132,7 +132,29 @@ pub enum Command {
         /// The unit the overlay is for, by name.
         #[arg(long)]
         unit: Option<String>,
+        /// The window's size in logical pixels, WIDTHxHEIGHT (default 1280x800).
+        #[arg(long, value_name = "WxH", value_parser = parse_size)]
+        size: Option<(u32, u32)>,
+        /// Also write, as JSON, the screen rectangle of every HUD panel, button, text, board
+        /// label and the tooltip, and the board's room.
+        #[arg(long, value_name = "JSON")]
+        layout: Option<PathBuf>,
     },
+}
+
+/// `WIDTHxHEIGHT`, each from 200 to 8000.
+fn parse_size(s: &str) -> Result<(u32, u32), String> {
+    let (w, h) = s
+        .split_once(['x', 'X'])
+        .ok_or_else(|| format!("'{s}' is not WIDTHxHEIGHT"))?;
+    let n = |v: &str| {
+        v.trim()
+            .parse::<u32>()
+            .ok()
+            .filter(|n| (200..=8000).contains(n))
+            .ok_or_else(|| format!("'{v}' is not a size from 200 to 8000"))
+    };
+    Ok((n(w)?, n(h)?))
 }
 
 /// Parses the process arguments and runs the command.
@@ -150,7 +172,9 @@ pub fn run(cli: Cli) -> ExitCode {
             out,
             overlay,
             unit,
-        }) => shot(level, out, overlay, unit),
+            size,
+            layout,
+        }) => shot(level, out, overlay, unit, size, layout),
         Some(Command::Scenario { paths }) => scenario(&paths),
         Some(Command::Replay { file, ron }) => replay(&file, ron),
         Some(Command::Edit { level, script, out }) => edit(&level, &script, &out),
@@ -358,8 +382,15 @@ fn play(level: Option<PathBuf>) -> ExitCode {
 }
 
 #[cfg(feature = "game")]
-fn shot(level: PathBuf, out: PathBuf, overlay: Option<String>, unit: Option<String>) -> ExitCode {
-    crate::game::shot(level, out, overlay, unit)
+fn shot(
+    level: PathBuf,
+    out: PathBuf,
+    overlay: Option<String>,
+    unit: Option<String>,
+    size: Option<(u32, u32)>,
+    layout: Option<PathBuf>,
+) -> ExitCode {
+    crate::game::shot(level, out, overlay, unit, size, layout)
 }
 
 #[cfg(not(feature = "game"))]
@@ -373,6 +404,8 @@ fn shot(
     _out: PathBuf,
     _overlay: Option<String>,
     _unit: Option<String>,
+    _size: Option<(u32, u32)>,
+    _layout: Option<PathBuf>,
 ) -> ExitCode {
     no_game()
 }

@@ -68,6 +68,32 @@ impl BattleSetup {
 pub struct LogLine {
     pub text: String,
     pub others: Vec<(SideId, String)>,
+    /// For a move's line: who moves, from where, where it is now, and how many steps, so that
+    /// the next step of the same move joins this line instead of adding one.
+    pub walk: Option<Walk>,
+}
+
+/// A move told in one log line (see [`LogLine::walk`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Walk {
+    pub unit: crate::rules::battle::UnitId,
+    pub from: crate::rules::grid::Cell,
+    pub to: crate::rules::grid::Cell,
+    pub steps: u32,
+}
+
+impl Walk {
+    /// "Howl moves (3, 4) -> (9, 4), 6 squares".
+    pub fn text(&self, state: &BattleState) -> String {
+        format!(
+            "{} moves {} -> {}, {} {}",
+            state.unit_name(self.unit),
+            self.from,
+            self.to,
+            self.steps,
+            if self.steps == 1 { "step" } else { "steps" }
+        )
+    }
 }
 
 impl LogLine {
@@ -81,7 +107,16 @@ impl LogLine {
                 (seen != *event).then(|| (side, log_text(state, &seen)))
             })
             .collect();
-        Self { text, others }
+        let walk = match event {
+            Event::Moved { unit, from, to } => Some(Walk {
+                unit: *unit,
+                from: *from,
+                to: *to,
+                steps: 1,
+            }),
+            _ => None,
+        };
+        Self { text, others, walk }
     }
 
     /// A line of plain text, the same for everyone.
@@ -89,6 +124,7 @@ impl LogLine {
         Self {
             text: text.into(),
             others: Vec::new(),
+            walk: None,
         }
     }
 
@@ -104,6 +140,9 @@ impl LogLine {
 #[derive(Clone, Debug)]
 pub struct Queued {
     pub event: Event,
+    /// The first event of its command (a move's steps join into one log line only within
+    /// one command).
+    pub first: bool,
 }
 
 /// The state before an undoable move.
@@ -153,8 +192,31 @@ pub fn log_text(state: &BattleState, event: &Event) -> String {
 /// Appends `event`'s line to `log`, which it has just been applied to `state` for. A held
 /// action's "X holds its action for a later segment" (`segments`) takes the place of the "X
 /// ends its turn" the engine emits just before it, which would read as the opposite.
-fn push_line(log: &mut Vec<LogLine>, state: &BattleState, event: &Event) {
+///
+/// The steps of one move make one line: a step that goes on from where the last line's move
+/// of the same unit ended (with nothing logged between) extends that line.
+fn push_line(log: &mut Vec<LogLine>, state: &BattleState, event: &Event, same_command: bool) {
     let line = LogLine::of(state, event);
+    // The last line shown, past the empty ones.
+    let shown = log.iter().rposition(|l| !l.text.is_empty());
+    if same_command
+        && let (Some(step), Some(i)) = (line.walk, shown)
+        && let Some(last) = log.get_mut(i)
+        && let Some(walk) = last.walk
+        && walk.unit == step.unit
+        && walk.to == step.from
+        && line.others.is_empty()
+        && last.others.is_empty()
+    {
+        let walk = Walk {
+            to: step.to,
+            steps: walk.steps + 1,
+            ..walk
+        };
+        last.text = walk.text(state);
+        last.walk = Some(walk);
+        return;
+    }
     if let Event::Rules(e) = event
         && let Some(last) = log.last_mut()
         && rulesets::replaces_previous_line(state, e, &last.text)
@@ -214,8 +276,8 @@ impl Battle {
                 .state
                 .execute(c)
                 .map_err(|r| format!("command {} of the replay was rejected: {r}", i + 1))?;
-            for e in &events {
-                push_line(&mut b.log, &b.state, e);
+            for (k, e) in events.iter().enumerate() {
+                push_line(&mut b.log, &b.state, e, k > 0);
             }
             b.commands.push(c.clone());
         }
@@ -288,8 +350,11 @@ impl Battle {
             });
         }
         self.commands.push(cmd.clone());
-        for event in events {
-            self.queue.push_back(Queued { event });
+        for (i, event) in events.into_iter().enumerate() {
+            self.queue.push_back(Queued {
+                event,
+                first: i == 0,
+            });
         }
         Ok(())
     }
@@ -322,7 +387,7 @@ impl Battle {
     pub fn show_next(&mut self) -> Option<Event> {
         let q = self.queue.pop_front()?;
         self.shown.apply(&q.event);
-        push_line(&mut self.log, &self.shown, &q.event);
+        push_line(&mut self.log, &self.shown, &q.event, !q.first);
         if self.queue.is_empty() {
             // In step with the truth (the random generator included).
             self.shown = self.state.clone();
@@ -353,8 +418,11 @@ pub struct Submit {
 #[derive(Message, Clone, Debug, PartialEq)]
 pub struct Toast(pub String);
 
-/// Player preferences for the battle screen.
-#[derive(Resource, Clone, Debug, PartialEq)]
+/// Player preferences for the battle screen. The game (`fray play`) keeps them between runs
+/// in `settings.ron` in the user's config folder ([`Settings::path`]); a missing or unreadable
+/// file gives the defaults.
+#[derive(Resource, Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
 pub struct Settings {
     /// Animation speed factor (1 is normal).
     pub speed: f32,
@@ -378,6 +446,38 @@ impl Default for Settings {
 }
 
 impl Settings {
+    /// Where the settings are kept: `$FRAY_CONFIG_DIR`, else `$XDG_CONFIG_HOME/fray`, else
+    /// `~/.config/fray`, then `settings.ron`.
+    pub fn path() -> std::path::PathBuf {
+        let var = |k: &str| std::env::var_os(k).filter(|d| !d.is_empty());
+        let dir = var("FRAY_CONFIG_DIR")
+            .map(PathBuf::from)
+            .or_else(|| var("XDG_CONFIG_HOME").map(|d| PathBuf::from(d).join("fray")))
+            .or_else(|| var("HOME").map(|h| PathBuf::from(h).join(".config/fray")))
+            .unwrap_or_else(|| PathBuf::from(".fray"));
+        dir.join("settings.ron")
+    }
+
+    /// The settings in `path`, or the defaults if it is missing or unreadable.
+    pub fn load(path: &std::path::Path) -> Self {
+        std::fs::read_to_string(path)
+            .ok()
+            .and_then(|t| ron::from_str(&t).ok())
+            .unwrap_or_default()
+    }
+
+    /// Writes the settings to `path` (a temporary file renamed over it).
+    pub fn store(&self, path: &std::path::Path) -> Result<(), String> {
+        let text = ron::ser::to_string_pretty(self, ron::ser::PrettyConfig::default())
+            .map_err(|e| e.to_string())?;
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
+        }
+        let tmp = path.with_extension("ron.tmp");
+        std::fs::write(&tmp, text).map_err(|e| e.to_string())?;
+        std::fs::rename(&tmp, path).map_err(|e| e.to_string())
+    }
+
     pub const SPEEDS: [f32; 4] = [0.5, 1.0, 2.0, 4.0];
     pub const PACES: [f32; 4] = [0.0, 0.25, 0.5, 1.0];
 
@@ -472,7 +572,7 @@ mod tests {
         };
         let mut log = vec![LogLine::plain("before")];
         for e in [Event::TurnEnded { unit: u }, done(true)] {
-            push_line(&mut log, &state, &e);
+            push_line(&mut log, &state, &e, true);
         }
         let texts: Vec<&str> = log.iter().map(|l| l.text.as_str()).collect();
         assert_eq!(
@@ -481,7 +581,7 @@ mod tests {
         );
         let mut log = Vec::new();
         for e in [Event::TurnEnded { unit: u }, done(false)] {
-            push_line(&mut log, &state, &e);
+            push_line(&mut log, &state, &e, true);
         }
         let texts: Vec<&str> = log.iter().map(|l| l.text.as_str()).collect();
         assert_eq!(texts, ["Garrick ends its turn", ""]);
@@ -500,5 +600,59 @@ mod tests {
                 assert_eq!(log_text(&state, e), "");
             }
         }
+    }
+
+    #[test]
+    fn the_steps_of_one_move_make_one_log_line() {
+        use crate::rules::grid::Cell;
+        let level = crate::rules::battle::tests::load("segments_crypt.ron");
+        let (state, _) = BattleState::start(&level, 1);
+        let u = crate::rules::battle::UnitId(0);
+        let step = |x: i32, y: i32, to: (i32, i32)| Event::Moved {
+            unit: u,
+            from: Cell::new(x, y),
+            to: Cell::new(to.0, to.1),
+        };
+        let mut log = vec![LogLine::plain("before")];
+        // One move of three steps, then a second move (another command) of one.
+        push_line(&mut log, &state, &step(1, 1, (2, 1)), false);
+        push_line(&mut log, &state, &step(2, 1, (3, 1)), true);
+        push_line(&mut log, &state, &step(3, 1, (3, 2)), true);
+        push_line(&mut log, &state, &step(3, 2, (3, 3)), false);
+        let texts: Vec<&str> = log.iter().map(|l| l.text.as_str()).collect();
+        assert_eq!(
+            texts,
+            [
+                "before",
+                "Garrick moves (1, 1) -> (3, 2), 3 steps",
+                "Garrick moves (3, 2) -> (3, 3)"
+            ]
+        );
+    }
+
+    #[test]
+    fn settings_are_kept_between_runs() {
+        let dir = std::env::temp_dir().join(format!("fray-settings-{}", std::process::id()));
+        let path = dir.join("settings.ron");
+        let _ = std::fs::remove_file(&path);
+        assert_eq!(
+            Settings::load(&path),
+            Settings::default(),
+            "no file: defaults"
+        );
+        let s = Settings {
+            show_threat: false,
+            speed: 2.0,
+            ..Settings::default()
+        };
+        s.store(&path).expect("stored");
+        assert_eq!(Settings::load(&path), s);
+        std::fs::write(&path, "not ron").expect("written");
+        assert_eq!(
+            Settings::load(&path),
+            Settings::default(),
+            "unreadable: defaults"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -34,9 +34,16 @@ pub fn plugin(app: &mut App) {
     // transforms propagate: no label is ever drawn at the unreadable size for a frame.
     app.add_systems(
         PostUpdate,
-        keep_board_text_legible.before(bevy::transform::TransformSystems::Propagate),
+        keep_board_text_legible
+            .in_set(LegibleText)
+            .before(bevy::transform::TransformSystems::Propagate),
     );
 }
+
+/// The system that scales board text for the zoom (`PostUpdate`); board labels are placed
+/// after it (`labels`).
+#[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct LegibleText;
 
 /// Text drawn on the board in world space (cell costs, the cursor's cover and odds, unit
 /// names, floating damage numbers). It is sized for the cell, so on a large map fitted to the
@@ -92,7 +99,7 @@ pub struct BoardView {
 }
 
 /// Room left around the board when it is fitted, as a fraction of its size.
-const MARGIN: f32 = 0.06;
+const MARGIN: f32 = 0.03;
 /// Zoom limits relative to the fitted view (`scale` of the projection).
 const MIN_SCALE: f32 = 0.1;
 const MAX_SCALE: f32 = 4.0;
@@ -110,7 +117,7 @@ fn spawn_camera(mut commands: Commands) {
 }
 
 /// Frames a rectangle: centre the camera on it and scale so all of it shows with a margin. With
-/// a window, the board goes in the room the HUD leaves ([`super::hud::INSETS`]); without one,
+/// a window, the board goes in the room the HUD leaves ([`super::hud::HudLayout`]); without one,
 /// it fills the view whatever its shape.
 fn frame(
     bounds: Rect,
@@ -123,7 +130,7 @@ fn frame(
         && w.height() > 0.0
         && let Projection::Orthographic(ortho) = projection
     {
-        let (l, r, t, b) = super::hud::INSETS;
+        let (l, r, t, b) = super::hud::HudLayout::of(Some(w)).insets();
         let free = Vec2::new(
             (w.width() - l - r).max(100.0),
             (w.height() - t - b).max(100.0),
@@ -213,7 +220,7 @@ fn follow_cursor(
     let Ok(window) = window.single() else {
         return;
     };
-    let (l, r, t, b) = super::hud::INSETS;
+    let (l, r, t, b) = super::hud::HudLayout::of(Some(window)).insets();
     for (camera, global, mut transform) in &mut camera {
         let Ok(screen) = camera.world_to_viewport(global, target.extend(0.0)) else {
             continue;

@@ -226,37 +226,58 @@ fn editor_keys(keys: Res<ButtonInput<KeyCode>>, mut clicks: MessageWriter<UiClic
     }
 }
 
+/// Cells clicked this frame: pressed buttons, and the cell under the cursor when the left
+/// button goes down (a direct hit test, so a click lands even where the UI's focus system does
+/// not report the press). Each cell is handled once.
 fn click_cells(
-    cells: Query<(&Interaction, &EditorCell), Changed<Interaction>>,
+    pressed: Query<(&Interaction, &EditorCell), Changed<Interaction>>,
+    nodes: Query<(&EditorCell, &ComputedNode, &UiGlobalTransform)>,
+    mouse: Res<ButtonInput<MouseButton>>,
+    windows: Query<&Window>,
     mut editor: ResMut<Editor>,
 ) {
-    for (interaction, cell) in &cells {
-        if *interaction != Interaction::Pressed {
-            continue;
+    let mut clicked: Vec<(i32, i32)> = pressed
+        .iter()
+        .filter(|(i, _)| **i == Interaction::Pressed)
+        .map(|(_, c)| (c.x, c.y))
+        .collect();
+    if mouse.just_pressed(MouseButton::Left)
+        && let Some(window) = windows.iter().next()
+        && let Some(cursor) = window.physical_cursor_position()
+        && let Some((cell, _, _)) = nodes
+            .iter()
+            .find(|(_, node, at)| node.contains_point(**at, cursor))
+    {
+        clicked.push((cell.x, cell.y));
+    }
+    clicked.dedup();
+    for at in clicked {
+        click_cell(&mut editor, at);
+    }
+}
+
+fn click_cell(editor: &mut Editor, at: (i32, i32)) {
+    if !editor.moving {
+        let glyph = editor.glyph;
+        editor.apply(Edit::Paint { cell: at, glyph });
+        return;
+    }
+    let on_cell = editor.file().and_then(|f| {
+        f.units
+            .iter()
+            .find(|u| u.cell == at)
+            .map(|u| u.name.clone())
+    });
+    match (on_cell, editor.picked.clone()) {
+        (Some(name), _) => {
+            editor.message = format!("{name} picked: click a cell to move it there");
+            editor.picked = Some(name);
+            editor.dirty = true;
         }
-        let at = (cell.x, cell.y);
-        if !editor.moving {
-            let glyph = editor.glyph;
-            editor.apply(Edit::Paint { cell: at, glyph });
-            continue;
-        }
-        let on_cell = editor.file().and_then(|f| {
-            f.units
-                .iter()
-                .find(|u| u.cell == at)
-                .map(|u| u.name.clone())
-        });
-        match (on_cell, editor.picked.clone()) {
-            (Some(name), _) => {
-                editor.message = format!("{name} picked: click a cell to move it there");
-                editor.picked = Some(name);
-                editor.dirty = true;
-            }
-            (None, Some(name)) => editor.apply(Edit::MoveUnit { unit: name, to: at }),
-            (None, None) => {
-                editor.message = "Click a unit to pick it, then a cell to move it to".into();
-                editor.dirty = true;
-            }
+        (None, Some(name)) => editor.apply(Edit::MoveUnit { unit: name, to: at }),
+        (None, None) => {
+            editor.message = "Click a unit to pick it, then a cell to move it to".into();
+            editor.dirty = true;
         }
     }
 }

@@ -29,7 +29,7 @@ pub(super) fn plugin(app: &mut App) {
         .add_systems(
             Update,
             (
-                (pointer_over_ui, mouse_world, hover_cell).chain(),
+                (pointer_over_ui, mouse_world, hover_cell, clear_on_decision).chain(),
                 keyboard,
                 mouse_click,
             )
@@ -56,13 +56,27 @@ pub struct PointerOverUi(pub bool);
 #[derive(Message, Debug, Clone, Copy)]
 pub struct CursorMoved(pub Cell);
 
-fn reset_cursor(mut cursor: ResMut<CursorCell>, battle: Res<Battle>) {
-    cursor.0 = battle
-        .state
-        .pending()
-        .unit()
-        .and_then(|u| battle.state.unit(u))
-        .map(|u| u.cell);
+/// No cell is pointed at when the battle opens (the tooltip and path preview wait for the
+/// pointer); the keyboard's cursor starts on the acting unit.
+fn reset_cursor(mut cursor: ResMut<CursorCell>) {
+    cursor.0 = None;
+}
+
+/// When the decision changes (a command was played, by anyone, or undone), the cell pointed at
+/// is forgotten: the tooltip and the path preview were about the last decision and wait for
+/// the pointer (or the keyboard) to move again.
+fn clear_on_decision(
+    battle: Res<Battle>,
+    mut cursor: ResMut<CursorCell>,
+    mut last: Local<Option<(usize, Decision)>>,
+) {
+    let now = (battle.commands.len(), battle.state.pending());
+    if last.as_ref() != Some(&now) {
+        if last.is_some() && cursor.0.is_some() {
+            cursor.0 = None;
+        }
+        *last = Some(now);
+    }
 }
 
 #[allow(clippy::type_complexity)]
@@ -113,26 +127,30 @@ pub fn cell_at(layout: &BoardLayout, p: Vec2) -> Option<Cell> {
     (off.x <= w / 2.0 && off.y <= h / 2.0).then_some(c)
 }
 
+/// The mouse points at a cell: the cursor goes there. When it leaves the board (off the
+/// map, onto a HUD panel, out of the window) nothing is pointed at any more.
 fn hover_cell(
     world: Res<MouseWorld>,
     over: Res<PointerOverUi>,
     boards: Query<&BoardGrid>,
     mut cursor: ResMut<CursorCell>,
 ) {
-    if !world.is_changed() || over.0 {
+    if over.0 {
+        if over.is_changed() && cursor.0.is_some() {
+            cursor.0 = None;
+        }
+        return;
+    }
+    if !world.is_changed() && !over.is_changed() {
         return;
     }
     let Some(grid) = boards.iter().next() else {
         return;
     };
-    let Some(p) = world.0 else {
-        return;
-    };
     let layout = BoardLayout::new(grid.0);
-    if let Some(c) = cell_at(&layout, p)
-        && cursor.0 != Some(c)
-    {
-        cursor.0 = Some(c);
+    let c = world.0.and_then(|p| cell_at(&layout, p));
+    if cursor.0 != c {
+        cursor.0 = c;
     }
 }
 
@@ -199,7 +217,11 @@ fn keyboard(
             }
         }
         if d != IVec2::ZERO {
-            let from = cursor.0.unwrap_or(Cell::new(0, 0));
+            let from = cursor.0.unwrap_or_else(|| {
+                view.acting
+                    .and_then(|u| state.unit(u))
+                    .map_or(Cell::new(0, 0), |u| u.cell)
+            });
             let to = Cell::new(
                 (from.x + d.x).clamp(0, grid.width as i32 - 1),
                 (from.y + d.y).clamp(0, grid.height as i32 - 1),
@@ -327,8 +349,47 @@ fn confirm(
                 "Not a valid choice here: pick a highlighted cell".into(),
             ));
         }
-        None => {}
+        None => {
+            if let Some(why) = why_not_attack(state, view.acting, cell) {
+                toasts.write(Toast(why));
+            }
+        }
     }
+}
+
+/// Why the acting unit cannot attack the enemy on `cell` now, in the rules' words: "Cannot
+/// attack Fang: out of reach (distance 4, reach 1)". `None` if there is no enemy there.
+pub fn why_not_attack(
+    state: &crate::rules::battle::BattleState,
+    acting: Option<crate::rules::battle::UnitId>,
+    cell: Cell,
+) -> Option<String> {
+    let unit = acting?;
+    let target = state.unit_at(cell)?;
+    if !state.are_enemies(unit, target) {
+        return None;
+    }
+    let reasons: Vec<String> = [false, true]
+        .into_iter()
+        .filter_map(|ranged| {
+            state
+                .check(&Command::Attack {
+                    unit,
+                    target,
+                    ranged,
+                })
+                .err()
+                .map(|r| r.to_string())
+        })
+        .collect();
+    let mut reasons = reasons;
+    reasons.dedup();
+    let name = state.unit_name(target);
+    Some(if reasons.is_empty() {
+        format!("{name} cannot be attacked from here now")
+    } else {
+        format!("Cannot attack {name}: {}", reasons.join("; "))
+    })
 }
 
 #[allow(clippy::too_many_arguments)]

@@ -108,6 +108,19 @@ pub fn described(s: &BattleState) -> Vec<Described> {
         .collect()
 }
 
+/// A unit's number in a Pick decision: its place among its side's units (the same all round,
+/// whoever has acted). `None` for any other command, or a side too large for the keys.
+fn pick_number(s: &BattleState, cmd: &Command) -> Option<usize> {
+    let Command::Pick { unit } = cmd else {
+        return None;
+    };
+    let side = s.unit(*unit)?.side;
+    s.unit_ids()
+        .filter(|u| s.units[u.index()].side == side)
+        .position(|u| u == *unit)
+        .filter(|&i| i < 10)
+}
+
 /// The action menu of an `Act` decision: commands grouped (moves into one "Move" entry chosen
 /// on the board, attacks on several targets into one entry), `End turn` last with key `E`.
 /// For other decisions (reactions, picks, declarations) every legal command is its own entry.
@@ -160,6 +173,9 @@ pub fn menu(s: &BattleState, legal: &[Described]) -> Vec<MenuEntry> {
         };
         let hotkey = if group == "End turn" {
             Some(Hotkey::Letter('E'))
+        } else if let Some(i) = pick_number(s, &items[0].command).filter(|_| single) {
+            // A unit to pick keeps its number for the round, however many have acted.
+            Hotkey::nth(i)
         } else {
             let k = Hotkey::nth(n);
             n += 1;
@@ -302,6 +318,48 @@ mod tests {
     fn ruins() -> BattleState {
         let level = crate::rules::battle::tests::load("action_points_ruins.ron");
         BattleState::start(&level, 7).0
+    }
+
+    #[test]
+    fn a_unit_keeps_its_pick_number_for_the_round() {
+        let level = crate::rules::battle::tests::load("sides_village_brawl.ron");
+        let (mut s, _) = BattleState::start(&level, 2001);
+        let round = s.round;
+        let mut first: Vec<(UnitId, Hotkey)> = Vec::new();
+        let mut checked = 0;
+        while s.round == round && s.outcome.is_none() {
+            let legal = described(&s);
+            let cmd = match s.pending() {
+                Decision::Pick {
+                    side: SideId(0), ..
+                } => {
+                    let keys: Vec<(UnitId, Hotkey)> = menu(&s, &legal)
+                        .iter()
+                        .filter_map(|e| match e.commands.as_slice() {
+                            [Command::Pick { unit }] => Some((*unit, e.hotkey?)),
+                            _ => None,
+                        })
+                        .collect();
+                    if first.is_empty() {
+                        first = keys.clone();
+                    } else {
+                        checked += 1;
+                    }
+                    for k in &keys {
+                        assert!(first.contains(k), "{k:?} renumbered; first {first:?}");
+                    }
+                    legal[0].command.clone()
+                }
+                _ => legal
+                    .iter()
+                    .find(|d| matches!(d.command, Command::EndTurn { .. }))
+                    .unwrap_or(&legal[0])
+                    .command
+                    .clone(),
+            };
+            s.execute(&cmd).expect("legal");
+        }
+        assert!(checked >= 2, "{checked} later picks checked");
     }
 
     #[test]

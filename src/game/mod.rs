@@ -12,12 +12,13 @@
 //! - [`input`]: mouse and keyboard on the board; [`keys`]: the battle's keys, each declared
 //!   once with its label and help; [`camera`]: fit, pan, zoom, follow;
 //! - [`board`]: the terrain as a bevy_ecs_tilemap tilemap; [`units`]: tokens and animation;
-//! - [`overlays`]: reach, path, threat, sight and cover, odds;
+//! - [`overlays`]: reach, path, threat, sight and cover, odds; [`labels`]: placing the text
+//!   on the board clear of tokens and of each other;
 //! - [`saves`]: autosave, quick save and load; [`levels`]: the level asset loader, hot reload
 //!   and the catalog of `levels/`; [`level`]: loading one level file, its error screen;
-//! - [`art`]: procedural art; [`ui`]: shared UI pieces; `shot`: `fray shot`.
+//! - [`art`]: procedural art; [`ui`]: shared UI pieces; [`mod@shot`]: `fray shot`.
 //!
-//! Entry points: [`run`] (the `fray` command) and [`shot`] (`fray shot`). [`core_plugin`] is
+//! Entry points: [`run`] (the `fray` command) and [`shot()`] (`fray shot`). [`core_plugin`] is
 //! everything that needs no GPU, for headless tests.
 
 pub mod ai_driver;
@@ -30,13 +31,14 @@ pub mod hotseat;
 pub mod hud;
 pub mod input;
 pub mod keys;
+pub mod labels;
 pub mod level;
 pub mod levels;
 pub mod menu;
 pub mod overlays;
 pub mod saves;
 pub mod screens;
-pub(crate) mod shot;
+pub mod shot;
 pub mod ui;
 pub mod units;
 
@@ -101,6 +103,7 @@ pub fn run(level: Option<PathBuf>) -> ExitCode {
         .filter(|d| d.is_dir())
         .map_or_else(crate::rules::level::levels_dir, Path::to_path_buf);
     let mut app = window_app(&dir);
+    app.add_plugins(keep_settings);
     if let Some(path) = level {
         match crate::rules::level::load_path(&path) {
             Ok(l) => {
@@ -116,8 +119,9 @@ pub fn run(level: Option<PathBuf>) -> ExitCode {
     exit_code(app.run())
 }
 
-/// `fray shot LEVEL --out FILE.png [--overlay KIND --unit NAME]`: opens the level in battle
-/// view, saves a screenshot once the board is drawn, and exits. Exits with 1 if the level
+/// `fray shot LEVEL --out FILE.png [--overlay KIND --unit NAME] [--size WxH] [--layout JSON]`:
+/// opens the level in battle view in a window of that size, saves a screenshot once the board
+/// is drawn (and, with `--layout`, the screen rectangles of the HUD, see `shot`), and exits. Exits with 1 if the level
 /// fails to load (the screenshot then shows its errors), if the overlay or unit is unknown,
 /// or if no screenshot could be written.
 pub fn shot(
@@ -125,6 +129,8 @@ pub fn shot(
     out: PathBuf,
     overlay: Option<String>,
     unit: Option<String>,
+    size: Option<(u32, u32)>,
+    layout: Option<PathBuf>,
 ) -> ExitCode {
     let loaded = crate::rules::level::load_path(&level);
     // A stale file must not pass for a fresh screenshot.
@@ -134,7 +140,17 @@ pub fn shot(
         eprintln!("{}: error: cannot replace the file: {e}", out.display());
         return ExitCode::FAILURE;
     }
-    let mut app = window_app(&crate::rules::level::levels_dir());
+    if let Some(layout) = &layout
+        && layout.exists()
+        && let Err(e) = std::fs::remove_file(layout)
+    {
+        eprintln!("{}: error: cannot replace the file: {e}", layout.display());
+        return ExitCode::FAILURE;
+    }
+    let mut app = window_app_sized(
+        &crate::rules::level::levels_dir(),
+        size.unwrap_or((1280, 800)),
+    );
     // Keep updating even when the (virtual) window is unfocused.
     app.insert_resource(WinitSettings::continuous())
         .insert_resource(StayOnBattle);
@@ -170,8 +186,27 @@ pub fn shot(
             true
         }
     };
-    app.insert_resource(shot::ShotRequest { out, failed });
+    app.insert_resource(shot::ShotRequest {
+        out,
+        failed,
+        layout,
+    });
     exit_code(app.run())
+}
+
+/// The player's settings, read at the start and written when they change (the game only:
+/// never `fray shot` nor the tests).
+fn keep_settings(app: &mut App) {
+    let path = battle::Settings::path();
+    app.insert_resource(battle::Settings::load(&path));
+    app.add_systems(Last, move |settings: Res<battle::Settings>| {
+        if settings.is_changed()
+            && !settings.is_added()
+            && let Err(e) = settings.store(&path)
+        {
+            warn!("the settings could not be saved to {}: {e}", path.display());
+        }
+    });
 }
 
 /// Prints a level's errors to stderr.
@@ -203,6 +238,11 @@ pub fn register_levels_source(app: &mut App, dir: &Path) {
 
 /// The windowed app, listing (and watching) the levels in `levels`.
 fn window_app(levels: &Path) -> App {
+    window_app_sized(levels, (1280, 800))
+}
+
+/// [`window_app`] with a window of `size` logical pixels.
+fn window_app_sized(levels: &Path, size: (u32, u32)) -> App {
     let mut app = App::new();
     register_levels_source(&mut app, levels);
     app.add_plugins(
@@ -210,7 +250,7 @@ fn window_app(levels: &Path) -> App {
             .set(WindowPlugin {
                 primary_window: Some(Window {
                     title: "Fray".into(),
-                    resolution: (1280, 800).into(),
+                    resolution: size.into(),
                     ..default()
                 }),
                 ..default()
@@ -254,12 +294,13 @@ pub fn core_plugin(app: &mut App) {
         units::plugin,
         hotseat::plugin,
         saves::plugin,
+        labels::plugin,
         editor::plugin,
     ));
     app.add_systems(Startup, open_requested_battle)
         .add_systems(
             Update,
-            (to_result, reload_open_level)
+            reload_open_level
                 .in_set(AppSystems::Update)
                 .run_if(in_state(Screen::Battle).and_then(resource_exists::<Battle>)),
         )
@@ -270,30 +311,6 @@ fn open_requested_battle(mut commands: Commands, start: Option<Res<StartBattle>>
     if let Some(start) = start {
         screens::start_battle(&mut commands, Battle::new(start.0.clone()));
         commands.remove_resource::<StartBattle>();
-    }
-}
-
-/// Seconds the final position stays on screen before the Result screen.
-const RESULT_DELAY: f32 = 1.5;
-
-fn to_result(
-    mut battle: ResMut<Battle>,
-    stay: Option<Res<StayOnBattle>>,
-    time: Res<Time>,
-    mut since: Local<Option<f32>>,
-    mut commands: Commands,
-) {
-    if stay.is_some() || !battle.finished() {
-        *since = None;
-        return;
-    }
-    let now = time.elapsed_secs();
-    let start = *since.get_or_insert(now);
-    if now - start >= RESULT_DELAY {
-        *since = None;
-        // The battle is over: its save is kept as its replay (Continue skips it).
-        let _ = saves::save_on_quit(&mut battle);
-        commands.set_state(Screen::Result);
     }
 }
 

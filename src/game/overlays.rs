@@ -8,7 +8,7 @@
 //! none relies on colour alone.
 
 use bevy::prelude::*;
-use bevy::sprite::{Anchor, Text2dShadow};
+use bevy::sprite::Text2dShadow;
 
 use super::Screen;
 use super::art::{Art, Pattern, TileShape};
@@ -17,6 +17,7 @@ use super::board::{BoardLayout, OnBoard};
 use super::camera::BoardText;
 use super::hud::{Targeting, View};
 use super::input::CursorCell;
+use super::labels::{BoardLabel, LabelKind, backing};
 use super::menu::{self, group_of};
 use crate::rules::battle::{BattleState, Command, UnitId};
 use crate::rules::grid::{Cell, Topology};
@@ -156,6 +157,15 @@ pub fn layers(
                 && s.are_enemies(a.0, t)
             {
                 for ranged in [false, true] {
+                    let cmd = Command::Attack {
+                        unit: a.0,
+                        target: t,
+                        ranged,
+                    };
+                    // While the player decides, only the attacks open to the unit now.
+                    if !legal.is_empty() && !legal.iter().any(|d| d.command == cmd) {
+                        continue;
+                    }
                     if let Some(o) = rulesets::odds(s, a.0, t, ranged) {
                         out.label.push(format!(
                             "{} {:.0}% / {:.1} dmg",
@@ -265,6 +275,13 @@ fn draw(
         return;
     };
     let animating = !battle.queue.is_empty();
+    // Nothing about the pointed cell shows through the reaction dialog.
+    let dialog = view.can_act()
+        && matches!(
+            battle.state.pending(),
+            crate::rules::battle::Decision::React { .. }
+        );
+    let pointed = cursor.0.filter(|_| !dialog);
     let layers = match forced.as_deref() {
         Some(f) => forced_layers(state, *f),
         None if animating => Layers::default(),
@@ -274,13 +291,13 @@ fn draw(
                 state,
                 &view.legal,
                 acting,
-                cursor.0,
+                pointed,
                 targeting.group.as_deref(),
                 settings.show_threat,
             )
         }
     };
-    let key = Some((layers.clone(), cursor.0));
+    let key = Some((layers.clone(), pointed));
     if *last == key {
         return;
     }
@@ -307,28 +324,41 @@ fn draw(
             Transform::from_translation(at.extend(z)),
         ));
     };
-    let label =
-        |commands: &mut Commands, kind: Overlay, at: Vec2, z: f32, t: String, px: f32, c: Color| {
-            commands
-                .spawn((
-                    kind,
-                    OnBoard,
-                    BoardText,
-                    DespawnOnExit(Screen::Battle),
-                    Text2d::new(menu::ascii(&t)),
-                    TextFont {
-                        font_size: FontSize::Px(px),
-                        ..default()
-                    },
-                    TextColor(c),
-                    Text2dShadow {
-                        offset: Vec2::new(1.0, -1.0),
-                        color: Color::srgba(0.0, 0.0, 0.0, 0.95),
-                    },
-                    Transform::from_translation(at.extend(z)),
-                ))
-                .id()
-        };
+    let half = tile / 2.0;
+    let label = |commands: &mut Commands,
+                 kind: Overlay,
+                 anchor: Rect,
+                 place: LabelKind,
+                 z: f32,
+                 t: String,
+                 px: f32,
+                 c: Color| {
+        let t = menu::ascii(&t);
+        commands
+            .spawn((
+                kind,
+                OnBoard,
+                BoardText,
+                BoardLabel {
+                    anchor,
+                    kind: place,
+                },
+                DespawnOnExit(Screen::Battle),
+                Text2d::new(t.clone()),
+                TextFont {
+                    font_size: FontSize::Px(px),
+                    ..default()
+                },
+                TextColor(c),
+                Text2dShadow {
+                    offset: Vec2::new(1.0, -1.0),
+                    color: Color::srgba(0.0, 0.0, 0.0, 0.95),
+                },
+                Transform::from_translation(anchor.center().extend(z)),
+            ))
+            .with_child(backing(art.pixel.clone(), &t, px))
+            .id()
+    };
     for c in &layers.threat {
         if let Some(p) = layout.cell_center(*c) {
             spawn(
@@ -352,7 +382,8 @@ fn draw(
             label(
                 &mut commands,
                 Overlay::Label,
-                p + Vec2::new(size * 0.28, size * 0.28),
+                Rect::from_center_half_size(p, half),
+                LabelKind::Cost,
                 3.0,
                 cost.to_string(),
                 size * 0.2,
@@ -379,7 +410,8 @@ fn draw(
                 label(
                     &mut commands,
                     Overlay::Label,
-                    p,
+                    Rect::from_center_half_size(p, half),
+                    LabelKind::Cost,
                     3.0,
                     mark.into(),
                     size * 0.22,
@@ -481,7 +513,7 @@ fn draw(
             }
         }
     }
-    if let Some(c) = cursor.0
+    if let Some(c) = pointed
         && forced.is_none()
         && let Some(p) = layout.cell_center(c)
     {
@@ -493,18 +525,17 @@ fn draw(
             (cell_sprite(Pattern::Cursor, CURSOR),),
         );
         if !layers.label.is_empty() {
-            // Anchored at its bottom on the cell's top edge: scaled up to stay legible
-            // (`camera::keep_board_text_legible`), it grows upwards, never over the cell.
-            let e = label(
+            // Beside the cell, clear of tokens and other labels (`labels::place`).
+            label(
                 &mut commands,
                 Overlay::Label,
-                p + Vec2::new(0.0, size * 0.5 + 2.0),
+                Rect::from_center_half_size(p, half),
+                LabelKind::Cursor,
                 20.0,
                 layers.label.join("\n"),
                 size * 0.2,
                 Color::srgb(1.0, 0.95, 0.8),
             );
-            commands.entity(e).insert(Anchor::BOTTOM_CENTER);
         }
     }
 }

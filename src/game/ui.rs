@@ -39,6 +39,8 @@ pub enum UiAction {
     Back,
     // Result
     Rematch,
+    /// Back from the Result screen to the final board and log.
+    BackToBoard,
     // Battle
     /// An entry of the action menu (index into the menu shown).
     Menu(usize),
@@ -59,6 +61,8 @@ pub enum UiAction {
     Undo,
     QuickSave,
     QuickLoad,
+    /// On from the finished battle to the Result screen.
+    ShowResult,
 }
 
 /// A button was pressed (or its key).

@@ -83,7 +83,22 @@ pub fn health(u: &Unit) -> Option<(&'static str, f32)> {
     Some((key, (u.pool(key) as f32 / max as f32).clamp(0.0, 1.0)))
 }
 
-/// Every pool in words: "hp 10/14, ap 2/3".
+/// A pool's name for the player: the rulesets' short keys that would read as something else
+/// ("death 10" is the difficulty of the next death test) in words; others as they are.
+pub fn pool_words(key: &str) -> &str {
+    match key {
+        "ap" => "AP",
+        "death" => "death test difficulty",
+        "weapon" => "weapon durability",
+        "shield" => "shield durability",
+        "loaded" => "loaded",
+        "actions" => "actions left",
+        "reactions" => "reactions left",
+        other => other,
+    }
+}
+
+/// Every pool in words: "hp 10/14, AP 2/3".
 pub fn health_text(u: &Unit) -> String {
     if u.pools.is_empty() {
         return "no pools yet".into();
@@ -92,6 +107,10 @@ pub fn health_text(u: &Unit) -> String {
         .iter()
         .map(|(k, v)| {
             let max = u.stat(k);
+            let k = pool_words(k);
+            if k == "loaded" {
+                return if *v > 0 { "loaded" } else { "not loaded" }.to_string();
+            }
             if max > 0 {
                 format!("{k} {v}/{max}")
             } else {
@@ -385,6 +404,11 @@ fn token(
         color: Color::srgba(0.0, 0.0, 0.0, 0.85),
     };
     let bar_w = cell * 0.7;
+    let name_backing = super::labels::backing(
+        art.pixel.clone(),
+        &super::menu::ascii(&unit.name),
+        cell * 0.24,
+    );
     (
         Name::new(format!("Unit {}", unit.name)),
         UnitToken(index),
@@ -451,6 +475,10 @@ fn token(
             (
                 TokenName,
                 BoardText,
+                super::labels::BoardLabel {
+                    anchor: Rect::from_center_size(at.truncate(), Vec2::splat(cell)),
+                    kind: super::labels::LabelKind::Name,
+                },
                 Text2d::new(super::menu::ascii(&unit.name)),
                 TextFont {
                     font_size: FontSize::Px(cell * 0.24),
@@ -460,6 +488,7 @@ fn token(
                 shadow,
                 Transform::from_xyz(0.0, -cell * 0.6, 0.4),
                 Visibility::Hidden,
+                children![name_backing],
             ),
         ],
     )

@@ -3,7 +3,7 @@
 
 use bevy::prelude::*;
 
-use super::{HudSystems, INSETS, Targeting, View};
+use super::{DEFAULT_WINDOW, HudLayout, HudSystems, Targeting, View};
 use crate::game::Screen;
 use crate::game::battle::{Battle, Toast};
 use crate::game::hotseat::HotSeat;
@@ -23,11 +23,16 @@ struct HintText;
 struct ToastText;
 
 /// Spawns the (empty) hint line and toast.
+/// The hint line and toasts at the bottom.
+#[derive(Component)]
+pub(super) struct Hints;
+
 pub(super) fn spawn(commands: &mut Commands) {
-    let (left, right, _, _) = INSETS;
+    let (left, right, _, _) = HudLayout::for_window(DEFAULT_WINDOW).insets();
     commands
         .spawn((
             Name::new("Hints"),
+            Hints,
             DespawnOnExit(Screen::Battle),
             Node {
                 position_type: PositionType::Absolute,

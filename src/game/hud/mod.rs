@@ -1,12 +1,14 @@
 //! The battle HUD, one file per panel: [`top_bar`] (the ruleset's clock headline, settings),
 //! [`turn_order`], [`action_menu`] (costs, "provokes" marks, hotkeys, the AI's "thinking"),
 //! [`log`] (the combat log), [`tooltip`] (on units and cells), [`reaction_prompt`], [`pause`]
-//! (the pause menu, a [`Pause`] sub-state) and [`hints`] (the hint line and the toasts).
+//! (the pause menu, a [`Pause`] sub-state), [`hints`] (the hint line and the toasts) and
+//! [`battle_over`] (the banner once the battle is won).
 //! Everything the HUD shows comes from the [`View`]: the shown battle, redacted for the side
 //! whose player is looking, and the legal commands when that player may act. This file holds
 //! the view, the HUD's button handling, and the layout every panel shares.
 
 pub mod action_menu;
+pub mod battle_over;
 pub mod hints;
 pub mod log;
 pub mod pause;
@@ -57,6 +59,7 @@ pub(super) fn plugin(app: &mut App) {
                 .chain()
                 .in_set(HudSystems::View),
         )
+        .add_systems(Update, apply_layout.in_set(HudSystems::Panels))
         .add_plugins((
             top_bar::plugin,
             turn_order::plugin,
@@ -66,6 +69,7 @@ pub(super) fn plugin(app: &mut App) {
             pause::plugin,
             tooltip::plugin,
             hints::plugin,
+            battle_over::plugin,
         ));
 }
 
@@ -121,9 +125,106 @@ pub struct InputBlocked(pub bool);
 #[derive(Component)]
 pub struct HudPanel;
 
-/// Room the HUD takes on each side of the window, in logical pixels (the camera frames the
-/// board in what is left).
-pub const INSETS: (f32, f32, f32, f32) = (246.0, 356.0, 40.0, 44.0);
+/// Where the HUD's panels go in a window of a given size, in logical pixels: the turn order on
+/// the left, the menu and log on the right, the top bar (one row on wide windows, the title
+/// over the buttons on narrower ones) and the hint line at the bottom. The board takes the
+/// room they leave ([`HudLayout::board`]); the camera frames it there.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct HudLayout {
+    pub window: Vec2,
+    /// Widths of the left and right panels, heights of the top bar and of the hint line.
+    pub left: f32,
+    pub right: f32,
+    pub top: f32,
+    pub bottom: f32,
+    /// The top bar's title has a row of its own, above the buttons.
+    pub two_rows: bool,
+}
+
+/// The window size the layout assumes without a window (headless tests).
+pub const DEFAULT_WINDOW: Vec2 = Vec2::new(1280.0, 800.0);
+
+impl HudLayout {
+    /// The layout for a window of `size` (logical pixels).
+    pub fn for_window(size: Vec2) -> Self {
+        let w = size.x.max(1.0);
+        let two_rows = w < 1600.0;
+        Self {
+            window: size,
+            left: (w * 0.16).clamp(170.0, 300.0),
+            right: (w * 0.25).clamp(280.0, 480.0),
+            top: if two_rows { 62.0 } else { 40.0 },
+            bottom: 40.0,
+            two_rows,
+        }
+    }
+
+    /// The layout of the primary window, if there is one, else of [`DEFAULT_WINDOW`].
+    pub fn of(window: Option<&Window>) -> Self {
+        Self::for_window(window.map_or(DEFAULT_WINDOW, |w| Vec2::new(w.width(), w.height())))
+    }
+
+    /// Room on each side: left, right, top, bottom.
+    pub fn insets(&self) -> (f32, f32, f32, f32) {
+        (self.left, self.right, self.top, self.bottom)
+    }
+
+    /// The board's room on the screen (y down).
+    pub fn board(&self) -> Rect {
+        Rect::new(
+            self.left,
+            self.top,
+            (self.window.x - self.right).max(self.left),
+            (self.window.y - self.bottom).max(self.top),
+        )
+    }
+}
+
+/// The right panel (action menu and log).
+#[derive(Component)]
+pub struct RightPanel;
+
+/// Moves and sizes the panels for the window (on the first frame and when it is resized).
+#[allow(clippy::type_complexity)]
+fn apply_layout(
+    window: Query<&Window, With<bevy::window::PrimaryWindow>>,
+    mut nodes: ParamSet<(
+        Query<&mut Node, With<top_bar::TopBar>>,
+        Query<&mut Node, With<turn_order::OrderPanel>>,
+        Query<&mut Node, With<RightPanel>>,
+        Query<&mut Node, With<hints::Hints>>,
+    )>,
+) {
+    let l = HudLayout::of(window.single().ok());
+    for mut n in &mut nodes.p0() {
+        let h = px(l.top - 4.0);
+        if n.height != h {
+            n.height = h;
+        }
+    }
+    for mut n in &mut nodes.p1() {
+        let (top, w) = (px(l.top), px(l.left - 12.0));
+        if n.top != top || n.width != w {
+            n.top = top;
+            n.width = w;
+        }
+    }
+    for mut n in &mut nodes.p2() {
+        let (top, bottom, w) = (px(l.top), px(l.bottom), px(l.right - 12.0));
+        if n.top != top || n.width != w || n.bottom != bottom {
+            n.top = top;
+            n.bottom = bottom;
+            n.width = w;
+        }
+    }
+    for mut n in &mut nodes.p3() {
+        let (left, right) = (px(l.left), px(l.right));
+        if n.left != left || n.right != right {
+            n.left = left;
+            n.right = right;
+        }
+    }
+}
 
 fn reset_battle_ui(mut targeting: ResMut<Targeting>) {
     *targeting = Targeting::default();
@@ -144,12 +245,13 @@ fn panel_node() -> Node {
 
 /// Spawns every panel, empty; their systems fill them.
 fn spawn_hud(mut commands: Commands) {
-    let (_, right, top, bottom) = INSETS;
+    let (_, right, top, bottom) = HudLayout::for_window(DEFAULT_WINDOW).insets();
     top_bar::spawn(&mut commands);
     turn_order::spawn(&mut commands);
     commands
         .spawn((
             Name::new("Right panel"),
+            RightPanel,
             HudPanel,
             Interaction::default(),
             DespawnOnExit(Screen::Battle),
@@ -292,6 +394,11 @@ fn battle_actions(
                     toasts.write(Toast(e));
                 }
                 commands.set_state(Screen::Title);
+            }
+            UiAction::ShowResult if battle.finished() => {
+                // The battle is over: nothing to continue.
+                let _ = super::saves::save_on_quit(&mut battle);
+                commands.set_state(Screen::Result);
             }
             UiAction::ToggleThreat => settings.show_threat = !settings.show_threat,
             UiAction::Speed => settings.speed = Settings::cycle(&Settings::SPEEDS, settings.speed),

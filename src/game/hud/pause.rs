@@ -65,27 +65,49 @@ fn spawn_pause_menu(mut commands: Commands) {
             ZIndex(20),
         ))
         .with_children(|p| {
-            p.spawn(ui::text("Paused", 36.0, ui::ACCENT));
-            p.spawn(ui::button(
-                "Resume",
-                Some(keys::CANCEL.name),
-                UiAction::Resume,
-            ));
-            p.spawn(ui::button(
-                "Quick save",
-                Some(keys::QUICK_SAVE.name),
-                UiAction::QuickSave,
-            ));
-            p.spawn(ui::button(
-                "Quick load",
-                Some(keys::QUICK_LOAD.name),
-                UiAction::QuickLoad,
-            ));
-            p.spawn(ui::button(
-                "Save and quit to title",
-                Some(keys::QUIT.name),
-                UiAction::SaveAndQuit,
-            ));
-            p.spawn(ui::text(keys::help(), 14.0, ui::DIM));
+            // The menu and the key help on an opaque panel of their own, inside the window.
+            p.spawn((
+                Name::new("Pause panel"),
+                Node {
+                    flex_direction: FlexDirection::Column,
+                    align_items: AlignItems::Center,
+                    row_gap: px(8),
+                    padding: UiRect::all(px(16)),
+                    max_width: percent(92),
+                    max_height: percent(94),
+                    overflow: Overflow::clip(),
+                    border: UiRect::all(px(2)),
+                    border_radius: BorderRadius::all(px(8)),
+                    ..default()
+                },
+                BorderColor::all(ui::ACCENT),
+                BackgroundColor(Color::srgb(0.07, 0.065, 0.085)),
+            ))
+            .with_children(pause_panel);
         });
+}
+
+fn pause_panel(p: &mut ChildSpawnerCommands) {
+    p.spawn(ui::text("Paused", 36.0, ui::ACCENT));
+    p.spawn(ui::button(
+        "Resume",
+        Some(keys::CANCEL.name),
+        UiAction::Resume,
+    ));
+    p.spawn(ui::button(
+        "Quick save",
+        Some(keys::QUICK_SAVE.name),
+        UiAction::QuickSave,
+    ));
+    p.spawn(ui::button(
+        "Quick load",
+        Some(keys::QUICK_LOAD.name),
+        UiAction::QuickLoad,
+    ));
+    p.spawn(ui::button(
+        "Save and quit to title",
+        Some(keys::QUIT.name),
+        UiAction::SaveAndQuit,
+    ));
+    p.spawn(ui::text(keys::help(), 14.0, ui::DIM));
 }

@@ -113,14 +113,46 @@ fn reaction_odds(s: &BattleState, d: &Decision) -> Option<String> {
             odds_sentence(&o)
         )
     };
+    // The odds of `a` on `t`, the given kind of attack first, else the other.
+    let either = |a: UnitId, t: UnitId, ranged: bool| {
+        rulesets::odds(s, a, t, ranged)
+            .or_else(|| rulesets::odds(s, a, t, !ranged))
+            .map(|o| words(a, t, o))
+    };
     match trigger {
-        Trigger::Targeted { attacker, ranged } => {
-            rulesets::odds(s, *attacker, *unit, *ranged).map(|o| words(*attacker, *unit, o))
+        Trigger::Targeted { attacker, ranged } => either(*attacker, *unit, *ranged),
+        Trigger::Opportunity { mover: foe, .. }
+        | Trigger::Provoked { actor: foe, .. }
+        | Trigger::Ready { actor: foe } => either(*unit, *foe, false),
+        // The roll is known: say what it was and what stands to be dealt.
+        Trigger::Attacked {
+            attacker,
+            target,
+            total,
+            needed,
+            hit,
+        } => {
+            let roll = format!(
+                "{} rolled {total} against {needed}: {}",
+                s.unit_name(*attacker),
+                if *hit { "a hit" } else { "a miss" }
+            );
+            let damage = [false, true]
+                .into_iter()
+                .find_map(|r| rulesets::odds(s, *attacker, *target, r))
+                .filter(|o| o.hit > 0.0)
+                .map(|o| {
+                    format!(
+                        ", about {:.1} damage if it lands",
+                        o.expected_damage / o.hit
+                    )
+                });
+            Some(format!("{roll}{}", damage.unwrap_or_default()))
         }
-        Trigger::Opportunity { mover: foe, .. } | Trigger::Provoked { actor: foe, .. } => {
-            rulesets::odds(s, *unit, *foe, false).map(|o| words(*unit, *foe, o))
-        }
-        _ => None,
+        Trigger::KeepConscious { difficulty } => Some(format!(
+            "{} must reach {difficulty} to stay conscious",
+            s.unit_name(*unit)
+        )),
     }
 }
 
@@ -154,5 +186,21 @@ mod tests {
         );
         // Nothing to tell for a decision that is not a reaction.
         assert_eq!(reaction_odds(&b, &Decision::Act { unit: orrin }), None);
+        // A roll already made is told as it is.
+        let rolled = Decision::React {
+            unit: orrin,
+            trigger: Trigger::Attacked {
+                attacker: thorn,
+                target: orrin,
+                total: 17,
+                needed: 13,
+                hit: true,
+            },
+        };
+        let line = reaction_odds(&b, &rolled).expect("the roll");
+        assert!(
+            line.starts_with("Thorn rolled 17 against 13: a hit"),
+            "{line}"
+        );
     }
 }

@@ -3,12 +3,15 @@
 
 use bevy::prelude::*;
 
-use super::{HudSystems, INSETS, InputBlocked, View, odds_sentence};
+use super::{DEFAULT_WINDOW, HudLayout, HudSystems, InputBlocked, View, odds_sentence};
 use crate::game::Screen;
+use crate::game::battle::Battle;
 use crate::game::input::CursorCell;
+use crate::game::menu::Described;
 use crate::game::ui;
 use crate::game::units::health_text;
-use crate::rules::battle::{BattleState, Status, UnitId};
+use crate::rules::battle::{BattleState, Command, Decision, Status, UnitId};
+use crate::rules::grid::Cell;
 use crate::rules::rulesets;
 use crate::rules::sight::{self, Cover};
 
@@ -22,7 +25,7 @@ pub struct Tooltip;
 
 /// Spawns the (hidden) tooltip.
 pub(super) fn spawn(commands: &mut Commands) {
-    let (left, _, _, bottom) = INSETS;
+    let (left, _, _, bottom) = HudLayout::for_window(DEFAULT_WINDOW).insets();
     commands.spawn((
         Name::new("Tooltip"),
         Tooltip,
@@ -44,10 +47,15 @@ pub(super) fn spawn(commands: &mut Commands) {
 }
 
 /// What the tooltip says about a cell and the unit on it.
+///
+/// `legal` is the player's legal commands while they decide: then only the attacks open to the
+/// acting unit now have odds, and the others say why not. `None` (not the player's decision):
+/// the odds of every attack, for information.
 pub fn tooltip_lines(
     s: &BattleState,
     acting: Option<UnitId>,
     cell: crate::rules::grid::Cell,
+    legal: Option<&[Described]>,
 ) -> Vec<String> {
     let mut out = Vec::new();
     let Some(terrain) = s.terrain.terrain(cell) else {
@@ -83,13 +91,28 @@ pub fn tooltip_lines(
             && s.are_enemies(a, uid)
         {
             for ranged in [false, true] {
-                if let Some(o) = rulesets::odds(s, a, uid, ranged) {
-                    out.push(format!(
-                        "{} from {}: {}",
-                        if ranged { "Shoot" } else { "Attack" },
+                let Some(o) = rulesets::odds(s, a, uid, ranged) else {
+                    continue;
+                };
+                let verb = if ranged { "Shoot" } else { "Attack" };
+                let cmd = Command::Attack {
+                    unit: a,
+                    target: uid,
+                    ranged,
+                };
+                match legal {
+                    Some(legal) if !legal.iter().any(|d| d.command == cmd) => {
+                        let why = s.check(&cmd).err().map_or_else(
+                            || "not open now".to_string(),
+                            |r| format!("not now: {r}"),
+                        );
+                        out.push(format!("{verb} from {}: {why}", s.unit_name(a)));
+                    }
+                    _ => out.push(format!(
+                        "{verb} from {}: {}",
                         s.unit_name(a),
                         odds_sentence(&o)
-                    ));
+                    )),
                 }
             }
         }
@@ -121,50 +144,186 @@ pub fn tooltip_lines(
     out
 }
 
+/// Whether the tooltip may show now: something is pointed at, no dialog, pause or hand-over
+/// screen is up, and no event is being animated (the board is about to change under it).
+pub fn tooltip_allowed(battle: &Battle, view: &View, blocked: bool, cursor: Option<Cell>) -> bool {
+    let dialog = view.can_act() && matches!(battle.state.pending(), Decision::React { .. });
+    cursor.is_some() && !blocked && !dialog && battle.queue.is_empty()
+}
+
+/// Where the tooltip's top-left corner goes, in window pixels (y down): beside the hovered
+/// cell `cell` (right, left, below, above, in that order of preference), inside `bounds`, and
+/// over none of `avoid` (the acting unit's cell...) nor the hovered cell itself. If every side
+/// is blocked, the side covering the least of them.
+///
+/// `rather_not` (other tokens, the labels on the board) are avoided when a side clear of them
+/// exists, but never at the price of covering the cell or `avoid`.
+pub fn place_tooltip(
+    size: Vec2,
+    cell: Rect,
+    avoid: &[Rect],
+    rather_not: &[Rect],
+    bounds: Rect,
+) -> Vec2 {
+    const GAP: f32 = 6.0;
+    let mid = cell.center();
+    let candidates = [
+        Vec2::new(cell.max.x + GAP, mid.y - size.y / 2.0),
+        Vec2::new(cell.min.x - GAP - size.x, mid.y - size.y / 2.0),
+        Vec2::new(mid.x - size.x / 2.0, cell.max.y + GAP),
+        Vec2::new(mid.x - size.x / 2.0, cell.min.y - GAP - size.y),
+        Vec2::new(cell.max.x + GAP, cell.max.y + GAP),
+        Vec2::new(cell.min.x - GAP - size.x, cell.max.y + GAP),
+        Vec2::new(cell.max.x + GAP, cell.min.y - GAP - size.y),
+        Vec2::new(cell.min.x - GAP - size.x, cell.min.y - GAP - size.y),
+    ];
+    let clamp = |p: Vec2| {
+        let max = (bounds.max - size).max(bounds.min);
+        p.clamp(bounds.min, max)
+    };
+    let area = |r: Rect, a: &Rect| {
+        let i = r.intersect(*a);
+        if i.is_empty() {
+            0.0
+        } else {
+            i.width() * i.height()
+        }
+    };
+    let covered = |p: Vec2| {
+        let r = Rect::from_corners(p, p + size);
+        let hard: f32 = std::iter::once(&cell)
+            .chain(avoid)
+            .map(|a| area(r, a))
+            .sum();
+        let soft: f32 = rather_not.iter().map(|a| area(r, a)).sum();
+        hard * 1.0e4 + soft
+    };
+    let mut best: Option<(f32, Vec2)> = None;
+    for c in candidates {
+        let p = clamp(c);
+        let k = covered(p);
+        if k <= 0.0 {
+            return p;
+        }
+        if best.is_none_or(|(b, _)| k < b) {
+            best = Some((k, p));
+        }
+    }
+    best.map_or(bounds.min, |(_, p)| p)
+}
+
+/// The tooltip's size in logical pixels, as laid out: its width ([`tooltip_width`]) and a
+/// line of 16 px for each line of text, wrapped lines counted.
+pub fn tooltip_size(lines: &[String]) -> Vec2 {
+    let w = tooltip_width(lines);
+    let per_line = (((w - 16.0) / (13.0 * 0.6)).floor() as usize).max(1);
+    let rows: usize = lines
+        .iter()
+        .map(|l| l.chars().count().div_ceil(per_line).max(1))
+        .sum();
+    Vec2::new(w, rows as f32 * 16.0 + 12.0)
+}
+
 #[allow(clippy::too_many_arguments)]
 fn tooltip(
     mut commands: Commands,
     view: Res<View>,
+    battle: Res<Battle>,
     cursor: Res<CursorCell>,
     blocked: Res<InputBlocked>,
     tip: Query<(Entity, &mut Node, &mut Visibility), With<Tooltip>>,
     cameras: Query<(&Camera, &GlobalTransform), With<crate::game::camera::MainCamera>>,
     boards: Query<&crate::game::board::BoardGrid>,
+    tokens: Query<&GlobalTransform, With<crate::game::units::UnitToken>>,
+    labels: Query<(
+        &crate::game::labels::BoardLabel,
+        &Text2d,
+        &TextFont,
+        &GlobalTransform,
+    )>,
     mut last: Local<String>,
 ) {
     let Ok((entity, mut node, mut vis)) = tip.single_inner() else {
         return;
     };
+    let hide = |vis: &mut Visibility| {
+        if *vis != Visibility::Hidden {
+            *vis = Visibility::Hidden;
+        }
+    };
     let (Some(state), Some(cell)) = (&view.state, cursor.0) else {
-        *vis = Visibility::Hidden;
+        hide(&mut vis);
         return;
     };
-    if blocked.0 {
-        *vis = Visibility::Hidden;
+    if !tooltip_allowed(&battle, &view, blocked.0, cursor.0) {
+        hide(&mut vis);
         return;
     }
-    let lines = tooltip_lines(state, view.acting, cell);
+    let lines = tooltip_lines_now(state, view.acting, cell, &view);
     if lines.is_empty() {
-        *vis = Visibility::Hidden;
+        hide(&mut vis);
         return;
     }
     *vis = Visibility::Inherited;
-    // Next to the cell when there is a camera to place it with.
+    // Beside the cell when there is a camera to place it with, covering neither the cell nor
+    // the acting unit.
     if let (Ok((camera, global)), Some(grid)) = (cameras.single(), boards.iter().next()) {
         let layout = crate::game::board::BoardLayout::new(grid.0);
-        if let Some(c) = layout.cell_center(cell)
-            && let Ok(screen) = camera.world_to_viewport(global, c.extend(0.0))
+        let half = Vec2::new(layout.tile_size.x, layout.tile_size.y) / 2.0;
+        let on_screen = |c: Cell| {
+            let centre = layout.cell_center(c)?;
+            let a = camera
+                .world_to_viewport(global, (centre - half).extend(0.0))
+                .ok()?;
+            let b = camera
+                .world_to_viewport(global, (centre + half).extend(0.0))
+                .ok()?;
+            Some(Rect::from_corners(a, b))
+        };
+        if let Some(rect) = on_screen(cell)
+            && let Some(window) = camera.logical_viewport_size()
         {
-            // On the cell's right, or on its left when that would cover the side panel.
-            let width = camera.logical_viewport_size().map_or(f32::MAX, |v| v.x);
-            if screen.x + 28.0 + 340.0 > width - INSETS.1 {
-                node.left = Val::Auto;
-                node.right = px((width - screen.x + 20.0).max(0.0));
+            let avoid: Vec<Rect> = view
+                .acting
+                .and_then(|a| state.unit(a))
+                .and_then(|u| on_screen(u.cell))
+                .into_iter()
+                .collect();
+            let board = HudLayout::for_window(window).board();
+            let to_screen = |world: Rect| {
+                let a = camera
+                    .world_to_viewport(global, world.min.extend(0.0))
+                    .ok()?;
+                let b = camera
+                    .world_to_viewport(global, world.max.extend(0.0))
+                    .ok()?;
+                Some(Rect::from_corners(a, b))
+            };
+            let tile = Vec2::new(layout.tile_size.x, layout.tile_size.y);
+            let rather_not: Vec<Rect> = tokens
+                .iter()
+                .filter_map(|t| to_screen(Rect::from_center_size(t.translation().truncate(), tile)))
+                .chain(labels.iter().filter_map(|(l, text, font, at)| {
+                    let FontSize::Px(px) = font.font_size else {
+                        return None;
+                    };
+                    let scale = at.scale().x;
+                    (l.kind != crate::game::labels::LabelKind::Cost && scale > 0.0).then_some(())?;
+                    to_screen(Rect::from_center_size(
+                        at.translation().truncate(),
+                        crate::game::labels::text_size(&text.0, px) * scale,
+                    ))
+                }))
+                .collect();
+            let bounds = if board.width() > 200.0 && board.height() > 120.0 {
+                board
             } else {
-                node.left = px(screen.x + 28.0);
-                node.right = Val::Auto;
-            }
-            node.top = px(screen.y + 12.0);
+                Rect::from_corners(Vec2::ZERO, window)
+            };
+            let at = place_tooltip(tooltip_size(&lines), rect, &avoid, &rather_not, bounds);
+            node.left = px(at.x);
+            node.top = px(at.y);
+            node.right = Val::Auto;
             node.bottom = Val::Auto;
         }
     }
@@ -193,9 +352,21 @@ fn tooltip(
         });
 }
 
+/// The tooltip's lines for the player looking now: [`tooltip_lines`], with the acting unit's
+/// odds only when the player may order that attack now.
+fn tooltip_lines_now(
+    s: &BattleState,
+    acting: Option<UnitId>,
+    cell: Cell,
+    view: &View,
+) -> Vec<String> {
+    let legal = view.can_act().then_some(view.legal.as_slice());
+    tooltip_lines(s, acting, cell, legal)
+}
+
 /// The tooltip's width in logical pixels: its longest line in the HUD's monospace font at 13
 /// px (0.6 em a character) and its padding, at most 340 (longer lines wrap).
-fn tooltip_width(lines: &[String]) -> f32 {
+pub fn tooltip_width(lines: &[String]) -> f32 {
     let longest = lines.iter().map(|l| l.chars().count()).max().unwrap_or(0);
     (longest as f32 * 13.0 * 0.6 + 16.0).clamp(40.0, 340.0)
 }
@@ -213,9 +384,95 @@ mod tests {
             .find(|&u| &*b.units[u.index()].name == "Fang")
             .expect("the crypt has Fang");
         let cell = b.units[wolf.index()].cell;
-        let head = |b: &BattleState| tooltip_lines(b, None, cell)[0].clone();
+        let head = |b: &BattleState| tooltip_lines(b, None, cell, None)[0].clone();
         assert_eq!(head(&b), "Fang - Wolf (Monsters)");
         b.units[wolf.index()].status = Status::Dead;
         assert_eq!(head(&b), "Fang - Wolf (Monsters), dead");
+    }
+
+    #[test]
+    fn the_tooltip_goes_beside_the_cell_and_off_the_acting_unit() {
+        let bounds = Rect::new(0.0, 0.0, 800.0, 600.0);
+        let size = Vec2::new(200.0, 80.0);
+        let cell = Rect::new(300.0, 300.0, 340.0, 340.0);
+        let rect = |p: Vec2| Rect::from_corners(p, p + size);
+        let clear = |p: Vec2, avoid: &[Rect]| {
+            let r = rect(p);
+            std::iter::once(&cell)
+                .chain(avoid)
+                .all(|a| r.intersect(*a).is_empty())
+                && bounds.contains(r.min)
+                && bounds.contains(r.max)
+        };
+        // Nothing in the way: on the right of the cell.
+        let p = place_tooltip(size, cell, &[], &[], bounds);
+        assert!(clear(p, &[]));
+        assert!(p.x >= cell.max.x, "{p}");
+        // The acting unit on the right: somewhere else, still clear of both.
+        let acting = Rect::new(350.0, 260.0, 390.0, 380.0);
+        let p = place_tooltip(size, cell, &[acting], &[], bounds);
+        assert!(clear(p, &[acting]), "{p}");
+        // At the right edge of the window: never out of it, never over the cell.
+        let edge = Rect::new(760.0, 10.0, 800.0, 50.0);
+        let p = place_tooltip(size, edge, &[], &[], bounds);
+        assert!(
+            rect(p).intersect(edge).is_empty() && bounds.contains(rect(p).max),
+            "{p}"
+        );
+        // A token on the right: the tooltip goes elsewhere if it can...
+        let token = Rect::new(346.0, 300.0, 386.0, 340.0);
+        let p = place_tooltip(size, cell, &[], &[token], bounds);
+        assert!(clear(p, &[token]), "{p}");
+        // ...but never onto the acting unit to spare the rest of the board.
+        let everywhere = Rect::new(0.0, 0.0, 800.0, 600.0);
+        let p = place_tooltip(size, cell, &[acting], &[everywhere], bounds);
+        assert!(clear(p, &[acting]), "{p}");
+    }
+
+    #[test]
+    fn the_tooltip_size_counts_wrapped_lines() {
+        let short = tooltip_size(&["a".repeat(10)]);
+        let long = tooltip_size(&["a".repeat(100)]);
+        assert!(long.x <= 340.0);
+        assert!(long.y >= short.y + 2.0 * 16.0, "{short} {long}");
+    }
+
+    #[test]
+    fn the_tooltip_gives_odds_only_for_an_attack_the_unit_can_make_now() {
+        let level = crate::rules::battle::tests::load("action_points_ruins.ron");
+        let (b, _) = BattleState::start(&level, 3);
+        // Some attacker and target the engine has odds for.
+        let (a, t) = b
+            .unit_ids()
+            .flat_map(|a| b.unit_ids().map(move |t| (a, t)))
+            .find(|&(a, t)| {
+                b.are_enemies(a, t)
+                    && [false, true]
+                        .iter()
+                        .any(|&r| rulesets::odds(&b, a, t, r).is_some())
+            })
+            .expect("a pair with odds in the ruins");
+        let cell = b.units[t.index()].cell;
+        let odds_lines = |legal: Option<&[Described]>| -> Vec<String> {
+            tooltip_lines(&b, Some(a), cell, legal)
+                .into_iter()
+                .filter(|l| l.contains(&format!(" from {}: ", b.unit_name(a))))
+                .collect()
+        };
+        // Not the player's decision: the odds, for information.
+        let info = odds_lines(None);
+        assert!(
+            !info.is_empty() && info.iter().all(|l| l.contains("% to hit")),
+            "{info:?}"
+        );
+        // The player decides and the attack is not among the legal commands: why not, no odds.
+        let closed = odds_lines(Some(&[]));
+        assert_eq!(closed.len(), info.len());
+        assert!(
+            closed
+                .iter()
+                .all(|l| l.contains("not ") && !l.contains("% to hit")),
+            "{closed:?}"
+        );
     }
 }

@@ -2,7 +2,7 @@
 
 use bevy::prelude::*;
 
-use super::{HudPanel, HudSystems, INSETS, View};
+use super::{DEFAULT_WINDOW, HudLayout, HudPanel, HudSystems, View};
 use crate::game::Screen;
 use crate::game::battle::Settings;
 use crate::game::keys;
@@ -14,11 +14,11 @@ pub(super) fn plugin(app: &mut App) {
 }
 
 #[derive(Component)]
-struct TopBar;
+pub(super) struct TopBar;
 
 /// Spawns the (empty) top bar.
 pub(super) fn spawn(commands: &mut Commands) {
-    let (_, _, top, _) = INSETS;
+    let (_, _, top, _) = HudLayout::for_window(DEFAULT_WINDOW).insets();
     commands.spawn((
         Name::new("Top bar"),
         TopBar,
@@ -32,7 +32,10 @@ pub(super) fn spawn(commands: &mut Commands) {
             top: px(0),
             height: px(top - 4.0),
             flex_direction: FlexDirection::Row,
+            flex_wrap: FlexWrap::Wrap,
             align_items: AlignItems::Center,
+            align_content: AlignContent::SpaceEvenly,
+            justify_content: JustifyContent::FlexEnd,
             padding: UiRect::horizontal(px(8)),
             column_gap: px(6),
             ..default()
@@ -46,13 +49,15 @@ fn top_bar(
     view: Res<View>,
     settings: Res<Settings>,
     bar: Query<Entity, With<TopBar>>,
+    window: Query<&Window, With<bevy::window::PrimaryWindow>>,
     mut last: Local<String>,
 ) {
     let Some(state) = &view.state else {
         return;
     };
     let clock = rulesets::clock(state);
-    let key = format!("{}|{settings:?}", clock.headline);
+    let two_rows = HudLayout::of(window.single().ok()).two_rows;
+    let key = format!("{}|{settings:?}|{two_rows}", clock.headline);
     if *last == key {
         return;
     }
@@ -61,12 +66,16 @@ fn top_bar(
         return;
     };
     commands.entity(bar).despawn_children().with_children(|b| {
+        // The title never wraps into the buttons: on a narrow window it has a row of its own.
         b.spawn((
             ui::text(&clock.headline, 17.0, ui::ACCENT),
+            TextLayout::no_wrap(),
             Node {
                 flex_grow: 1.0,
                 flex_shrink: 1.0,
                 min_width: px(0),
+                width: if two_rows { percent(100) } else { Val::Auto },
+                overflow: Overflow::clip(),
                 ..default()
             },
         ));

@@ -1,11 +1,14 @@
-//! The turn-order panel: the ruleset's order of play, the current unit marked.
+//! The turn-order panel: the ruleset's order of play, the current unit marked, and under it
+//! how the battle is won ([`victory_lines`]).
 
 use bevy::prelude::*;
 
-use super::{HudPanel, HudSystems, INSETS, View, panel_node};
+use super::{DEFAULT_WINDOW, HudLayout, HudPanel, HudSystems, View, panel_node};
 use crate::game::Screen;
 use crate::game::ui;
 use crate::game::units::side_colour;
+use crate::rules::battle::{BattleState, log};
+use crate::rules::level::Victory;
 use crate::rules::rulesets;
 
 pub(super) fn plugin(app: &mut App) {
@@ -13,11 +16,11 @@ pub(super) fn plugin(app: &mut App) {
 }
 
 #[derive(Component)]
-struct OrderPanel;
+pub(super) struct OrderPanel;
 
 /// Spawns the (empty) turn-order panel.
 pub(super) fn spawn(commands: &mut Commands) {
-    let (left, _, top, _) = INSETS;
+    let (left, _, top, _) = HudLayout::for_window(DEFAULT_WINDOW).insets();
     commands.spawn((
         Name::new("Turn order"),
         OrderPanel,
@@ -45,7 +48,7 @@ fn turn_order(
         return;
     };
     let clock = rulesets::clock(state);
-    let key = format!("{clock:?}");
+    let key = format!("{clock:?}|{}", state.round);
     if *last == key {
         return;
     }
@@ -104,5 +107,76 @@ fn turn_order(
                     ));
                 });
             }
+            // How the battle is won, under the order.
+            p.spawn((
+                ui::text("To win", 15.0, ui::ACCENT),
+                Node {
+                    margin: UiRect::top(px(6)),
+                    ..default()
+                },
+            ));
+            for line in victory_lines(state) {
+                p.spawn(ui::text(line, 13.0, ui::TEXT));
+            }
         });
+}
+
+/// The battle's victory conditions in words, with where they stand: "Last side standing
+/// wins", "Garrison wins by holding out 12 rounds (round 3 now)", "Raiders win by reaching
+/// (21, 6)".
+pub fn victory_lines(s: &BattleState) -> Vec<String> {
+    let conditions = if s.level.victory.is_empty() {
+        vec![Victory::LastSideStanding]
+    } else {
+        s.level.victory.clone()
+    };
+    let round = rulesets::round_word(s).to_lowercase();
+    conditions
+        .iter()
+        .map(|v| match v {
+            Victory::LastSideStanding => "The last side with a unit able to fight wins".into(),
+            Victory::SurviveRounds { side, rounds } => format!(
+                "{side} {} by holding out {rounds} {round}s ({round} {} now)",
+                log::agree(side, "wins", "win"),
+                s.round
+            ),
+            Victory::ReachCell { side, cell } => format!(
+                "{side} {} by reaching ({}, {})",
+                log::agree(side, "wins", "win"),
+                cell.0,
+                cell.1
+            ),
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_victory_conditions_are_told_with_where_they_stand() {
+        let level = crate::rules::battle::tests::load("sides_village_brawl.ron");
+        let (mut s, _) = BattleState::start(&level, 1);
+        std::sync::Arc::make_mut(&mut s.level).victory = vec![
+            Victory::LastSideStanding,
+            Victory::SurviveRounds {
+                side: "Bandits".into(),
+                rounds: 8,
+            },
+            Victory::ReachCell {
+                side: "Party".into(),
+                cell: (3, 4),
+            },
+        ];
+        s.round = 3;
+        assert_eq!(
+            victory_lines(&s),
+            [
+                "The last side with a unit able to fight wins",
+                "Bandits win by holding out 8 rounds (round 3 now)",
+                "Party wins by reaching (3, 4)"
+            ]
+        );
+    }
 }

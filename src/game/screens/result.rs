@@ -1,4 +1,5 @@
-//! The Result screen: who won and why, each side's units, Rematch (a new seed) and Back.
+//! The Result screen: who won and why, each side's units, Board (back to the final board and
+//! log), Rematch (a new seed) and Back.
 
 use bevy::prelude::*;
 
@@ -116,6 +117,7 @@ fn spawn_result(mut commands: Commands, battle: Option<Res<Battle>>) {
                 ..default()
             })
             .with_children(|r| {
+                r.spawn(ui::button("Board", Some("V"), UiAction::BackToBoard));
                 r.spawn(ui::button("Rematch", Some("R"), UiAction::Rematch));
                 r.spawn(ui::button("Back", Some("B"), UiAction::Back));
             });
@@ -125,6 +127,9 @@ fn spawn_result(mut commands: Commands, battle: Option<Res<Battle>>) {
 fn result_keys(keys: Res<ButtonInput<KeyCode>>, mut clicks: MessageWriter<UiClick>) {
     if keys.just_pressed(KeyCode::KeyR) || keys.just_pressed(KeyCode::Enter) {
         clicks.write(UiClick(UiAction::Rematch));
+    }
+    if keys.just_pressed(KeyCode::KeyV) {
+        clicks.write(UiClick(UiAction::BackToBoard));
     }
     if keys.just_pressed(KeyCode::KeyB) || keys.just_pressed(KeyCode::Escape) {
         clicks.write(UiClick(UiAction::Back));
@@ -146,6 +151,7 @@ fn result_actions(
                 }
             }
             UiAction::Back => commands.set_state(Screen::Setup),
+            UiAction::BackToBoard if battle.is_some() => commands.set_state(Screen::Battle),
             _ => {}
         }
     }

@@ -257,9 +257,12 @@ fn rebuild_setup(
             })
             .with_children(|row| {
                 // The level list.
+                // The same width whatever level is selected: the details never squeeze it.
                 row.spawn(Node {
                     flex_direction: FlexDirection::Column,
                     width: px(430),
+                    min_width: px(430),
+                    flex_shrink: 0.0,
                     row_gap: px(2),
                     overflow: Overflow::clip_y(),
                     ..default()

@@ -1,0 +1,101 @@
+//! The "Battle over" banner: when the last blow has been shown, the board and the log stay up
+//! with a banner saying who won, and Continue (Enter) goes on to the Result screen, whose
+//! "Board" button comes back here.
+
+use bevy::prelude::*;
+
+use super::{HudPanel, HudSystems};
+use crate::game::Screen;
+use crate::game::battle::Battle;
+use crate::game::keys;
+use crate::game::ui::{self, UiAction, UiClick};
+use crate::rules::battle::BattleState;
+
+pub(super) fn plugin(app: &mut App) {
+    app.add_systems(Update, banner.in_set(HudSystems::Panels));
+}
+
+/// The banner.
+#[derive(Component)]
+pub struct BattleOverBanner;
+
+/// Who won, in words: "Party wins", "A draw".
+pub fn headline(s: &BattleState) -> Option<String> {
+    let o = s.outcome.as_ref()?;
+    Some(match o.winner {
+        Some(w) => {
+            let name = s.sides.get(w.index()).map_or("?", |x| x.name.as_str());
+            format!(
+                "{name} {}",
+                crate::rules::battle::log::agree(name, "wins", "win")
+            )
+        }
+        None => "A draw".to_string(),
+    })
+}
+
+fn banner(
+    mut commands: Commands,
+    battle: Res<Battle>,
+    stay: Option<Res<crate::game::StayOnBattle>>,
+    keys_in: Res<ButtonInput<KeyCode>>,
+    banners: Query<Entity, With<BattleOverBanner>>,
+    mut clicks: MessageWriter<UiClick>,
+) {
+    // Up once the battle is over and its last events have been shown.
+    let over = battle.finished() && battle.queue.is_empty() && stay.is_none();
+    if !over {
+        for b in &banners {
+            commands.entity(b).despawn();
+        }
+        return;
+    }
+    if keys::CONFIRM.just_pressed(&keys_in) {
+        clicks.write(UiClick(UiAction::ShowResult));
+    }
+    if !banners.is_empty() {
+        return;
+    }
+    let head = headline(&battle.state).unwrap_or_else(|| "The battle is over".into());
+    let reason = battle
+        .state
+        .outcome
+        .as_ref()
+        .map(|o| o.reason.clone())
+        .unwrap_or_default();
+    commands
+        .spawn((
+            Name::new("Battle over"),
+            BattleOverBanner,
+            HudPanel,
+            Interaction::default(),
+            DespawnOnExit(Screen::Battle),
+            Node {
+                position_type: PositionType::Absolute,
+                left: percent(30),
+                right: percent(30),
+                bottom: px(48),
+                flex_direction: FlexDirection::Column,
+                align_items: AlignItems::Center,
+                padding: UiRect::all(px(10)),
+                row_gap: px(6),
+                border: UiRect::all(px(2)),
+                border_radius: BorderRadius::all(px(8)),
+                ..default()
+            },
+            BorderColor::all(ui::ACCENT),
+            BackgroundColor(Color::srgba(0.07, 0.06, 0.09, 0.96)),
+            ZIndex(12),
+        ))
+        .with_children(|p| {
+            p.spawn(ui::text(format!("Battle over: {head}"), 20.0, ui::ACCENT));
+            if !reason.is_empty() {
+                p.spawn(ui::text(reason, 14.0, ui::TEXT));
+            }
+            p.spawn(ui::button(
+                "Continue",
+                Some(keys::CONFIRM.name),
+                UiAction::ShowResult,
+            ));
+        });
+}
