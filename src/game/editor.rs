@@ -226,33 +226,14 @@ fn editor_keys(keys: Res<ButtonInput<KeyCode>>, mut clicks: MessageWriter<UiClic
     }
 }
 
-/// Cells clicked this frame: pressed buttons, and the cell under the cursor when the left
-/// button goes down (a direct hit test, so a click lands even where the UI's focus system does
-/// not report the press). Each cell is handled once.
 fn click_cells(
     pressed: Query<(&Interaction, &EditorCell), Changed<Interaction>>,
-    nodes: Query<(&EditorCell, &ComputedNode, &UiGlobalTransform)>,
-    mouse: Res<ButtonInput<MouseButton>>,
-    windows: Query<&Window>,
     mut editor: ResMut<Editor>,
 ) {
-    let mut clicked: Vec<(i32, i32)> = pressed
-        .iter()
-        .filter(|(i, _)| **i == Interaction::Pressed)
-        .map(|(_, c)| (c.x, c.y))
-        .collect();
-    if mouse.just_pressed(MouseButton::Left)
-        && let Some(window) = windows.iter().next()
-        && let Some(cursor) = window.physical_cursor_position()
-        && let Some((cell, _, _)) = nodes
-            .iter()
-            .find(|(_, node, at)| node.contains_point(**at, cursor))
-    {
-        clicked.push((cell.x, cell.y));
-    }
-    clicked.dedup();
-    for at in clicked {
-        click_cell(&mut editor, at);
+    for (interaction, cell) in &pressed {
+        if *interaction == Interaction::Pressed {
+            click_cell(&mut editor, (cell.x, cell.y));
+        }
     }
 }
 
