@@ -1,7 +1,7 @@
 //! `fray balance`: is a level a fair fight when both sides play alike? The same AI plays
 //! every side, and each side's share of the wins is judged against 40–60%.
 //!
-//! The games are played by [`simulate`](super::simulate)'s runner; this module only counts
+//! The games are played by [`simulate`]'s runner; this module only counts
 //! them by side and gives the verdict ([`verdict`], pure, so the level editor can call it).
 
 use super::simulate::{self, Batch};

@@ -4,7 +4,7 @@
 //! uses; this screen is its window.
 //!
 //! Keys: 1-9 pick a palette glyph, U switches between painting and moving units, Ctrl+Z /
-//! Ctrl+Y undo and redo, Ctrl+S saves, P playtests, [ and ] open the previous or next level,
+//! Ctrl+Y undo and redo, Ctrl+S saves, P playtests, `[` and `]` open the previous or next level,
 //! Esc goes back (asking first when there are unsaved changes).
 
 use std::path::PathBuf;
