@@ -191,18 +191,7 @@ fn editor_keys(keys: Res<ButtonInput<KeyCode>>, mut clicks: MessageWriter<UiClic
     let mut send = |a: EditorAction| {
         clicks.write(UiClick(UiAction::Editor(a)));
     };
-    const DIGITS: [KeyCode; 9] = [
-        KeyCode::Digit1,
-        KeyCode::Digit2,
-        KeyCode::Digit3,
-        KeyCode::Digit4,
-        KeyCode::Digit5,
-        KeyCode::Digit6,
-        KeyCode::Digit7,
-        KeyCode::Digit8,
-        KeyCode::Digit9,
-    ];
-    for (i, k) in DIGITS.iter().enumerate() {
+    for (i, k) in crate::game::keys::DIGITS_1_TO_9.iter().enumerate() {
         if keys.just_pressed(*k) {
             send(EditorAction::Palette(i));
         }

@@ -10,6 +10,20 @@ use bevy::prelude::*;
 use super::menu::Hotkey;
 use super::ui::UiAction;
 
+/// The digit keys 1 to 9, in order: the menu screens' "n-th entry" keys (Load, the editor's
+/// palette).
+pub const DIGITS_1_TO_9: [KeyCode; 9] = [
+    K::Digit1,
+    K::Digit2,
+    K::Digit3,
+    K::Digit4,
+    K::Digit5,
+    K::Digit6,
+    K::Digit7,
+    K::Digit8,
+    K::Digit9,
+];
+
 /// A key of the battle screen.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BattleKey {

@@ -114,18 +114,7 @@ fn spawn_load(mut commands: Commands, mut list: ResMut<SaveList>, status: Res<Sa
 }
 
 fn load_keys(keys: Res<ButtonInput<KeyCode>>, mut clicks: MessageWriter<UiClick>) {
-    const DIGITS: [KeyCode; 9] = [
-        KeyCode::Digit1,
-        KeyCode::Digit2,
-        KeyCode::Digit3,
-        KeyCode::Digit4,
-        KeyCode::Digit5,
-        KeyCode::Digit6,
-        KeyCode::Digit7,
-        KeyCode::Digit8,
-        KeyCode::Digit9,
-    ];
-    for (i, k) in DIGITS.iter().enumerate() {
+    for (i, k) in crate::game::keys::DIGITS_1_TO_9.iter().enumerate() {
         if keys.just_pressed(*k) {
             clicks.write(UiClick(UiAction::LoadSave(i)));
         }
