@@ -890,6 +890,52 @@ fn the_level_editor_paints_moves_saves_and_undoes() {
     assert!(editor.unsaved());
     let moved = fray::rules::level::load("x.ron", &text).expect("valid");
     assert_eq!(moved.file.units[0].cell, free);
+    // Copy it (C, then an empty cell): a unit more, of the same side and template; Delete
+    // removes the picked copy again.
+    let spare = (0..file.size.1 as i32)
+        .flat_map(|y| (0..file.size.0 as i32).map(move |x| (x, y)))
+        .find(|&(x, y)| {
+            file.map[y as usize].chars().nth(x as usize) == Some('.')
+                && (x, y) != free
+                && file.units.iter().all(|u| u.cell != (x, y))
+        })
+        .expect("another free cell");
+    press(&mut app, free);
+    tap(&mut app, KeyCode::KeyC);
+    press(&mut app, spare);
+    let units = |app: &App| {
+        let text = app
+            .world()
+            .resource::<Editor>()
+            .doc
+            .as_ref()
+            .expect("open")
+            .text()
+            .to_string();
+        fray::rules::level::load("x.ron", &text)
+            .expect("valid")
+            .file
+            .units
+    };
+    let copied = units(&app);
+    assert_eq!(copied.len(), file.units.len() + 1);
+    let copy = copied.last().expect("the copy");
+    assert_eq!(
+        (copy.cell, &copy.side, &copy.template),
+        (spare, &file.units[0].side, &file.units[0].template)
+    );
+    assert_eq!(
+        copy.name,
+        format!(
+            "{} 2",
+            file.units[0]
+                .name
+                .trim_end_matches(|c: char| c.is_ascii_digit())
+                .trim_end()
+        )
+    );
+    tap(&mut app, KeyCode::Delete);
+    assert_eq!(units(&app).len(), file.units.len());
     // Esc with unsaved changes asks first; the second Esc leaves.
     tap(&mut app, KeyCode::Escape);
     assert_eq!(screen(&app), Screen::Editor);

@@ -3,7 +3,8 @@
 //! and playtest. The editing itself is [`crate::rules::level::edit`], the model `fray edit`
 //! uses; this screen is its window.
 //!
-//! Keys: 1-9 pick a palette glyph, U switches between painting and moving units, Ctrl+Z /
+//! Keys: 1-9 pick a palette glyph, U switches between painting and units (click a unit to pick
+//! it, then a cell to move it there; C then a cell places a copy; Delete removes it), Ctrl+Z /
 //! Ctrl+Y undo and redo, Ctrl+S saves, P playtests, `[` and `]` open the previous or next level,
 //! Esc goes back (asking first when there are unsaved changes).
 
@@ -46,6 +47,11 @@ pub enum EditorAction {
     Palette(usize),
     /// Switch between painting and moving units.
     ToggleTool,
+    /// Remove the picked unit.
+    DeleteUnit,
+    /// The next empty cell clicked gets a copy of the picked unit (same side, template and
+    /// overrides, a new name).
+    CopyUnit,
     Undo,
     Redo,
     Save,
@@ -69,6 +75,8 @@ pub struct Editor {
     pub moving: bool,
     /// The unit picked to move (by name).
     pub picked: Option<String>,
+    /// The next empty cell clicked gets a copy of the picked unit rather than the unit itself.
+    pub copying: bool,
     /// The last message (an edit refused, saved, a warning).
     pub message: String,
     /// Esc was pressed once with unsaved changes: the next Esc leaves.
@@ -95,6 +103,7 @@ impl Editor {
         }
         self.path = Some(path);
         self.picked = None;
+        self.copying = false;
         self.confirm_leave = false;
         self.dirty = true;
         if self.glyph == '\0' {
@@ -204,6 +213,10 @@ fn editor_keys(keys: Res<ButtonInput<KeyCode>>, mut clicks: MessageWriter<UiClic
         send(EditorAction::Save);
     } else if keys.just_pressed(KeyCode::KeyU) {
         send(EditorAction::ToggleTool);
+    } else if keys.any_just_pressed([KeyCode::Delete, KeyCode::Backspace]) {
+        send(EditorAction::DeleteUnit);
+    } else if keys.just_pressed(KeyCode::KeyC) {
+        send(EditorAction::CopyUnit);
     } else if keys.just_pressed(KeyCode::KeyP) {
         send(EditorAction::Playtest);
     } else if keys.just_pressed(KeyCode::BracketLeft) {
@@ -244,6 +257,29 @@ fn click_cell(editor: &mut Editor, at: (i32, i32)) {
             editor.picked = Some(name);
             editor.dirty = true;
         }
+        (None, Some(name)) if editor.copying => {
+            editor.copying = false;
+            let Some(f) = editor.file() else { return };
+            let Some(u) = f.units.iter().find(|u| u.name == name) else {
+                return;
+            };
+            // "Orc" -> "Orc 2", "Orc 3"...: the first name no unit has.
+            let base = name
+                .trim_end_matches(|c: char| c.is_ascii_digit())
+                .trim_end();
+            let copy = (2..)
+                .map(|n| format!("{base} {n}"))
+                .find(|n| f.units.iter().all(|u| &u.name != n))
+                .unwrap_or_else(|| format!("{base} copy"));
+            editor.apply(Edit::AddUnit {
+                name: copy.clone(),
+                side: u.side.clone(),
+                cell: at,
+                template: u.template.clone(),
+                overrides: u.overrides.clone(),
+            });
+            editor.picked = Some(copy);
+        }
         (None, Some(name)) => editor.apply(Edit::MoveUnit { unit: name, to: at }),
         (None, None) => {
             editor.message = "Click a unit to pick it, then a cell to move it to".into();
@@ -275,9 +311,26 @@ fn editor_actions(
                     editor.dirty = true;
                 }
             }
+            EditorAction::DeleteUnit => match editor.picked.take() {
+                Some(unit) => editor.apply(Edit::RemoveUnit { unit }),
+                None => {
+                    editor.message = "Pick a unit first (U, then click it)".into();
+                    editor.dirty = true;
+                }
+            },
+            EditorAction::CopyUnit => {
+                if editor.picked.is_some() {
+                    editor.copying = true;
+                    editor.message = "Click an empty cell to place a copy".into();
+                } else {
+                    editor.message = "Pick a unit first (U, then click it)".into();
+                }
+                editor.dirty = true;
+            }
             EditorAction::ToggleTool => {
                 editor.moving = !editor.moving;
                 editor.picked = None;
+                editor.copying = false;
                 editor.dirty = true;
             }
             EditorAction::Undo => {
@@ -511,7 +564,7 @@ fn rebuild(
                     ));
                     p.spawn(ui::text(
                         if editor.moving {
-                            "Tool: move units (U to paint)"
+                            "Tool: units - click one to pick it, then a cell to move it; C copies, Del removes (U to paint)"
                         } else {
                             "Tool: paint (U to move units)"
                         },
