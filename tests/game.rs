@@ -1105,3 +1105,41 @@ fn the_battle_screen_layout_fits_at_every_size() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// Playtest from the editor (P) opens a battle on the level as edited; leaving the battle
+/// comes back to the editor, with the edit still there.
+#[test]
+fn a_playtest_from_the_editor_comes_back_to_it() {
+    use fray::game::editor::Editor;
+    let dir = temp_dir("editor-playtest");
+    std::fs::copy(
+        levels_dir().join("sides_village_brawl.ron"),
+        dir.join("a_village.ron"),
+    )
+    .expect("copy");
+    let mut app = app_on(&dir, |_| {});
+    app.update();
+    tap(&mut app, KeyCode::KeyE);
+    app.update();
+    assert_eq!(screen(&app), Screen::Editor);
+    app.world_mut()
+        .resource_mut::<Editor>()
+        .apply(fray::rules::level::edit::Edit::SetName("Playtested".into()));
+    tap(&mut app, KeyCode::KeyP);
+    app.update();
+    assert_eq!(screen(&app), Screen::Battle);
+    assert_eq!(battle(&app).setup.level.name(), "Playtested");
+    tap(&mut app, KeyCode::Escape);
+    tap(&mut app, KeyCode::KeyQ);
+    app.update();
+    app.update();
+    assert_eq!(screen(&app), Screen::Editor);
+    let editor = app.world().resource::<Editor>();
+    assert!(
+        editor
+            .doc
+            .as_ref()
+            .is_some_and(|d| d.text().contains("\"Playtested\""))
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

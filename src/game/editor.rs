@@ -25,6 +25,7 @@ pub(super) fn plugin(app: &mut App) {
     app.init_resource::<Editor>()
         .add_systems(OnEnter(Screen::Editor), open_selected)
         .add_systems(OnEnter(Screen::Title), back_from_playtest)
+        .add_systems(OnEnter(Screen::Setup), back_from_playtest)
         .add_systems(
             Update,
             editor_keys
@@ -188,7 +189,8 @@ fn open_selected(mut editor: ResMut<Editor>, setup: Res<SetupState>, catalog: Re
     }
 }
 
-/// After a playtest the title screen hands back to the editor.
+/// After a playtest, leaving the battle (to the title, or Back from the result to the setup
+/// screen) comes back to the editor.
 fn back_from_playtest(editor: Res<Editor>, mut commands: Commands) {
     if editor.playtesting {
         commands.set_state(Screen::Editor);
