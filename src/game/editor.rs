@@ -95,7 +95,11 @@ impl Editor {
             Ok(text) => {
                 self.saved = text.clone();
                 self.doc = Some(LevelDoc::new(text));
-                self.message = format!("Opened {}", path.display());
+                self.message = format!(
+                    "Opened {}",
+                    path.file_name()
+                        .map_or(String::new(), |n| n.to_string_lossy().into())
+                );
             }
             Err(e) => {
                 self.doc = None;
@@ -404,11 +408,18 @@ fn editor_actions(
 
 /// The colour a terrain is drawn in.
 fn colour(t: &Terrain) -> Color {
+    if t.name.contains("water") {
+        // Deep (impassable) water darker than shallow, but never wall-grey.
+        return if t.cost.is_none() {
+            Color::srgb(0.12, 0.22, 0.42)
+        } else {
+            Color::srgb(0.25, 0.4, 0.62)
+        };
+    }
     match (t.cost, t.sight) {
         (None, Sight::Slit) => Color::srgb(0.45, 0.4, 0.5),
         (None, _) => Color::srgb(0.22, 0.21, 0.25),
         (Some(_), Sight::Opaque) => Color::srgb(0.2, 0.42, 0.22),
-        _ if t.name.contains("water") => Color::srgb(0.25, 0.4, 0.62),
         _ if t.difficult => Color::srgb(0.5, 0.43, 0.3),
         _ => Color::srgb(0.68, 0.64, 0.55),
     }
