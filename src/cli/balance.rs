@@ -179,19 +179,7 @@ pub fn run(o: &Options) -> ExitCode {
         verdict,
         failures,
     };
-    if o.json {
-        match serde_json::to_string_pretty(&summary) {
-            Ok(s) => println!("{s}"),
-            Err(e) => eprintln!("{e}"),
-        }
-    } else {
-        print_text(&summary);
-    }
-    if summary.failures.is_empty() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    }
+    simulate::report(o.json, &summary, &summary.failures, print_text)
 }
 
 fn print_text(s: &Summary) {

@@ -312,15 +312,28 @@ pub fn run(o: &Options) -> ExitCode {
         engine_share: engine.as_secs_f64() / (engine + thinking).as_secs_f64().max(1e-9),
         failures,
     };
-    if o.json {
-        match serde_json::to_string_pretty(&summary) {
+    report(o.json, &summary, &summary.failures, |s| {
+        print_text(s, o.jobs)
+    })
+}
+
+/// Prints a summary (one JSON object with `json`, else `text`) and exits with failure when
+/// there are `failures` (panics, illegal commands): `simulate` and `balance` alike.
+pub(super) fn report<S: Serialize>(
+    json: bool,
+    summary: &S,
+    failures: &[String],
+    text: impl FnOnce(&S),
+) -> ExitCode {
+    if json {
+        match serde_json::to_string_pretty(summary) {
             Ok(s) => println!("{s}"),
             Err(e) => eprintln!("{e}"),
         }
     } else {
-        print_text(&summary, o.jobs);
+        text(summary);
     }
-    if summary.failures.is_empty() {
+    if failures.is_empty() {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE
