@@ -156,6 +156,25 @@ fn hover_colours(
     }
 }
 
+/// A dialog over the board (the reaction prompt, the "Battle over" banner): a centred column
+/// with an accent border on a dark background, in front at `z`. `place` gives its position and
+/// size (`position_type`, `left`, `top`...) and its padding; the rest of the style is shared.
+pub fn dialog(place: Node, z: i32) -> impl Bundle {
+    (
+        Node {
+            flex_direction: FlexDirection::Column,
+            align_items: AlignItems::Center,
+            row_gap: px(6),
+            border: UiRect::all(px(2)),
+            border_radius: BorderRadius::all(px(8)),
+            ..place
+        },
+        BorderColor::all(ACCENT),
+        BackgroundColor(Color::srgba(0.07, 0.06, 0.09, 0.96)),
+        ZIndex(z),
+    )
+}
+
 /// A full-window column, centred, for menu screens.
 pub fn screen_root() -> impl Bundle {
     (

@@ -70,22 +70,17 @@ fn banner(
             HudPanel,
             Interaction::default(),
             DespawnOnExit(Screen::Battle),
-            Node {
-                position_type: PositionType::Absolute,
-                left: percent(30),
-                right: percent(30),
-                bottom: px(48),
-                flex_direction: FlexDirection::Column,
-                align_items: AlignItems::Center,
-                padding: UiRect::all(px(10)),
-                row_gap: px(6),
-                border: UiRect::all(px(2)),
-                border_radius: BorderRadius::all(px(8)),
-                ..default()
-            },
-            BorderColor::all(ui::ACCENT),
-            BackgroundColor(Color::srgba(0.07, 0.06, 0.09, 0.96)),
-            ZIndex(12),
+            ui::dialog(
+                Node {
+                    position_type: PositionType::Absolute,
+                    left: percent(30),
+                    right: percent(30),
+                    bottom: px(48),
+                    padding: UiRect::all(px(10)),
+                    ..default()
+                },
+                12,
+            ),
         ))
         .with_children(|p| {
             p.spawn(ui::text(format!("Battle over: {head}"), 20.0, ui::ACCENT));

@@ -51,22 +51,17 @@ fn reaction_prompt(
             HudPanel,
             Interaction::default(),
             DespawnOnExit(Screen::Battle),
-            Node {
-                position_type: PositionType::Absolute,
-                left: percent(30),
-                right: percent(30),
-                top: percent(30),
-                flex_direction: FlexDirection::Column,
-                align_items: AlignItems::Center,
-                padding: UiRect::all(px(16)),
-                row_gap: px(6),
-                border: UiRect::all(px(2)),
-                border_radius: BorderRadius::all(px(8)),
-                ..default()
-            },
-            BorderColor::all(ui::ACCENT),
-            BackgroundColor(Color::srgba(0.07, 0.06, 0.09, 0.97)),
-            ZIndex(10),
+            ui::dialog(
+                Node {
+                    position_type: PositionType::Absolute,
+                    left: percent(30),
+                    right: percent(30),
+                    top: percent(30),
+                    padding: UiRect::all(px(16)),
+                    ..default()
+                },
+                10,
+            ),
         ))
         .with_children(|p| {
             p.spawn(ui::text("Reaction", 22.0, ui::ACCENT));
