@@ -600,7 +600,8 @@ fn a_corrupt_or_outdated_save_gives_a_message_and_leaves_the_good_save_intact() 
     std::fs::write(&bad, "(version: 1, seed: 3, garbage").expect("write");
     let e = saves::load(&bad).expect_err("refused");
     assert!(e.contains("another version"), "{e}");
-    std::fs::write(&bad, "(version: 3, seed: 3, garbage").expect("write");
+    let current = format!("(version: {}, seed: 3, garbage", saves::VERSION);
+    std::fs::write(&bad, current).expect("write");
     let e = saves::load(&bad).expect_err("refused");
     assert!(e.contains("damaged"), "{e}");
     let old = dir.join("old.ron");

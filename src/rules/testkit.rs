@@ -131,6 +131,19 @@ pub fn load(name: &str) -> Level {
     }
 }
 
+/// The file names of every shipped level in `levels/`, sorted.
+pub fn shipped_levels() -> Vec<String> {
+    let dir = crate::repo_dir().join("levels");
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".ron"))
+        .collect();
+    names.sort();
+    names
+}
+
 /// Executes `cmd`, which must be accepted; its events.
 pub fn run(b: &mut BattleState, cmd: Command) -> Vec<Event> {
     match b.execute(&cmd) {

@@ -90,7 +90,7 @@ fn damaged_and_inconsistent_saves_are_refused_and_left_alone() {
         ("not RON", "garbage \u{0}".into(), "damaged"),
         (
             "old version",
-            good.replacen("version: 3", "version: 2", 1),
+            good.replacen(&format!("version: {VERSION}"), "version: 2", 1),
             "another version",
         ),
         (

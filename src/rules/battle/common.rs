@@ -255,6 +255,29 @@ impl Exec<'_> {
         roll
     }
 
+    /// Adds up `terms` (zero terms after the first are left out) and returns the sum. When
+    /// more than one term is left the sum is explained in the log: an [`Event::Reckoned`]
+    /// naming `unit` (whose number it is) and `what` the number is. A lone term is the plain
+    /// number and needs no line.
+    pub fn reckon(&mut self, unit: UnitId, what: &str, terms: Vec<super::Term>) -> i64 {
+        let terms: Vec<super::Term> = terms
+            .into_iter()
+            .enumerate()
+            .filter(|(i, t)| *i == 0 || t.value != 0)
+            .map(|(_, t)| t)
+            .collect();
+        let total = terms.iter().map(|t| t.value).sum();
+        if terms.len() > 1 {
+            self.emit(Event::Reckoned {
+                unit,
+                what: what.to_string(),
+                terms,
+                total,
+            });
+        }
+        total
+    }
+
     /// Sets a pool to `value`, reporting the change (no event when nothing changes).
     pub fn set_pool(&mut self, unit: UnitId, pool: &str, value: i64) {
         let old = self.s().unit(unit).map_or(0, |u| u.pool(pool));

@@ -88,7 +88,22 @@ pub fn describe(s: &BattleState, e: &Event) -> String {
             pool,
             delta,
             value,
-        } => format!("{} {pool} {} ({delta:+})", s.unit_name(*unit), value),
+        } => {
+            // A pool that stops at 0 loses only what it had: say so, or the change would not
+            // match the damage line before it.
+            let all = if *value == 0 && *delta < 0 {
+                ", all it had left"
+            } else {
+                ""
+            };
+            format!("{} {pool} {value} ({delta:+}{all})", s.unit_name(*unit))
+        }
+        Event::Reckoned {
+            unit,
+            what,
+            terms,
+            total,
+        } => format!("{}: {what} {total} = {}", s.unit_name(*unit), sum(terms)),
         Event::Status { unit, status } => match status {
             Status::Active => format!("{} is back in the fight", s.unit_name(*unit)),
             Status::Down => format!("{} goes down", s.unit_name(*unit)),
@@ -157,6 +172,24 @@ pub fn describe(s: &BattleState, e: &Event) -> String {
             None => format!("Battle over: a draw ({reason})"),
         },
     }
+}
+
+/// Terms as a sum: "3 rolled + 2 two weapons - 1 armour".
+pub fn sum(terms: &[super::Term]) -> String {
+    let mut line = String::new();
+    for (i, t) in terms.iter().enumerate() {
+        let label = if t.label.is_empty() {
+            String::new()
+        } else {
+            format!(" {}", t.label)
+        };
+        match (i, t.value < 0) {
+            (0, _) => line.push_str(&format!("{}{label}", t.value)),
+            (_, false) => line.push_str(&format!(" + {}{label}", t.value)),
+            (_, true) => line.push_str(&format!(" - {}{label}", -t.value)),
+        }
+    }
+    line
 }
 
 /// A trigger in words.

@@ -306,7 +306,7 @@ impl BattleState {
         self.applied += 1;
         match e {
             Event::Started { .. } => {}
-            Event::Rolled { .. } | Event::Attacked { .. } => {}
+            Event::Rolled { .. } | Event::Attacked { .. } | Event::Reckoned { .. } => {}
             Event::RoundStarted { round } => self.round = *round,
             Event::RoundEnded { .. } | Event::TurnStarted { .. } | Event::TurnEnded { .. } => {}
             Event::Moved { unit, to, .. } | Event::Placed { unit, to } => {

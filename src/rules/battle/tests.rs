@@ -197,3 +197,82 @@ fn every_log_line_names_units_by_name() {
         }
     }
 }
+
+/// Pools that damage takes from, in any ruleset.
+const HURT_POOLS: [&str; 6] = ["hp", "body", "stun", "endurance", "health", "shield"];
+
+/// Every loss of a damage pool in the log is explained by a number shown before it, since the
+/// attack roll: a damage roll (a plain roll needs no more), the sum of a [`Event::Reckoned`]
+/// for that unit (whose terms add up to it), or a ruleset line (Shock, the Shock floor).
+/// A pool that stops at 0 says "all it had left"; a hit spread over consecutive pools
+/// (endurance then health, a shield then its bearer) adds up to the figure. Played on every
+/// shipped level with random legal commands.
+#[test]
+fn every_damage_in_the_log_adds_up_from_terms_it_names() {
+    let mut checked = 0;
+    for entry in crate::rules::testkit::shipped_levels() {
+        let level = load(&entry);
+        for seed in 1..=6 {
+            let (b, _, events) = random_play(&level, seed, 3_000);
+            let mut figures: Vec<i64> = Vec::new();
+            let mut run: Option<(UnitId, i64)> = None;
+            for e in &events {
+                let line = log::describe(&b, e);
+                match e {
+                    Event::Rolled {
+                        purpose: Purpose::Attack,
+                        ..
+                    } => figures.clear(),
+                    Event::Rolled {
+                        purpose: Purpose::Damage | Purpose::Spell,
+                        total,
+                        ..
+                    } => figures.push(*total),
+                    Event::Reckoned { terms, total, .. } => {
+                        assert_eq!(terms.iter().map(|t| t.value).sum::<i64>(), *total, "{line}");
+                        assert!(terms.len() > 1, "a lone term needs no line: {line}");
+                        figures.push(*total);
+                    }
+                    Event::Rules(_) => figures.extend(numbers(&line)),
+                    _ => {}
+                }
+                let Event::Pool {
+                    unit,
+                    pool,
+                    delta,
+                    value,
+                } = e
+                else {
+                    if !matches!(e, Event::Condition { .. } | Event::Status { .. }) {
+                        run = None;
+                    }
+                    continue;
+                };
+                if *delta >= 0 || !HURT_POOLS.contains(&pool.as_str()) {
+                    continue;
+                }
+                let sum = match run {
+                    Some((u, s)) if u == *unit => s - delta,
+                    _ => -delta,
+                };
+                run = Some((*unit, sum));
+                let explained = (*value == 0 && line.contains("all it had left"))
+                    || figures.contains(&-delta)
+                    || figures.contains(&sum);
+                assert!(
+                    explained,
+                    "{entry} seed {seed}: `{line}` is not explained by {figures:?}"
+                );
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 100, "only {checked} damage lines were checked");
+}
+
+/// The integers in a line of text.
+fn numbers(line: &str) -> Vec<i64> {
+    line.split(|c: char| !c.is_ascii_digit())
+        .filter_map(|w| w.parse().ok())
+        .collect()
+}

@@ -383,6 +383,23 @@ pub enum Reaction {
     Resist,
 }
 
+/// One named part of a number the rules worked out ([`Event::Reckoned`]): "2 charge",
+/// "-3 armour".
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Term {
+    pub label: String,
+    pub value: i64,
+}
+
+impl Term {
+    pub fn new(label: impl Into<String>, value: i64) -> Self {
+        Self {
+            label: label.into(),
+            value,
+        }
+    }
+}
+
 /// Why a roll was made: the combat log's first word.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Purpose {
@@ -633,6 +650,15 @@ pub enum Event {
     },
     /// The current interrupt is done; its continuation runs next.
     Resumed,
+    /// A number the rules worked out, as the sum of the named terms it is made of, so that
+    /// the log can say where every number comes from ("Ida: damage 5 = 3 rolled + 2 two
+    /// weapons"). `total` is always the sum of `terms`. Changes nothing.
+    Reckoned {
+        unit: UnitId,
+        what: String,
+        terms: Vec<Term>,
+        total: i64,
+    },
     /// Ruleset bookkeeping.
     Rules(RulesEvent),
     /// The battle is over.

@@ -3,8 +3,8 @@
 use super::{ActionPoints, AttackKind, names, turns};
 use crate::rules::battle::common::ndx;
 use crate::rules::battle::{
-    Condition, Event, Exec, Interrupt, PendingAttack, Purpose, Reaction, Resume, Status, Trigger,
-    Unit, UnitId,
+    Condition, Event, Exec, Interrupt, PendingAttack, Purpose, Reaction, Resume, Status, Term,
+    Trigger, Unit, UnitId,
 };
 use crate::rules::dice::DiceExpr;
 use crate::rules::rulesets::Member;
@@ -65,7 +65,7 @@ pub(super) fn resolve_attack(x: &mut Exec, p: &PendingAttack) {
     if !a.is_active() || !t.is_active() {
         return;
     }
-    let defense = defense_of(&t);
+    let defense = x.reckon(p.target, "defense", defense_terms(&t));
     let roll = x.roll(
         Some(p.attacker),
         None,
@@ -86,7 +86,17 @@ pub(super) fn resolve_attack(x: &mut Exec, p: &PendingAttack) {
     }
     let (dice, armor) = damage_of(&a, &t, kind);
     let dmg = x.roll(Some(p.attacker), None, Purpose::Damage, &dice, None);
-    let amount = (dmg.total - armor).max(1);
+    let raw = dmg.total - armor;
+    // House rule: a hit deals at least 1, whatever the armor.
+    let amount = x.reckon(
+        p.target,
+        "damage",
+        vec![
+            Term::new("rolled", dmg.total),
+            Term::new("armor", -armor),
+            Term::new("raised to the minimum, 1", (1 - raw).max(0)),
+        ],
+    );
     x.add_pool(p.target, names::HP, -amount);
     if x.s().units[p.target.index()].pool(names::HP) <= 0 {
         x.set_status(p.target, Status::Down);
@@ -95,14 +105,22 @@ pub(super) fn resolve_attack(x: &mut Exec, p: &PendingAttack) {
 
 /// The number an attack on `t` must reach: 10 + defense, + dodge while dodging, +2 guarding.
 pub(super) fn defense_of(t: &Unit) -> i64 {
-    let mut defense = 10 + t.stat(names::DEFENSE);
+    defense_terms(t).iter().map(|t| t.value).sum()
+}
+
+/// [`defense_of`] as terms, for the log.
+pub(super) fn defense_terms(t: &Unit) -> Vec<Term> {
+    let mut terms = vec![
+        Term::new("base", 10),
+        Term::new("defense", t.stat(names::DEFENSE)),
+    ];
     if t.has(&Condition::Dodging) {
-        defense += t.stat(names::DODGE);
+        terms.push(Term::new("dodging", t.stat(names::DODGE)));
     }
     if t.has(&Condition::Guarding) {
-        defense += 2;
+        terms.push(Term::new("guarding", 2));
     }
-    defense
+    terms
 }
 
 /// Damage dice of `a`'s attack of `kind` and the armor of `t` that it subtracts.

@@ -10,7 +10,7 @@ use super::{
 use crate::rules::battle::common::dice;
 use crate::rules::battle::{
     BattleState, Condition, Event, Exec, Interrupt, PendingAttack, Purpose, Reaction, Rejected,
-    Resume, Status, Trigger, Unit, UnitId,
+    Resume, Status, Term, Trigger, Unit, UnitId,
 };
 use crate::rules::dice::DiceExpr;
 use crate::rules::grid::Cell;
@@ -435,11 +435,30 @@ pub(super) const PSYCHIC: i64 = 10;
 
 /// The target's deflection against `a`'s weapon, `parry` added: none against typeless damage.
 pub(super) fn deflection_against(a: &Unit, t: &Unit, ranged: bool, parry: i64) -> i64 {
+    deflection_terms(a, t, ranged, parry)
+        .iter()
+        .map(|t| t.value)
+        .sum()
+}
+
+/// [`deflection_against`] as terms, each the negative of what it takes off a hit, for the
+/// log: the target's deflection, the size difference and Guard (not below 0 together), then
+/// the parry. Typeless damage is neither deflected nor parried: no terms.
+pub(super) fn deflection_terms(a: &Unit, t: &Unit, ranged: bool, parry: i64) -> Vec<Term> {
     if damage_kind(a, ranged) == DamageKind::Typeless {
-        return 0;
+        return Vec::new();
     }
-    (t.stat(names::DEFLECTION) - size_diff(a, t) + i64::from(t.has(&Condition::Guarding))).max(0)
-        + parry
+    let mut terms = vec![
+        Term::new("deflection", t.stat(names::DEFLECTION)),
+        Term::new("larger attacker", -size_diff(a, t)),
+        Term::new("guarding", i64::from(t.has(&Condition::Guarding))),
+    ];
+    let sum: i64 = terms.iter().map(|t| t.value).sum();
+    if sum < 0 {
+        terms.push(Term::new("deflection no less than 0", -sum));
+    }
+    terms.push(Term::new("parry", parry));
+    terms
 }
 
 /// The attack test of `a`: its better attribute die (strength or dexterity; dexterity for
@@ -698,19 +717,23 @@ pub(super) fn finish_attack(x: &mut Exec, p: &PendingAttack, reaction: &Reaction
     if !hit {
         return;
     }
-    let raw = p.total.max(0) + weapon(&a, p.ranged, p.crit);
+    let weapon_label = if p.crit { "critical weapon" } else { "weapon" };
+    let mut terms = vec![
+        Term::new("attack test", p.total.max(0)),
+        Term::new(weapon_label, weapon(&a, p.ranged, p.crit)),
+    ];
     let lethal = a.stat(names::NONLETHAL) <= 0;
     if blocking {
-        let amount = (raw - t.stat(names::BLOCK)).max(1);
-        x.emit(Alternating::event(Ev::Damage {
-            attacker: p.attacker,
-            target: p.target,
-            raw,
-            reduction: t.stat(names::BLOCK),
-            parry: 0,
-            blocked: true,
-            amount,
-        }));
+        terms.push(Term::new("shield's block", -t.stat(names::BLOCK)));
+    } else {
+        let off = deflection_terms(&a, &t, p.ranged, parry);
+        terms.extend(off.into_iter().map(|d| Term::new(d.label, -d.value)));
+    }
+    let raw: i64 = terms.iter().map(|t| t.value).sum();
+    terms.push(Term::new("raised to the minimum, 1", (1 - raw).max(0)));
+    let amount = x.reckon(p.target, "damage", terms);
+    if blocking {
+        // The shield takes the blow first; only what it cannot hold reaches the bearer.
         let shield = t.pool(names::SHIELD);
         x.set_pool(p.target, names::SHIELD, (shield - amount).max(0));
         if amount > shield {
@@ -718,17 +741,6 @@ pub(super) fn finish_attack(x: &mut Exec, p: &PendingAttack, reaction: &Reaction
         }
         return;
     }
-    let reduction = deflection_against(&a, &t, p.ranged, parry);
-    let amount = (raw - reduction).max(1);
-    x.emit(Alternating::event(Ev::Damage {
-        attacker: p.attacker,
-        target: p.target,
-        raw,
-        reduction,
-        parry,
-        blocked: false,
-        amount,
-    }));
     deal_damage(x, p.target, amount, lethal);
 }
 

@@ -217,18 +217,6 @@ pub enum Ev {
     Undefer,
     /// `unit` brandished its melee weapon (`melee`) or its ranged weapon.
     Brandished { unit: UnitId, melee: bool },
-    /// How a hit's damage came out (for the log; changes nothing): `raw` (the attack test +
-    /// weapon), less `reduction` (deflection, of which `parry` from a Parry; or the shield's
-    /// block), is `amount` (at least 1).
-    Damage {
-        attacker: UnitId,
-        target: UnitId,
-        raw: i64,
-        reduction: i64,
-        parry: i64,
-        blocked: bool,
-        amount: i64,
-    },
 }
 
 /// What an attack paused for reactions notes ([`crate::rules::rulesets::Ruleset::Note`]).
@@ -350,7 +338,6 @@ pub fn apply(s: &mut State, e: &Ev) {
             }
         }
         Ev::MoveUsed => s.moved = true,
-        Ev::Damage { .. } => {}
         Ev::Brandished { unit, melee } => {
             s.melee_drawn.set(*unit, *melee);
         }

@@ -714,7 +714,7 @@ fn a_block_beyond_the_shields_durability_reaches_the_unit_and_parry_adds_1_witho
     assert_eq!(pool(&b, U0, "endurance"), 5);
     assert_eq!(
         damage_lines(&b, &e),
-        ["Skarn deals 14 (test + weapon) to Boudica, 4 blocked by the shield: 10 damage"]
+        ["Boudica: damage 10 = 8 attack test + 6 weapon - 4 shield's block"]
     );
     // Parry with a weapon of no parry value adds 1: 8 + 6 - (4 + 1) = 9.
     let (mut b, _) = BattleState::start_with_tape(&level, 1, [5, 3, 5]);
@@ -726,7 +726,7 @@ fn a_block_beyond_the_shields_durability_reaches_the_unit_and_parry_adds_1_witho
     // The log says where the hit went: the parry's share of the deflection is named.
     assert_eq!(
         damage_lines(&b, &e),
-        ["Skarn deals 14 (test + weapon) to Boudica, 5 deflected, 1 of it by the parry: 9 damage"]
+        ["Boudica: damage 9 = 8 attack test + 6 weapon - 4 deflection - 1 parry"]
     );
 }
 
@@ -742,14 +742,12 @@ fn a_defence_test_chance_counts_both_dice_and_the_luck_die() {
     assert!((p - (21.0 + 14.0 / 20.0) / 36.0).abs() < 1e-12, "{p}");
 }
 
-/// The combat-log lines of the `Damage` events in `events`.
+/// The combat-log lines that add up a hit's damage in `events`.
 fn damage_lines(b: &BattleState, events: &[Event]) -> Vec<String> {
     events
         .iter()
-        .filter_map(|e| match Alternating::event_of(e) {
-            Some(ev @ Ev::Damage { .. }) => Some(log_line(b, ev)),
-            _ => None,
-        })
+        .filter(|e| matches!(e, Event::Reckoned { what, .. } if what == "damage"))
+        .map(|e| crate::rules::battle::log::describe(b, e))
         .collect()
 }
 

@@ -381,27 +381,5 @@ pub fn log_line(s: &BattleState, e: &Ev) -> String {
             s.unit_name(*unit),
             if *melee { "melee" } else { "ranged" }
         ),
-        Ev::Damage {
-            attacker,
-            target,
-            raw,
-            reduction,
-            parry,
-            blocked,
-            amount,
-        } => {
-            let why = if *blocked {
-                format!("{reduction} blocked by the shield")
-            } else if *parry > 0 {
-                format!("{reduction} deflected, {parry} of it by the parry")
-            } else {
-                format!("{reduction} deflected")
-            };
-            format!(
-                "{} deals {raw} (test + weapon) to {}, {why}: {amount} damage",
-                s.unit_name(*attacker),
-                s.unit_name(*target)
-            )
-        }
     }
 }

@@ -8,7 +8,7 @@ use super::{After, Ev, Held, Phases, State};
 use crate::rules::battle::common::ndx;
 use crate::rules::battle::{
     Action, BattleState, Condition, Event, Exec, Interrupt, PendingAttack, Purpose, Reaction,
-    ReadyTrigger, Rejected, Resume, Status, Trigger, Unit, UnitId,
+    ReadyTrigger, Rejected, Resume, Status, Term, Trigger, Unit, UnitId,
 };
 use crate::rules::grid::Cell;
 use crate::rules::path::Path;
@@ -565,19 +565,30 @@ fn abort(x: &mut Exec, u: UnitId) {
 /// DCV of `t` now: + Dodge bonus, halved while Stunned (house rule), -3 while unaware in the
 /// Surprise Phase.
 pub(super) fn dcv_of(t: &Unit) -> i64 {
+    dcv_terms(t).iter().map(|t| t.value).sum()
+}
+
+/// [`dcv_of`] as terms, for the log. Not floored at 0: the unaware's -3 (P-22) is taken
+/// whole, and 10 + DCV (P-25) works as well below zero.
+pub(super) fn dcv_terms(t: &Unit) -> Vec<Term> {
+    let mut terms = vec![Term::new("DCV", t.stat(names::DCV))];
     let mut dcv = t.stat(names::DCV);
     if t.has(&Condition::Dodging) {
+        terms.push(Term::new("dodging", t.stat(names::DODGE_DCV)));
         dcv += t.stat(names::DODGE_DCV);
     }
     if t.has(&Condition::Stunned) || t.is_prone() {
-        dcv /= 2;
+        let why = if t.has(&Condition::Stunned) {
+            "halved: stunned"
+        } else {
+            "halved: prone"
+        };
+        terms.push(Term::new(why, dcv / 2 - dcv));
     }
     if t.has(&Condition::Surprised) {
-        dcv -= UNAWARE_DCV;
+        terms.push(Term::new("unaware", -UNAWARE_DCV));
     }
-    // Not floored at 0: the unaware's -3 (P-22) is taken whole, and 10 + DCV (P-25) works as
-    // well below zero.
-    dcv
+    terms
 }
 
 /// Damage dice of `a`'s attack: `(count, bonus)` of d6.
@@ -594,12 +605,34 @@ pub(super) fn damage_dice(a: &Unit, ranged: bool) -> (i64, i64) {
 
 /// BODY and STUN a killing attack of `raw` BODY does to `t` (house rule).
 pub(super) fn damage_taken(t: &Unit, raw: i64) -> (i64, i64) {
+    let (body, stun) = damage_terms(t, raw);
+    let sum = |v: &[Term]| v.iter().map(|t| t.value).sum();
+    (sum(&body), sum(&stun))
+}
+
+/// [`damage_taken`] as the BODY and the STUN terms, for the log: BODY is the roll less
+/// resistant PD, STUN the roll times the STUN multiplier less PD, neither below 0.
+pub(super) fn damage_terms(t: &Unit, raw: i64) -> (Vec<Term>, Vec<Term>) {
     let raw = raw.max(0);
     let mult = t.stat(names::STUN_MULTIPLIER).max(1);
-    (
-        (raw - t.stat(names::RPD)).max(0),
-        (raw * mult - t.stat(names::PD)).max(0),
-    )
+    let floor = |terms: &mut Vec<Term>| {
+        let sum: i64 = terms.iter().map(|t| t.value).sum();
+        terms.push(Term::new("raised to 0", (-sum).max(0)));
+    };
+    let mut body = vec![
+        Term::new("rolled", raw),
+        Term::new("resistant PD", -t.stat(names::RPD)),
+    ];
+    floor(&mut body);
+    let mut stun = vec![
+        Term::new(
+            format!("(rolled {raw} x STUN multiplier {mult})"),
+            raw * mult,
+        ),
+        Term::new("PD", -t.stat(names::PD)),
+    ];
+    floor(&mut stun);
+    (body, stun)
 }
 
 /// Resolves an attack roll and its damage.
@@ -610,7 +643,9 @@ fn strike(x: &mut Exec, a: UnitId, t: UnitId, ranged: bool) {
     if !au.is_active() || !tu.is_active() {
         return;
     }
-    let needed = 10 + dcv_of(&tu);
+    let mut terms = vec![Term::new("base", 10)];
+    terms.extend(dcv_terms(&tu));
+    let needed = x.reckon(t, "roll needed to hit", terms);
     let roll = x.roll(
         Some(a),
         None,
@@ -633,7 +668,9 @@ fn strike(x: &mut Exec, a: UnitId, t: UnitId, ranged: bool) {
     let raw = x
         .roll(Some(a), None, Purpose::Damage, &ndx(n, 6, bonus), None)
         .total;
-    let (body, stun) = damage_taken(&tu, raw);
+    let (body, stun) = damage_terms(&tu, raw);
+    let body = x.reckon(t, "BODY damage", body);
+    let stun = x.reckon(t, "STUN damage", stun);
     x.add_pool(t, names::BODY, -body);
     x.add_pool(t, names::STUN, -stun);
     let now = &x.s().units[t.index()];

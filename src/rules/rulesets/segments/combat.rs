@@ -14,7 +14,7 @@ use super::{Ev, Phase, Segments, State};
 use crate::rules::battle::common::ndx;
 use crate::rules::battle::{
     BattleState, Condition, Event, Exec, Interrupt, Purpose, Reaction, Rejected, Resume, Status,
-    Trigger, UnitId,
+    Term, Trigger, UnitId,
 };
 use crate::rules::dice::DiceExpr;
 use crate::rules::grid::Cell;
@@ -394,6 +394,14 @@ pub(crate) fn strike(x: &mut Exec, attacker: UnitId, target: UnitId, kind: Kind,
         return;
     }
     let (dice, needed, _) = to_hit(x.s(), attacker, target, kind);
+    x.reckon(
+        attacker,
+        "roll needed to hit",
+        vec![
+            Term::new("THAC0", stat(x.s(), attacker, THAC0)),
+            Term::new("target's AC", -stat(x.s(), target, AC)),
+        ],
+    );
     let roll = x.roll(Some(attacker), None, Purpose::Attack, &dice, Some(needed));
     let hit = roll.total >= needed;
     x.emit(Event::Attacked {
@@ -407,15 +415,26 @@ pub(crate) fn strike(x: &mut Exec, attacker: UnitId, target: UnitId, kind: Kind,
         return;
     }
     let dmg = damage_dice(x.s(), attacker, kind);
-    let mut amount = x
+    let rolled = x
         .roll(Some(attacker), None, Purpose::Damage, &dmg, None)
-        .total
-        .max(1);
+        .total;
+    let mut terms = at_least_one(rolled);
     if double {
-        amount *= 2;
+        let once: i64 = terms.iter().map(|t| t.value).sum();
+        terms.push(Term::new("doubled: a set spear against a charge", once));
     }
+    let amount = x.reckon(target, "damage", terms);
     let defer = deferred(x);
     deal(x, target, amount, defer);
+}
+
+/// A damage roll as terms: what was rolled, raised to 1 if less (house rule: a hit always
+/// hurts).
+fn at_least_one(rolled: i64) -> Vec<Term> {
+    vec![
+        Term::new("rolled", rolled),
+        Term::new("raised to the minimum, 1", (1 - rolled).max(0)),
+    ]
 }
 
 /// Deals `amount` damage. A spell being cast is spoiled. Unless `defer` (a simultaneous
@@ -520,10 +539,10 @@ pub(crate) fn end_segment(x: &mut Exec) {
         x.set_condition(caster, Condition::Casting, false);
         if x.s().units[target.index()].is_active() {
             let dice = damage_dice(x.s(), caster, Kind::Spell);
-            let amount = x
+            let rolled = x
                 .roll(Some(caster), None, Purpose::Spell, &dice, None)
-                .total
-                .max(1);
+                .total;
+            let amount = x.reckon(target, "damage", at_least_one(rolled));
             deal(x, target, amount, false);
         }
     }

@@ -10,7 +10,7 @@ use super::{Ev, Sides, State, active, can_instant, grapplers_of, held, moves, pe
 use crate::rules::battle::common::ndx;
 use crate::rules::battle::{
     BattleState, Condition, Event, Exec, Interrupt, PendingAttack, Purpose, Reaction, Resume,
-    Status, Trigger, Unit, UnitId,
+    Status, Term, Trigger, Unit, UnitId,
 };
 use crate::rules::dice::DiceExpr;
 use crate::rules::grid::Cell;
@@ -186,30 +186,42 @@ fn damage_dice(s: &BattleState, spec: &Spec) -> DiceExpr {
 
 /// The target's AC now: +2 in Total Defense (S-81), -2 after charging (S-66).
 pub fn ac_of(s: &BattleState, t: UnitId) -> i64 {
+    ac_terms(s, t).iter().map(|t| t.value).sum()
+}
+
+/// [`ac_of`] as the terms it is made of, for the log.
+pub fn ac_terms(s: &BattleState, t: UnitId) -> Vec<Term> {
     let Some(u) = s.unit(t) else {
-        return 0;
+        return vec![Term::new("AC", 0)];
     };
-    let mut ac = u.stat(names::AC);
+    let mut terms = vec![Term::new("AC", u.stat(names::AC))];
     if u.has(&Condition::TotalDefense) {
-        ac += 2;
+        terms.push(Term::new("Total Defense", 2));
     }
     if u.has(&Condition::Charging) {
-        ac -= 2;
+        terms.push(Term::new("charging", -2));
     }
-    ac
+    terms
 }
 
 /// The attack bonus with every situation modifier, and the modifiers in words.
 pub fn attack_bonus(s: &BattleState, spec: &Spec) -> (i64, Vec<String>) {
+    let terms = attack_terms(s, spec);
+    let notes = terms
+        .iter()
+        .skip(1)
+        .map(|t| format!("{} {:+}", t.label, t.value))
+        .collect();
+    (terms.iter().map(|t| t.value).sum(), notes)
+}
+
+/// The attack bonus as terms: the unit's bonus first, then every situation modifier.
+pub fn attack_terms(s: &BattleState, spec: &Spec) -> Vec<Term> {
     let (Some(a), Some(t)) = (s.unit(spec.attacker), s.unit(spec.target)) else {
-        return (0, Vec::new());
+        return vec![Term::new("attack bonus", 0)];
     };
-    let mut b = a.stat(names::ATTACK_BONUS);
-    let mut notes = Vec::new();
-    let mut add = |b: &mut i64, m: i64, why: &str| {
-        *b += m;
-        notes.push(format!("{why} {m:+}"));
-    };
+    let mut b = vec![Term::new("attack bonus", a.stat(names::ATTACK_BONUS))];
+    let add = |b: &mut Vec<Term>, m: i64, why: &str| b.push(Term::new(why, m));
     if dual(a) {
         add(&mut b, -1, "two weapons");
     }
@@ -245,7 +257,7 @@ pub fn attack_bonus(s: &BattleState, spec: &Spec) -> (i64, Vec<String>) {
         Cover::Half => add(&mut b, -2, "half cover"),
         Cover::Full | Cover::Blocked => add(&mut b, -4, "full cover"),
     }
-    (b, notes)
+    b
 }
 
 /// The Shock the attack inflicts on a miss before shields and Total Defense (S-131..S-139):
@@ -426,8 +438,8 @@ pub fn begin(x: &mut Exec, spec: Spec) {
         _ => screen(x, spec.attacker, spec.target),
     };
     let spec = Spec { target, ..spec };
-    let (bonus, _) = attack_bonus(x.s(), &spec);
-    let needed = ac_of(x.s(), target);
+    let bonus = x.reckon(spec.attacker, "attack bonus", attack_terms(x.s(), &spec));
+    let needed = x.reckon(target, "AC", ac_terms(x.s(), target));
     let roll = x.roll(
         Some(spec.attacker),
         None,
@@ -497,7 +509,12 @@ pub fn resolve(x: &mut Exec, p: &PendingAttack) {
     if !active(x.s(), spec.target) {
         return;
     }
-    let hit = p.total >= ac_of(x.s(), spec.target);
+    // A reaction (Total Defense) may have changed the AC since the roll: say so.
+    let ac = ac_of(x.s(), spec.target);
+    if ac != p.needed {
+        x.reckon(spec.target, "AC now", ac_terms(x.s(), spec.target));
+    }
+    let hit = p.total >= ac;
     x.emit(Event::Attacked {
         attacker: spec.attacker,
         target: spec.target,
@@ -544,7 +561,7 @@ pub fn resolve(x: &mut Exec, p: &PendingAttack) {
 fn damage(x: &mut Exec, spec: &Spec) {
     let dice = damage_dice(x.s(), spec);
     let roll = x.roll(Some(spec.attacker), None, Purpose::Damage, &dice, None);
-    let dmg = hit_damage(x.s(), spec, roll.total);
+    let dmg = x.reckon(spec.target, "damage", hit_terms(x.s(), spec, roll.total));
     let floor = shock_base(x.s(), spec);
     let mut amount = dmg;
     if dmg < floor {
@@ -561,17 +578,24 @@ fn damage(x: &mut Exec, spec: &Spec) {
 
 /// A hit's damage from a damage roll of `rolled`, before the Shock floor.
 pub fn hit_damage(s: &BattleState, spec: &Spec, rolled: i64) -> i64 {
+    hit_terms(s, spec, rolled).iter().map(|t| t.value).sum()
+}
+
+/// [`hit_damage`] as terms: the roll, the swarm's bonus (capped at the dice's maximum) and
+/// two weapons' +2.
+pub fn hit_terms(s: &BattleState, spec: &Spec, rolled: i64) -> Vec<Term> {
     let dice = damage_dice(s, spec);
     let max = dice.range().1;
-    let mut dmg = rolled;
+    let mut terms = vec![Term::new("rolled", rolled)];
     if spec.swarm > 0 {
-        dmg = (rolled + spec.swarm.min(3)).min(max.max(rolled));
+        let with = (rolled + spec.swarm.min(3)).min(max.max(rolled));
+        terms.push(Term::new("swarm", with - rolled));
     }
     let melee_weapon = !spec.ranged && !unarmed(s, spec);
     if melee_weapon && s.unit(spec.attacker).is_some_and(dual) {
-        dmg += 2;
+        terms.push(Term::new("two weapons", 2));
     }
-    dmg
+    terms
 }
 
 /// Shock on a miss (S-133), unless a shield or Total Defense stops it.
