@@ -5,10 +5,13 @@
 //!   movement, levels.
 //! - [`ai`]: the AI players (utility AI and two baselines), pure like the rules.
 //! - [`cli`]: the headless commands behind the `fray` binary.
+//! - [`balance`]: is a level fair? Counting AI-against-itself games, and the editor's
+//!   background balance meter; pure.
 //! - [`saves`]: saved battles (format, slots, the checks before one is resumed), pure.
 //! - `game` (feature `game`): the Bevy front end.
 
 pub mod ai;
+pub mod balance;
 pub mod cli;
 pub mod rules;
 pub mod saves;

@@ -952,6 +952,72 @@ fn the_level_editor_paints_moves_saves_and_undoes() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// The balance meter (B): the AI plays the level against itself on a background thread while
+/// the editor keeps running; the panel shows the sides' win rates as games finish; an edit
+/// starts the count again on the edited level; B again stops it.
+#[test]
+fn the_editor_balance_meter_plays_in_the_background_and_restarts_on_an_edit() {
+    use fray::game::editor::{Editor, EditorCell, MeterText};
+    let dir = temp_dir("editor-meter");
+    let path = dir.join("a_bridge.ron");
+    std::fs::copy(levels_dir().join("alternating_bridge.ron"), &path).expect("copy");
+    let file = fray::rules::level::load_path(&path).expect("loads").file;
+    let mut app = app_on(&dir, |_| {});
+    app.update();
+    tap(&mut app, KeyCode::KeyE);
+    app.update();
+    assert_eq!(screen(&app), Screen::Editor);
+    tap(&mut app, KeyCode::KeyB);
+    app.update();
+    let games = |app: &App| {
+        app.world()
+            .resource::<Editor>()
+            .meter
+            .as_ref()
+            .map(|m| m.tally().games)
+    };
+    assert_eq!(games(&app), Some(0), "B starts the meter");
+    // Frames go on while the thread plays; wait (generously) for the first game.
+    let mut frames = 0;
+    while games(&app) == Some(0) && frames < 20_000 {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+        app.update();
+        frames += 1;
+    }
+    assert!(games(&app) >= Some(1), "no game finished");
+    app.update();
+    let mut q = app.world_mut().query_filtered::<&Text, With<MeterText>>();
+    let shown: Vec<String> = q.iter(app.world()).map(|t| t.0.clone()).collect();
+    assert_eq!(shown.len(), 1);
+    assert!(shown[0].contains("/100 games"), "{shown:?}");
+    for side in &file.sides {
+        assert!(shown[0].contains(&side.name), "{shown:?}");
+    }
+    // An edit (paint a free cell with the first glyph): the count starts again.
+    let free = (0..file.size.1 as i32)
+        .flat_map(|y| (0..file.size.0 as i32).map(move |x| (x, y)))
+        .find(|&(x, y)| {
+            file.map[y as usize].chars().nth(x as usize) == Some('.')
+                && file.units.iter().all(|u| u.cell != (x, y))
+        })
+        .expect("a free cell");
+    tap(&mut app, KeyCode::Digit3);
+    let mut q = app.world_mut().query::<(Entity, &EditorCell)>();
+    let e = q
+        .iter(app.world())
+        .find(|(_, c)| (c.x, c.y) == free)
+        .map(|(e, _)| e)
+        .expect("the cell is on screen");
+    app.world_mut().entity_mut(e).insert(Interaction::Pressed);
+    app.update();
+    assert_eq!(games(&app), Some(0), "the edit restarts the count");
+    // B again stops it.
+    tap(&mut app, KeyCode::KeyB);
+    app.update();
+    assert_eq!(games(&app), None);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 fn tooltip_shown(app: &mut App) -> bool {
     let mut q = app
         .world_mut()

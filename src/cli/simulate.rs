@@ -115,7 +115,7 @@ pub(crate) struct Batch<'a> {
 
 /// Game `g`'s seed.
 pub(crate) fn game_seed(first: u64, g: usize) -> u64 {
-    first.wrapping_add(g as u64)
+    crate::balance::game_seed(first, g)
 }
 
 /// Plays `b.games` games on `b.jobs` threads, `players(g)` giving each side's player in game

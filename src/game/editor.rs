@@ -6,7 +6,10 @@
 //! Keys: 1-9 pick a palette glyph, U switches between painting and units (click a unit to pick
 //! it, then a cell to move it there; C then a cell places a copy; Delete removes it), Ctrl+Z /
 //! Ctrl+Y undo and redo, Ctrl+S saves, P playtests, `[` and `]` open the previous or next level,
-//! Esc goes back (asking first when there are unsaved changes).
+//! Esc goes back (asking first when there are unsaved changes). B runs the balance meter:
+//! the AI plays the level as it stands against itself on a background thread
+//! ([`crate::balance::Meter`], the games `fray balance` plays) and the panel shows each side's
+//! win rate as games finish; Shift+B reruns it after every edit.
 
 use std::path::PathBuf;
 
@@ -17,6 +20,9 @@ use super::battle::{Battle, BattleSetup};
 use super::levels::Catalog;
 use super::screens::{SetupState, start_battle};
 use super::ui::{self, UiAction, UiClick};
+use crate::ai::sim::Caps;
+use crate::ai::{Difficulty, Kind};
+use crate::balance::Meter;
 use crate::rules::level::edit::{Edit, LevelDoc};
 use crate::rules::level::{self, LevelFile, merged_legend};
 use crate::rules::map::{Sight, Terrain};
@@ -34,7 +40,7 @@ pub(super) fn plugin(app: &mut App) {
         )
         .add_systems(
             Update,
-            (click_cells, editor_actions, rebuild)
+            (click_cells, editor_actions, rebuild, meter_panel)
                 .chain()
                 .run_if(in_state(Screen::Editor))
                 .in_set(super::AppSystems::Update),
@@ -59,6 +65,10 @@ pub enum EditorAction {
     Playtest,
     /// Open the previous (-1) or next (+1) level of `levels/`.
     Cycle(i32),
+    /// Start the balance meter on the level as it stands (or stop it).
+    Balance,
+    /// Rerun the balance meter after every edit (or not).
+    BalanceAuto,
     /// Leave (asks first when there are unsaved changes).
     Leave,
 }
@@ -84,6 +94,10 @@ pub struct Editor {
     pub confirm_leave: bool,
     /// A playtest battle is running: coming back to the title returns to the editor.
     pub playtesting: bool,
+    /// The balance meter's run on the level as it stood when it started.
+    pub meter: Option<Meter>,
+    /// Rerun the meter after every edit.
+    pub meter_auto: bool,
     /// The screen must be redrawn.
     dirty: bool,
 }
@@ -109,6 +123,10 @@ impl Editor {
         self.path = Some(path);
         self.picked = None;
         self.copying = false;
+        self.meter = None;
+        if self.meter_auto {
+            self.start_meter();
+        }
         self.confirm_leave = false;
         self.dirty = true;
         if self.glyph == '\0' {
@@ -130,7 +148,43 @@ impl Editor {
             }
             self.confirm_leave = false;
             self.dirty = true;
+            self.level_changed();
         }
+    }
+
+    /// The level's text changed: a meter's figures are for the old level, so it starts
+    /// again on the new one (when one was running or the meter follows every edit).
+    fn level_changed(&mut self) {
+        if self.meter.is_some() || self.meter_auto {
+            self.start_meter();
+        }
+    }
+
+    /// Starts the balance meter on the level as it stands (stopping any run), or says why not.
+    pub fn start_meter(&mut self) {
+        self.meter = None;
+        let (Some(doc), Some(path)) = (&self.doc, &self.path) else {
+            return;
+        };
+        match level::load(&path.display().to_string(), doc.text()) {
+            Ok(l) => {
+                self.message = "Balance meter: the AI plays the level against itself".into();
+                self.meter = Some(Meter::start(
+                    l,
+                    METER_GAMES,
+                    1,
+                    Kind::Utility(Difficulty::Normal),
+                    Caps::default(),
+                ))
+            }
+            Err(d) => {
+                self.message = format!(
+                    "The balance meter waits until the level's {} problem(s) are fixed",
+                    d.len()
+                )
+            }
+        }
+        self.dirty = true;
     }
 
     /// Saves atomically (even with problems: it is the designer's file).
@@ -161,6 +215,18 @@ impl Editor {
         level::ron_options().from_str(doc.text()).ok()
     }
 }
+
+/// Games in a balance meter run: those of `fray balance LEVEL` (100 games of `normal`
+/// against itself, seed 1).
+pub const METER_GAMES: usize = 100;
+
+/// The balance meter's text in the side panel, updated as games finish.
+#[derive(Component)]
+pub struct MeterText;
+
+/// The filled part of the balance meter's progress bar.
+#[derive(Component)]
+struct MeterBar;
 
 /// A map cell on screen (a button: clicking it paints, or picks or moves a unit).
 #[derive(Component, Clone, Copy, Debug)]
@@ -225,6 +291,13 @@ fn editor_keys(keys: Res<ButtonInput<KeyCode>>, mut clicks: MessageWriter<UiClic
         send(EditorAction::CopyUnit);
     } else if keys.just_pressed(KeyCode::KeyP) {
         send(EditorAction::Playtest);
+    } else if keys.just_pressed(KeyCode::KeyB) {
+        let shift = keys.any_pressed([KeyCode::ShiftLeft, KeyCode::ShiftRight]);
+        send(if shift {
+            EditorAction::BalanceAuto
+        } else {
+            EditorAction::Balance
+        });
     } else if keys.just_pressed(KeyCode::BracketLeft) {
         send(EditorAction::Cycle(-1));
     } else if keys.just_pressed(KeyCode::BracketRight) {
@@ -343,13 +416,34 @@ fn editor_actions(
                 let done = editor.doc.as_mut().is_some_and(LevelDoc::undo);
                 editor.message = if done { "Undone" } else { "Nothing to undo" }.into();
                 editor.dirty = true;
+                if done {
+                    editor.level_changed();
+                }
             }
             EditorAction::Redo => {
                 let done = editor.doc.as_mut().is_some_and(LevelDoc::redo);
                 editor.message = if done { "Redone" } else { "Nothing to redo" }.into();
                 editor.dirty = true;
+                if done {
+                    editor.level_changed();
+                }
             }
             EditorAction::Save => editor.save(),
+            EditorAction::Balance => {
+                if editor.meter.take().is_some() {
+                    editor.message = "Balance meter stopped".into();
+                    editor.dirty = true;
+                } else {
+                    editor.start_meter();
+                }
+            }
+            EditorAction::BalanceAuto => {
+                editor.meter_auto = !editor.meter_auto;
+                if editor.meter_auto && editor.meter.is_none() {
+                    editor.start_meter();
+                }
+                editor.dirty = true;
+            }
             EditorAction::Playtest => {
                 let Some(doc) = editor.doc.as_ref() else {
                     continue;
@@ -398,6 +492,7 @@ fn editor_actions(
                 } else {
                     // Leaving drops the unsaved text: the next visit opens the file again.
                     editor.doc = None;
+                    editor.meter = None;
                     editor.confirm_leave = false;
                     commands.set_state(Screen::Title);
                 }
@@ -604,6 +699,7 @@ fn rebuild(
                         ("Redo ^Y", EditorAction::Redo),
                         ("Save ^S", EditorAction::Save),
                         ("Playtest P", EditorAction::Playtest),
+                        ("Balance B", EditorAction::Balance),
                         ("< [", EditorAction::Cycle(-1)),
                         ("] >", EditorAction::Cycle(1)),
                         ("Back Esc", EditorAction::Leave),
@@ -611,6 +707,36 @@ fn rebuild(
                         row.spawn(ui::button(label, None, UiAction::Editor(a)));
                     }
                 });
+                // The balance meter: its text and bar are filled in by `meter_panel`.
+                p.spawn(ui::button(
+                    if editor.meter_auto {
+                        "Rerun after each edit: on (Shift+B)"
+                    } else {
+                        "Rerun after each edit: off (Shift+B)"
+                    },
+                    None,
+                    UiAction::Editor(EditorAction::BalanceAuto),
+                ));
+                p.spawn(Node {
+                    width: percent(100),
+                    height: px(6),
+                    min_height: px(6),
+                    flex_shrink: 0.0,
+                    ..default()
+                })
+                .insert(BackgroundColor(ui::BG))
+                .with_children(|bar| {
+                    bar.spawn((
+                        MeterBar,
+                        Node {
+                            width: percent(0),
+                            height: percent(100),
+                            ..default()
+                        },
+                        BackgroundColor(ui::ACCENT),
+                    ));
+                });
+                p.spawn((MeterText, ui::text(String::new(), 14.0, ui::TEXT)));
                 if !editor.message.is_empty() {
                     p.spawn(ui::text(editor.message.clone(), 14.0, ui::TEXT));
                 }
@@ -628,4 +754,75 @@ fn rebuild(
                 }
             });
         });
+}
+
+/// The balance meter's lines: progress, each side's win rate with its 95% interval, draws,
+/// mean rounds and the verdict once enough games are in.
+pub fn meter_lines(editor: &Editor) -> String {
+    let Some(meter) = &editor.meter else {
+        return "Balance: B plays the level, normal AI against itself".into();
+    };
+    let names: Vec<String> = editor
+        .file()
+        .map(|f| f.sides.iter().map(|s| s.name.clone()).collect())
+        .unwrap_or_default();
+    let t = meter.tally();
+    let mut lines = vec![format!(
+        "Balance ({} against itself): {}/{} games{}",
+        meter.ai().name(),
+        t.games,
+        meter.total(),
+        if meter.finished() { "" } else { "..." }
+    )];
+    if t.games == 0 {
+        return lines.join("\n");
+    }
+    let (records, verdict) = t.verdict(&names);
+    for r in &records {
+        lines.push(format!(
+            "  {} {:.0}% ({:.0}-{:.0}%)",
+            r.side,
+            100.0 * r.win_rate,
+            100.0 * r.win_rate_95.0,
+            100.0 * r.win_rate_95.1
+        ));
+    }
+    lines.push(format!(
+        "  draws {}, mean rounds {:.1}",
+        t.draws,
+        t.mean_rounds()
+    ));
+    if t.failed > 0 {
+        lines.push(format!(
+            "  {} game(s) failed: run fray balance to see why",
+            t.failed
+        ));
+    }
+    lines.push(format!("  {verdict}"));
+    lines.join("\n")
+}
+
+/// Fills in the balance meter's text and bar from its tally (every frame: reading the tally
+/// takes a lock for a copy, never a wait for a game).
+fn meter_panel(
+    editor: Res<Editor>,
+    mut text: Query<&mut Text, With<MeterText>>,
+    mut bar: Query<&mut Node, With<MeterBar>>,
+) {
+    let lines = meter_lines(&editor);
+    for mut t in &mut text {
+        if t.0 != lines {
+            t.0.clone_from(&lines);
+        }
+    }
+    let done = editor.meter.as_ref().map_or(0.0, |m| {
+        let t = m.tally();
+        (t.games + t.failed) as f32 / m.total().max(1) as f32
+    });
+    for mut n in &mut bar {
+        let w = percent(100.0 * done.min(1.0));
+        if n.width != w {
+            n.width = w;
+        }
+    }
 }
