@@ -1018,6 +1018,81 @@ fn the_editor_balance_meter_plays_in_the_background_and_restarts_on_an_edit() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A level from nothing, in the editor only: N opens the form, R and G choose the ruleset
+/// and grid, the arrows the size, Enter creates the file in the levels folder and opens it;
+/// the units tool places a unit of the chosen side (S) and template (T) on an empty cell;
+/// Ctrl+S saves it and P plays it.
+#[test]
+fn the_editor_makes_a_new_level_from_nothing_and_plays_it() {
+    use fray::game::editor::{Editor, EditorCell};
+    let dir = temp_dir("editor-new");
+    std::fs::copy(
+        levels_dir().join("sides_village_brawl.ron"),
+        dir.join("sides_village_brawl.ron"),
+    )
+    .expect("copy");
+    let mut app = app_on(&dir, |_| {});
+    app.update();
+    tap(&mut app, KeyCode::KeyE);
+    app.update();
+    assert_eq!(screen(&app), Screen::Editor);
+    tap(&mut app, KeyCode::KeyN);
+    let form = app.world().resource::<Editor>().new_level.clone();
+    let form = form.expect("N opens the new-level form");
+    assert_eq!(form.size, (16, 12));
+    tap(&mut app, KeyCode::KeyR);
+    tap(&mut app, KeyCode::KeyG);
+    tap(&mut app, KeyCode::ArrowLeft);
+    tap(&mut app, KeyCode::ArrowLeft);
+    tap(&mut app, KeyCode::ArrowDown);
+    let form = app.world().resource::<Editor>().new_level.clone();
+    let form = form.expect("still open");
+    assert_eq!(form.size, (14, 13));
+    let (data, topology) = (form.data().expect("a ruleset"), form.topology());
+    assert_eq!((form.ruleset, form.grid), (1, 1 % form.grids().len()));
+    tap(&mut app, KeyCode::Enter);
+    app.update();
+    let editor = app.world().resource::<Editor>();
+    assert!(editor.new_level.is_none());
+    let path = editor.path.clone().expect("the new file is open");
+    assert_eq!(path.parent(), Some(dir.as_path()));
+    let level = fray::rules::level::load_path(&path).expect("the new level is valid");
+    assert_eq!(level.file.ruleset.to_string(), data.id);
+    assert_eq!(Some(level.file.topology), topology);
+    assert_eq!(level.file.size, (14, 13));
+    assert_eq!(level.file.units.len(), 2);
+    // U, S (the second side), T (the second template), click an empty cell: a unit of both.
+    tap(&mut app, KeyCode::KeyU);
+    tap(&mut app, KeyCode::KeyS);
+    tap(&mut app, KeyCode::KeyT);
+    let at = (5, 2);
+    let mut q = app.world_mut().query::<(Entity, &EditorCell)>();
+    let e = q
+        .iter(app.world())
+        .find(|(_, c)| (c.x, c.y) == at)
+        .map(|(e, _)| e)
+        .expect("the cell is on screen");
+    app.world_mut().entity_mut(e).insert(Interaction::Pressed);
+    app.update();
+    key(&mut app, KeyCode::ControlLeft, true);
+    tap(&mut app, KeyCode::KeyS);
+    key(&mut app, KeyCode::ControlLeft, false);
+    app.update();
+    let saved = fray::rules::level::load_path(&path).expect("saved and valid");
+    assert_eq!(saved.file.units.len(), 3);
+    let added = &saved.file.units[2];
+    let second_template = data.templates.keys().nth(1 % data.templates.len());
+    assert_eq!(
+        (added.cell, added.side.as_str(), Some(&added.template)),
+        (at, saved.file.sides[1].name.as_str(), second_template)
+    );
+    // Playtest it.
+    tap(&mut app, KeyCode::KeyP);
+    app.update();
+    assert_eq!(screen(&app), Screen::Battle);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 fn tooltip_shown(app: &mut App) -> bool {
     let mut q = app
         .world_mut()

@@ -9,7 +9,10 @@
 //! Esc goes back (asking first when there are unsaved changes). B runs the balance meter:
 //! the AI plays the level as it stands against itself on a background thread
 //! ([`crate::balance::Meter`], the games `fray balance` plays) and the panel shows each side's
-//! win rate as games finish; Shift+B reruns it after every edit.
+//! win rate as games finish; Shift+B reruns it after every edit. N starts a new level
+//! (ruleset R, grid G, size with the arrow keys, Enter creates it in `levels/`). With the
+//! units tool, a click on an empty cell with no unit picked places a new unit of the side (S)
+//! and template (T) shown in the panel, with the template's numbers.
 
 use std::path::PathBuf;
 
@@ -17,15 +20,17 @@ use bevy::prelude::*;
 
 use super::Screen;
 use super::battle::{Battle, BattleSetup};
-use super::levels::Catalog;
+use super::levels::{Catalog, LevelsDir};
 use super::screens::{SetupState, start_battle};
 use super::ui::{self, UiAction, UiClick};
 use crate::ai::sim::Caps;
 use crate::ai::{Difficulty, Kind};
 use crate::balance::Meter;
-use crate::rules::level::edit::{Edit, LevelDoc};
+use crate::rules::grid::Topology;
+use crate::rules::level::edit::{Edit, LevelDoc, blank};
 use crate::rules::level::{self, LevelFile, merged_legend};
 use crate::rules::map::{Sight, Terrain};
+use crate::rules::ruleset_data::{self, RulesetData};
 
 pub(super) fn plugin(app: &mut App) {
     app.init_resource::<Editor>()
@@ -69,6 +74,15 @@ pub enum EditorAction {
     Balance,
     /// Rerun the balance meter after every edit (or not).
     BalanceAuto,
+    /// Open the new-level form (or, in it, create the level).
+    NewLevel,
+    /// In the new-level form: the next ruleset, the next grid it allows, a size change.
+    NewRuleset,
+    NewGrid,
+    NewSize(i32, i32),
+    /// New units: the next side, the next template.
+    NextSide,
+    NextTemplate,
     /// Leave (asks first when there are unsaved changes).
     Leave,
 }
@@ -98,6 +112,12 @@ pub struct Editor {
     pub meter: Option<Meter>,
     /// Rerun the meter after every edit.
     pub meter_auto: bool,
+    /// The new-level form, while it is open.
+    pub new_level: Option<NewLevel>,
+    /// New units' side and template (indices into the level's sides and the ruleset's
+    /// templates).
+    pub side: usize,
+    pub template: usize,
     /// The screen must be redrawn.
     dirty: bool,
 }
@@ -216,6 +236,56 @@ impl Editor {
     }
 }
 
+/// The new-level form: a ruleset, a grid it allows and a size.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NewLevel {
+    pub ruleset: usize,
+    pub grid: usize,
+    pub size: (u32, u32),
+}
+
+impl NewLevel {
+    pub fn data(&self) -> Option<&'static RulesetData> {
+        ruleset_data::all().nth(self.ruleset)
+    }
+
+    /// The grids the ruleset allows.
+    pub fn grids(&self) -> Vec<Topology> {
+        self.data().map_or(Vec::new(), |d| {
+            Topology::ALL.into_iter().filter(|t| d.allows(*t)).collect()
+        })
+    }
+
+    pub fn topology(&self) -> Option<Topology> {
+        let grids = self.grids();
+        grids.get(self.grid % grids.len().max(1)).copied()
+    }
+}
+
+/// A grid in words.
+fn grid_name(t: Topology) -> String {
+    match t {
+        Topology::Square { diagonals } => format!("squares, diagonals {diagonals:?}"),
+        Topology::Hex { orientation } => format!("{orientation:?} hexes"),
+    }
+}
+
+/// The first free `new_<ruleset>.ron` (then `_2`, `_3`...) in `dir`.
+fn new_path(dir: &std::path::Path, id: &str) -> PathBuf {
+    let stem = format!("new_{}", id.replace('-', "_"));
+    (1..)
+        .map(|n| match n {
+            1 => dir.join(format!("{stem}.ron")),
+            n => dir.join(format!("{stem}_{n}.ron")),
+        })
+        .find(|p| !p.exists())
+        .unwrap_or_else(|| dir.join(format!("{stem}.ron")))
+}
+
+/// The largest side of a new level in the form (the format allows more; a bigger map is a
+/// resize away).
+const NEW_MAX_SIDE: u32 = 64;
+
 /// Games in a balance meter run: those of `fray balance LEVEL` (100 games of `normal`
 /// against itself, seed 1).
 pub const METER_GAMES: usize = 100;
@@ -267,11 +337,39 @@ fn back_from_playtest(editor: Res<Editor>, mut commands: Commands) {
     }
 }
 
-fn editor_keys(keys: Res<ButtonInput<KeyCode>>, mut clicks: MessageWriter<UiClick>) {
+fn editor_keys(
+    keys: Res<ButtonInput<KeyCode>>,
+    editor: Res<Editor>,
+    mut clicks: MessageWriter<UiClick>,
+) {
     let ctrl = keys.any_pressed([KeyCode::ControlLeft, KeyCode::ControlRight]);
     let mut send = |a: EditorAction| {
         clicks.write(UiClick(UiAction::Editor(a)));
     };
+    if editor.new_level.is_some() {
+        // The new-level form has the keyboard.
+        let sizes = [
+            (KeyCode::ArrowLeft, (-1, 0)),
+            (KeyCode::ArrowRight, (1, 0)),
+            (KeyCode::ArrowUp, (0, -1)),
+            (KeyCode::ArrowDown, (0, 1)),
+        ];
+        for (k, (dw, dh)) in sizes {
+            if keys.just_pressed(k) {
+                send(EditorAction::NewSize(dw, dh));
+            }
+        }
+        if keys.just_pressed(KeyCode::KeyR) {
+            send(EditorAction::NewRuleset);
+        } else if keys.just_pressed(KeyCode::KeyG) {
+            send(EditorAction::NewGrid);
+        } else if keys.any_just_pressed([KeyCode::Enter, KeyCode::NumpadEnter]) {
+            send(EditorAction::NewLevel);
+        } else if keys.just_pressed(KeyCode::Escape) {
+            send(EditorAction::Leave);
+        }
+        return;
+    }
     for (i, k) in crate::game::keys::DIGITS_1_TO_9.iter().enumerate() {
         if keys.just_pressed(*k) {
             send(EditorAction::Palette(i));
@@ -291,6 +389,12 @@ fn editor_keys(keys: Res<ButtonInput<KeyCode>>, mut clicks: MessageWriter<UiClic
         send(EditorAction::CopyUnit);
     } else if keys.just_pressed(KeyCode::KeyP) {
         send(EditorAction::Playtest);
+    } else if keys.just_pressed(KeyCode::KeyN) {
+        send(EditorAction::NewLevel);
+    } else if keys.just_pressed(KeyCode::KeyS) && !ctrl {
+        send(EditorAction::NextSide);
+    } else if keys.just_pressed(KeyCode::KeyT) {
+        send(EditorAction::NextTemplate);
     } else if keys.just_pressed(KeyCode::KeyB) {
         let shift = keys.any_pressed([KeyCode::ShiftLeft, KeyCode::ShiftRight]);
         send(if shift {
@@ -361,8 +465,39 @@ fn click_cell(editor: &mut Editor, at: (i32, i32)) {
         }
         (None, Some(name)) => editor.apply(Edit::MoveUnit { unit: name, to: at }),
         (None, None) => {
-            editor.message = "Click a unit to pick it, then a cell to move it to".into();
-            editor.dirty = true;
+            let Some(f) = editor.file() else { return };
+            let Some(data) = ruleset_data::builtin(f.ruleset) else {
+                return;
+            };
+            let (Some(side), Some((key, t))) = (
+                f.sides.get(editor.side % f.sides.len().max(1)),
+                data.templates
+                    .iter()
+                    .nth(editor.template % data.templates.len().max(1)),
+            ) else {
+                return;
+            };
+            // "Warrior 1", "Warrior 2"...: the template's first word and the first free number.
+            let base = t
+                .name
+                .split_whitespace()
+                .next()
+                .unwrap_or("Unit")
+                .to_string();
+            let name = (1..)
+                .map(|n| format!("{base} {n}"))
+                .find(|n| f.units.iter().all(|u| &u.name != n))
+                .unwrap_or_else(|| format!("{base} new"));
+            editor.apply(Edit::AddUnit {
+                name: name.clone(),
+                side: side.name.clone(),
+                cell: at,
+                template: key.clone(),
+                overrides: Default::default(),
+            });
+            if editor.message.is_empty() {
+                editor.message = format!("{name} placed: click it to pick it");
+            }
         }
     }
 }
@@ -373,6 +508,7 @@ fn editor_actions(
     mut editor: ResMut<Editor>,
     mut setup: ResMut<SetupState>,
     catalog: Res<Catalog>,
+    levels_dir: Option<Res<LevelsDir>>,
     mut commands: Commands,
 ) {
     for UiClick(action) in clicks.read() {
@@ -437,6 +573,79 @@ fn editor_actions(
                     editor.start_meter();
                 }
             }
+            EditorAction::NewLevel => match editor.new_level.clone() {
+                None => {
+                    if editor.unsaved() && !editor.confirm_leave {
+                        editor.confirm_leave = true;
+                        editor.message =
+                            "Unsaved changes: Ctrl+S saves them; N again drops them".into();
+                    } else {
+                        editor.confirm_leave = false;
+                        editor.new_level = Some(NewLevel {
+                            ruleset: 0,
+                            grid: 0,
+                            size: (16, 12),
+                        });
+                    }
+                    editor.dirty = true;
+                }
+                Some(form) => {
+                    let (Some(data), Some(topology)) = (form.data(), form.topology()) else {
+                        continue;
+                    };
+                    let dir = levels_dir
+                        .as_ref()
+                        .map_or_else(level::levels_dir, |d| d.0.clone());
+                    let path = new_path(&dir, &data.id);
+                    let text = blank(data, topology, form.size);
+                    editor.new_level = None;
+                    match crate::rules::replay::write_atomic(&path, &text) {
+                        Ok(()) => {
+                            editor.open(path.clone());
+                            editor.message = format!(
+                                "Created {}: paint it, place units (U), playtest (P)",
+                                path.display()
+                            );
+                        }
+                        Err(e) => {
+                            editor.message = format!("Could not create {}: {e}", path.display());
+                            editor.dirty = true;
+                        }
+                    }
+                }
+            },
+            EditorAction::NewRuleset => {
+                if let Some(form) = editor.new_level.as_mut() {
+                    form.ruleset = (form.ruleset + 1) % ruleset_data::all().count().max(1);
+                    form.grid = 0;
+                }
+                editor.dirty = true;
+            }
+            EditorAction::NewGrid => {
+                if let Some(form) = editor.new_level.as_mut() {
+                    form.grid = (form.grid + 1) % form.grids().len().max(1);
+                }
+                editor.dirty = true;
+            }
+            EditorAction::NewSize(dw, dh) => {
+                if let Some(form) = editor.new_level.as_mut() {
+                    let step = |v: u32, d: i32| {
+                        (i64::from(v) + i64::from(d)).clamp(2, i64::from(NEW_MAX_SIDE)) as u32
+                    };
+                    form.size = (step(form.size.0, *dw), step(form.size.1, *dh));
+                }
+                editor.dirty = true;
+            }
+            EditorAction::NextSide => {
+                editor.side += 1;
+                editor.moving = true;
+                editor.dirty = true;
+            }
+            EditorAction::NextTemplate => {
+                editor.template += 1;
+                editor.moving = true;
+                editor.dirty = true;
+            }
             EditorAction::BalanceAuto => {
                 editor.meter_auto = !editor.meter_auto;
                 if editor.meter_auto && editor.meter.is_none() {
@@ -481,6 +690,10 @@ fn editor_actions(
                     (setup.selected as i64 + i64::from(*step)).rem_euclid(n as i64) as usize;
                 let path = catalog.entries[setup.selected].path.clone();
                 editor.open(path);
+            }
+            EditorAction::Leave if editor.new_level.is_some() => {
+                editor.new_level = None;
+                editor.dirty = true;
             }
             EditorAction::Leave => {
                 if editor.unsaved() && !editor.confirm_leave {
@@ -654,6 +867,10 @@ fn rebuild(
                 BackgroundColor(ui::PANEL),
             ))
             .with_children(|p| {
+                if let Some(form) = &editor.new_level {
+                    new_level_form(p, form);
+                    return;
+                }
                 let title = match (&file, &editor.path) {
                     (Some(f), Some(path)) => format!(
                         "{}{} ({})",
@@ -672,14 +889,18 @@ fn rebuild(
                     ));
                     p.spawn(ui::text(
                         if editor.moving {
-                            "Tool: units - click one to pick it, then a cell to move it; C copies, Del removes (U to paint)"
+                            "Tool: units - click one to pick it, then a cell to move it; C copies, Del removes; an empty cell gets a new unit (U to paint)"
                         } else {
-                            "Tool: paint (U to move units)"
+                            "Tool: paint (U for units, N new level)"
                         },
                         15.0,
                         ui::TEXT,
                     ));
-                    for (i, (g, t)) in merged_legend(&f.legend).iter().enumerate().take(9) {
+                    if editor.moving {
+                        new_unit_panel(p, &editor, f);
+                    }
+                    let palette = if editor.moving { 0 } else { 9 };
+                    for (i, (g, t)) in merged_legend(&f.legend).iter().enumerate().take(palette) {
                         let on = !editor.moving && editor.glyph == *g;
                         p.spawn(ui::button_coloured(
                             format!("[{}] '{g}' {}", i + 1, t.name),
@@ -825,4 +1046,109 @@ fn meter_panel(
             n.width = w;
         }
     }
+}
+
+/// The new-level form: ruleset, grid and size, with the keys that change them.
+fn new_level_form(p: &mut ChildSpawnerCommands, form: &NewLevel) {
+    p.spawn(ui::text("New level", 20.0, ui::ACCENT));
+    let Some(data) = form.data() else {
+        p.spawn(ui::text("No ruleset is available.", 14.0, ui::BAD));
+        return;
+    };
+    p.spawn(ui::button(
+        format!("Ruleset: {} ({})", data.id, data.name),
+        Some("R"),
+        UiAction::Editor(EditorAction::NewRuleset),
+    ));
+    if !data.description.is_empty() {
+        p.spawn(ui::text(data.description.clone(), 13.0, ui::DIM));
+    }
+    p.spawn(ui::button(
+        format!("Grid: {}", form.topology().map_or("none".into(), grid_name)),
+        Some("G"),
+        UiAction::Editor(EditorAction::NewGrid),
+    ));
+    p.spawn(ui::text(
+        format!(
+            "Size: {} x {} (Left/Right width, Up/Down height)",
+            form.size.0, form.size.1
+        ),
+        15.0,
+        ui::TEXT,
+    ));
+    p.spawn(Node {
+        flex_direction: FlexDirection::Row,
+        flex_wrap: FlexWrap::Wrap,
+        ..default()
+    })
+    .with_children(|row| {
+        for (label, a) in [
+            ("W-", EditorAction::NewSize(-1, 0)),
+            ("W+", EditorAction::NewSize(1, 0)),
+            ("H-", EditorAction::NewSize(0, -1)),
+            ("H+", EditorAction::NewSize(0, 1)),
+        ] {
+            row.spawn(ui::button(label, None, UiAction::Editor(a)));
+        }
+    });
+    p.spawn(ui::text(
+        "A field of floor, Blue (you) and Red (the AI) with a unit each, last side standing wins.",
+        13.0,
+        ui::DIM,
+    ));
+    p.spawn(Node {
+        flex_direction: FlexDirection::Row,
+        ..default()
+    })
+    .with_children(|row| {
+        row.spawn(ui::button(
+            "Create",
+            Some("Enter"),
+            UiAction::Editor(EditorAction::NewLevel),
+        ));
+        row.spawn(ui::button(
+            "Cancel",
+            Some("Esc"),
+            UiAction::Editor(EditorAction::Leave),
+        ));
+    });
+}
+
+/// The units tool's choice for new units: the side and the template, with its numbers.
+fn new_unit_panel(p: &mut ChildSpawnerCommands, editor: &Editor, f: &LevelFile) {
+    let side = f
+        .sides
+        .get(editor.side % f.sides.len().max(1))
+        .map_or("?".into(), |s| s.name.clone());
+    p.spawn(ui::button(
+        format!("New units' side: {side}"),
+        Some("S"),
+        UiAction::Editor(EditorAction::NextSide),
+    ));
+    let Some(data) = ruleset_data::builtin(f.ruleset) else {
+        return;
+    };
+    let Some((key, t)) = data
+        .templates
+        .iter()
+        .nth(editor.template % data.templates.len().max(1))
+    else {
+        return;
+    };
+    p.spawn(ui::button(
+        format!("Template: {key} ({})", t.name),
+        Some("T"),
+        UiAction::Editor(EditorAction::NextTemplate),
+    ));
+    let stats: Vec<String> = t.stats.iter().map(|(k, v)| format!("{k} {v}")).collect();
+    p.spawn(ui::text(
+        format!(
+            "movement {}, reach {}; {}",
+            t.movement,
+            t.reach,
+            stats.join(", ")
+        ),
+        12.0,
+        ui::DIM,
+    ));
 }

@@ -590,5 +590,62 @@ fn set_override(
     Ok(())
 }
 
+/// The text of a new level, written as a designer would: a `width` x `height` field of
+/// floor on `topology`, two sides (Blue, played by a human, and Red, by the AI) with one unit
+/// each of the ruleset's first template, facing each other across the middle row, and the
+/// last side standing winning. `ruleset` must allow `topology` (the validator says so if not).
+///
+/// ```
+/// use fray::rules::grid::{Diagonals, Topology};
+/// use fray::rules::level::edit::blank;
+/// use fray::rules::ruleset_data::builtin;
+/// use fray::rules::rulesets::RulesetId;
+/// let sides = builtin(RulesetId::Sides).unwrap();
+/// let text = blank(sides, Topology::Square { diagonals: Diagonals::One }, (12, 8));
+/// let level = fray::rules::level::load("new.ron", &text).unwrap();
+/// assert_eq!(level.file.map.len(), 8);
+/// assert_eq!(level.file.units.len(), 2);
+/// ```
+pub fn blank(
+    ruleset: &crate::rules::ruleset_data::RulesetData,
+    topology: crate::rules::grid::Topology,
+    size: (u32, u32),
+) -> String {
+    use crate::rules::grid::{Diagonals, HexOrientation, Topology};
+    let (w, h) = (size.0.max(2), size.1.max(1));
+    let topology = match topology {
+        Topology::Square { diagonals } => format!(
+            "Square(diagonals: {})",
+            match diagonals {
+                Diagonals::One => "One",
+                Diagonals::OneTwo => "OneTwo",
+                Diagonals::Forbidden => "Forbidden",
+            }
+        ),
+        Topology::Hex { orientation } => format!(
+            "Hex(orientation: {})",
+            match orientation {
+                HexOrientation::Pointy => "Pointy",
+                HexOrientation::Flat => "Flat",
+            }
+        ),
+    };
+    let template = ruleset.templates.keys().next().cloned().unwrap_or_default();
+    let row = format!("        \"{}\",\n", ".".repeat(w as usize));
+    let (mid, left, right) = (h / 2, w.min(2) - 1, w - w.min(2));
+    format!(
+        "// A new `{id}` level made in Fray's level editor.\n\
+         (\n    name: \"New level\",\n    description: \"\",\n    ruleset: \"{id}\",\n    \
+         topology: {topology},\n    size: ({w}, {h}),\n    map: [\n{rows}    ],\n    \
+         sides: [\n        (name: \"Blue\", controller: Human),\n        \
+         (name: \"Red\", controller: Ai),\n    ],\n    units: [\n        \
+         (name: \"Blue 1\", side: \"Blue\", cell: ({left}, {mid}), template: \"{template}\"),\n        \
+         (name: \"Red 1\", side: \"Red\", cell: ({right}, {mid}), template: \"{template}\"),\n    \
+         ],\n    victory: [LastSideStanding],\n    seed: 1,\n)\n",
+        id = ruleset.id,
+        rows = row.repeat(h as usize),
+    )
+}
+
 #[cfg(test)]
 mod tests;

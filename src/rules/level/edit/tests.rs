@@ -303,3 +303,36 @@ fn a_text_that_does_not_parse_is_not_edited() {
     assert!(e.contains("does not parse"), "{e}");
     assert_eq!(doc.text(), "(name: \"broken\", ");
 }
+
+/// A new level of every ruleset on every grid it allows, at the smallest and a large size:
+/// it validates, has the size asked for, and opens and saves unchanged.
+#[test]
+fn a_blank_level_of_every_ruleset_and_grid_is_valid() {
+    use crate::rules::grid::Topology;
+    let mut made = 0;
+    for data in crate::rules::ruleset_data::all() {
+        for topology in Topology::ALL {
+            if !data.allows(topology) {
+                continue;
+            }
+            for size in [(2, 1), (30, 20)] {
+                let text = super::blank(data, topology, size);
+                let level = crate::rules::level::load("new.ron", &text)
+                    .unwrap_or_else(|d| panic!("{} {topology:?}: {d:?}\n{text}", data.id));
+                assert_eq!(level.file.size, size);
+                assert_eq!(level.file.topology, topology);
+                assert_eq!(level.file.ruleset.to_string(), data.id);
+                let mut doc = LevelDoc::new(text.clone());
+                doc.apply(&Edit::Paint {
+                    cell: (0, 0),
+                    glyph: '#',
+                })
+                .expect("paint");
+                assert!(doc.undo());
+                assert_eq!(doc.text(), text);
+                made += 1;
+            }
+        }
+    }
+    assert!(made >= 10, "{made}");
+}
