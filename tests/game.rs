@@ -1061,6 +1061,42 @@ fn the_editor_makes_a_new_level_from_nothing_and_plays_it() {
     assert_eq!(Some(level.file.topology), topology);
     assert_eq!(level.file.size, (14, 13));
     assert_eq!(level.file.units.len(), 2);
+    let click = |app: &mut App, at: (i32, i32)| {
+        let mut q = app.world_mut().query::<(Entity, &EditorCell)>();
+        let e = q
+            .iter(app.world())
+            .find(|(_, c)| (c.x, c.y) == at)
+            .map(|(e, _)| e)
+            .expect("the cell is on screen");
+        app.world_mut().entity_mut(e).insert(Interaction::Pressed);
+        app.update();
+        app.update();
+    };
+    // Paint: a rectangle of walls (3, then F, two corners), then fill the floor with rough
+    // ground (2, F again, one click): one edit each.
+    tap(&mut app, KeyCode::Digit3);
+    tap(&mut app, KeyCode::KeyF);
+    click(&mut app, (0, 0));
+    click(&mut app, (2, 1));
+    tap(&mut app, KeyCode::Digit2);
+    tap(&mut app, KeyCode::KeyF);
+    click(&mut app, (8, 8));
+    let painted = {
+        let editor = app.world().resource::<Editor>();
+        let text = editor.doc.as_ref().expect("open").text().to_string();
+        fray::rules::level::load("x.ron", &text)
+            .expect("valid")
+            .file
+            .map
+    };
+    assert!(
+        painted[0].starts_with("###,") && painted[1].starts_with("###,"),
+        "{painted:?}"
+    );
+    assert!(
+        painted[2..].iter().all(|r| r.chars().all(|c| c == ',')),
+        "{painted:?}"
+    );
     // U, S (the second side), T (the second template), click an empty cell: a unit of both.
     tap(&mut app, KeyCode::KeyU);
     tap(&mut app, KeyCode::KeyS);

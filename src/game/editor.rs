@@ -12,7 +12,8 @@
 //! win rate as games finish; Shift+B reruns it after every edit. N starts a new level
 //! (ruleset R, grid G, size with the arrow keys, Enter creates it in `levels/`). With the
 //! units tool, a click on an empty cell with no unit picked places a new unit of the side (S)
-//! and template (T) shown in the panel, with the template's numbers.
+//! and template (T) shown in the panel, with the template's numbers. F switches the paint
+//! tool: brush (a cell), rectangle (two corners), fill (the region of the same terrain).
 
 use std::path::PathBuf;
 
@@ -80,6 +81,8 @@ pub enum EditorAction {
     NewRuleset,
     NewGrid,
     NewSize(i32, i32),
+    /// The next paint tool: brush, rectangle, fill.
+    NextPaintTool,
     /// New units: the next side, the next template.
     NextSide,
     NextTemplate,
@@ -112,6 +115,10 @@ pub struct Editor {
     pub meter: Option<Meter>,
     /// Rerun the meter after every edit.
     pub meter_auto: bool,
+    /// How a click paints.
+    pub paint_tool: PaintTool,
+    /// The rectangle tool's first corner, once clicked.
+    pub rect_from: Option<(i32, i32)>,
     /// The new-level form, while it is open.
     pub new_level: Option<NewLevel>,
     /// New units' side and template (indices into the level's sides and the ruleset's
@@ -233,6 +240,36 @@ impl Editor {
     fn file(&self) -> Option<LevelFile> {
         let doc = self.doc.as_ref()?;
         level::ron_options().from_str(doc.text()).ok()
+    }
+}
+
+/// How a click paints.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum PaintTool {
+    /// The clicked cell.
+    #[default]
+    Brush,
+    /// The rectangle between two clicked corners.
+    Rect,
+    /// The clicked cell's region of the same terrain.
+    Fill,
+}
+
+impl PaintTool {
+    fn next(self) -> Self {
+        match self {
+            PaintTool::Brush => PaintTool::Rect,
+            PaintTool::Rect => PaintTool::Fill,
+            PaintTool::Fill => PaintTool::Brush,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            PaintTool::Brush => "brush",
+            PaintTool::Rect => "rectangle",
+            PaintTool::Fill => "fill",
+        }
     }
 }
 
@@ -395,6 +432,8 @@ fn editor_keys(
         send(EditorAction::NextSide);
     } else if keys.just_pressed(KeyCode::KeyT) {
         send(EditorAction::NextTemplate);
+    } else if keys.just_pressed(KeyCode::KeyF) {
+        send(EditorAction::NextPaintTool);
     } else if keys.just_pressed(KeyCode::KeyB) {
         let shift = keys.any_pressed([KeyCode::ShiftLeft, KeyCode::ShiftRight]);
         send(if shift {
@@ -425,7 +464,26 @@ fn click_cells(
 fn click_cell(editor: &mut Editor, at: (i32, i32)) {
     if !editor.moving {
         let glyph = editor.glyph;
-        editor.apply(Edit::Paint { cell: at, glyph });
+        match (editor.paint_tool, editor.rect_from) {
+            (PaintTool::Brush, _) => editor.apply(Edit::Paint { cell: at, glyph }),
+            (PaintTool::Fill, _) => editor.apply(Edit::Fill { cell: at, glyph }),
+            (PaintTool::Rect, None) => {
+                editor.rect_from = Some(at);
+                editor.message = format!(
+                    "Rectangle from ({}, {}): click the opposite corner",
+                    at.0, at.1
+                );
+                editor.dirty = true;
+            }
+            (PaintTool::Rect, Some(from)) => {
+                editor.rect_from = None;
+                editor.apply(Edit::PaintRect {
+                    from,
+                    to: at,
+                    glyph,
+                });
+            }
+        }
         return;
     }
     let on_cell = editor.file().and_then(|f| {
@@ -634,6 +692,13 @@ fn editor_actions(
                     };
                     form.size = (step(form.size.0, *dw), step(form.size.1, *dh));
                 }
+                editor.dirty = true;
+            }
+            EditorAction::NextPaintTool => {
+                editor.paint_tool = editor.paint_tool.next();
+                editor.rect_from = None;
+                editor.moving = false;
+                editor.message = format!("Paint tool: {}", editor.paint_tool.name());
                 editor.dirty = true;
             }
             EditorAction::NextSide => {
@@ -889,9 +954,12 @@ fn rebuild(
                     ));
                     p.spawn(ui::text(
                         if editor.moving {
-                            "Tool: units - click one to pick it, then a cell to move it; C copies, Del removes; an empty cell gets a new unit (U to paint)"
+                            "Tool: units - click one to pick it, then a cell to move it; C copies, Del removes; an empty cell gets a new unit (U to paint)".to_string()
                         } else {
-                            "Tool: paint (U for units, N new level)"
+                            format!(
+                                "Tool: paint, {} (F: brush / rectangle / fill; U units; N new level)",
+                                editor.paint_tool.name()
+                            )
                         },
                         15.0,
                         ui::TEXT,

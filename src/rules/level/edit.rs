@@ -47,6 +47,9 @@ pub enum Edit {
         to: (i32, i32),
         glyph: char,
     },
+    /// Paints the region of `cell`: every cell reached from it through neighbours of the
+    /// same glyph (sharing a side on squares, any of the six on hexes), as a paint bucket.
+    Fill { cell: (i32, i32), glyph: char },
     /// Makes the map `size` cells; the old cell (x, y) moves to (x + dx, y + dy), and units
     /// and victory cells move with it; new cells are `fill`.
     Resize {
@@ -170,6 +173,10 @@ fn edited(text: &str, edit: &Edit) -> Result<String, String> {
             let cells: Vec<(i32, i32)> = (from.1.min(to.1)..=from.1.max(to.1))
                 .flat_map(|y| (from.0.min(to.0)..=from.0.max(to.0)).map(move |x| (x, y)))
                 .collect();
+            paint(&mut out, &spans, &file, &cells, *glyph)?;
+        }
+        Edit::Fill { cell, glyph } => {
+            let cells = region(&file, *cell)?;
             paint(&mut out, &spans, &file, &cells, *glyph)?;
         }
         Edit::Resize { size, offset, fill } => {
@@ -315,6 +322,46 @@ fn in_row(glyph: char) -> String {
         '\\' => "\\\\".into(),
         _ => glyph.to_string(),
     }
+}
+
+/// The cells of `start`'s region ([`Edit::Fill`]), in order of discovery.
+fn region(file: &LevelFile, start: (i32, i32)) -> Result<Vec<(i32, i32)>, String> {
+    use crate::rules::grid::{Cell, Diagonals, Grid, Topology};
+    let rows: Vec<Vec<char>> = file.map.iter().map(|r| r.chars().collect()).collect();
+    let glyph_at = |(x, y): (i32, i32)| {
+        let row = usize::try_from(y).ok().and_then(|y| rows.get(y))?;
+        usize::try_from(x).ok().and_then(|x| row.get(x)).copied()
+    };
+    let Some(glyph) = glyph_at(start) else {
+        return Err(format!("({}, {}) is off the map", start.0, start.1));
+    };
+    let (w, h) = (
+        rows.iter().map(Vec::len).max().unwrap_or(0) as u32,
+        rows.len() as u32,
+    );
+    let topology = match file.topology {
+        Topology::Square { .. } => Topology::Square {
+            diagonals: Diagonals::Forbidden,
+        },
+        hex => hex,
+    };
+    let grid = Grid::new(topology, w, h);
+    let mut seen = vec![false; (w as usize) * (h as usize)];
+    let index = |(x, y): (i32, i32)| y as usize * w as usize + x as usize;
+    seen[index(start)] = true;
+    let mut cells = vec![start];
+    let mut next = 0;
+    while let Some(&c) = cells.get(next) {
+        next += 1;
+        for n in grid.neighbours(Cell::new(c.0, c.1)) {
+            let n = (n.x, n.y);
+            if glyph_at(n) == Some(glyph) && !seen[index(n)] {
+                seen[index(n)] = true;
+                cells.push(n);
+            }
+        }
+    }
+    Ok(cells)
 }
 
 fn paint(

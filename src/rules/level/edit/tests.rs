@@ -336,3 +336,67 @@ fn a_blank_level_of_every_ruleset_and_grid_is_valid() {
     }
     assert!(made >= 10, "{made}");
 }
+
+/// The paint bucket fills the region of same glyphs joined by sides (on squares) and stops
+/// at other glyphs; on hexes it joins through the six neighbours. One undo takes it back.
+#[test]
+fn fill_paints_the_region_of_the_cell_and_nothing_else() {
+    let level_text = |topology: &str, rows: [&str; 3]| {
+        format!(
+            r##"(
+    name: "F", ruleset: "sides", topology: {topology}, size: (5, 3),
+    map: ["{}", "{}", "{}"],
+    sides: [(name: "A", controller: Human), (name: "B", controller: Ai)],
+    units: [
+        (name: "a", side: "A", cell: (0, 0), template: "warrior"),
+        (name: "b", side: "B", cell: (4, 2), template: "warrior"),
+    ],
+)"##,
+            rows[0], rows[1], rows[2]
+        )
+    };
+    let text = level_text("Square(diagonals: One)", ["..#..", "..#..", "#.#.."]);
+    let mut doc = LevelDoc::new(text.clone());
+    doc.apply(&Edit::Fill {
+        cell: (0, 0),
+        glyph: '~',
+    })
+    .expect("fill");
+    let map = level::load("f.ron", doc.text()).expect("valid").file.map;
+    // (0, 2) is a wall; the column of walls keeps the right side dry; no diagonal leak.
+    assert_eq!(map, ["~~#..", "~~#..", "#~#.."]);
+    assert!(doc.undo());
+    assert_eq!(doc.text(), text);
+    assert!(
+        doc.apply(&Edit::Fill {
+            cell: (9, 0),
+            glyph: '~'
+        })
+        .is_err()
+    );
+    // On hexes the region goes through the six neighbours.
+    let hex = level_text("Hex(orientation: Pointy)", [".#...", "#.#..", "##..."]);
+    let mut doc = LevelDoc::new(hex);
+    doc.apply(&Edit::Fill {
+        cell: (4, 0),
+        glyph: '~',
+    })
+    .expect("fill");
+    // (A `sides` level on hexes does not validate; the map is all that matters here.)
+    let file: LevelFile = level::ron_options().from_str(doc.text()).expect("parses");
+    let grid = crate::rules::grid::Grid::new(file.topology, 5, 3);
+    let glyph = |x: i32, y: i32| file.map[y as usize].chars().nth(x as usize);
+    // No floor cell is left next to a painted one, and the cut-off corner stays floor.
+    for y in 0..3 {
+        for x in 0..5 {
+            if glyph(x, y) != Some('~') {
+                continue;
+            }
+            for n in grid.neighbours(crate::rules::grid::Cell::new(x, y)) {
+                assert_ne!(glyph(n.x, n.y), Some('.'), "({}, {}) was left", n.x, n.y);
+            }
+        }
+    }
+    assert_eq!(glyph(0, 0), Some('.'), "{:?}", file.map);
+    assert_eq!(glyph(4, 2), Some('~'));
+}
