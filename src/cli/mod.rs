@@ -119,7 +119,8 @@ pub enum Command {
         #[arg(long)]
         out: PathBuf,
     },
-    /// Render a level in battle view, save a PNG screenshot once the board is drawn, and exit.
+    /// Render a level in battle view (or the level editor), save a PNG screenshot once the
+    /// board is drawn, and exit.
     Shot {
         /// Level file to render.
         level: PathBuf,
@@ -139,6 +140,9 @@ pub enum Command {
         /// label and the tooltip, and the board's room.
         #[arg(long, value_name = "JSON")]
         layout: Option<PathBuf>,
+        /// Show the level in the level editor instead of a battle.
+        #[arg(long, conflicts_with = "overlay")]
+        editor: bool,
     },
 }
 
@@ -174,7 +178,8 @@ pub fn run(cli: Cli) -> ExitCode {
             unit,
             size,
             layout,
-        }) => shot(level, out, overlay, unit, size, layout),
+            editor,
+        }) => shot(level, out, overlay, unit, size, layout, editor),
         Some(Command::Scenario { paths }) => scenario(&paths),
         Some(Command::Replay { file, ron }) => replay(&file, ron),
         Some(Command::Edit { level, script, out }) => edit(&level, &script, &out),
@@ -389,8 +394,9 @@ fn shot(
     unit: Option<String>,
     size: Option<(u32, u32)>,
     layout: Option<PathBuf>,
+    editor: bool,
 ) -> ExitCode {
-    crate::game::shot(level, out, overlay, unit, size, layout)
+    crate::game::shot(level, out, overlay, unit, size, layout, editor)
 }
 
 #[cfg(not(feature = "game"))]
@@ -406,6 +412,7 @@ fn shot(
     _unit: Option<String>,
     _size: Option<(u32, u32)>,
     _layout: Option<PathBuf>,
+    _editor: bool,
 ) -> ExitCode {
     no_game()
 }
@@ -470,6 +477,25 @@ mod tests {
     fn shot_needs_out() {
         assert!(Cli::try_parse_from(["fray", "shot", "x.ron"]).is_err());
         assert!(Cli::try_parse_from(["fray", "shot", "x.ron", "--out", "x.png"]).is_ok());
+        assert!(
+            Cli::try_parse_from(["fray", "shot", "x.ron", "--out", "x.png", "--editor"]).is_ok()
+        );
+        // The editor has no battle overlays.
+        assert!(
+            Cli::try_parse_from([
+                "fray",
+                "shot",
+                "x.ron",
+                "--out",
+                "x.png",
+                "--editor",
+                "--overlay",
+                "reach",
+                "--unit",
+                "A"
+            ])
+            .is_err()
+        );
         // An overlay needs a unit, and only the three kinds exist.
         assert!(
             Cli::try_parse_from([

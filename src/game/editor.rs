@@ -345,7 +345,23 @@ pub struct EditorCell {
 #[derive(Component)]
 struct EditorRoot;
 
-fn open_selected(mut editor: ResMut<Editor>, setup: Res<SetupState>, catalog: Res<Catalog>) {
+/// Open this file when the editor opens (`fray shot --editor`) rather than the level selected
+/// on the Setup screen.
+#[derive(Resource, Debug, Clone)]
+pub struct OpenInEditor(pub PathBuf);
+
+fn open_selected(
+    mut editor: ResMut<Editor>,
+    setup: Res<SetupState>,
+    catalog: Res<Catalog>,
+    asked: Option<Res<OpenInEditor>>,
+    mut commands: Commands,
+) {
+    if let Some(asked) = asked {
+        editor.open(asked.0.clone());
+        commands.remove_resource::<OpenInEditor>();
+        return;
+    }
     if editor.playtesting {
         editor.playtesting = false;
         editor.dirty = true;
@@ -952,6 +968,22 @@ fn rebuild(
                         14.0,
                         ui::DIM,
                     ));
+                    if !editor.message.is_empty() {
+                        p.spawn(ui::text(editor.message.clone(), 14.0, ui::TEXT));
+                    }
+                    if problems.is_empty() {
+                        p.spawn(ui::text("No problems: the level plays.", 14.0, ui::GOOD));
+                    } else {
+                        p.spawn(ui::text(format!("{} problem(s):", problems.len()), 14.0, ui::BAD));
+                        for d in problems.iter().take(8) {
+                            p.spawn(ui::text(
+                                format!("{}:{}: {}", d.line, d.col, d.message),
+                                13.0,
+                                ui::BAD,
+                            ));
+                        }
+                    }
+
                     p.spawn(ui::text(
                         if editor.moving {
                             "Tool: units - click one to pick it, then a cell to move it; C copies, Del removes; an empty cell gets a new unit (U to paint)".to_string()
@@ -968,14 +1000,37 @@ fn rebuild(
                         new_unit_panel(p, &editor, f);
                     }
                     let palette = if editor.moving { 0 } else { 9 };
-                    for (i, (g, t)) in merged_legend(&f.legend).iter().enumerate().take(palette) {
-                        let on = !editor.moving && editor.glyph == *g;
-                        p.spawn(ui::button_coloured(
-                            format!("[{}] '{g}' {}", i + 1, t.name),
-                            UiAction::Editor(EditorAction::Palette(i)),
-                            if on { ui::BUTTON_ON } else { ui::BUTTON },
-                        ));
-                    }
+                    // Two glyphs a row: the panel keeps room for the problems and the meter.
+                    p.spawn(Node {
+                        flex_direction: FlexDirection::Row,
+                        flex_wrap: FlexWrap::Wrap,
+                        ..default()
+                    })
+                    .with_children(|row| {
+                        let legend = merged_legend(&f.legend);
+                        for (i, (g, t)) in legend.iter().enumerate().take(palette) {
+                            let on = !editor.moving && editor.glyph == *g;
+                            let colour = if on { ui::BUTTON_ON } else { ui::BUTTON };
+                            row.spawn((
+                                Button,
+                                UiAction::Editor(EditorAction::Palette(i)),
+                                ui::ButtonColour(colour),
+                                Node {
+                                    width: percent(48),
+                                    margin: UiRect::all(px(2)),
+                                    padding: UiRect::axes(px(6), px(3)),
+                                    border_radius: BorderRadius::all(px(4)),
+                                    ..default()
+                                },
+                                BackgroundColor(colour),
+                                children![ui::text(
+                                    format!("[{}] '{g}' {}", i + 1, t.name),
+                                    14.0,
+                                    ui::TEXT
+                                )],
+                            ));
+                        }
+                    });
                 }
                 p.spawn(Node {
                     flex_direction: FlexDirection::Row,
@@ -997,15 +1052,6 @@ fn rebuild(
                     }
                 });
                 // The balance meter: its text and bar are filled in by `meter_panel`.
-                p.spawn(ui::button(
-                    if editor.meter_auto {
-                        "Rerun after each edit: on (Shift+B)"
-                    } else {
-                        "Rerun after each edit: off (Shift+B)"
-                    },
-                    None,
-                    UiAction::Editor(EditorAction::BalanceAuto),
-                ));
                 p.spawn(Node {
                     width: percent(100),
                     height: px(6),
@@ -1025,22 +1071,7 @@ fn rebuild(
                         BackgroundColor(ui::ACCENT),
                     ));
                 });
-                p.spawn((MeterText, ui::text(String::new(), 14.0, ui::TEXT)));
-                if !editor.message.is_empty() {
-                    p.spawn(ui::text(editor.message.clone(), 14.0, ui::TEXT));
-                }
-                if problems.is_empty() {
-                    p.spawn(ui::text("No problems: the level plays.", 14.0, ui::GOOD));
-                } else {
-                    p.spawn(ui::text(format!("{} problem(s):", problems.len()), 14.0, ui::BAD));
-                    for d in problems.iter().take(8) {
-                        p.spawn(ui::text(
-                            format!("{}:{}: {}", d.line, d.col, d.message),
-                            13.0,
-                            ui::BAD,
-                        ));
-                    }
-                }
+                p.spawn((MeterText, ui::text(String::new(), 13.0, ui::TEXT)));
             });
         });
 }
@@ -1049,7 +1080,10 @@ fn rebuild(
 /// mean rounds and the verdict once enough games are in.
 pub fn meter_lines(editor: &Editor) -> String {
     let Some(meter) = &editor.meter else {
-        return "Balance: B plays the level, normal AI against itself".into();
+        return format!(
+            "Balance: B plays the level, normal AI against itself; Shift+B after every edit ({})",
+            if editor.meter_auto { "on" } else { "off" }
+        );
     };
     let names: Vec<String> = editor
         .file()
@@ -1057,8 +1091,13 @@ pub fn meter_lines(editor: &Editor) -> String {
         .unwrap_or_default();
     let t = meter.tally();
     let mut lines = vec![format!(
-        "Balance ({} against itself): {}/{} games{}",
+        "Balance ({} against itself{}): {}/{} games{}",
         meter.ai().name(),
+        if editor.meter_auto {
+            ", after every edit"
+        } else {
+            ""
+        },
         t.games,
         meter.total(),
         if meter.finished() { "" } else { "..." }
@@ -1067,27 +1106,36 @@ pub fn meter_lines(editor: &Editor) -> String {
         return lines.join("\n");
     }
     let (records, verdict) = t.verdict(&names);
-    for r in &records {
-        lines.push(format!(
-            "  {} {:.0}% ({:.0}-{:.0}%)",
-            r.side,
-            100.0 * r.win_rate,
-            100.0 * r.win_rate_95.0,
-            100.0 * r.win_rate_95.1
-        ));
-    }
+    let sides: Vec<String> = records
+        .iter()
+        .map(|r| {
+            format!(
+                "{} {:.0}% ({:.0}-{:.0}%)",
+                r.side,
+                100.0 * r.win_rate,
+                100.0 * r.win_rate_95.0,
+                100.0 * r.win_rate_95.1
+            )
+        })
+        .collect();
+    lines.push(sides.join(", "));
     lines.push(format!(
-        "  draws {}, mean rounds {:.1}",
+        "draws {}, mean rounds {:.1}: {verdict}",
         t.draws,
         t.mean_rounds()
     ));
     if t.failed > 0 {
         lines.push(format!(
-            "  {} game(s) failed: run fray balance to see why",
+            "{} game(s) failed: run fray balance to see why",
             t.failed
         ));
     }
-    lines.push(format!("  {verdict}"));
+    if t.cut > 0 {
+        lines.push(format!(
+            "{} decision(s) cut by the time limit: may differ on another machine",
+            t.cut
+        ));
+    }
     lines.join("\n")
 }
 

@@ -131,6 +131,7 @@ pub fn shot(
     unit: Option<String>,
     size: Option<(u32, u32)>,
     layout: Option<PathBuf>,
+    editor: bool,
 ) -> ExitCode {
     let loaded = crate::rules::level::load_path(&level);
     // A stale file must not pass for a fresh screenshot.
@@ -155,6 +156,11 @@ pub fn shot(
     app.insert_resource(WinitSettings::continuous())
         .insert_resource(StayOnBattle);
     let failed = match loaded {
+        // The level editor on the file, whatever its problems (the editor lists them).
+        _ if editor => {
+            app.insert_resource(editor::OpenInEditor(level.clone()));
+            false
+        }
         Ok(l) => {
             let mut setup = BattleSetup::new(l, Some(level.clone()));
             // A still picture: nobody plays.
@@ -307,10 +313,16 @@ pub fn core_plugin(app: &mut App) {
         .add_systems(Last, save_on_exit);
 }
 
-fn open_requested_battle(mut commands: Commands, start: Option<Res<StartBattle>>) {
+fn open_requested_battle(
+    mut commands: Commands,
+    start: Option<Res<StartBattle>>,
+    edit: Option<Res<editor::OpenInEditor>>,
+) {
     if let Some(start) = start {
         screens::start_battle(&mut commands, Battle::new(start.0.clone()));
         commands.remove_resource::<StartBattle>();
+    } else if edit.is_some() {
+        commands.set_state(Screen::Editor);
     }
 }
 

@@ -222,6 +222,7 @@ fn take_screenshot(
     grids: Query<&super::board::BoardGrid>,
     boards: Query<(), With<Board>>,
     tokens: Query<(), With<UnitToken>>,
+    editor_cells: Query<(), With<super::editor::EditorCell>>,
     errors: Option<Res<LevelErrors>>,
     mut progress: Local<Progress>,
     mut exit: MessageWriter<AppExit>,
@@ -235,7 +236,8 @@ fn take_screenshot(
         exit.write(AppExit::error());
         return;
     }
-    let ready = (!boards.is_empty() && !tokens.is_empty()) || errors.is_some();
+    let ready =
+        (!boards.is_empty() && !tokens.is_empty()) || !editor_cells.is_empty() || errors.is_some();
     if !ready {
         return;
     }
