@@ -1129,6 +1129,50 @@ fn the_editor_makes_a_new_level_from_nothing_and_plays_it() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A level with a problem opens in the editor with the problem listed; clicking it marks the
+/// cell it is about on the board (here the unit whose template does not exist).
+#[test]
+fn a_clicked_problem_marks_its_cell_in_the_editor() {
+    use fray::game::editor::{Editor, EditorAction};
+    use fray::game::ui::UiAction;
+    let dir = temp_dir("editor-problem");
+    let text = std::fs::read_to_string(levels_dir().join("sides_village_brawl.ron")).expect("read");
+    let file = fray::rules::level::load("v.ron", &text).expect("valid").file;
+    let unit = &file.units[1];
+    let broken = text.replacen(
+        &format!("template: \"{}\"", unit.template),
+        "template: \"no_such_template\"",
+        1,
+    );
+    // The first unit with that template may not be units[1]: find whose line changed.
+    let changed = fray::rules::level::ron_options()
+        .from_str::<fray::rules::level::LevelFile>(&broken)
+        .expect("parses")
+        .units
+        .into_iter()
+        .find(|u| u.template == "no_such_template")
+        .expect("one unit changed");
+    std::fs::write(dir.join("broken.ron"), &broken).expect("write");
+    let mut app = app_on(&dir, |_| {});
+    app.update();
+    tap(&mut app, KeyCode::KeyE);
+    app.update();
+    assert_eq!(screen(&app), Screen::Editor);
+    let mut q = app.world_mut().query::<(Entity, &UiAction)>();
+    let problem = q
+        .iter(app.world())
+        .find(|(_, a)| **a == UiAction::Editor(EditorAction::Problem(0)))
+        .map(|(e, _)| e)
+        .expect("the problem is listed as a button");
+    app.world_mut().entity_mut(problem).insert(Interaction::Pressed);
+    app.update();
+    app.update();
+    let editor = app.world().resource::<Editor>();
+    assert_eq!(editor.marked, Some(changed.cell), "{}", editor.message);
+    assert!(editor.message.contains("no_such_template"), "{}", editor.message);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 fn tooltip_shown(app: &mut App) -> bool {
     let mut q = app
         .world_mut()

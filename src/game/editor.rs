@@ -28,7 +28,7 @@ use crate::ai::sim::Caps;
 use crate::ai::{Difficulty, Kind};
 use crate::balance::Meter;
 use crate::rules::grid::Topology;
-use crate::rules::level::edit::{Edit, LevelDoc, blank};
+use crate::rules::level::edit::{Edit, LevelDoc, blank, locate};
 use crate::rules::level::{self, LevelFile, merged_legend};
 use crate::rules::map::{Sight, Terrain};
 use crate::rules::ruleset_data::{self, RulesetData};
@@ -83,6 +83,8 @@ pub enum EditorAction {
     NewSize(i32, i32),
     /// The next paint tool: brush, rectangle, fill.
     NextPaintTool,
+    /// Show where the level's n-th problem is (its cell marked on the board).
+    Problem(usize),
     /// New units: the next side, the next template.
     NextSide,
     NextTemplate,
@@ -119,6 +121,8 @@ pub struct Editor {
     pub paint_tool: PaintTool,
     /// The rectangle tool's first corner, once clicked.
     pub rect_from: Option<(i32, i32)>,
+    /// The cell of the problem last clicked, marked on the board.
+    pub marked: Option<(i32, i32)>,
     /// The new-level form, while it is open.
     pub new_level: Option<NewLevel>,
     /// New units' side and template (indices into the level's sides and the ruleset's
@@ -175,6 +179,7 @@ impl Editor {
             }
             self.confirm_leave = false;
             self.dirty = true;
+            self.marked = None;
             self.level_changed();
         }
     }
@@ -710,6 +715,21 @@ fn editor_actions(
                 }
                 editor.dirty = true;
             }
+            EditorAction::Problem(i) => {
+                let (Some(doc), Some(path)) = (&editor.doc, &editor.path) else {
+                    continue;
+                };
+                let problems = level::validate(&path.display().to_string(), doc.text());
+                if let Some(d) = problems.get(*i) {
+                    let cell = locate(doc.text(), d.line, d.col);
+                    editor.marked = cell;
+                    editor.message = match cell {
+                        Some((x, y)) => format!("({x}, {y}), marked: {}", d.message),
+                        None => format!("line {}, column {}: {}", d.line, d.col, d.message),
+                    };
+                    editor.dirty = true;
+                }
+            }
             EditorAction::NextPaintTool => {
                 editor.paint_tool = editor.paint_tool.next();
                 editor.rect_from = None;
@@ -922,12 +942,18 @@ fn rebuild(
                                     Node {
                                         width: px(cell),
                                         height: px(cell),
-                                        border: UiRect::all(px(1)),
+                                        border: UiRect::all(px(
+                                            if editor.marked == Some((x, y)) { 3 } else { 1 },
+                                        )),
                                         justify_content: JustifyContent::Center,
                                         align_items: AlignItems::Center,
                                         ..default()
                                     },
-                                    BorderColor::all(Color::srgba(0.0, 0.0, 0.0, 0.25)),
+                                    if editor.marked == Some((x, y)) {
+                                        BorderColor::all(ui::BAD)
+                                    } else {
+                                        BorderColor::all(Color::srgba(0.0, 0.0, 0.0, 0.25))
+                                    },
                                     BackgroundColor(bg),
                                     children![ui::text(label, (cell * 0.6).max(10.0), fg)],
                                 ));
@@ -975,11 +1001,22 @@ fn rebuild(
                         p.spawn(ui::text("No problems: the level plays.", 14.0, ui::GOOD));
                     } else {
                         p.spawn(ui::text(format!("{} problem(s):", problems.len()), 14.0, ui::BAD));
-                        for d in problems.iter().take(8) {
-                            p.spawn(ui::text(
-                                format!("{}:{}: {}", d.line, d.col, d.message),
-                                13.0,
-                                ui::BAD,
+                        // Each a button: a click marks its cell on the board.
+                        for (i, d) in problems.iter().enumerate().take(8) {
+                            p.spawn((
+                                Button,
+                                UiAction::Editor(EditorAction::Problem(i)),
+                                ui::ButtonColour(ui::PANEL),
+                                Node {
+                                    padding: UiRect::axes(px(4), px(2)),
+                                    ..default()
+                                },
+                                BackgroundColor(ui::PANEL),
+                                children![ui::text(
+                                    format!("{}:{}: {}", d.line, d.col, d.message),
+                                    13.0,
+                                    ui::BAD
+                                )],
                             ));
                         }
                     }

@@ -637,6 +637,50 @@ fn set_override(
     Ok(())
 }
 
+/// The cell a problem at `line`:`col` (1-based, as diagnostics give them) is about: the
+/// map cell under it, or the starting cell of the unit whose entry holds it. `None` for
+/// anything else (a side, the legend, the name). The level editor marks that cell when the
+/// problem is clicked.
+pub fn locate(text: &str, line: usize, col: usize) -> Option<(i32, i32)> {
+    let at = byte_at(text, line, col)?;
+    let spans = Spans::index(text);
+    let within = |path: &[Seg]| spans.span(path).is_some_and(|(a, b)| a <= at && at < b);
+    let rows = spans.children(&[Seg::Field("map")]).unwrap_or_default();
+    for (y, &(start, end)) in rows.iter().enumerate() {
+        if start <= at && at < end {
+            // Inside the quotes: the glyph's index in the row (the quote itself: the first).
+            let x = text
+                .get(start..at)
+                .map_or(0, |s| s.chars().count().saturating_sub(1));
+            let width = super::ron_options()
+                .from_str::<LevelFile>(text)
+                .ok()
+                .and_then(|f| f.map.get(y).map(|r| r.chars().count()))
+                .unwrap_or(0);
+            return Some((x.min(width.saturating_sub(1)) as i32, y as i32));
+        }
+    }
+    let units = spans.children(&[Seg::Field("units")]).unwrap_or_default();
+    let index = (0..units.len()).find(|&i| within(&[Seg::Field("units"), Seg::Index(i)]))?;
+    let file: LevelFile = super::ron_options().from_str(text).ok()?;
+    file.units.get(index).map(|u| u.cell)
+}
+
+/// The byte offset of 1-based `line`:`col` (columns count characters).
+fn byte_at(text: &str, line: usize, col: usize) -> Option<usize> {
+    let start: usize = text
+        .split_inclusive('\n')
+        .take(line.checked_sub(1)?)
+        .map(str::len)
+        .sum();
+    let row = text.get(start..)?.split('\n').next()?;
+    let offset = row
+        .char_indices()
+        .nth(col.checked_sub(1)?)
+        .map_or(row.len(), |(i, _)| i);
+    Some(start + offset)
+}
+
 /// The text of a new level, written as a designer would: a `width` x `height` field of
 /// floor on `topology`, two sides (Blue, played by a human, and Red, by the AI) with one unit
 /// each of the ruleset's first template, facing each other across the middle row, and the

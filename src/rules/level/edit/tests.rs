@@ -400,3 +400,31 @@ fn fill_paints_the_region_of_the_cell_and_nothing_else() {
     assert_eq!(glyph(0, 0), Some('.'), "{:?}", file.map);
     assert_eq!(glyph(4, 2), Some('~'));
 }
+
+/// A problem's position leads to its cell: a bad glyph to the map cell, a unit's problem
+/// (an unknown template) to the unit's starting cell; a problem elsewhere to none.
+#[test]
+fn a_problem_is_located_on_its_cell() {
+    let text = r#"(
+    name: "P", ruleset: "sides", topology: Square(diagonals: One), size: (4, 2),
+    map: [
+        "....",
+        "..?.",
+    ],
+    sides: [(name: "A", controller: Human), (name: "B", controller: Ai)],
+    units: [
+        (name: "a", side: "A", cell: (0, 0), template: "warrior"),
+        (name: "b", side: "B", cell: (3, 1), template: "no_such_thing"),
+    ],
+)"#;
+    let problems = level::validate("p.ron", text);
+    let cells: Vec<Option<(i32, i32)>> = problems
+        .iter()
+        .map(|d| super::locate(text, d.line, d.col))
+        .collect();
+    assert!(cells.contains(&Some((2, 1))), "{problems:?} {cells:?}");
+    assert!(cells.contains(&Some((3, 1))), "{problems:?} {cells:?}");
+    // The name's line is about no cell; a position past the end neither.
+    assert_eq!(super::locate(text, 2, 12), None);
+    assert_eq!(super::locate(text, 99, 1), None);
+}
