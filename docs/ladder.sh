@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The difficulty ladder of docs/ai.md (issue 23): `fray simulate` on every shipped level, sides
 # swapped every game, for each rung of the ladder, and the stronger player's win rate over all
-# the runs with its Wilson 95% interval against the rung's target. Not run by CI (it takes
-# about an hour at 200 games). Usage:
+# the runs with its Wilson 95% interval against the rung's target. Not run by CI (200 games a
+# rung, one seed: about 20 minutes on one core of a loaded 2-core machine). Usage:
 #
 #   docs/ladder.sh [GAMES_PER_SEED] [SEED...]       # default: 200 games on seed 1
 #   PAIRS="hard:normal" docs/ladder.sh 60 1          # only some rungs (AI:VS, space-separated)
