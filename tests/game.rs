@@ -1137,7 +1137,9 @@ fn a_clicked_problem_marks_its_cell_in_the_editor() {
     use fray::game::ui::UiAction;
     let dir = temp_dir("editor-problem");
     let text = std::fs::read_to_string(levels_dir().join("sides_village_brawl.ron")).expect("read");
-    let file = fray::rules::level::load("v.ron", &text).expect("valid").file;
+    let file = fray::rules::level::load("v.ron", &text)
+        .expect("valid")
+        .file;
     let unit = &file.units[1];
     let broken = text.replacen(
         &format!("template: \"{}\"", unit.template),
@@ -1164,12 +1166,18 @@ fn a_clicked_problem_marks_its_cell_in_the_editor() {
         .find(|(_, a)| **a == UiAction::Editor(EditorAction::Problem(0)))
         .map(|(e, _)| e)
         .expect("the problem is listed as a button");
-    app.world_mut().entity_mut(problem).insert(Interaction::Pressed);
+    app.world_mut()
+        .entity_mut(problem)
+        .insert(Interaction::Pressed);
     app.update();
     app.update();
     let editor = app.world().resource::<Editor>();
     assert_eq!(editor.marked, Some(changed.cell), "{}", editor.message);
-    assert!(editor.message.contains("no_such_template"), "{}", editor.message);
+    assert!(
+        editor.message.contains("no_such_template"),
+        "{}",
+        editor.message
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
