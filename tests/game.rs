@@ -1181,6 +1181,60 @@ fn a_clicked_problem_marks_its_cell_in_the_editor() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// O shows the picked unit's reach, then the cells its enemies threaten, then its sight and
+/// cover, as the battle computes them, tinted on the editor's board.
+#[test]
+fn the_editor_overlays_show_a_picked_units_reach_threat_and_sight() {
+    use fray::game::editor::{Editor, EditorCell, overlay_tints};
+    let dir = temp_dir("editor-overlay");
+    std::fs::copy(
+        levels_dir().join("sides_keep_arrow_slits.ron"),
+        dir.join("keep.ron"),
+    )
+    .expect("copy");
+    let level = fray::rules::level::load_path(&dir.join("keep.ron")).expect("loads");
+    let mut app = app_on(&dir, |_| {});
+    app.update();
+    tap(&mut app, KeyCode::KeyE);
+    app.update();
+    tap(&mut app, KeyCode::KeyU);
+    let unit = &level.file.units[0];
+    let mut q = app.world_mut().query::<(Entity, &EditorCell)>();
+    let e = q
+        .iter(app.world())
+        .find(|(_, c)| (c.x, c.y) == unit.cell)
+        .map(|(e, _)| e)
+        .expect("the unit's cell is on screen");
+    app.world_mut().entity_mut(e).insert(Interaction::Pressed);
+    app.update();
+    app.update();
+    let (state, _) = fray::rules::battle::BattleState::start(&level, level.file.seed);
+    let id = fray::rules::battle::UnitId(0);
+    let mut seen = Vec::new();
+    for _ in 0..3 {
+        tap(&mut app, KeyCode::KeyO);
+        let tints = overlay_tints(app.world().resource::<Editor>());
+        assert!(!tints.is_empty(), "overlay {} is empty", seen.len());
+        seen.push(tints.keys().copied().collect::<Vec<_>>());
+    }
+    // Reach: the cells the battle says the unit can move to.
+    let threat = state.threat_for(id, |_| true);
+    let reach = state.reach_of(id, state.units[0].movement, Some(&threat));
+    let mut expected: Vec<(i32, i32)> = reach
+        .destinations()
+        .into_iter()
+        .map(|(c, _)| (c.x, c.y))
+        .filter(|&c| c != unit.cell)
+        .collect();
+    expected.sort();
+    assert_eq!(seen[0], expected);
+    assert_ne!(seen[1], seen[0]);
+    // A fourth O turns it off.
+    tap(&mut app, KeyCode::KeyO);
+    assert!(overlay_tints(app.world().resource::<Editor>()).is_empty());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 fn tooltip_shown(app: &mut App) -> bool {
     let mut q = app
         .world_mut()

@@ -14,6 +14,8 @@
 //! units tool, a click on an empty cell with no unit picked places a new unit of the side (S)
 //! and template (T) shown in the panel, with the template's numbers. F switches the paint
 //! tool: brush (a cell), rectangle (two corners), fill (the region of the same terrain).
+//! O shows, for the picked unit, its reach, the cells its enemies threaten or its sight and
+//! cover, computed by the battle's own functions on a battle started from the level.
 
 use std::path::PathBuf;
 
@@ -22,6 +24,7 @@ use bevy::prelude::*;
 use super::Screen;
 use super::battle::{Battle, BattleSetup};
 use super::levels::{Catalog, LevelsDir};
+use super::overlays::{ForcedOverlay, OverlayKind, forced_layers};
 use super::screens::{SetupState, start_battle};
 use super::ui::{self, UiAction, UiClick};
 use crate::ai::sim::Caps;
@@ -85,6 +88,8 @@ pub enum EditorAction {
     NextPaintTool,
     /// Show where the level's n-th problem is (its cell marked on the board).
     Problem(usize),
+    /// The next overlay for the picked unit: none, reach, threat, sight.
+    NextOverlay,
     /// New units: the next side, the next template.
     NextSide,
     NextTemplate,
@@ -123,6 +128,8 @@ pub struct Editor {
     pub rect_from: Option<(i32, i32)>,
     /// The cell of the problem last clicked, marked on the board.
     pub marked: Option<(i32, i32)>,
+    /// The overlay shown for the picked unit.
+    pub overlay: Option<OverlayKind>,
     /// The new-level form, while it is open.
     pub new_level: Option<NewLevel>,
     /// New units' side and template (indices into the level's sides and the ruleset's
@@ -455,6 +462,8 @@ fn editor_keys(
         send(EditorAction::NextTemplate);
     } else if keys.just_pressed(KeyCode::KeyF) {
         send(EditorAction::NextPaintTool);
+    } else if keys.just_pressed(KeyCode::KeyO) {
+        send(EditorAction::NextOverlay);
     } else if keys.just_pressed(KeyCode::KeyB) {
         let shift = keys.any_pressed([KeyCode::ShiftLeft, KeyCode::ShiftRight]);
         send(if shift {
@@ -730,6 +739,23 @@ fn editor_actions(
                     editor.dirty = true;
                 }
             }
+            EditorAction::NextOverlay => {
+                editor.overlay = match editor.overlay {
+                    None => Some(OverlayKind::Reach),
+                    Some(OverlayKind::Reach) => Some(OverlayKind::Threat),
+                    Some(OverlayKind::Threat) => Some(OverlayKind::Sight),
+                    Some(OverlayKind::Sight) => None,
+                };
+                editor.message = match (editor.overlay, &editor.picked) {
+                    (None, _) => "Overlay off".into(),
+                    (Some(k), Some(u)) => format!("Overlay: {} for {u}", overlay_name(k)),
+                    (Some(k), None) => format!(
+                        "Overlay: {} - pick a unit (U, then click it) to see it",
+                        overlay_name(k)
+                    ),
+                };
+                editor.dirty = true;
+            }
             EditorAction::NextPaintTool => {
                 editor.paint_tool = editor.paint_tool.next();
                 editor.rect_from = None;
@@ -855,6 +881,7 @@ fn rebuild(
         commands.entity(e).despawn();
     }
     let file = editor.file();
+    let tints = overlay_tints(&editor);
     let problems = match (&editor.doc, &editor.path) {
         (Some(doc), Some(p)) => level::validate(&p.display().to_string(), doc.text()),
         _ => Vec::new(),
@@ -915,7 +942,10 @@ fn rebuild(
                             for (x, g) in row.chars().enumerate() {
                                 let (x, y) = (x as i32, y as i32);
                                 let terrain = legend.iter().find(|(k, _)| *k == g).map(|(_, t)| t);
-                                let bg = terrain.map_or(Color::srgb(0.8, 0.1, 0.6), colour);
+                                let mut bg = terrain.map_or(Color::srgb(0.8, 0.1, 0.6), colour);
+                                if let Some(t) = tints.get(&(x, y)) {
+                                    bg = bg.mix(t, 0.55);
+                                }
                                 let unit = f.units.iter().find(|u| u.cell == (x, y));
                                 let (label, fg) = match unit {
                                     Some(u) => {
@@ -1304,4 +1334,53 @@ fn new_unit_panel(p: &mut ChildSpawnerCommands, editor: &Editor, f: &LevelFile) 
         12.0,
         ui::DIM,
     ));
+}
+
+fn overlay_name(k: OverlayKind) -> &'static str {
+    match k {
+        OverlayKind::Reach => "reach",
+        OverlayKind::Threat => "threatened cells",
+        OverlayKind::Sight => "sight and cover",
+    }
+}
+
+/// The overlay's colour for each cell it marks: the battle's own reach, threat and cover of
+/// the picked unit, on a battle started from the level as it stands (none if it has problems).
+pub fn overlay_tints(editor: &Editor) -> std::collections::BTreeMap<(i32, i32), Color> {
+    use crate::rules::sight::Cover;
+    let mut tints = std::collections::BTreeMap::new();
+    let (Some(kind), Some(name), Some(doc)) = (editor.overlay, &editor.picked, &editor.doc) else {
+        return tints;
+    };
+    let Ok(level) = level::load("editor", doc.text()) else {
+        return tints;
+    };
+    let Some(index) = level.file.units.iter().position(|u| &u.name == name) else {
+        return tints;
+    };
+    let seed = level.file.seed;
+    let (state, _) = crate::rules::battle::BattleState::start(&level, seed);
+    let layers = forced_layers(
+        &state,
+        ForcedOverlay {
+            kind,
+            unit: crate::rules::battle::UnitId(index as u16),
+        },
+    );
+    for (c, _) in &layers.reach {
+        tints.insert((c.x, c.y), Color::srgb(0.35, 0.7, 1.0));
+    }
+    for c in &layers.threat {
+        tints.insert((c.x, c.y), Color::srgb(0.95, 0.45, 0.1));
+    }
+    for (c, cover) in &layers.cover_map {
+        let tint = match cover {
+            Cover::None => Color::srgb(0.95, 0.95, 0.6),
+            Cover::Half => Color::srgb(0.95, 0.7, 0.2),
+            Cover::Full => Color::srgb(0.8, 0.35, 0.1),
+            Cover::Blocked => Color::srgb(0.1, 0.1, 0.12),
+        };
+        tints.insert((c.x, c.y), tint);
+    }
+    tints
 }
