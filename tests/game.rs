@@ -1122,6 +1122,37 @@ fn the_editor_makes_a_new_level_from_nothing_and_plays_it() {
         (added.cell, added.side.as_str(), Some(&added.template)),
         (at, saved.file.sides[1].name.as_str(), second_template)
     );
+    // How it is won: add "Red reaches (7, 7)" (its button, then the cell), remove the last
+    // side standing (the first condition's button).
+    let button = |app: &mut App, action: fray::game::editor::EditorAction| {
+        let want = fray::game::ui::UiAction::Editor(action);
+        let mut q = app
+            .world_mut()
+            .query::<(Entity, &fray::game::ui::UiAction)>();
+        let e = q
+            .iter(app.world())
+            .find(|(_, a)| **a == want)
+            .map(|(e, _)| e)
+            .expect("the button is shown");
+        app.world_mut().entity_mut(e).insert(Interaction::Pressed);
+        app.update();
+        app.update();
+    };
+    button(&mut app, fray::game::editor::EditorAction::AddReachCell);
+    click(&mut app, (7, 7));
+    button(&mut app, fray::game::editor::EditorAction::RemoveVictory(0));
+    key(&mut app, KeyCode::ControlLeft, true);
+    tap(&mut app, KeyCode::KeyS);
+    key(&mut app, KeyCode::ControlLeft, false);
+    app.update();
+    let saved = fray::rules::level::load_path(&path).expect("saved and valid");
+    assert_eq!(
+        saved.file.victory,
+        [fray::rules::level::Victory::ReachCell {
+            side: saved.file.sides[1].name.clone(),
+            cell: (7, 7)
+        }]
+    );
     // Playtest it.
     tap(&mut app, KeyCode::KeyP);
     app.update();

@@ -14,6 +14,9 @@
 //! units tool, a click on an empty cell with no unit picked places a new unit of the side (S)
 //! and template (T) shown in the panel, with the template's numbers. F switches the paint
 //! tool: brush (a cell), rectangle (two corners), fill (the region of the same terrain).
+//! In the units tool the panel lists how the level is won: click a condition to remove it,
+//! or add the last side standing, the new units' side holding out some rounds (- and + set
+//! them), or that side reaching a cell (the next click on the board picks it).
 //! O shows, for the picked unit, its reach, the cells its enemies threaten or its sight and
 //! cover, computed by the battle's own functions on a battle started from the level.
 
@@ -90,6 +93,16 @@ pub enum EditorAction {
     Problem(usize),
     /// The next overlay for the picked unit: none, reach, threat, sight.
     NextOverlay,
+    /// Remove the n-th victory condition.
+    RemoveVictory(usize),
+    /// Add "the last side standing wins".
+    AddLastStanding,
+    /// Add "the new units' side wins by holding out `rounds` rounds".
+    AddSurvive,
+    /// Change the rounds of the next hold-out condition.
+    Rounds(i32),
+    /// The next click on the board adds "the new units' side wins by reaching that cell".
+    AddReachCell,
     /// New units: the next side, the next template.
     NextSide,
     NextTemplate,
@@ -130,6 +143,10 @@ pub struct Editor {
     pub marked: Option<(i32, i32)>,
     /// The overlay shown for the picked unit.
     pub overlay: Option<OverlayKind>,
+    /// The rounds of the next hold-out condition added.
+    pub rounds: u32,
+    /// The next board click adds a reach-this-cell condition.
+    pub placing_goal: bool,
     /// The new-level form, while it is open.
     pub new_level: Option<NewLevel>,
     /// New units' side and template (indices into the level's sides and the ruleset's
@@ -170,6 +187,11 @@ impl Editor {
         if self.glyph == '\0' {
             self.glyph = '#';
         }
+    }
+
+    /// The rounds of the next hold-out condition (8 until changed).
+    pub fn hold_rounds(&self) -> u32 {
+        if self.rounds == 0 { 8 } else { self.rounds }
     }
 
     /// Whether the text differs from the file as saved.
@@ -492,6 +514,18 @@ fn click_cells(
 }
 
 fn click_cell(editor: &mut Editor, at: (i32, i32)) {
+    if editor.placing_goal {
+        editor.placing_goal = false;
+        if let Some(f) = editor.file()
+            && let Some(side) = f.sides.get(editor.side % f.sides.len().max(1))
+        {
+            editor.apply(Edit::AddVictory(level::Victory::ReachCell {
+                side: side.name.clone(),
+                cell: at,
+            }));
+        }
+        return;
+    }
     if !editor.moving {
         let glyph = editor.glyph;
         match (editor.paint_tool, editor.rect_from) {
@@ -739,6 +773,31 @@ fn editor_actions(
                     editor.dirty = true;
                 }
             }
+            EditorAction::RemoveVictory(i) => editor.apply(Edit::RemoveVictory(*i)),
+            EditorAction::AddLastStanding => {
+                editor.apply(Edit::AddVictory(level::Victory::LastSideStanding))
+            }
+            EditorAction::AddSurvive => {
+                if let Some(f) = editor.file()
+                    && let Some(side) = f.sides.get(editor.side % f.sides.len().max(1))
+                {
+                    let rounds = editor.hold_rounds();
+                    editor.apply(Edit::AddVictory(level::Victory::SurviveRounds {
+                        side: side.name.clone(),
+                        rounds,
+                    }));
+                }
+            }
+            EditorAction::Rounds(d) => {
+                editor.rounds =
+                    (i64::from(editor.hold_rounds()) + i64::from(*d)).clamp(1, 99) as u32;
+                editor.dirty = true;
+            }
+            EditorAction::AddReachCell => {
+                editor.placing_goal = true;
+                editor.message = "Click the cell the side must reach".into();
+                editor.dirty = true;
+            }
             EditorAction::NextOverlay => {
                 editor.overlay = match editor.overlay {
                     None => Some(OverlayKind::Reach),
@@ -932,6 +991,15 @@ fn rebuild(
                     return;
                 };
                 let legend = merged_legend(&f.legend);
+                // Cells a side wins by reaching, starred.
+                let goals: Vec<(i32, i32)> = f
+                    .victory
+                    .iter()
+                    .filter_map(|v| match v {
+                        level::Victory::ReachCell { cell, .. } => Some(*cell),
+                        _ => None,
+                    })
+                    .collect();
                 for (y, row) in f.map.iter().enumerate() {
                     board
                         .spawn(Node {
@@ -964,6 +1032,7 @@ fn rebuild(
                                             },
                                         )
                                     }
+                                    None if goals.contains(&(x, y)) => ("*".into(), ui::ACCENT),
                                     None => (String::new(), ui::TEXT),
                                 };
                                 r.spawn((
@@ -1065,6 +1134,7 @@ fn rebuild(
                     ));
                     if editor.moving {
                         new_unit_panel(p, &editor, f);
+                        victory_panel(p, &editor, f);
                     }
                     let palette = if editor.moving { 0 } else { 9 };
                     // Two glyphs a row: the panel keeps room for the problems and the meter.
@@ -1383,4 +1453,58 @@ pub fn overlay_tints(editor: &Editor) -> std::collections::BTreeMap<(i32, i32), 
         tints.insert((c.x, c.y), tint);
     }
     tints
+}
+
+/// How the level is won, each condition a button that removes it, and buttons that add one
+/// (for the new units' side).
+fn victory_panel(p: &mut ChildSpawnerCommands, editor: &Editor, f: &LevelFile) {
+    let side = f
+        .sides
+        .get(editor.side % f.sides.len().max(1))
+        .map_or("?".into(), |s| s.name.clone());
+    p.spawn(ui::text(
+        "To win (click one to remove it):",
+        14.0,
+        ui::ACCENT,
+    ));
+    if f.victory.is_empty() {
+        p.spawn(ui::text(
+            "  (none: the last side standing wins)",
+            13.0,
+            ui::DIM,
+        ));
+    }
+    for (i, v) in f.victory.iter().enumerate() {
+        let words = match v {
+            level::Victory::LastSideStanding => "the last side standing".to_string(),
+            level::Victory::SurviveRounds { side, rounds } => {
+                format!("{side} holds out {rounds} rounds")
+            }
+            level::Victory::ReachCell { side, cell } => {
+                format!("{side} reaches ({}, {})", cell.0, cell.1)
+            }
+        };
+        p.spawn(ui::button(
+            format!("x {words}"),
+            None,
+            UiAction::Editor(EditorAction::RemoveVictory(i)),
+        ));
+    }
+    p.spawn(Node {
+        flex_direction: FlexDirection::Row,
+        flex_wrap: FlexWrap::Wrap,
+        ..default()
+    })
+    .with_children(|row| {
+        let rounds = editor.hold_rounds();
+        for (label, a) in [
+            ("+ last standing".to_string(), EditorAction::AddLastStanding),
+            (format!("+ {side} holds {rounds}"), EditorAction::AddSurvive),
+            ("-".to_string(), EditorAction::Rounds(-1)),
+            ("+".to_string(), EditorAction::Rounds(1)),
+            (format!("+ {side} reaches..."), EditorAction::AddReachCell),
+        ] {
+            row.spawn(ui::button(label, None, UiAction::Editor(a)));
+        }
+    });
 }
