@@ -1097,6 +1097,27 @@ fn the_editor_makes_a_new_level_from_nothing_and_plays_it() {
         painted[2..].iter().all(|r| r.chars().all(|c| c == ',')),
         "{painted:?}"
     );
+    // Ctrl+Left grows the map at its left edge (everything moves right); Ctrl+Shift+Left
+    // shrinks it there again: the text is what it was.
+    let doc_text = |app: &App| {
+        let editor = app.world().resource::<Editor>();
+        editor.doc.as_ref().expect("open").text().to_string()
+    };
+    let before = doc_text(&app);
+    key(&mut app, KeyCode::ControlLeft, true);
+    tap(&mut app, KeyCode::ArrowLeft);
+    key(&mut app, KeyCode::ControlLeft, false);
+    app.update();
+    let grown = fray::rules::level::load("x.ron", &doc_text(&app)).expect("valid");
+    assert_eq!(grown.file.size, (15, 13));
+    assert_eq!(grown.file.units[0].cell.0, level.file.units[0].cell.0 + 1);
+    key(&mut app, KeyCode::ControlLeft, true);
+    key(&mut app, KeyCode::ShiftLeft, true);
+    tap(&mut app, KeyCode::ArrowLeft);
+    key(&mut app, KeyCode::ShiftLeft, false);
+    key(&mut app, KeyCode::ControlLeft, false);
+    app.update();
+    assert_eq!(doc_text(&app), before);
     // U, S (the second side), T (the second template), click an empty cell: a unit of both.
     tap(&mut app, KeyCode::KeyU);
     tap(&mut app, KeyCode::KeyS);

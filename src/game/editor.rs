@@ -93,6 +93,12 @@ pub enum EditorAction {
     Problem(usize),
     /// The next overlay for the picked unit: none, reach, threat, sight.
     NextOverlay,
+    /// Grow (+1) or shrink (-1) the map at one edge: (dx, dy) names the edge (-1, 0) left,
+    /// (1, 0) right, (0, -1) top, (0, 1) bottom; units and goal cells keep their place.
+    ResizeEdge {
+        edge: (i32, i32),
+        by: i32,
+    },
     /// Remove the n-th victory condition.
     RemoveVictory(usize),
     /// Add "the last side standing wins".
@@ -462,6 +468,20 @@ fn editor_keys(
             send(EditorAction::Palette(i));
         }
     }
+    let shift = keys.any_pressed([KeyCode::ShiftLeft, KeyCode::ShiftRight]);
+    if ctrl {
+        for (k, edge) in [
+            (KeyCode::ArrowLeft, (-1, 0)),
+            (KeyCode::ArrowRight, (1, 0)),
+            (KeyCode::ArrowUp, (0, -1)),
+            (KeyCode::ArrowDown, (0, 1)),
+        ] {
+            if keys.just_pressed(k) {
+                let by = if shift { -1 } else { 1 };
+                send(EditorAction::ResizeEdge { edge, by });
+            }
+        }
+    }
     if ctrl && keys.just_pressed(KeyCode::KeyZ) {
         send(EditorAction::Undo);
     } else if ctrl && keys.just_pressed(KeyCode::KeyY) {
@@ -772,6 +792,24 @@ fn editor_actions(
                     };
                     editor.dirty = true;
                 }
+            }
+            EditorAction::ResizeEdge { edge, by } => {
+                let Some(f) = editor.file() else { continue };
+                let (w, h) = (i64::from(f.size.0), i64::from(f.size.1));
+                let (dx, dy) = (i64::from(edge.0.abs()), i64::from(edge.1.abs()));
+                let (nw, nh) = (w + dx * i64::from(*by), h + dy * i64::from(*by));
+                if nw < 1 || nh < 1 {
+                    editor.message = "The map cannot be smaller".into();
+                    editor.dirty = true;
+                    continue;
+                }
+                // Growing or shrinking the left or top edge shifts what is there.
+                let shift = |e: i32| if e < 0 { *by } else { 0 };
+                editor.apply(Edit::Resize {
+                    size: (nw as u32, nh as u32),
+                    offset: (shift(edge.0), shift(edge.1)),
+                    fill: '.',
+                });
             }
             EditorAction::RemoveVictory(i) => editor.apply(Edit::RemoveVictory(*i)),
             EditorAction::AddLastStanding => {
@@ -1125,7 +1163,7 @@ fn rebuild(
                             "Tool: units - click one to pick it, then a cell to move it; C copies, Del removes; an empty cell gets a new unit (U to paint)".to_string()
                         } else {
                             format!(
-                                "Tool: paint, {} (F: brush / rectangle / fill; U units; N new level)",
+                                "Tool: paint, {} (F: brush / rectangle / fill; Ctrl+arrow grows the map at that edge, with Shift shrinks it; U units; N new level)",
                                 editor.paint_tool.name()
                             )
                         },
