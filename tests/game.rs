@@ -1143,3 +1143,124 @@ fn a_playtest_from_the_editor_comes_back_to_it() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Every text on screen, spans included, one string per text.
+fn full_texts(app: &mut App) -> Vec<String> {
+    let mut q = app.world_mut().query::<(&Text, Option<&Children>)>();
+    let mut spans = app.world_mut().query::<&TextSpan>();
+    let world = app.world();
+    q.iter(world)
+        .map(|(t, children)| {
+            let mut s = t.0.clone();
+            for c in children.into_iter().flatten() {
+                if let Ok(span) = spans.get(world, *c) {
+                    s.push_str(&span.0);
+                }
+            }
+            s
+        })
+        .collect()
+}
+
+#[test]
+fn f1_opens_the_rules_reference_of_the_battles_ruleset_and_esc_closes_it() {
+    use fray::game::hud::rules_help::RulesHelp;
+    use fray::rules::reference::{self, EntryKind};
+    use fray::rules::rulesets::RulesetId;
+    let mut app = hot_seat();
+    tap(&mut app, KeyCode::F1);
+    assert!(app.world().resource::<RulesHelp>().open);
+    app.update();
+    let shown = full_texts(&mut app);
+    assert!(
+        shown.iter().any(|t| t == "Rules reference: Action Points"),
+        "{shown:?}"
+    );
+    // The first page starts with the actions, each with its cost and what it does.
+    let first = reference::of_kind(RulesetId::ActionPoints, EntryKind::Action)
+        .next()
+        .expect("an action");
+    let line = format!("{} ({}): {}", first.title(), first.cost, first.text);
+    assert!(shown.contains(&line), "{line} not in {shown:?}");
+    assert!(shown.iter().any(|t| t.starts_with("Page 1 of ")));
+    // The board takes no input meanwhile: the cursor keys turn pages instead.
+    let cursor = app.world().resource::<fray::game::input::CursorCell>().0;
+    assert!(app.world().resource::<fray::game::hud::InputBlocked>().0);
+    let pages = shown
+        .iter()
+        .find_map(|t| t.strip_prefix("Page 1 of "))
+        .and_then(|t| t.split(' ').next())
+        .and_then(|n| n.parse::<usize>().ok())
+        .expect("a page count");
+    tap(&mut app, KeyCode::ArrowRight);
+    app.update();
+    assert_eq!(
+        app.world().resource::<fray::game::input::CursorCell>().0,
+        cursor
+    );
+    let expected = if pages > 1 { 2 } else { 1 };
+    assert!(
+        full_texts(&mut app)
+            .iter()
+            .any(|t| t.starts_with(&format!("Page {expected} of {pages}"))),
+        "no page {expected}"
+    );
+    // Esc closes it and does not open the pause menu; F1 opens and closes it too.
+    tap(&mut app, KeyCode::Escape);
+    app.update();
+    assert!(!app.world().resource::<RulesHelp>().open);
+    assert!(
+        !full_texts(&mut app)
+            .iter()
+            .any(|t| t.starts_with("Rules reference"))
+    );
+    assert!(!full_texts(&mut app).iter().any(|t| t == "Paused"));
+    assert!(!app.world().resource::<fray::game::hud::InputBlocked>().0);
+    tap(&mut app, KeyCode::F1);
+    assert!(app.world().resource::<RulesHelp>().open);
+    tap(&mut app, KeyCode::F1);
+    assert!(!app.world().resource::<RulesHelp>().open);
+}
+
+#[test]
+fn hovering_a_menu_entry_shows_its_rules_text() {
+    use fray::game::hud::action_menu::MenuHelp;
+    use fray::game::ui::UiAction;
+    let mut app = hot_seat();
+    let (i, cmd) = {
+        let view = app.world().resource::<fray::game::hud::View>();
+        view.menu
+            .iter()
+            .enumerate()
+            .find(|(_, e)| e.group == "Guard")
+            .map(|(i, e)| (i, e.commands[0].clone()))
+            .expect("a Guard entry")
+    };
+    let want =
+        fray::rules::reference::for_command(fray::rules::rulesets::RulesetId::ActionPoints, &cmd)
+            .expect("Guard has an entry")
+            .line();
+    let help_shown = |app: &mut App| {
+        let mut q = app
+            .world_mut()
+            .query_filtered::<(&Visibility, &Children), With<MenuHelp>>();
+        let (vis, children) = q.single(app.world()).expect("the menu help");
+        let text = app.world().get::<Text>(children[0]).map(|t| t.0.clone());
+        (*vis != Visibility::Hidden).then_some(text).flatten()
+    };
+    assert_eq!(help_shown(&mut app), None);
+    let mut q = app.world_mut().query::<(Entity, &UiAction)>();
+    let button = q
+        .iter(app.world())
+        .find(|(_, a)| **a == UiAction::Menu(i))
+        .map(|(e, _)| e)
+        .expect("the Guard button");
+    app.world_mut()
+        .entity_mut(button)
+        .insert(Interaction::Hovered);
+    app.update();
+    assert_eq!(help_shown(&mut app), Some(want));
+    app.world_mut().entity_mut(button).insert(Interaction::None);
+    app.update();
+    assert_eq!(help_shown(&mut app), None);
+}

@@ -63,6 +63,7 @@ pub enum UiAction {
     QuickLoad,
     /// On from the finished battle to the Result screen.
     ShowResult,
+    RulesHelp,
 }
 
 /// A button was pressed (or its key).

@@ -13,6 +13,7 @@ pub mod hints;
 pub mod log;
 pub mod pause;
 pub mod reaction_prompt;
+pub mod rules_help;
 pub mod tooltip;
 pub mod top_bar;
 pub mod turn_order;
@@ -70,6 +71,7 @@ pub(super) fn plugin(app: &mut App) {
             tooltip::plugin,
             hints::plugin,
             battle_over::plugin,
+            rules_help::plugin,
         ));
 }
 
@@ -270,6 +272,7 @@ fn spawn_hud(mut commands: Commands) {
         });
     hints::spawn(&mut commands);
     tooltip::spawn(&mut commands);
+    action_menu::spawn_help(&mut commands);
 }
 
 /// Recomputes the [`View`] when the battle, the hot-seat or the targeting changes.
@@ -279,11 +282,13 @@ fn update_view(
     hotseat: Res<HotSeat>,
     mut targeting: ResMut<Targeting>,
     pause: Option<Res<State<Pause>>>,
+    help: Res<rules_help::RulesHelp>,
     mut view: ResMut<View>,
     mut blocked: ResMut<InputBlocked>,
 ) {
     if !battle.is_changed()
         && !hotseat.is_changed()
+        && !help.is_changed()
         && !targeting.is_changed()
         && !pause.as_ref().is_some_and(|p| p.is_changed())
         && view.state.is_some()
@@ -320,7 +325,7 @@ fn update_view(
     view.legal = legal;
     view.menu = entries;
     view.sub = sub;
-    blocked.0 = Pause::is_paused(pause.as_deref()) || hotseat.waiting;
+    blocked.0 = Pause::is_paused(pause.as_deref()) || hotseat.waiting || help.open;
 }
 
 /// Handles the HUD's buttons and keys during a battle.
@@ -333,6 +338,7 @@ fn battle_actions(
     mut settings: ResMut<Settings>,
     pause: Option<Res<State<Pause>>>,
     mut next_pause: ResMut<NextState<Pause>>,
+    mut help: ResMut<rules_help::RulesHelp>,
     mut submit: MessageWriter<Submit>,
     mut toasts: MessageWriter<Toast>,
     mut commands: Commands,
@@ -399,6 +405,10 @@ fn battle_actions(
                 // The battle is over: nothing to continue.
                 let _ = super::saves::save_on_quit(&mut battle);
                 commands.set_state(Screen::Result);
+            }
+            UiAction::RulesHelp => {
+                help.open = !help.open;
+                help.page = 0;
             }
             UiAction::ToggleThreat => settings.show_threat = !settings.show_threat,
             UiAction::Speed => settings.speed = Settings::cycle(&Settings::SPEEDS, settings.speed),
