@@ -152,8 +152,9 @@ fn odds_words(s: &BattleState, cmd: &Command) -> Option<String> {
     };
     let o = rulesets::odds(s, unit, target, ranged)?;
     Some(format!(
-        "{:.0}% hit, {:.1} dmg",
+        "{:.0}% hit{}, {:.1} dmg",
         o.hit * 100.0,
+        super::if_answered(s, unit, target, ranged),
         o.expected_damage
     ))
 }

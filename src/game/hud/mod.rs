@@ -485,6 +485,19 @@ fn odds_sentence(o: &rulesets::Odds) -> String {
     )
 }
 
+/// What a defensive reaction the target could still choose leaves of an attack, as the odds
+/// add it: ", or 38% if Quill aborts to Dodge". Empty when the target has no such answer.
+pub fn if_answered(s: &BattleState, attacker: UnitId, target: UnitId, ranged: bool) -> String {
+    rulesets::answered_odds(s, attacker, target, ranged).map_or(String::new(), |a| {
+        format!(
+            ", or {:.0}% if {} {}",
+            a.odds.hit * 100.0,
+            s.unit_name(target),
+            a.reaction
+        )
+    })
+}
+
 /// Whether `group` commands exist at `cell` (for the hover highlight).
 pub fn commands_at<'a>(
     s: &BattleState,

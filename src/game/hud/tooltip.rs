@@ -3,7 +3,7 @@
 
 use bevy::prelude::*;
 
-use super::{DEFAULT_WINDOW, HudLayout, HudSystems, InputBlocked, View, odds_sentence};
+use super::{DEFAULT_WINDOW, HudLayout, HudSystems, InputBlocked, View, if_answered};
 use crate::game::Screen;
 use crate::game::battle::Battle;
 use crate::game::input::CursorCell;
@@ -109,9 +109,12 @@ pub fn tooltip_lines(
                         out.push(format!("{verb} from {}: {why}", s.unit_name(a)));
                     }
                     _ => out.push(format!(
-                        "{verb} from {}: {}",
+                        "{verb} from {}: {:.0}% to hit{}, {:.1} expected damage ({})",
                         s.unit_name(a),
-                        odds_sentence(&o)
+                        o.hit * 100.0,
+                        if_answered(s, a, uid, ranged),
+                        o.expected_damage,
+                        o.formula
                     )),
                 }
             }
@@ -374,6 +377,40 @@ pub fn tooltip_width(lines: &[String]) -> f32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Where the target may still answer an attack with a defensive reaction, the odds say
+    /// what it would leave: the issue's "74%, or 38% if Quill dodges", here in `phases`.
+    #[test]
+    fn the_odds_say_what_the_targets_reaction_would_leave() {
+        use crate::rules::testkit::{Field, U0, U1};
+        let level = Field::new(crate::rules::rulesets::RulesetId::Phases)
+            .topology("Hex(orientation: Pointy)")
+            .sides(r#"(name: "Heroes", controller: Human), (name: "Blades", controller: Ai)"#)
+            .units(
+                r#"
+                (name: "Ada", side: "Heroes", cell: (2, 2), template: "swordsman", overrides: {"cv": 10}),
+                (name: "Bo", side: "Blades", cell: (3, 2), template: "swordsman"),
+                "#,
+            )
+            .level();
+        let (b, _) = BattleState::start(&level, 1);
+        let lines = tooltip_lines(&b, Some(U0), b.units[U1.index()].cell, None);
+        assert!(
+            lines
+                .iter()
+                .any(|l| l
+                    .starts_with("Attack from Ada: 74% to hit, or 38% if Bo aborts to Dodge, ")),
+            "{lines:?}"
+        );
+        // In a ruleset without such a reaction the odds stand alone.
+        let crypt = crate::rules::battle::tests::load("segments_crypt.ron");
+        let (c, _) = BattleState::start(&crypt, 3);
+        for a in c.unit_ids() {
+            for t in c.unit_ids() {
+                assert_eq!(super::super::if_answered(&c, a, t, false), "");
+            }
+        }
+    }
 
     #[test]
     fn the_tooltip_of_a_fallen_unit_says_it_has_fallen() {

@@ -278,3 +278,29 @@ pub(super) fn odds(
         formula: format!("3d6 + OCV {ocv} vs 10 + DCV {dcv} (damage in STUN)"),
     })
 }
+
+/// The odds if the target aborts to Dodge (offered when an attack is declared on a unit that
+/// is not acting and may abort, [`super::combat::can_abort`]): the attack's odds with the
+/// target dodging.
+pub(super) fn answered_odds(
+    s: &BattleState,
+    r: &State,
+    attacker: UnitId,
+    target: UnitId,
+    ranged: bool,
+) -> Option<crate::rules::rulesets::Answered> {
+    if !super::combat::can_abort(s, r, target) {
+        return None;
+    }
+    odds(s, r, attacker, target, ranged)?;
+    Some(crate::rules::rulesets::Answered {
+        reaction: "aborts to Dodge".to_string(),
+        odds: crate::rules::rulesets::view::odds_with(
+            s,
+            attacker,
+            target,
+            ranged,
+            Condition::Dodging,
+        )?,
+    })
+}
