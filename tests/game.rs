@@ -1264,3 +1264,61 @@ fn hovering_a_menu_entry_shows_its_rules_text() {
     app.update();
     assert_eq!(help_shown(&mut app), None);
 }
+
+#[test]
+fn the_setup_screen_says_how_to_win_and_what_each_opponent_is() {
+    let dir = temp_dir("setup-explains");
+    std::fs::copy(
+        levels_dir().join("sides_keep_arrow_slits.ron"),
+        dir.join("keep.ron"),
+    )
+    .expect("copy");
+    let mut app = app_on(&dir, |_| {});
+    app.update();
+    tap(&mut app, KeyCode::KeyN);
+    for _ in 0..400 {
+        app.update();
+        let c = app.world().resource::<Catalog>();
+        if c.entries.len() == 1 && c.entries.iter().all(|e| e.level.is_some()) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    app.update();
+    let shown = texts(&mut app);
+    // The keep's three victory conditions, as the battle's "To win" panel words them.
+    assert!(
+        shown.iter().any(|t| t.starts_with("To win: ")
+            && t.contains("by reaching (17, 7)")
+            && t.contains("by holding out 12 rounds")),
+        "{shown:?}"
+    );
+    // Each side's choice is explained, and cycling it explains the next.
+    use fray::ai::{Difficulty, Kind};
+    let normal = Kind::Utility(Difficulty::Normal).blurb();
+    let side = |app: &App, i: usize| {
+        app.world()
+            .resource::<fray::game::screens::setup::SetupState>()
+            .controls[i]
+    };
+    let ai_side = (0..2)
+        .find(|&i| !side(&app, i).is_human())
+        .expect("an AI side");
+    assert!(shown.iter().any(|t| t == normal), "{shown:?}");
+    assert!(shown.iter().any(|t| t == SideControl::Human.blurb()));
+    let key = [KeyCode::Digit1, KeyCode::Digit2][ai_side];
+    tap(&mut app, key);
+    app.update();
+    assert_eq!(
+        side(&app, ai_side),
+        SideControl::Ai(Kind::Utility(Difficulty::Hard))
+    );
+    let shown = texts(&mut app);
+    assert!(
+        shown
+            .iter()
+            .any(|t| t == Kind::Utility(Difficulty::Hard).blurb())
+    );
+    assert!(!shown.iter().any(|t| t == normal));
+    let _ = std::fs::remove_dir_all(&dir);
+}

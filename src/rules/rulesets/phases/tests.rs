@@ -739,6 +739,13 @@ fn the_clock_and_the_menu_speak_in_phases() {
     );
     assert_eq!(clock.order[0].label, "CV 10");
     assert!(clock.order[0].current);
+    // The turn order marks who is still to act in this Phase, and who has acted.
+    assert_eq!(clock.order[1].label, "CV 5 \u{b7} to act");
+    let mut b = b;
+    run(&mut b, end(U0));
+    let clock = crate::rules::rulesets::clock(&b);
+    assert_eq!(clock.order[0].label, "CV 10 \u{b7} acted");
+    assert!(clock.order[1].current);
     let info = crate::rules::rulesets::describe(
         &b,
         &Command::Move {

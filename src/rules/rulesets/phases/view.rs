@@ -128,6 +128,15 @@ pub(super) fn clock(s: &BattleState, r: &State) -> Clock {
             if !unit.is_active() {
                 label.push_str(" \u{b7} out");
             }
+            // Who acts in this Phase: the units still to act, and those whose place has passed.
+            let done = r.done.get(u).copied().unwrap_or(false);
+            if unit.is_active() && current != Some(u) {
+                if done {
+                    label.push_str(" \u{b7} acted");
+                } else if !(r.phase == 0 && unit.has(&Condition::Surprised)) {
+                    label.push_str(" \u{b7} to act");
+                }
+            }
             OrderEntry {
                 unit: u,
                 label,
