@@ -1322,3 +1322,81 @@ fn the_setup_screen_says_how_to_win_and_what_each_opponent_is() {
     assert!(!shown.iter().any(|t| t == normal));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn the_settings_screen_cycles_each_setting_and_the_pause_menu_has_the_same_rows() {
+    use fray::game::screens::settings::SettingKind;
+    let mut app = app_on(&levels_dir(), |_| {});
+    app.update();
+    tap(&mut app, KeyCode::KeyS);
+    app.update();
+    assert_eq!(screen(&app), Screen::Settings);
+    let before = app.world().resource::<Settings>().clone();
+    let shown = texts(&mut app);
+    assert!(shown.iter().any(|t| t == "[2] UI scale: 100%"), "{shown:?}");
+    // 2 cycles the UI scale: the setting, the UI's own scale and the row's text follow.
+    tap(&mut app, KeyCode::Digit2);
+    app.update();
+    let s = app.world().resource::<Settings>().clone();
+    assert_eq!(s.ui_scale, 1.25);
+    assert_eq!(app.world().resource::<UiScale>().0, 1.25);
+    assert!(texts(&mut app).iter().any(|t| t == "[2] UI scale: 125%"));
+    // The palette and the window mode; the side colours change with the palette.
+    let standard = fray::game::units::side_colour(Some(1));
+    tap(&mut app, KeyCode::Digit5);
+    tap(&mut app, KeyCode::Digit1);
+    app.update();
+    let s = app.world().resource::<Settings>().clone();
+    assert!(s.colour_blind && s.fullscreen);
+    assert_ne!(fray::game::units::side_colour(Some(1)), standard);
+    assert_eq!(
+        SettingKind::Palette.label(&s),
+        "Side colours: colour-blind safe (blue and orange)"
+    );
+    // Speed and AI pace cycle through their values.
+    tap(&mut app, KeyCode::Digit3);
+    tap(&mut app, KeyCode::Digit4);
+    let s = app.world().resource::<Settings>().clone();
+    assert_eq!(s.speed, Settings::cycle(&Settings::SPEEDS, before.speed));
+    assert_eq!(s.ai_pace, Settings::cycle(&Settings::PACES, before.ai_pace));
+    // The settings are kept as RON and read back the same.
+    let path = temp_dir("settings").join("settings.ron");
+    s.store(&path).expect("store");
+    assert_eq!(Settings::load(&path), s);
+    // Esc goes back to the title; the values stay.
+    tap(&mut app, KeyCode::Escape);
+    app.update();
+    assert_eq!(screen(&app), Screen::Title);
+    // Back to the standard look for the other tests of this binary.
+    let mut s = app.world_mut().resource_mut::<Settings>();
+    s.ui_scale = 1.0;
+    s.colour_blind = false;
+    app.update();
+    assert_eq!(fray::game::units::side_colour(Some(1)), standard);
+
+    // In a battle, the pause menu has the same rows and its number keys cycle them.
+    let mut app = hot_seat();
+    tap(&mut app, KeyCode::Escape);
+    app.update();
+    let shown = texts(&mut app);
+    assert!(shown.iter().any(|t| t == "Paused"), "{shown:?}");
+    assert!(
+        shown.iter().any(|t| t.starts_with("[4] AI pace: ")),
+        "{shown:?}"
+    );
+    let pace = app.world().resource::<Settings>().ai_pace;
+    tap(&mut app, KeyCode::Digit4);
+    app.update();
+    let now = app.world().resource::<Settings>().ai_pace;
+    assert_eq!(now, Settings::cycle(&Settings::PACES, pace));
+    assert!(texts(&mut app).iter().any(|t| *t
+        == format!(
+            "[4] {}",
+            SettingKind::AiPace.label(&Settings {
+                ai_pace: now,
+                ..Settings::default()
+            })
+        )));
+    // The battle did not move meanwhile.
+    assert!(battle(&app).commands.is_empty());
+}

@@ -191,6 +191,10 @@ fn keyboard(
         if keys::CANCEL.just_pressed(&keys) {
             click(&mut clicks, UiAction::Resume);
         }
+        // The pause menu's settings rows answer to their number keys.
+        if let Some(kind) = super::screens::settings::row_key(&keys) {
+            click(&mut clicks, UiAction::Setting(kind));
+        }
         if keys::QUIT.just_pressed(&keys) {
             click(&mut clicks, UiAction::SaveAndQuit);
         }

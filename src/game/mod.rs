@@ -65,6 +65,8 @@ pub enum Screen {
     Editor,
     Battle,
     Result,
+    /// Window, UI scale, speeds, palette.
+    Settings,
 }
 
 /// The game's `Update` systems, in this order.

@@ -64,6 +64,9 @@ pub enum UiAction {
     /// On from the finished battle to the Result screen.
     ShowResult,
     RulesHelp,
+    // Settings (its screen and the pause menu)
+    Settings,
+    Setting(super::screens::settings::SettingKind),
 }
 
 /// A button was pressed (or its key).

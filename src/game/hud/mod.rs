@@ -141,6 +141,24 @@ pub struct HudLayout {
     pub bottom: f32,
     /// The top bar's title has a row of its own, above the buttons.
     pub two_rows: bool,
+    /// The UI scale (`UiScale`): the sizes above are in UI units, this many window pixels
+    /// each; the board's room ([`HudLayout::board`], [`HudLayout::screen_insets`]) is in
+    /// window pixels.
+    pub scale: f32,
+}
+
+/// The UI scale in effect, as `f32` bits (set with the `UiScale` resource by the Settings'
+/// `apply_settings`), so every user of [`HudLayout::of`] agrees with the UI's own scaling.
+static UI_SCALE_BITS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0x3f80_0000);
+
+/// Records the UI scale in effect ([`HudLayout::of`] lays the panels out for it).
+pub fn set_ui_scale(scale: f32) {
+    UI_SCALE_BITS.store(scale.to_bits(), std::sync::atomic::Ordering::Relaxed);
+}
+
+/// The UI scale in effect.
+pub fn ui_scale() -> f32 {
+    f32::from_bits(UI_SCALE_BITS.load(std::sync::atomic::Ordering::Relaxed))
 }
 
 /// The window size the layout assumes without a window (headless tests).
@@ -158,26 +176,49 @@ impl HudLayout {
             top: if two_rows { 62.0 } else { 40.0 },
             bottom: 40.0,
             two_rows,
+            scale: 1.0,
         }
+    }
+
+    /// The layout for a window of `size` window pixels at UI scale `scale`: the panels are laid
+    /// out for the window as the UI sees it (`size / scale` UI units).
+    pub fn for_window_scaled(size: Vec2, scale: f32) -> Self {
+        let scale = if scale > 0.0 { scale } else { 1.0 };
+        Self {
+            scale,
+            ..Self::for_window(size / scale)
+        }
+    }
+
+    /// The layout for a window of `size` window pixels at the UI scale in effect.
+    pub fn for_screen(size: Vec2) -> Self {
+        Self::for_window_scaled(size, ui_scale())
     }
 
     /// The layout of the primary window, if there is one, else of [`DEFAULT_WINDOW`].
     pub fn of(window: Option<&Window>) -> Self {
-        Self::for_window(window.map_or(DEFAULT_WINDOW, |w| Vec2::new(w.width(), w.height())))
+        Self::for_screen(window.map_or(DEFAULT_WINDOW, |w| Vec2::new(w.width(), w.height())))
     }
 
-    /// Room on each side: left, right, top, bottom.
+    /// Room on each side in UI units (for the panels' nodes): left, right, top, bottom.
     pub fn insets(&self) -> (f32, f32, f32, f32) {
         (self.left, self.right, self.top, self.bottom)
     }
 
-    /// The board's room on the screen (y down).
+    /// Room on each side in window pixels (for the camera): left, right, top, bottom.
+    pub fn screen_insets(&self) -> (f32, f32, f32, f32) {
+        let k = self.scale;
+        (self.left * k, self.right * k, self.top * k, self.bottom * k)
+    }
+
+    /// The board's room on the screen, in window pixels (y down).
     pub fn board(&self) -> Rect {
+        let k = self.scale;
         Rect::new(
-            self.left,
-            self.top,
-            (self.window.x - self.right).max(self.left),
-            (self.window.y - self.bottom).max(self.top),
+            self.left * k,
+            self.top * k,
+            (self.window.x - self.right).max(self.left) * k,
+            (self.window.y - self.bottom).max(self.top) * k,
         )
     }
 }

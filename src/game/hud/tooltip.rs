@@ -292,7 +292,8 @@ fn tooltip(
                 .and_then(|u| on_screen(u.cell))
                 .into_iter()
                 .collect();
-            let board = HudLayout::for_window(window).board();
+            let layout_here = HudLayout::for_screen(window);
+            let board = layout_here.board();
             let to_screen = |world: Rect| {
                 let a = camera
                     .world_to_viewport(global, world.min.extend(0.0))
@@ -323,9 +324,11 @@ fn tooltip(
             } else {
                 Rect::from_corners(Vec2::ZERO, window)
             };
-            let at = place_tooltip(tooltip_size(&lines), rect, &avoid, &rather_not, bounds);
-            node.left = px(at.x);
-            node.top = px(at.y);
+            // Placed in window pixels; the node's position is in UI units.
+            let k = layout_here.scale;
+            let at = place_tooltip(tooltip_size(&lines) * k, rect, &avoid, &rather_not, bounds);
+            node.left = px(at.x / k);
+            node.top = px(at.y / k);
             node.right = Val::Auto;
             node.bottom = Val::Auto;
         }

@@ -224,9 +224,9 @@ fn rebuild_setup(
         return;
     }
     // The map thumbnail takes the height the texts leave (none on a short window).
-    let thumb_room = window
-        .single()
-        .map_or(260.0, |w| (w.height() - 600.0).clamp(0.0, 260.0));
+    let thumb_room = window.single().map_or(260.0, |w| {
+        (w.height() / crate::game::hud::ui_scale() - 600.0).clamp(0.0, 260.0)
+    });
     for e in &roots {
         commands.entity(e).despawn();
     }
