@@ -63,7 +63,7 @@ fn panel_width(window: Vec2) -> f32 {
 }
 
 /// The reference cut into pages that fit a window of `window` logical pixels: each page is a
-/// run of entry indices (into [`entries`]). The height of an entry is estimated from its length
+/// run of entry indices (into `entries`, the actions, reactions and conditions in order). The height of an entry is estimated from its length
 /// at the dialog's width, generously, so a page never runs past the dialog.
 pub fn pages(entries: &[&Entry], window: Vec2) -> Vec<Vec<usize>> {
     // About 7.5 px a character at 14 px; the text column is the dialog less its padding.

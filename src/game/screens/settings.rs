@@ -1,7 +1,7 @@
 //! The Settings screen (Title, S) and the same rows in the pause menu: window mode, UI scale,
 //! animation speed, AI pace and a colour-blind-safe palette. Each row is a button that cycles
 //! its setting (its number key does too); the [`Settings`] resource is saved to `settings.ron`
-//! when it changes (`game::keep_settings`), and [`apply_settings`] puts the window mode, the
+//! when it changes (`game::keep_settings`), and `apply_settings` puts the window mode, the
 //! UI scale and the palette into effect.
 
 use bevy::prelude::*;
