@@ -1400,3 +1400,80 @@ fn the_settings_screen_cycles_each_setting_and_the_pause_menu_has_the_same_rows(
     // The battle did not move meanwhile.
     assert!(battle(&app).commands.is_empty());
 }
+
+#[test]
+fn the_result_screen_steps_through_the_replay_one_command_at_a_time() {
+    use fray::game::replay::Replay;
+    let mut setup = BattleSetup::new(ruins(), None);
+    setup.seed = 11;
+    setup.controls = vec![SideControl::Ai(fray::ai::Kind::Greedy); 2];
+    let mut app = battle_app(setup);
+    let mut frames = 0;
+    while !(battle(&app).finished() && battle(&app).queue.is_empty()) {
+        app.update();
+        frames += 1;
+        assert!(frames < 40_000, "no result after {frames} frames");
+        if frames % 64 == 0 {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+    tap(&mut app, KeyCode::Enter);
+    app.update();
+    assert_eq!(screen(&app), Screen::Result);
+    let original = battle(&app).commands.clone();
+    let played = battle(&app).setup.clone();
+    assert!(
+        texts(&mut app).iter().any(|t| t == "[P] Replay"),
+        "no Replay button"
+    );
+    // P: the battle from its start, nobody deciding.
+    tap(&mut app, KeyCode::KeyP);
+    app.update();
+    assert_eq!(screen(&app), Screen::Battle);
+    assert!(battle(&app).commands.is_empty());
+    assert_eq!(app.world().resource::<Replay>().at, 0);
+    // N plays the next command of the replay, three times.
+    for _ in 0..3 {
+        tap(&mut app, KeyCode::KeyN);
+    }
+    for _ in 0..5 {
+        app.update();
+    }
+    assert_eq!(battle(&app).commands, original[..3].to_vec());
+    let headline = format!(
+        "Replay: command 3 of {} - [N] next, [P] back",
+        original.len()
+    );
+    assert!(
+        texts(&mut app).contains(&headline),
+        "{headline:?} not shown"
+    );
+    assert!(
+        texts(&mut app)
+            .iter()
+            .any(|t| t.starts_with("Replay: N plays the next command")),
+        "no replay hint"
+    );
+    // Nobody decides meanwhile: no menu, and the AI does not play on.
+    assert!(
+        app.world()
+            .resource::<fray::game::hud::View>()
+            .legal
+            .is_empty()
+    );
+    for _ in 0..200 {
+        app.update();
+    }
+    assert_eq!(battle(&app).commands.len(), 3);
+    // P goes one command back: the battle as it stood after the second.
+    tap(&mut app, KeyCode::KeyP);
+    app.update();
+    assert_eq!(battle(&app).commands, original[..2].to_vec());
+    let expected = Battle::replay(played, &original[..2]).expect("replays");
+    assert_eq!(
+        ron::to_string(&battle(&app).state).expect("ron"),
+        ron::to_string(&expected.state).expect("ron")
+    );
+    // The replay writes no save of its own.
+    assert!(!saves::slot_path(battle(&app), Slot::Auto).exists());
+}

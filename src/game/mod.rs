@@ -36,6 +36,7 @@ pub mod level;
 pub mod levels;
 pub mod menu;
 pub mod overlays;
+pub mod replay;
 pub mod saves;
 pub mod screens;
 pub mod shot;
@@ -296,6 +297,7 @@ pub fn core_plugin(app: &mut App) {
         units::plugin,
         hotseat::plugin,
         saves::plugin,
+        replay::plugin,
         labels::plugin,
         editor::plugin,
     ));

@@ -41,6 +41,8 @@ pub enum UiAction {
     Rematch,
     /// Back from the Result screen to the final board and log.
     BackToBoard,
+    /// Step through the finished battle's replay.
+    Replay,
     // Battle
     /// An entry of the action menu (index into the menu shown).
     Menu(usize),

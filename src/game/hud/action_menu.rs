@@ -209,19 +209,24 @@ fn panel_title(battle: &Battle, can_act: bool, thinking: bool) -> String {
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn action_menu(
     mut commands: Commands,
     view: Res<View>,
     targeting: Res<Targeting>,
     battle: Res<Battle>,
     ai: Option<Res<crate::game::ai_driver::AiPlayers>>,
+    replay: Option<Res<crate::game::replay::Replay>>,
     panel: Query<Entity, With<MenuPanel>>,
     mut last: Local<String>,
 ) {
     if view.state.is_none() {
         return;
     }
-    let title = panel_title(&battle, view.can_act(), ai_thinking(ai.as_deref(), &battle));
+    let title = match &replay {
+        Some(r) => r.headline(),
+        None => panel_title(&battle, view.can_act(), ai_thinking(ai.as_deref(), &battle)),
+    };
     let lines: Vec<(String, UiAction, bool)> = if targeting.group.is_some() && !view.sub.is_empty()
     {
         view.sub

@@ -324,12 +324,14 @@ fn update_view(
     mut targeting: ResMut<Targeting>,
     pause: Option<Res<State<Pause>>>,
     help: Res<rules_help::RulesHelp>,
+    replay: Option<Res<super::replay::Replay>>,
     mut view: ResMut<View>,
     mut blocked: ResMut<InputBlocked>,
 ) {
     if !battle.is_changed()
         && !hotseat.is_changed()
         && !help.is_changed()
+        && !replay.as_ref().is_some_and(|r| r.is_changed())
         && !targeting.is_changed()
         && !pause.as_ref().is_some_and(|p| p.is_changed())
         && view.state.is_some()
@@ -341,7 +343,8 @@ fn update_view(
     if let Some(v) = viewer {
         rulesets::redact(&mut shown, v);
     }
-    let may_act = battle.human_to_decide()
+    let may_act = replay.is_none()
+        && battle.human_to_decide()
         && !hotseat.waiting
         && (viewer.is_none() || battle.deciding() == viewer);
     let legal = if may_act {
@@ -380,6 +383,7 @@ fn battle_actions(
     pause: Option<Res<State<Pause>>>,
     mut next_pause: ResMut<NextState<Pause>>,
     mut help: ResMut<rules_help::RulesHelp>,
+    replay: Option<Res<super::replay::Replay>>,
     mut submit: MessageWriter<Submit>,
     mut toasts: MessageWriter<Toast>,
     mut commands: Commands,
@@ -437,14 +441,19 @@ fn battle_actions(
                 Pause::Paused
             }),
             UiAction::SaveAndQuit => {
-                if let Err(e) = super::saves::save_on_quit(&mut battle) {
+                // A replay is not saved again: its battle already has its save.
+                if replay.is_none()
+                    && let Err(e) = super::saves::save_on_quit(&mut battle)
+                {
                     toasts.write(Toast(e));
                 }
                 commands.set_state(Screen::Title);
             }
             UiAction::ShowResult if battle.finished() => {
                 // The battle is over: nothing to continue.
-                let _ = super::saves::save_on_quit(&mut battle);
+                if replay.is_none() {
+                    let _ = super::saves::save_on_quit(&mut battle);
+                }
                 commands.set_state(Screen::Result);
             }
             UiAction::RulesHelp => {

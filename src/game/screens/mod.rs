@@ -30,6 +30,7 @@ pub(super) fn plugin(app: &mut App) {
 
 /// Starts a battle: the resource, its AI players, and the Battle screen.
 pub fn start_battle(commands: &mut Commands, battle: Battle) {
+    commands.remove_resource::<crate::game::replay::Replay>();
     commands.insert_resource(AiPlayers::for_battle(&battle));
     commands.insert_resource(battle);
     commands.set_state(Screen::Battle);
