@@ -1,7 +1,7 @@
 //! The menu screens, a file each: [`title`] (New battle, Continue, Load, Quit), [`load`]
 //! (every saved battle), [`setup`] (pick a
 //! level, who plays each side, the seed), [`settings`] (window, UI scale, speeds, palette) and
-//! [`result`] (who won; Rematch, Back). The Battle
+//! [`result`] (who won; Board, Replay, Rematch, Back). The Battle
 //! screen is the board and the HUD (see `hud`). Every button has a key.
 
 pub mod load;
