@@ -85,6 +85,12 @@ pub fn tooltip_lines(
                 .map(|c| crate::game::units::condition_name(s, c))
                 .collect();
             out.push(format!("Conditions: {}", c.join(", ")));
+            // What each does, from the rules reference (F1 shows the same words).
+            for c in &u.conditions {
+                if let Some(e) = crate::rules::reference::for_condition(s.rules.id(), c) {
+                    out.push(format!("  {}: {}", e.title(), e.text));
+                }
+            }
         }
         if let Some(a) = acting
             && a != uid
@@ -380,6 +386,23 @@ pub fn tooltip_width(lines: &[String]) -> f32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A unit's conditions are explained with the rules reference's words.
+    #[test]
+    fn the_tooltip_explains_each_condition_as_the_rules_reference_does() {
+        use crate::rules::battle::Condition;
+        let level = crate::rules::battle::tests::load("phases_hex_skirmish.ron");
+        let (mut b, _) = BattleState::start(&level, 1);
+        let u = b.unit_ids().next().expect("a unit");
+        b.units[u.index()].conditions.insert(Condition::Prone);
+        let lines = tooltip_lines(&b, None, b.units[u.index()].cell, None);
+        let entry = crate::rules::reference::for_condition(b.rules.id(), &Condition::Prone)
+            .expect("phases explains Prone");
+        assert!(
+            lines.contains(&format!("  Prone: {}", entry.text)),
+            "{lines:?}"
+        );
+    }
 
     /// Where the target may still answer an attack with a defensive reaction, the odds say
     /// what it would leave: the "74%, or 38% if Quill dodges", here in `phases`.
