@@ -1479,3 +1479,337 @@ fn a_playtest_from_the_editor_comes_back_to_it() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Every text on screen, spans included, one string per text.
+fn full_texts(app: &mut App) -> Vec<String> {
+    let mut q = app.world_mut().query::<(&Text, Option<&Children>)>();
+    let mut spans = app.world_mut().query::<&TextSpan>();
+    let world = app.world();
+    q.iter(world)
+        .map(|(t, children)| {
+            let mut s = t.0.clone();
+            for c in children.into_iter().flatten() {
+                if let Ok(span) = spans.get(world, *c) {
+                    s.push_str(&span.0);
+                }
+            }
+            s
+        })
+        .collect()
+}
+
+#[test]
+fn f1_opens_the_rules_reference_of_the_battles_ruleset_and_esc_closes_it() {
+    use fray::game::hud::rules_help::RulesHelp;
+    use fray::rules::reference::{self, EntryKind};
+    use fray::rules::rulesets::RulesetId;
+    let mut app = hot_seat();
+    tap(&mut app, KeyCode::F1);
+    assert!(app.world().resource::<RulesHelp>().open);
+    app.update();
+    let shown = full_texts(&mut app);
+    assert!(
+        shown.iter().any(|t| t == "Rules reference: Action Points"),
+        "{shown:?}"
+    );
+    // The first page starts with the actions, each with its cost and what it does.
+    let first = reference::of_kind(RulesetId::ActionPoints, EntryKind::Action)
+        .next()
+        .expect("an action");
+    let line = format!("{} ({}): {}", first.title(), first.cost, first.text);
+    assert!(shown.contains(&line), "{line} not in {shown:?}");
+    assert!(shown.iter().any(|t| t.starts_with("Page 1 of ")));
+    // The board takes no input meanwhile: the cursor keys turn pages instead.
+    let cursor = app.world().resource::<fray::game::input::CursorCell>().0;
+    assert!(app.world().resource::<fray::game::hud::InputBlocked>().0);
+    let pages = shown
+        .iter()
+        .find_map(|t| t.strip_prefix("Page 1 of "))
+        .and_then(|t| t.split(' ').next())
+        .and_then(|n| n.parse::<usize>().ok())
+        .expect("a page count");
+    tap(&mut app, KeyCode::ArrowRight);
+    app.update();
+    assert_eq!(
+        app.world().resource::<fray::game::input::CursorCell>().0,
+        cursor
+    );
+    let expected = if pages > 1 { 2 } else { 1 };
+    assert!(
+        full_texts(&mut app)
+            .iter()
+            .any(|t| t.starts_with(&format!("Page {expected} of {pages}"))),
+        "no page {expected}"
+    );
+    // Esc closes it and does not open the pause menu; F1 opens and closes it too.
+    tap(&mut app, KeyCode::Escape);
+    app.update();
+    assert!(!app.world().resource::<RulesHelp>().open);
+    assert!(
+        !full_texts(&mut app)
+            .iter()
+            .any(|t| t.starts_with("Rules reference"))
+    );
+    assert!(!full_texts(&mut app).iter().any(|t| t == "Paused"));
+    assert!(!app.world().resource::<fray::game::hud::InputBlocked>().0);
+    tap(&mut app, KeyCode::F1);
+    assert!(app.world().resource::<RulesHelp>().open);
+    tap(&mut app, KeyCode::F1);
+    assert!(!app.world().resource::<RulesHelp>().open);
+}
+
+#[test]
+fn hovering_a_menu_entry_shows_its_rules_text() {
+    use fray::game::hud::action_menu::MenuHelp;
+    use fray::game::ui::UiAction;
+    let mut app = hot_seat();
+    let (i, cmd) = {
+        let view = app.world().resource::<fray::game::hud::View>();
+        view.menu
+            .iter()
+            .enumerate()
+            .find(|(_, e)| e.group == "Guard")
+            .map(|(i, e)| (i, e.commands[0].clone()))
+            .expect("a Guard entry")
+    };
+    let want =
+        fray::rules::reference::for_command(fray::rules::rulesets::RulesetId::ActionPoints, &cmd)
+            .expect("Guard has an entry")
+            .line();
+    let help_shown = |app: &mut App| {
+        let mut q = app
+            .world_mut()
+            .query_filtered::<(&Visibility, &Children), With<MenuHelp>>();
+        let (vis, children) = q.single(app.world()).expect("the menu help");
+        let text = app.world().get::<Text>(children[0]).map(|t| t.0.clone());
+        (*vis != Visibility::Hidden).then_some(text).flatten()
+    };
+    assert_eq!(help_shown(&mut app), None);
+    let mut q = app.world_mut().query::<(Entity, &UiAction)>();
+    let button = q
+        .iter(app.world())
+        .find(|(_, a)| **a == UiAction::Menu(i))
+        .map(|(e, _)| e)
+        .expect("the Guard button");
+    app.world_mut()
+        .entity_mut(button)
+        .insert(Interaction::Hovered);
+    app.update();
+    assert_eq!(help_shown(&mut app), Some(want));
+    app.world_mut().entity_mut(button).insert(Interaction::None);
+    app.update();
+    assert_eq!(help_shown(&mut app), None);
+}
+
+#[test]
+fn the_setup_screen_says_how_to_win_and_what_each_opponent_is() {
+    let dir = temp_dir("setup-explains");
+    std::fs::copy(
+        levels_dir().join("sides_keep_arrow_slits.ron"),
+        dir.join("keep.ron"),
+    )
+    .expect("copy");
+    let mut app = app_on(&dir, |_| {});
+    app.update();
+    tap(&mut app, KeyCode::KeyN);
+    for _ in 0..400 {
+        app.update();
+        let c = app.world().resource::<Catalog>();
+        if c.entries.len() == 1 && c.entries.iter().all(|e| e.level.is_some()) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    app.update();
+    let shown = texts(&mut app);
+    // The keep's three victory conditions, as the battle's "To win" panel words them.
+    assert!(
+        shown.iter().any(|t| t.starts_with("To win: ")
+            && t.contains("by reaching (17, 7)")
+            && t.contains("by holding out 12 rounds")),
+        "{shown:?}"
+    );
+    // Each side's choice is explained, and cycling it explains the next.
+    use fray::ai::{Difficulty, Kind};
+    let normal = Kind::Utility(Difficulty::Normal).blurb();
+    let side = |app: &App, i: usize| {
+        app.world()
+            .resource::<fray::game::screens::setup::SetupState>()
+            .controls[i]
+    };
+    let ai_side = (0..2)
+        .find(|&i| !side(&app, i).is_human())
+        .expect("an AI side");
+    assert!(shown.iter().any(|t| t == normal), "{shown:?}");
+    assert!(shown.iter().any(|t| t == SideControl::Human.blurb()));
+    let key = [KeyCode::Digit1, KeyCode::Digit2][ai_side];
+    tap(&mut app, key);
+    app.update();
+    assert_eq!(
+        side(&app, ai_side),
+        SideControl::Ai(Kind::Utility(Difficulty::Hard))
+    );
+    let shown = texts(&mut app);
+    assert!(
+        shown
+            .iter()
+            .any(|t| t == Kind::Utility(Difficulty::Hard).blurb())
+    );
+    assert!(!shown.iter().any(|t| t == normal));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_settings_screen_cycles_each_setting_and_the_pause_menu_has_the_same_rows() {
+    use fray::game::screens::settings::SettingKind;
+    let mut app = app_on(&levels_dir(), |_| {});
+    app.update();
+    tap(&mut app, KeyCode::KeyS);
+    app.update();
+    assert_eq!(screen(&app), Screen::Settings);
+    let before = app.world().resource::<Settings>().clone();
+    let shown = texts(&mut app);
+    assert!(shown.iter().any(|t| t == "[2] UI scale: 100%"), "{shown:?}");
+    // 2 cycles the UI scale: the setting, the UI's own scale and the row's text follow.
+    tap(&mut app, KeyCode::Digit2);
+    app.update();
+    let s = app.world().resource::<Settings>().clone();
+    assert_eq!(s.ui_scale, 1.25);
+    assert_eq!(app.world().resource::<UiScale>().0, 1.25);
+    assert!(texts(&mut app).iter().any(|t| t == "[2] UI scale: 125%"));
+    // The palette and the window mode; the side colours change with the palette.
+    let standard = fray::game::units::side_colour(Some(1));
+    tap(&mut app, KeyCode::Digit5);
+    tap(&mut app, KeyCode::Digit1);
+    app.update();
+    let s = app.world().resource::<Settings>().clone();
+    assert!(s.colour_blind && s.fullscreen);
+    assert_ne!(fray::game::units::side_colour(Some(1)), standard);
+    assert_eq!(
+        SettingKind::Palette.label(&s),
+        "Side colours: colour-blind safe (blue and orange)"
+    );
+    // Speed and AI pace cycle through their values.
+    tap(&mut app, KeyCode::Digit3);
+    tap(&mut app, KeyCode::Digit4);
+    let s = app.world().resource::<Settings>().clone();
+    assert_eq!(s.speed, Settings::cycle(&Settings::SPEEDS, before.speed));
+    assert_eq!(s.ai_pace, Settings::cycle(&Settings::PACES, before.ai_pace));
+    // The settings are kept as RON and read back the same.
+    let path = temp_dir("settings").join("settings.ron");
+    s.store(&path).expect("store");
+    assert_eq!(Settings::load(&path), s);
+    // Esc goes back to the title; the values stay.
+    tap(&mut app, KeyCode::Escape);
+    app.update();
+    assert_eq!(screen(&app), Screen::Title);
+    // Back to the standard look for the other tests of this binary.
+    let mut s = app.world_mut().resource_mut::<Settings>();
+    s.ui_scale = 1.0;
+    s.colour_blind = false;
+    app.update();
+    assert_eq!(fray::game::units::side_colour(Some(1)), standard);
+
+    // In a battle, the pause menu has the same rows and its number keys cycle them.
+    let mut app = hot_seat();
+    tap(&mut app, KeyCode::Escape);
+    app.update();
+    let shown = texts(&mut app);
+    assert!(shown.iter().any(|t| t == "Paused"), "{shown:?}");
+    assert!(
+        shown.iter().any(|t| t.starts_with("[4] AI pace: ")),
+        "{shown:?}"
+    );
+    let pace = app.world().resource::<Settings>().ai_pace;
+    tap(&mut app, KeyCode::Digit4);
+    app.update();
+    let now = app.world().resource::<Settings>().ai_pace;
+    assert_eq!(now, Settings::cycle(&Settings::PACES, pace));
+    assert!(texts(&mut app).iter().any(|t| *t
+        == format!(
+            "[4] {}",
+            SettingKind::AiPace.label(&Settings {
+                ai_pace: now,
+                ..Settings::default()
+            })
+        )));
+    // The battle did not move meanwhile.
+    assert!(battle(&app).commands.is_empty());
+}
+
+#[test]
+fn the_result_screen_steps_through_the_replay_one_command_at_a_time() {
+    use fray::game::replay::Replay;
+    let mut setup = BattleSetup::new(ruins(), None);
+    setup.seed = 11;
+    setup.controls = vec![SideControl::Ai(fray::ai::Kind::Greedy); 2];
+    let mut app = battle_app(setup);
+    let mut frames = 0;
+    while !(battle(&app).finished() && battle(&app).queue.is_empty()) {
+        app.update();
+        frames += 1;
+        assert!(frames < 40_000, "no result after {frames} frames");
+        if frames % 64 == 0 {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+    tap(&mut app, KeyCode::Enter);
+    app.update();
+    assert_eq!(screen(&app), Screen::Result);
+    let original = battle(&app).commands.clone();
+    let played = battle(&app).setup.clone();
+    assert!(
+        texts(&mut app).iter().any(|t| t == "[P] Replay"),
+        "no Replay button"
+    );
+    // P: the battle from its start, nobody deciding.
+    tap(&mut app, KeyCode::KeyP);
+    app.update();
+    assert_eq!(screen(&app), Screen::Battle);
+    assert!(battle(&app).commands.is_empty());
+    assert_eq!(app.world().resource::<Replay>().at, 0);
+    // N plays the next command of the replay, three times.
+    for _ in 0..3 {
+        tap(&mut app, KeyCode::KeyN);
+    }
+    for _ in 0..5 {
+        app.update();
+    }
+    assert_eq!(battle(&app).commands, original[..3].to_vec());
+    let headline = format!(
+        "Replay: command 3 of {} - [N] next, [P] back",
+        original.len()
+    );
+    assert!(
+        texts(&mut app).contains(&headline),
+        "{headline:?} not shown"
+    );
+    assert!(
+        texts(&mut app)
+            .iter()
+            .any(|t| t.starts_with("Replay: N plays the next command")),
+        "no replay hint"
+    );
+    // Nobody decides meanwhile: no menu, and the AI does not play on.
+    assert!(
+        app.world()
+            .resource::<fray::game::hud::View>()
+            .legal
+            .is_empty()
+    );
+    for _ in 0..200 {
+        app.update();
+    }
+    assert_eq!(battle(&app).commands.len(), 3);
+    // P goes one command back: the battle as it stood after the second.
+    tap(&mut app, KeyCode::KeyP);
+    app.update();
+    assert_eq!(battle(&app).commands, original[..2].to_vec());
+    let expected = Battle::replay(played, &original[..2]).expect("replays");
+    assert_eq!(
+        ron::to_string(&battle(&app).state).expect("ron"),
+        ron::to_string(&expected.state).expect("ron")
+    );
+    // The replay writes no save of its own.
+    assert!(!saves::slot_path(battle(&app), Slot::Auto).exists());
+}

@@ -77,6 +77,23 @@ impl Kind {
             Kind::Utility(Difficulty::Hard) => "hard",
         }
     }
+
+    /// What the player is up against, in a line (the setup screen).
+    pub fn blurb(self) -> &'static str {
+        match self {
+            Kind::Random => "plays any legal command at random: a baseline with no plan",
+            Kind::Greedy => "walks to the nearest enemy and attacks it, nothing more",
+            Kind::Utility(Difficulty::Easy) => {
+                "weighs a few moves one action ahead, with blunders mixed in"
+            }
+            Kind::Utility(Difficulty::Normal) => {
+                "weighs many moves several actions ahead, without blunders"
+            }
+            Kind::Utility(Difficulty::Hard) => {
+                "weighs 3 times as many positions as normal, more moves and actions ahead"
+            }
+        }
+    }
 }
 
 /// An AI player's settings.
@@ -800,6 +817,14 @@ impl SideControl {
 
     pub fn is_human(self) -> bool {
         self == SideControl::Human
+    }
+
+    /// What this choice means, in a line (the setup screen).
+    pub fn blurb(self) -> &'static str {
+        match self {
+            SideControl::Human => "you play it (several humans take turns at one screen)",
+            SideControl::Ai(k) => k.blurb(),
+        }
     }
 
     /// "Human", "AI (normal)".

@@ -432,6 +432,13 @@ pub struct Settings {
     pub ai_pace: f32,
     /// Show the cells enemies threaten.
     pub show_threat: bool,
+    /// Borderless fullscreen on the window's monitor instead of a window.
+    pub fullscreen: bool,
+    /// The size of the whole UI (Bevy's `UiScale`); 1 is normal.
+    pub ui_scale: f32,
+    /// Side colours told apart with any colour vision: blue and orange for the first two
+    /// sides ([`super::units::side_colour`]); taken up by battles started after the change.
+    pub colour_blind: bool,
 }
 
 impl Default for Settings {
@@ -441,6 +448,9 @@ impl Default for Settings {
             skip_animations: false,
             ai_pace: 0.5,
             show_threat: true,
+            fullscreen: false,
+            ui_scale: 1.0,
+            colour_blind: false,
         }
     }
 }
@@ -480,6 +490,7 @@ impl Settings {
 
     pub const SPEEDS: [f32; 4] = [0.5, 1.0, 2.0, 4.0];
     pub const PACES: [f32; 4] = [0.0, 0.25, 0.5, 1.0];
+    pub const UI_SCALES: [f32; 4] = [0.75, 1.0, 1.25, 1.5];
 
     /// The next value of a cycling setting.
     pub fn cycle(values: &[f32], now: f32) -> f32 {

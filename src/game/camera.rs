@@ -130,7 +130,7 @@ fn frame(
         && w.height() > 0.0
         && let Projection::Orthographic(ortho) = projection
     {
-        let (l, r, t, b) = super::hud::HudLayout::of(Some(w)).insets();
+        let (l, r, t, b) = super::hud::HudLayout::of(Some(w)).screen_insets();
         let free = Vec2::new(
             (w.width() - l - r).max(100.0),
             (w.height() - t - b).max(100.0),
@@ -182,12 +182,15 @@ fn refit(
     view: Option<Res<BoardView>>,
     window: Query<&Window, With<PrimaryWindow>>,
     mut resized: MessageReader<bevy::window::WindowResized>,
+    ui_scale: Option<Res<UiScale>>,
     mut camera: Query<(&mut Transform, &mut Projection), With<MainCamera>>,
 ) {
     let Some(view) = view else {
         return;
     };
-    let resized = resized.read().count() > 0;
+    // A new UI scale changes the panels' room as a new window size does.
+    let rescaled = ui_scale.is_some_and(|s| s.is_changed() && !s.is_added());
+    let resized = resized.read().count() > 0 || rescaled;
     if super::keys::FIT.just_pressed(&keys) || resized {
         for (mut transform, mut projection) in &mut camera {
             frame(
@@ -220,7 +223,7 @@ fn follow_cursor(
     let Ok(window) = window.single() else {
         return;
     };
-    let (l, r, t, b) = super::hud::HudLayout::of(Some(window)).insets();
+    let (l, r, t, b) = super::hud::HudLayout::of(Some(window)).screen_insets();
     for (camera, global, mut transform) in &mut camera {
         let Ok(screen) = camera.world_to_viewport(global, target.extend(0.0)) else {
             continue;

@@ -41,11 +41,20 @@ fn reset(mut hotseat: ResMut<HotSeat>, battle: Res<Battle>) {
     };
 }
 
-fn watch(mut hotseat: ResMut<HotSeat>, battle: Res<Battle>) {
+fn watch(
+    mut hotseat: ResMut<HotSeat>,
+    battle: Res<Battle>,
+    replay: Option<Res<super::replay::Replay>>,
+) {
     if !battle.is_changed() && !battle.is_added() {
         return;
     }
-    let humans = battle.human_sides();
+    // A replay is watched by a spectator: nobody decides, nobody hands over.
+    let humans = if replay.is_some() {
+        Vec::new()
+    } else {
+        battle.human_sides()
+    };
     let deciding = battle.deciding();
     let next = match humans.len() {
         0 => HotSeat {

@@ -161,6 +161,7 @@ fn keyboard(
     battle: Res<Battle>,
     blocked: Res<InputBlocked>,
     pause: Option<Res<State<Pause>>>,
+    help: Res<super::hud::rules_help::RulesHelp>,
     mut targeting: ResMut<Targeting>,
     mut cursor: ResMut<CursorCell>,
     mut clicks: MessageWriter<UiClick>,
@@ -179,9 +180,20 @@ fn keyboard(
             click(&mut clicks, action.clone());
         }
     }
+    // The rules reference is over everything: Esc closes it (F1 did above).
+    if help.open {
+        if keys::CANCEL.just_pressed(&keys) {
+            click(&mut clicks, UiAction::RulesHelp);
+        }
+        return;
+    }
     if Pause::is_paused(pause.as_deref()) {
         if keys::CANCEL.just_pressed(&keys) {
             click(&mut clicks, UiAction::Resume);
+        }
+        // The pause menu's settings rows answer to their number keys.
+        if let Some(kind) = super::screens::settings::row_key(&keys) {
+            click(&mut clicks, UiAction::Setting(kind));
         }
         if keys::QUIT.just_pressed(&keys) {
             click(&mut clicks, UiAction::SaveAndQuit);

@@ -168,6 +168,8 @@ pub const SKIP_ANIMATIONS: BattleKey = key(
 );
 /// The AI's pace (time between its moves).
 pub const AI_PACE: BattleKey = key(&[&[K::F4]], "F4", Some("AI pace"), Some(UiAction::Pace));
+/// Open or close the rules reference.
+pub const RULES: BattleKey = key(&[&[K::F1]], "F1", Some("rules"), Some(UiAction::RulesHelp));
 /// Quick save.
 pub const QUICK_SAVE: BattleKey = key(&[&[K::F5]], "F5", None, Some(UiAction::QuickSave));
 /// Quick load.
@@ -194,6 +196,7 @@ pub const HOTKEYS: &[BattleKey] = &[
     SPEED,
     SKIP_ANIMATIONS,
     AI_PACE,
+    RULES,
     QUICK_SAVE,
     QUICK_LOAD,
     QUIT,
@@ -253,7 +256,7 @@ mod tests {
     fn the_key_help_is_the_one_the_pause_menu_always_showed() {
         assert_eq!(
             help(),
-            "Keys: arrows/WASD cursor - Enter confirm - Esc cancel - Tab next unit - E end turn - U undo - 1-9 actions\nShift+arrows pan - wheel or +/- zoom - Home fit - T threat - PgUp/PgDn log - F2 speed - F3 skip animations - F4 AI pace"
+            "Keys: arrows/WASD cursor - Enter confirm - Esc cancel - Tab next unit - E end turn - U undo - 1-9 actions\nShift+arrows pan - wheel or +/- zoom - Home fit - T threat - PgUp/PgDn log - F2 speed - F3 skip animations - F4 AI pace - F1 rules"
         );
     }
 

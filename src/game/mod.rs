@@ -36,6 +36,7 @@ pub mod level;
 pub mod levels;
 pub mod menu;
 pub mod overlays;
+pub mod replay;
 pub mod saves;
 pub mod screens;
 pub mod shot;
@@ -65,6 +66,8 @@ pub enum Screen {
     Editor,
     Battle,
     Result,
+    /// Window, UI scale, speeds, palette.
+    Settings,
 }
 
 /// The game's `Update` systems, in this order.
@@ -300,6 +303,7 @@ pub fn core_plugin(app: &mut App) {
         units::plugin,
         hotseat::plugin,
         saves::plugin,
+        replay::plugin,
         labels::plugin,
         editor::plugin,
     ));

@@ -22,7 +22,11 @@ pub(super) fn plugin(app: &mut App) {
         Update,
         autosave_each_round
             .in_set(super::AppSystems::Update)
-            .run_if(resource_exists::<Battle>.and_then(in_state(super::Screen::Battle))),
+            .run_if(
+                resource_exists::<Battle>
+                    .and_then(in_state(super::Screen::Battle))
+                    .and_then(not(resource_exists::<super::replay::Replay>)),
+            ),
     );
 }
 

@@ -41,6 +41,8 @@ pub enum UiAction {
     Rematch,
     /// Back from the Result screen to the final board and log.
     BackToBoard,
+    /// Step through the finished battle's replay.
+    Replay,
     // Battle
     /// An entry of the action menu (index into the menu shown).
     Menu(usize),
@@ -63,6 +65,10 @@ pub enum UiAction {
     QuickLoad,
     /// On from the finished battle to the Result screen.
     ShowResult,
+    RulesHelp,
+    // Settings (its screen and the pause menu)
+    Settings,
+    Setting(super::screens::settings::SettingKind),
 }
 
 /// A button was pressed (or its key).

@@ -54,7 +54,27 @@ pub const UNIT_Z: f32 = 10.0;
 
 /// Side colours from the Okabe–Ito palette (distinguishable with the common colour-vision
 /// deficiencies), in side order; unknown sides are grey.
+/// Whether [`side_colour`] uses the colour-blind-safe palette (the setting, put into effect by
+/// the Settings screen's `apply_settings`).
+static COLOUR_BLIND: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Switches [`side_colour`] to the colour-blind-safe palette, or back.
+pub fn set_colour_blind(on: bool) {
+    COLOUR_BLIND.store(on, std::sync::atomic::Ordering::Relaxed);
+}
+
 pub fn side_colour(side: Option<usize>) -> Color {
+    // Blue and orange first: the pair told apart with every common colour-vision deficiency
+    // (and in greyscale, orange being much lighter); then the rest of Okabe-Ito.
+    const SAFE: [(u8, u8, u8); 7] = [
+        (0, 90, 181),    // blue
+        (240, 170, 30),  // orange
+        (204, 121, 167), // reddish purple
+        (86, 180, 233),  // sky blue
+        (0, 158, 115),   // bluish green
+        (240, 228, 66),  // yellow
+        (213, 94, 0),    // vermillion
+    ];
     const PALETTE: [(u8, u8, u8); 7] = [
         (0, 114, 178),   // blue
         (213, 94, 0),    // vermillion
@@ -64,9 +84,14 @@ pub fn side_colour(side: Option<usize>) -> Color {
         (86, 180, 233),  // sky blue
         (240, 228, 66),  // yellow
     ];
+    let palette = if COLOUR_BLIND.load(std::sync::atomic::Ordering::Relaxed) {
+        &SAFE
+    } else {
+        &PALETTE
+    };
     match side {
         Some(i) => {
-            let (r, g, b) = PALETTE[i % PALETTE.len()];
+            let (r, g, b) = palette[i % palette.len()];
             Color::srgb_u8(r, g, b)
         }
         None => Color::srgb(0.5, 0.5, 0.5),

@@ -6,6 +6,7 @@ pub mod grid;
 pub mod level;
 pub mod map;
 pub mod path;
+pub mod reference;
 pub mod replay;
 pub mod ruleset_data;
 pub mod rulesets;

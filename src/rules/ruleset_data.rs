@@ -81,6 +81,10 @@ pub struct RulesetData {
     pub house_rules: Vec<String>,
     /// Unit templates by key (the key is what a level's `template:` names).
     pub templates: BTreeMap<String, Template>,
+    /// The rules reference: every action, reaction and condition in Fray's words
+    /// ([`crate::rules::reference`]).
+    #[serde(default)]
+    pub reference: Vec<crate::rules::reference::Entry>,
 }
 
 impl RulesetData {

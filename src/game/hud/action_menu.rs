@@ -3,6 +3,7 @@
 //! Undo.
 
 use bevy::prelude::*;
+use bevy::ui::{ComputedNode, UiGlobalTransform};
 
 use super::{HudSystems, Targeting, View, ai_thinking};
 use crate::game::battle::Battle;
@@ -13,11 +14,118 @@ use crate::rules::battle::{BattleState, Command, log};
 use crate::rules::rulesets;
 
 pub(super) fn plugin(app: &mut App) {
-    app.add_systems(Update, action_menu.in_set(HudSystems::Panels));
+    app.add_systems(
+        Update,
+        (action_menu, menu_hover_help)
+            .chain()
+            .in_set(HudSystems::Panels),
+    );
 }
 
 #[derive(Component)]
 struct MenuPanel;
+
+/// The hover text of the action menu: the rules reference's entry of the hovered command,
+/// beside the menu.
+#[derive(Component)]
+pub struct MenuHelp;
+
+/// Spawns the (hidden) hover text of the menu.
+pub(super) fn spawn_help(commands: &mut Commands) {
+    commands.spawn((
+        Name::new("Menu help"),
+        MenuHelp,
+        super::HudPanel,
+        DespawnOnExit(crate::game::Screen::Battle),
+        Node {
+            position_type: PositionType::Absolute,
+            right: px(super::HudLayout::for_window(super::DEFAULT_WINDOW).right),
+            top: px(80),
+            padding: UiRect::all(px(6)),
+            max_width: px(320),
+            border: UiRect::all(px(1)),
+            border_radius: BorderRadius::all(px(4)),
+            ..default()
+        },
+        BorderColor::all(ui::DIM),
+        BackgroundColor(Color::srgba(0.05, 0.05, 0.07, 0.95)),
+        Visibility::Hidden,
+        ZIndex(6),
+        children![ui::text("", 13.0, ui::TEXT)],
+    ));
+}
+
+/// The command a menu button stands for, if it stands for exactly one kind of command.
+fn command_of<'a>(view: &'a View, action: &UiAction) -> Option<&'a Command> {
+    let entry = match action {
+        UiAction::Menu(i) => view.menu.get(*i)?,
+        UiAction::Sub(i) => view.sub.get(*i)?,
+        _ => return None,
+    };
+    entry.commands.first()
+}
+
+/// Shows the hovered menu entry's rules text beside the menu; hides it when no entry is
+/// hovered.
+#[allow(clippy::type_complexity)]
+fn menu_hover_help(
+    view: Res<View>,
+    battle: Res<Battle>,
+    window: Query<&Window, With<bevy::window::PrimaryWindow>>,
+    buttons: Query<(
+        &Interaction,
+        &UiAction,
+        Option<&ComputedNode>,
+        Option<&UiGlobalTransform>,
+    )>,
+    mut help: Query<(&mut Node, &mut Visibility, &Children), With<MenuHelp>>,
+    mut texts: Query<&mut Text>,
+) {
+    let Ok((mut node, mut vis, children)) = help.single_mut() else {
+        return;
+    };
+    let hovered = buttons.iter().find_map(|(i, a, n, at)| {
+        (*i != Interaction::None)
+            .then(|| command_of(&view, a).map(|c| (c, n, at)))
+            .flatten()
+    });
+    let text = hovered.and_then(|(c, n, at)| {
+        let words = super::rules_help::hover_text(battle.state.rules.id(), c)?;
+        let top = match (n, at) {
+            (Some(n), Some(at)) => (at.translation.y - n.size().y / 2.0) * n.inverse_scale_factor(),
+            _ => 80.0,
+        };
+        Some((words, top))
+    });
+    let Some((words, top)) = text else {
+        if *vis != Visibility::Hidden {
+            *vis = Visibility::Hidden;
+        }
+        return;
+    };
+    let layout = super::HudLayout::of(window.single().ok());
+    // Beside the menu, never below the window's bottom (an estimate of its height: the
+    // words wrap at about 48 characters a line).
+    let lines = (words.len() / 48 + 1) as f32;
+    let top = top
+        .min(layout.window.y - layout.bottom - lines * 17.0 - 16.0)
+        .max(layout.top);
+    if node.top != px(top) || node.right != px(layout.right) {
+        node.top = px(top);
+        node.right = px(layout.right);
+    }
+    if *vis != Visibility::Inherited {
+        *vis = Visibility::Inherited;
+    }
+    if let Some(&child) = children.first()
+        && let Ok(mut t) = texts.get_mut(child)
+    {
+        let words = crate::game::menu::ascii(&words);
+        if t.0 != words {
+            t.0 = words;
+        }
+    }
+}
 
 /// Spawns the (empty) menu at the top of the right panel.
 pub(super) fn spawn(p: &mut ChildSpawnerCommands) {
@@ -44,8 +152,9 @@ fn odds_words(s: &BattleState, cmd: &Command) -> Option<String> {
     };
     let o = rulesets::odds(s, unit, target, ranged)?;
     Some(format!(
-        "{:.0}% hit, {:.1} dmg",
+        "{:.0}% hit{}, {:.1} dmg",
         o.hit * 100.0,
+        super::if_answered(s, unit, target, ranged),
         o.expected_damage
     ))
 }
@@ -100,19 +209,24 @@ fn panel_title(battle: &Battle, can_act: bool, thinking: bool) -> String {
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn action_menu(
     mut commands: Commands,
     view: Res<View>,
     targeting: Res<Targeting>,
     battle: Res<Battle>,
     ai: Option<Res<crate::game::ai_driver::AiPlayers>>,
+    replay: Option<Res<crate::game::replay::Replay>>,
     panel: Query<Entity, With<MenuPanel>>,
     mut last: Local<String>,
 ) {
     if view.state.is_none() {
         return;
     }
-    let title = panel_title(&battle, view.can_act(), ai_thinking(ai.as_deref(), &battle));
+    let title = match &replay {
+        Some(r) => r.headline(),
+        None => panel_title(&battle, view.can_act(), ai_thinking(ai.as_deref(), &battle)),
+    };
     let lines: Vec<(String, UiAction, bool)> = if targeting.group.is_some() && !view.sub.is_empty()
     {
         view.sub

@@ -64,13 +64,16 @@ fn hints(
     battle: Res<Battle>,
     targeting: Res<Targeting>,
     hotseat: Res<HotSeat>,
+    replay: Option<Res<crate::game::replay::Replay>>,
     mut text: Query<&mut Text, With<HintText>>,
 ) {
     let Ok(mut text) = text.single_mut() else {
         return;
     };
     let s = &battle.state;
-    let hint = if battle.finished() {
+    let hint = if replay.is_some() && !battle.finished() {
+        "Replay: N plays the next command, P goes one back; Esc: menu.".to_string()
+    } else if battle.finished() {
         "The battle is over.".to_string()
     } else if hotseat.waiting {
         String::new()

@@ -13,6 +13,7 @@ pub mod hints;
 pub mod log;
 pub mod pause;
 pub mod reaction_prompt;
+pub mod rules_help;
 pub mod tooltip;
 pub mod top_bar;
 pub mod turn_order;
@@ -70,6 +71,7 @@ pub(super) fn plugin(app: &mut App) {
             tooltip::plugin,
             hints::plugin,
             battle_over::plugin,
+            rules_help::plugin,
         ));
 }
 
@@ -139,6 +141,24 @@ pub struct HudLayout {
     pub bottom: f32,
     /// The top bar's title has a row of its own, above the buttons.
     pub two_rows: bool,
+    /// The UI scale (`UiScale`): the sizes above are in UI units, this many window pixels
+    /// each; the board's room ([`HudLayout::board`], [`HudLayout::screen_insets`]) is in
+    /// window pixels.
+    pub scale: f32,
+}
+
+/// The UI scale in effect, as `f32` bits (set with the `UiScale` resource by the Settings'
+/// `apply_settings`), so every user of [`HudLayout::of`] agrees with the UI's own scaling.
+static UI_SCALE_BITS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0x3f80_0000);
+
+/// Records the UI scale in effect ([`HudLayout::of`] lays the panels out for it).
+pub fn set_ui_scale(scale: f32) {
+    UI_SCALE_BITS.store(scale.to_bits(), std::sync::atomic::Ordering::Relaxed);
+}
+
+/// The UI scale in effect.
+pub fn ui_scale() -> f32 {
+    f32::from_bits(UI_SCALE_BITS.load(std::sync::atomic::Ordering::Relaxed))
 }
 
 /// The window size the layout assumes without a window (headless tests).
@@ -156,26 +176,49 @@ impl HudLayout {
             top: if two_rows { 62.0 } else { 40.0 },
             bottom: 40.0,
             two_rows,
+            scale: 1.0,
         }
+    }
+
+    /// The layout for a window of `size` window pixels at UI scale `scale`: the panels are laid
+    /// out for the window as the UI sees it (`size / scale` UI units).
+    pub fn for_window_scaled(size: Vec2, scale: f32) -> Self {
+        let scale = if scale > 0.0 { scale } else { 1.0 };
+        Self {
+            scale,
+            ..Self::for_window(size / scale)
+        }
+    }
+
+    /// The layout for a window of `size` window pixels at the UI scale in effect.
+    pub fn for_screen(size: Vec2) -> Self {
+        Self::for_window_scaled(size, ui_scale())
     }
 
     /// The layout of the primary window, if there is one, else of [`DEFAULT_WINDOW`].
     pub fn of(window: Option<&Window>) -> Self {
-        Self::for_window(window.map_or(DEFAULT_WINDOW, |w| Vec2::new(w.width(), w.height())))
+        Self::for_screen(window.map_or(DEFAULT_WINDOW, |w| Vec2::new(w.width(), w.height())))
     }
 
-    /// Room on each side: left, right, top, bottom.
+    /// Room on each side in UI units (for the panels' nodes): left, right, top, bottom.
     pub fn insets(&self) -> (f32, f32, f32, f32) {
         (self.left, self.right, self.top, self.bottom)
     }
 
-    /// The board's room on the screen (y down).
+    /// Room on each side in window pixels (for the camera): left, right, top, bottom.
+    pub fn screen_insets(&self) -> (f32, f32, f32, f32) {
+        let k = self.scale;
+        (self.left * k, self.right * k, self.top * k, self.bottom * k)
+    }
+
+    /// The board's room on the screen, in window pixels (y down).
     pub fn board(&self) -> Rect {
+        let k = self.scale;
         Rect::new(
-            self.left,
-            self.top,
-            (self.window.x - self.right).max(self.left),
-            (self.window.y - self.bottom).max(self.top),
+            self.left * k,
+            self.top * k,
+            (self.window.x - self.right).max(self.left) * k,
+            (self.window.y - self.bottom).max(self.top) * k,
         )
     }
 }
@@ -270,6 +313,7 @@ fn spawn_hud(mut commands: Commands) {
         });
     hints::spawn(&mut commands);
     tooltip::spawn(&mut commands);
+    action_menu::spawn_help(&mut commands);
 }
 
 /// Recomputes the [`View`] when the battle, the hot-seat or the targeting changes.
@@ -279,11 +323,15 @@ fn update_view(
     hotseat: Res<HotSeat>,
     mut targeting: ResMut<Targeting>,
     pause: Option<Res<State<Pause>>>,
+    help: Res<rules_help::RulesHelp>,
+    replay: Option<Res<super::replay::Replay>>,
     mut view: ResMut<View>,
     mut blocked: ResMut<InputBlocked>,
 ) {
     if !battle.is_changed()
         && !hotseat.is_changed()
+        && !help.is_changed()
+        && !replay.as_ref().is_some_and(|r| r.is_changed())
         && !targeting.is_changed()
         && !pause.as_ref().is_some_and(|p| p.is_changed())
         && view.state.is_some()
@@ -295,7 +343,8 @@ fn update_view(
     if let Some(v) = viewer {
         rulesets::redact(&mut shown, v);
     }
-    let may_act = battle.human_to_decide()
+    let may_act = replay.is_none()
+        && battle.human_to_decide()
         && !hotseat.waiting
         && (viewer.is_none() || battle.deciding() == viewer);
     let legal = if may_act {
@@ -320,7 +369,7 @@ fn update_view(
     view.legal = legal;
     view.menu = entries;
     view.sub = sub;
-    blocked.0 = Pause::is_paused(pause.as_deref()) || hotseat.waiting;
+    blocked.0 = Pause::is_paused(pause.as_deref()) || hotseat.waiting || help.open;
 }
 
 /// Handles the HUD's buttons and keys during a battle.
@@ -333,6 +382,8 @@ fn battle_actions(
     mut settings: ResMut<Settings>,
     pause: Option<Res<State<Pause>>>,
     mut next_pause: ResMut<NextState<Pause>>,
+    mut help: ResMut<rules_help::RulesHelp>,
+    replay: Option<Res<super::replay::Replay>>,
     mut submit: MessageWriter<Submit>,
     mut toasts: MessageWriter<Toast>,
     mut commands: Commands,
@@ -390,15 +441,24 @@ fn battle_actions(
                 Pause::Paused
             }),
             UiAction::SaveAndQuit => {
-                if let Err(e) = super::saves::save_on_quit(&mut battle) {
+                // A replay is not saved again: its battle already has its save.
+                if replay.is_none()
+                    && let Err(e) = super::saves::save_on_quit(&mut battle)
+                {
                     toasts.write(Toast(e));
                 }
                 commands.set_state(Screen::Title);
             }
             UiAction::ShowResult if battle.finished() => {
                 // The battle is over: nothing to continue.
-                let _ = super::saves::save_on_quit(&mut battle);
+                if replay.is_none() {
+                    let _ = super::saves::save_on_quit(&mut battle);
+                }
                 commands.set_state(Screen::Result);
+            }
+            UiAction::RulesHelp => {
+                help.open = !help.open;
+                help.page = 0;
             }
             UiAction::ToggleThreat => settings.show_threat = !settings.show_threat,
             UiAction::Speed => settings.speed = Settings::cycle(&Settings::SPEEDS, settings.speed),
@@ -473,6 +533,19 @@ fn odds_sentence(o: &rulesets::Odds) -> String {
         o.expected_damage,
         o.formula
     )
+}
+
+/// What a defensive reaction the target could still choose leaves of an attack, as the odds
+/// add it: ", or 38% if Quill aborts to Dodge". Empty when the target has no such answer.
+pub fn if_answered(s: &BattleState, attacker: UnitId, target: UnitId, ranged: bool) -> String {
+    rulesets::answered_odds(s, attacker, target, ranged).map_or(String::new(), |a| {
+        format!(
+            ", or {:.0}% if {} {}",
+            a.odds.hit * 100.0,
+            s.unit_name(target),
+            a.reaction
+        )
+    })
 }
 
 /// Whether `group` commands exist at `cell` (for the hover highlight).

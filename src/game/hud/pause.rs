@@ -44,7 +44,7 @@ fn unblock_input(mut blocked: ResMut<InputBlocked>, hotseat: Res<HotSeat>) {
     blocked.0 = hotseat.waiting;
 }
 
-fn spawn_pause_menu(mut commands: Commands) {
+fn spawn_pause_menu(mut commands: Commands, settings: Res<crate::game::battle::Settings>) {
     commands
         .spawn((
             Name::new("Pause menu"),
@@ -83,31 +83,64 @@ fn spawn_pause_menu(mut commands: Commands) {
                 BorderColor::all(ui::ACCENT),
                 BackgroundColor(Color::srgb(0.07, 0.065, 0.085)),
             ))
-            .with_children(pause_panel);
+            .with_children(|p| pause_panel(p, &settings));
         });
 }
 
-fn pause_panel(p: &mut ChildSpawnerCommands) {
+fn pause_panel(p: &mut ChildSpawnerCommands, settings: &crate::game::battle::Settings) {
     p.spawn(ui::text("Paused", 36.0, ui::ACCENT));
-    p.spawn(ui::button(
-        "Resume",
-        Some(keys::CANCEL.name),
-        UiAction::Resume,
-    ));
-    p.spawn(ui::button(
-        "Quick save",
-        Some(keys::QUICK_SAVE.name),
-        UiAction::QuickSave,
-    ));
-    p.spawn(ui::button(
-        "Quick load",
-        Some(keys::QUICK_LOAD.name),
-        UiAction::QuickLoad,
-    ));
-    p.spawn(ui::button(
-        "Save and quit to title",
-        Some(keys::QUIT.name),
-        UiAction::SaveAndQuit,
-    ));
+    // The menu on the left, the Settings screen's rows on the right (a click or their number
+    // key cycles each), so the panel stays short enough for a 640-pixel window.
+    p.spawn(Node {
+        flex_direction: FlexDirection::Row,
+        flex_wrap: FlexWrap::Wrap,
+        justify_content: JustifyContent::Center,
+        column_gap: px(24),
+        row_gap: px(8),
+        ..default()
+    })
+    .with_children(|row| {
+        row.spawn(Node {
+            flex_direction: FlexDirection::Column,
+            align_items: AlignItems::Stretch,
+            ..default()
+        })
+        .with_children(|p| {
+            p.spawn(ui::button(
+                "Resume",
+                Some(keys::CANCEL.name),
+                UiAction::Resume,
+            ));
+            p.spawn(ui::button(
+                "Quick save",
+                Some(keys::QUICK_SAVE.name),
+                UiAction::QuickSave,
+            ));
+            p.spawn(ui::button(
+                "Quick load",
+                Some(keys::QUICK_LOAD.name),
+                UiAction::QuickLoad,
+            ));
+            p.spawn(ui::button(
+                "Rules reference",
+                Some(keys::RULES.name),
+                UiAction::RulesHelp,
+            ));
+            p.spawn(ui::button(
+                "Save and quit to title",
+                Some(keys::QUIT.name),
+                UiAction::SaveAndQuit,
+            ));
+        });
+        row.spawn(Node {
+            flex_direction: FlexDirection::Column,
+            align_items: AlignItems::Stretch,
+            ..default()
+        })
+        .with_children(|p| {
+            p.spawn(ui::text("Settings", 18.0, ui::ACCENT));
+            crate::game::screens::settings::spawn_rows(p, settings);
+        });
+    });
     p.spawn(ui::text(keys::help(), 14.0, ui::DIM));
 }

@@ -123,6 +123,10 @@ fn top_bar(
             UiAction::Pace,
         ));
         b.spawn(small(
+            format!("[{}] Rules", keys::RULES.name),
+            UiAction::RulesHelp,
+        ));
+        b.spawn(small(
             format!("[{}] Save", keys::QUICK_SAVE.name),
             UiAction::QuickSave,
         ));

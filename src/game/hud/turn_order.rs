@@ -125,20 +125,29 @@ fn turn_order(
 /// wins", "Garrison wins by holding out 12 rounds (round 3 now)", "Raiders win by reaching
 /// (21, 6)".
 pub fn victory_lines(s: &BattleState) -> Vec<String> {
-    let conditions = if s.level.victory.is_empty() {
+    victory_words(&s.level, rulesets::round_word(s), Some(s.round))
+}
+
+/// A level's victory conditions in words; with `now`, the round the battle is in.
+pub fn victory_words(
+    level: &crate::rules::level::LevelFile,
+    round_word: &str,
+    now: Option<u32>,
+) -> Vec<String> {
+    let conditions = if level.victory.is_empty() {
         vec![Victory::LastSideStanding]
     } else {
-        s.level.victory.clone()
+        level.victory.clone()
     };
-    let round = rulesets::round_word(s).to_lowercase();
+    let round = round_word.to_lowercase();
     conditions
         .iter()
         .map(|v| match v {
             Victory::LastSideStanding => "The last side with a unit able to fight wins".into(),
             Victory::SurviveRounds { side, rounds } => format!(
-                "{side} {} by holding out {rounds} {round}s ({round} {} now)",
+                "{side} {} by holding out {rounds} {round}s{}",
                 log::agree(side, "wins", "win"),
-                s.round
+                now.map_or(String::new(), |n| format!(" ({round} {n} now)"))
             ),
             Victory::ReachCell { side, cell } => format!(
                 "{side} {} by reaching ({}, {})",

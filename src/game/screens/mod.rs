@@ -1,10 +1,12 @@
 //! The menu screens, a file each: [`title`] (New battle, Continue, Load, Quit), [`load`]
 //! (every saved battle), [`setup`] (pick a
-//! level, who plays each side, the seed) and [`result`] (who won; Rematch, Back). The Battle
+//! level, who plays each side, the seed), [`settings`] (window, UI scale, speeds, palette) and
+//! [`result`] (who won; Board, Replay, Rematch, Back). The Battle
 //! screen is the board and the HUD (see `hud`). Every button has a key.
 
 pub mod load;
 pub mod result;
+pub mod settings;
 pub mod setup;
 pub mod title;
 
@@ -17,11 +19,18 @@ use super::battle::Battle;
 pub use setup::{SetupState, grid_words};
 
 pub(super) fn plugin(app: &mut App) {
-    app.add_plugins((title::plugin, setup::plugin, load::plugin, result::plugin));
+    app.add_plugins((
+        title::plugin,
+        setup::plugin,
+        load::plugin,
+        result::plugin,
+        settings::plugin,
+    ));
 }
 
 /// Starts a battle: the resource, its AI players, and the Battle screen.
 pub fn start_battle(commands: &mut Commands, battle: Battle) {
+    commands.remove_resource::<crate::game::replay::Replay>();
     commands.insert_resource(AiPlayers::for_battle(&battle));
     commands.insert_resource(battle);
     commands.set_state(Screen::Battle);

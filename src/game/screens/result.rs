@@ -118,6 +118,7 @@ fn spawn_result(mut commands: Commands, battle: Option<Res<Battle>>) {
             })
             .with_children(|r| {
                 r.spawn(ui::button("Board", Some("V"), UiAction::BackToBoard));
+                r.spawn(ui::button("Replay", Some("P"), UiAction::Replay));
                 r.spawn(ui::button("Rematch", Some("R"), UiAction::Rematch));
                 r.spawn(ui::button("Back", Some("B"), UiAction::Back));
             });
@@ -130,6 +131,9 @@ fn result_keys(keys: Res<ButtonInput<KeyCode>>, mut clicks: MessageWriter<UiClic
     }
     if keys.just_pressed(KeyCode::KeyV) {
         clicks.write(UiClick(UiAction::BackToBoard));
+    }
+    if keys.just_pressed(KeyCode::KeyP) {
+        clicks.write(UiClick(UiAction::Replay));
     }
     if keys.just_pressed(KeyCode::KeyB) || keys.just_pressed(KeyCode::Escape) {
         clicks.write(UiClick(UiAction::Back));
@@ -152,6 +156,11 @@ fn result_actions(
             }
             UiAction::Back => commands.set_state(Screen::Setup),
             UiAction::BackToBoard if battle.is_some() => commands.set_state(Screen::Battle),
+            UiAction::Replay => {
+                if let Some(b) = &battle {
+                    crate::game::replay::start(&mut commands, b);
+                }
+            }
             _ => {}
         }
     }

@@ -218,10 +218,15 @@ fn rebuild_setup(
     setup: Res<SetupState>,
     catalog: Res<Catalog>,
     roots: Query<Entity, With<SetupRoot>>,
+    window: Query<&Window, With<bevy::window::PrimaryWindow>>,
 ) {
     if !setup.is_changed() && !catalog.is_changed() {
         return;
     }
+    // The map thumbnail takes the height the texts leave (none on a short window).
+    let thumb_room = window.single().map_or(260.0, |w| {
+        (w.height() / crate::game::hud::ui_scale() - 600.0).clamp(0.0, 260.0)
+    });
     for e in &roots {
         commands.entity(e).despawn();
     }
@@ -324,9 +329,11 @@ fn rebuild_setup(
                                 15.0,
                                 ui::DIM,
                             ));
-                            if let Some(thumb) = &entry.thumbnail {
+                            if let Some(thumb) = &entry.thumbnail
+                                && thumb_room >= 60.0
+                            {
                                 let (w, h) = (level.grid.width as f32, level.grid.height as f32);
-                                let scale = (420.0 / w).min(260.0 / h).min(24.0);
+                                let scale = (420.0 / w).min(thumb_room / h).min(24.0);
                                 d.spawn((
                                     ImageNode::new(thumb.clone()),
                                     Node {
@@ -344,6 +351,17 @@ fn rebuild_setup(
                                 },
                             ));
                             d.spawn(ui::text(&level.ruleset.description, 14.0, ui::DIM));
+                            // How the battle is won, as the battle's "To win" panel says it.
+                            let to_win = crate::game::hud::turn_order::victory_words(
+                                &level.file,
+                                level.file.ruleset.round_word(),
+                                None,
+                            );
+                            d.spawn(ui::text(
+                                format!("To win: {}", to_win.join("; ")),
+                                15.0,
+                                ui::GOOD,
+                            ));
                             d.spawn(ui::text("Who plays each side:", 18.0, ui::ACCENT));
                             for (i, side) in level.file.sides.iter().enumerate() {
                                 let control = setup
@@ -379,6 +397,19 @@ fn rebuild_setup(
                                         UiAction::CycleSide(i),
                                     ));
                                 });
+                                // What the choice means (each difficulty explained as it is
+                                // cycled through), under the side's row.
+                                d.spawn((
+                                    ui::text(control.blurb(), 13.0, ui::DIM),
+                                    Node {
+                                        margin: UiRect {
+                                            left: px(22),
+                                            top: px(-4),
+                                            ..default()
+                                        },
+                                        ..default()
+                                    },
+                                ));
                             }
                             d.spawn(Node {
                                 flex_direction: FlexDirection::Row,

@@ -59,6 +59,7 @@ fn spawn_title(mut commands: Commands, status: Res<SaveStatus>) {
                 p.spawn(ui::button("Load", Some("L"), UiAction::Load));
             }
             p.spawn(ui::button("Level editor", Some("E"), UiAction::OpenEditor));
+            p.spawn(ui::button("Settings", Some("S"), UiAction::Settings));
             p.spawn(ui::button("Quit", Some("Q"), UiAction::Quit));
             p.spawn((
                 TitleMessage,
@@ -90,6 +91,9 @@ fn title_keys(keys: Res<ButtonInput<KeyCode>>, mut clicks: MessageWriter<UiClick
     if keys.just_pressed(KeyCode::KeyL) {
         clicks.write(UiClick(UiAction::Load));
     }
+    if keys.just_pressed(KeyCode::KeyS) {
+        clicks.write(UiClick(UiAction::Settings));
+    }
     if keys.just_pressed(KeyCode::KeyE) {
         clicks.write(UiClick(UiAction::OpenEditor));
     }
@@ -119,6 +123,7 @@ fn title_actions(
             },
             UiAction::Load => commands.set_state(Screen::Load),
             UiAction::OpenEditor => commands.set_state(Screen::Editor),
+            UiAction::Settings => commands.set_state(Screen::Settings),
             UiAction::Quit => {
                 exit.write(AppExit::Success);
             }

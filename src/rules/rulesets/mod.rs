@@ -19,7 +19,7 @@ pub mod segments;
 pub mod sides;
 pub mod view;
 
-pub use view::{Clock, CommandInfo, Odds, OrderEntry};
+pub use view::{Answered, Clock, CommandInfo, Odds, OrderEntry};
 
 use crate::rules::battle::{
     BattleState, Command, Condition, Decision, Event, Exec, Rejected, Resume, SideId, Trigger,
@@ -107,6 +107,18 @@ pub trait Ruleset {
     ) -> Option<Odds>;
 
     // --- Hooks with a default: most rulesets need nothing here.
+
+    /// The odds of `attacker` attacking `target` if the target answers with the defensive
+    /// reaction it could still choose; `None` if it has none that changes the odds.
+    fn answered_odds(
+        _s: &BattleState,
+        _r: &Self::State,
+        _attacker: UnitId,
+        _target: UnitId,
+        _ranged: bool,
+    ) -> Option<Answered> {
+        None
+    }
 
     /// Whether one of its events only keeps the engine's books: `fray replay` prints it, the
     /// player's log leaves it out.
@@ -367,6 +379,15 @@ macro_rules! registry {
         pub fn odds(s: &BattleState, attacker: UnitId, target: UnitId, ranged: bool) -> Option<Odds> {
             match &s.rules {
                 $(RulesState::$v(r) => <$m::$t as Ruleset>::odds(s, r, attacker, target, ranged)),+
+            }
+        }
+
+        /// The odds of that attack if `target` answers it with the defensive reaction it could
+        /// still choose (a Dodge, an Abort, Total Defense), and the reaction in words; `None`
+        /// where it has none that changes the odds.
+        pub fn answered_odds(s: &BattleState, attacker: UnitId, target: UnitId, ranged: bool) -> Option<Answered> {
+            match &s.rules {
+                $(RulesState::$v(r) => <$m::$t as Ruleset>::answered_odds(s, r, attacker, target, ranged)),+
             }
         }
 

@@ -61,6 +61,35 @@ pub struct Odds {
     pub formula: String,
 }
 
+/// The odds of an attack if its target answers it with a defensive reaction: what the tooltip
+/// and the action menu add to the odds ("74%, or 38% if Quill dodges").
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Answered {
+    /// The answer in words, after the target's name: "dodges", "aborts to Dodge", "takes
+    /// Total Defense".
+    pub reaction: String,
+    /// The odds of the attack once it does.
+    pub odds: Odds,
+}
+
+/// The odds of `attacker`'s attack on `target` with `condition` on the target: what a defensive
+/// reaction that puts it on (Dodging, Total Defense) leaves of the attack, by the ruleset's own
+/// [`super::odds`].
+pub fn odds_with(
+    s: &BattleState,
+    attacker: UnitId,
+    target: UnitId,
+    ranged: bool,
+    condition: crate::rules::battle::Condition,
+) -> Option<Odds> {
+    let mut then = s.clone();
+    then.units
+        .get_mut(target.index())?
+        .conditions
+        .insert(condition);
+    super::odds(&then, attacker, target, ranged)
+}
+
 /// A plain label for any command, naming units by name.
 pub fn label(s: &BattleState, cmd: &Command) -> String {
     let name = |u: UnitId| s.unit(u).map_or("?".to_string(), |u| u.name.to_string());

@@ -26,7 +26,7 @@ mod view;
 
 use crate::rules::battle::ids::PerUnit;
 use crate::rules::battle::{BattleState, Command, Decision, Exec, Rejected, UnitId};
-use crate::rules::rulesets::view::{Clock, CommandInfo, Odds};
+use crate::rules::rulesets::view::{Answered, Clock, CommandInfo, Odds};
 use serde::{Deserialize, Serialize};
 
 /// The pools and stats the ruleset reads (see `assets/rulesets/action-points.ron`), named once
@@ -191,6 +191,15 @@ impl crate::rules::rulesets::Ruleset for ActionPoints {
     }
     fn odds(s: &BattleState, r: &State, a: UnitId, t: UnitId, ranged: bool) -> Option<Odds> {
         view::odds(s, r, a, t, ranged)
+    }
+    fn answered_odds(
+        s: &BattleState,
+        r: &State,
+        a: UnitId,
+        t: UnitId,
+        ranged: bool,
+    ) -> Option<Answered> {
+        view::answered_odds(s, r, a, t, ranged)
     }
     /// "X's turn" comes from the engine's own event right after.
     fn bookkeeping(e: &Ev) -> bool {

@@ -429,3 +429,42 @@ fn an_endless_extended_action_stops_at_the_stall_limit() {
     assert!(b.round - before <= crate::rules::battle::STALL_ROUNDS + 1);
     assert_eq!(b.outcome.as_ref().map(|o| o.winner), Some(None));
 }
+
+#[test]
+fn the_odds_say_what_a_dodge_would_leave_and_match_the_prompt_and_the_dice() {
+    use crate::rules::rulesets::{answered_odds, hit_chance_if_dodging, odds};
+    let level = field(DUEL, "");
+    let (b, _) = BattleState::start_with_tape(&level, 1, [5, 1]);
+    let plain = odds(&b, U0, U1, false).expect("odds");
+    let answered = answered_odds(&b, U0, U1, false).expect("Shade may dodge");
+    assert_eq!(answered.reaction, "dodges");
+    assert!(answered.odds.hit < plain.hit, "{answered:?} vs {plain:?}");
+    // The reaction prompt, once the attack is declared, tells the same two numbers.
+    let mut declared = b.clone();
+    run(&mut declared, attack(U0, U1));
+    assert_eq!(
+        hit_chance_if_dodging(&declared, U1),
+        Some((plain.hit, answered.odds.hit))
+    );
+    // And the dice agree: dodging every time, the attack hits about that often.
+    let n = 3000;
+    let hits = (0..n)
+        .filter(|&seed| {
+            let (mut b, _) = BattleState::start_with_tape(&level, seed, [5, 1]);
+            run(&mut b, attack(U0, U1));
+            run(&mut b, react(U1, Reaction::Dodge))
+                .iter()
+                .any(|e| matches!(e, Event::Attacked { hit: true, .. }))
+        })
+        .count();
+    let seen = hits as f64 / n as f64;
+    assert!(
+        (seen - answered.odds.hit).abs() < 0.03,
+        "{seen} hits dodging, {} predicted",
+        answered.odds.hit
+    );
+    // With no AP left, Shade cannot dodge and the odds say nothing more.
+    let mut spent = b.clone();
+    spent.units[1].pools.insert("ap".into(), 0);
+    assert_eq!(answered_odds(&spent, U0, U1, false), None);
+}

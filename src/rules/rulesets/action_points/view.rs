@@ -2,7 +2,7 @@
 
 use super::{ActionPoints, AttackKind, Ev, State, actions, combat, names, turns};
 use crate::rules::battle::common::ndx;
-use crate::rules::battle::{BattleState, Command, Reaction, UnitId};
+use crate::rules::battle::{BattleState, Command, Condition, Reaction, UnitId};
 use crate::rules::rulesets::Member;
 use crate::rules::rulesets::view::{self as shared, Clock, CommandInfo, Odds, OrderEntry};
 
@@ -147,5 +147,31 @@ pub(super) fn odds(
         hit,
         expected_damage: hit * per_hit,
         formula: format!("1d20{bonus:+} vs {defense}"),
+    })
+}
+
+/// The odds if the target Dodges (a reaction for 1 AP, offered whenever an attack is declared
+/// on a unit with an AP left): the attack's odds with the target dodging.
+pub(super) fn answered_odds(
+    s: &BattleState,
+    r: &State,
+    attacker: UnitId,
+    target: UnitId,
+    ranged: bool,
+) -> Option<crate::rules::rulesets::Answered> {
+    let t = s.unit(target)?;
+    if !t.is_active() || t.pool(names::AP) < 1 || t.has(&Condition::Dodging) {
+        return None;
+    }
+    odds(s, r, attacker, target, ranged)?;
+    Some(crate::rules::rulesets::Answered {
+        reaction: "dodges".to_string(),
+        odds: crate::rules::rulesets::view::odds_with(
+            s,
+            attacker,
+            target,
+            ranged,
+            Condition::Dodging,
+        )?,
     })
 }

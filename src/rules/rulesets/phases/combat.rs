@@ -134,7 +134,7 @@ fn can_take_ready(s: &BattleState, h: UnitId, actor: UnitId) -> bool {
 }
 
 /// Whether `u` may abort to a defensive action now (rules P-135..P-138).
-fn can_abort(s: &BattleState, r: &State, u: UnitId) -> bool {
+pub(super) fn can_abort(s: &BattleState, r: &State, u: UnitId) -> bool {
     let Some(unit) = s.unit(u) else { return false };
     unit.is_active()
         && !unit.has(&Condition::Stunned)

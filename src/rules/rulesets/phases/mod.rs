@@ -38,7 +38,7 @@ use crate::rules::battle::ids::PerUnit;
 use crate::rules::battle::{BattleState, Command, Decision, Exec, ReadyTrigger, Rejected, UnitId};
 use crate::rules::grid::Cell;
 use crate::rules::rulesets::Ruleset;
-use crate::rules::rulesets::view::{Clock, CommandInfo, Odds};
+use crate::rules::rulesets::view::{Answered, Clock, CommandInfo, Odds};
 use serde::{Deserialize, Serialize};
 
 /// The stat and pool names the ruleset reads (see `assets/rulesets/phases.ron`), in one place:
@@ -143,6 +143,15 @@ impl Ruleset for Phases {
     }
     fn odds(s: &BattleState, r: &State, a: UnitId, t: UnitId, ranged: bool) -> Option<Odds> {
         view::odds(s, r, a, t, ranged)
+    }
+    fn answered_odds(
+        s: &BattleState,
+        r: &State,
+        a: UnitId,
+        t: UnitId,
+        ranged: bool,
+    ) -> Option<Answered> {
+        view::answered_odds(s, r, a, t, ranged)
     }
     /// "(between actions)", "(movement begins)" and "X acts" (always followed by the
     /// engine's "X's turn").

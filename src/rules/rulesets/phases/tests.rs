@@ -739,6 +739,13 @@ fn the_clock_and_the_menu_speak_in_phases() {
     );
     assert_eq!(clock.order[0].label, "CV 10");
     assert!(clock.order[0].current);
+    // The turn order marks who is still to act in this Phase, and who has acted.
+    assert_eq!(clock.order[1].label, "CV 5 \u{b7} to act");
+    let mut b = b;
+    run(&mut b, end(U0));
+    let clock = crate::rules::rulesets::clock(&b);
+    assert_eq!(clock.order[0].label, "CV 10 \u{b7} acted");
+    assert!(clock.order[1].current);
     let info = crate::rules::rulesets::describe(
         &b,
         &Command::Move {
@@ -1349,4 +1356,54 @@ fn the_unaware_lose_3_dcv_even_below_zero() {
     assert_eq!(b.pending(), Decision::Act { unit: U0 });
     let e = run(&mut b, attack(U0, U1));
     assert_eq!(rolls(&e, Purpose::Attack), vec![(16, Some(8))]);
+}
+
+#[test]
+fn the_odds_say_what_an_abort_to_dodge_would_leave_and_the_dice_agree() {
+    use crate::rules::rulesets::{answered_odds, hit_chance_if_dodging, odds};
+    let level = field().units(DUEL).level();
+    let (b, _) = BattleState::start(&level, 1);
+    // 3d6 + 6 against 15, or against 18 if Bo aborts to Dodge: the "74%, or 38%".
+    let plain = odds(&b, U0, U1, false).expect("odds");
+    let answered = answered_odds(&b, U0, U1, false).expect("Bo may abort");
+    assert_eq!(answered.reaction, "aborts to Dodge");
+    assert_eq!(
+        (
+            format!("{:.0}", plain.hit * 100.0),
+            format!("{:.0}", answered.odds.hit * 100.0)
+        ),
+        ("74".to_string(), "38".to_string())
+    );
+    let mut declared = b.clone();
+    run(&mut declared, attack(U0, U1));
+    assert_eq!(
+        hit_chance_if_dodging(&declared, U1),
+        Some((plain.hit, answered.odds.hit))
+    );
+    let abort = react(
+        U1,
+        Reaction::Abort {
+            action: Action::Dodge,
+        },
+    );
+    let n = 3000;
+    let hits = (0..n)
+        .filter(|&seed| {
+            let (mut b, _) = BattleState::start(&level, seed);
+            run(&mut b, attack(U0, U1));
+            run(&mut b, abort.clone())
+                .iter()
+                .any(|e| matches!(e, Event::Attacked { hit: true, .. }))
+        })
+        .count();
+    let seen = hits as f64 / n as f64;
+    assert!(
+        (seen - answered.odds.hit).abs() < 0.03,
+        "{seen} hits, {} predicted",
+        answered.odds.hit
+    );
+    // Bo, already dodging, has no answer left that changes the odds.
+    let mut b = b;
+    b.units[1].conditions.insert(Condition::Dodging);
+    assert_eq!(answered_odds(&b, U0, U1, false), None);
 }

@@ -128,6 +128,15 @@ pub(super) fn clock(s: &BattleState, r: &State) -> Clock {
             if !unit.is_active() {
                 label.push_str(" \u{b7} out");
             }
+            // Who acts in this Phase: the units still to act, and those whose place has passed.
+            let done = r.done.get(u).copied().unwrap_or(false);
+            if unit.is_active() && current != Some(u) {
+                if done {
+                    label.push_str(" \u{b7} acted");
+                } else if !(r.phase == 0 && unit.has(&Condition::Surprised)) {
+                    label.push_str(" \u{b7} to act");
+                }
+            }
             OrderEntry {
                 unit: u,
                 label,
@@ -276,5 +285,31 @@ pub(super) fn odds(
         hit,
         expected_damage: hit * per_hit,
         formula: format!("3d6 + OCV {ocv} vs 10 + DCV {dcv} (damage in STUN)"),
+    })
+}
+
+/// The odds if the target aborts to Dodge (offered when an attack is declared on a unit that
+/// is not acting and may abort, [`super::combat::can_abort`]): the attack's odds with the
+/// target dodging.
+pub(super) fn answered_odds(
+    s: &BattleState,
+    r: &State,
+    attacker: UnitId,
+    target: UnitId,
+    ranged: bool,
+) -> Option<crate::rules::rulesets::Answered> {
+    if !super::combat::can_abort(s, r, target) {
+        return None;
+    }
+    odds(s, r, attacker, target, ranged)?;
+    Some(crate::rules::rulesets::Answered {
+        reaction: "aborts to Dodge".to_string(),
+        odds: crate::rules::rulesets::view::odds_with(
+            s,
+            attacker,
+            target,
+            ranged,
+            Condition::Dodging,
+        )?,
     })
 }

@@ -49,7 +49,7 @@ use crate::rules::battle::{
     BattleState, Command, Condition, Decision, Exec, Rejected, SideId, UnitId,
 };
 use crate::rules::rulesets::Member;
-use crate::rules::rulesets::view::{Clock, CommandInfo, Odds};
+use crate::rules::rulesets::view::{Answered, Clock, CommandInfo, Odds};
 use serde::{Deserialize, Serialize};
 
 /// The stat and pool names `sides` reads, as its data file (`assets/rulesets/sides.ron`)
@@ -164,6 +164,15 @@ impl crate::rules::rulesets::Ruleset for Sides {
     }
     fn odds(s: &BattleState, r: &State, a: UnitId, t: UnitId, ranged: bool) -> Option<Odds> {
         odds(s, r, a, t, ranged)
+    }
+    fn answered_odds(
+        s: &BattleState,
+        r: &State,
+        a: UnitId,
+        t: UnitId,
+        ranged: bool,
+    ) -> Option<Answered> {
+        view::answered_odds(s, r, a, t, ranged)
     }
 }
 

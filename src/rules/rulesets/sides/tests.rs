@@ -1694,3 +1694,51 @@ fn the_log_names_the_grappler_and_the_ward() {
     );
     assert_eq!(line(Condition::Prone, true), "Aldric is now Prone");
 }
+
+#[test]
+fn the_odds_say_what_total_defense_would_leave_and_the_dice_agree() {
+    use crate::rules::rulesets::{answered_odds, odds};
+    let units = r#"
+        (name: "Hruk", side: "Party", cell: (1, 1), template: "reaver"),
+        (name: "Mira", side: "Foes", cell: (2, 1), template: "archer"),
+    "#;
+    let level = field().units(units).level();
+    let (b, _) = BattleState::start_with_tape(&level, 1, [8, 1]);
+    let plain = odds(&b, U0, U1, false).expect("odds");
+    let answered = answered_odds(&b, U0, U1, false).expect("Mira has her Main action");
+    assert_eq!(answered.reaction, "takes Total Defense");
+    assert!(answered.odds.hit < plain.hit);
+    // Mira takes Total Defense whenever it is offered (when it would turn the hit into a miss
+    // or stop Shock): the attack hits about as often as the odds said.
+    let n = 3000;
+    let hits = (0..n)
+        .filter(|&seed| {
+            let (mut b, _) = BattleState::start_with_tape(&level, seed, [8, 1]);
+            let mut e = run(&mut b, attack(U0, U1));
+            while let Decision::React { unit, .. } = b.pending() {
+                let td = Command::React {
+                    unit,
+                    reaction: Reaction::TotalDefense,
+                };
+                let answer = if b.check(&td).is_ok() {
+                    td
+                } else {
+                    decline(unit)
+                };
+                e.extend(run(&mut b, answer));
+            }
+            e.iter()
+                .any(|e| matches!(e, Event::Attacked { hit: true, .. }))
+        })
+        .count();
+    let seen = hits as f64 / n as f64;
+    assert!(
+        (seen - answered.odds.hit).abs() < 0.03,
+        "{seen} hits, {} predicted",
+        answered.odds.hit
+    );
+    // Once Mira has spent her Main action on Total Defense, she has no answer left.
+    let mut b = b;
+    b.units[1].conditions.insert(Condition::TotalDefense);
+    assert_eq!(answered_odds(&b, U0, U1, false), None);
+}

@@ -357,3 +357,30 @@ pub fn log_line(s: &BattleState, e: &Ev) -> String {
         ),
     }
 }
+
+/// The odds if the target takes Total Defense (an Instant action giving up its Main action,
+/// offered after the attack roll when it would change the outcome): +2 AC and no Shock, so the
+/// attack hits only on a roll that beats the higher AC.
+pub(super) fn answered_odds(
+    s: &BattleState,
+    r: &State,
+    attacker: UnitId,
+    target: UnitId,
+    ranged: bool,
+) -> Option<crate::rules::rulesets::Answered> {
+    let t = s.unit(target)?;
+    if !super::can_instant(s, target) || !per(r, target).main || t.has(&Condition::TotalDefense) {
+        return None;
+    }
+    odds(s, r, attacker, target, ranged)?;
+    Some(crate::rules::rulesets::Answered {
+        reaction: "takes Total Defense".to_string(),
+        odds: crate::rules::rulesets::view::odds_with(
+            s,
+            attacker,
+            target,
+            ranged,
+            Condition::TotalDefense,
+        )?,
+    })
+}
