@@ -107,17 +107,18 @@ pub enum Command {
         #[arg(long)]
         ron: bool,
     },
-    /// Apply a script of edits to a level and save it (only the lines an edit touches change).
+    /// Open the level editor on LEVEL; with --script and --out, apply a script of edits to it
+    /// and save it instead (only the lines an edit touches change).
     Edit {
         /// The level to edit.
         level: PathBuf,
         /// A RON list of edits: `[Paint(cell: (3, 2), glyph: '#'), MoveUnit(unit: "Ada", to:
         /// (1, 1))]` (see levels/README.md).
-        #[arg(long)]
-        script: PathBuf,
+        #[arg(long, requires = "out")]
+        script: Option<PathBuf>,
         /// Where to save the result (`-`: print it); written atomically.
-        #[arg(long)]
-        out: PathBuf,
+        #[arg(long, requires = "script")]
+        out: Option<PathBuf>,
     },
     /// Render a level in battle view (or the level editor), save a PNG screenshot once the
     /// board is drawn, and exit.
@@ -182,7 +183,12 @@ pub fn run(cli: Cli) -> ExitCode {
         }) => shot(level, out, overlay, unit, size, layout, editor),
         Some(Command::Scenario { paths }) => scenario(&paths),
         Some(Command::Replay { file, ron }) => replay(&file, ron),
-        Some(Command::Edit { level, script, out }) => edit(&level, &script, &out),
+        Some(Command::Edit {
+            level,
+            script: Some(script),
+            out: Some(out),
+        }) => edit(&level, &script, &out),
+        Some(Command::Edit { level, .. }) => edit_in_game(level),
         Some(Command::Simulate {
             level,
             games,
@@ -399,6 +405,16 @@ fn shot(
     crate::game::shot(level, out, overlay, unit, size, layout, editor)
 }
 
+#[cfg(feature = "game")]
+fn edit_in_game(level: PathBuf) -> ExitCode {
+    crate::game::edit(level)
+}
+
+#[cfg(not(feature = "game"))]
+fn edit_in_game(_level: PathBuf) -> ExitCode {
+    no_game()
+}
+
 #[cfg(not(feature = "game"))]
 fn play(_level: Option<PathBuf>) -> ExitCode {
     no_game()
@@ -471,6 +487,23 @@ mod tests {
             "{zero:?}"
         );
         assert!(limit(&["fray", "simulate", "x.ron", "--time-limit", "fast"]).is_err());
+    }
+
+    #[test]
+    fn edit_opens_the_editor_or_runs_a_script_with_both_script_and_out() {
+        let parse = |args: &[&str]| Cli::try_parse_from(args.iter().copied());
+        assert!(matches!(
+            parse(&["fray", "edit", "a.ron"]).map(|c| c.command),
+            Ok(Some(Command::Edit {
+                script: None,
+                out: None,
+                ..
+            }))
+        ));
+        assert!(parse(&["fray", "edit", "a.ron", "--script", "s.ron", "--out", "-"]).is_ok());
+        // One without the other is a mistake, not an editor.
+        assert!(parse(&["fray", "edit", "a.ron", "--script", "s.ron"]).is_err());
+        assert!(parse(&["fray", "edit", "a.ron", "--out", "b.ron"]).is_err());
     }
 
     #[test]

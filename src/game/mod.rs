@@ -91,6 +91,19 @@ pub struct StayOnBattle;
 
 /// Opens the game window: on the title screen, or straight into a battle on `level`. A level
 /// that fails to load shows its errors in the window (and on stderr).
+/// Opens the game straight into the level editor on `level` (`fray edit LEVEL`); its folder
+/// is the one listed, so `[` and `]` step through its neighbours.
+pub fn edit(level: PathBuf) -> ExitCode {
+    let dir = level
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty() && d.is_dir())
+        .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+    let mut app = window_app(&dir);
+    app.add_plugins(keep_settings);
+    app.insert_resource(editor::OpenInEditor(level));
+    exit_code(app.run())
+}
+
 pub fn run(level: Option<PathBuf>) -> ExitCode {
     // The open level's folder is the one listed and watched, so that a saved edit reloads it.
     let dir = level
