@@ -1287,6 +1287,51 @@ fn the_editor_overlays_show_a_picked_units_reach_threat_and_sight() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// The window's close button with unsaved changes in the editor: the first press only asks,
+/// the second closes (the window is marked closing); with nothing unsaved it closes at once.
+#[test]
+fn closing_the_window_asks_first_when_the_editor_has_unsaved_changes() {
+    use bevy::window::{ClosingWindow, WindowCloseRequested};
+    use fray::game::editor::{Editor, EditorCell, guard_close};
+    let dir = temp_dir("editor-close");
+    std::fs::copy(
+        levels_dir().join("sides_village_brawl.ron"),
+        dir.join("v.ron"),
+    )
+    .expect("copy");
+    let mut app = app_on(&dir, |_| {});
+    app.add_message::<WindowCloseRequested>()
+        .add_systems(Update, guard_close);
+    let window = app.world_mut().spawn_empty().id();
+    app.update();
+    tap(&mut app, KeyCode::KeyE);
+    app.update();
+    let close = |app: &mut App| {
+        app.world_mut()
+            .write_message(WindowCloseRequested { window });
+        app.update();
+        app.world().get::<ClosingWindow>(window).is_some()
+    };
+    // Paint a cell: now unsaved.
+    tap(&mut app, KeyCode::Digit3);
+    let mut q = app.world_mut().query::<(Entity, &EditorCell)>();
+    let e = q.iter(app.world()).map(|(e, _)| e).next().expect("a cell");
+    app.world_mut().entity_mut(e).insert(Interaction::Pressed);
+    app.update();
+    assert!(app.world().resource::<Editor>().unsaved());
+    assert!(!close(&mut app), "the first close only asks");
+    assert!(
+        app.world()
+            .resource::<Editor>()
+            .message
+            .contains("close the window again"),
+        "{}",
+        app.world().resource::<Editor>().message
+    );
+    assert!(close(&mut app), "the second close closes");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 fn tooltip_shown(app: &mut App) -> bool {
     let mut q = app
         .world_mut()

@@ -135,6 +135,8 @@ pub struct Editor {
     pub message: String,
     /// Esc was pressed once with unsaved changes: the next Esc leaves.
     pub confirm_leave: bool,
+    /// The window's close button was pressed once with unsaved changes: the next press closes.
+    pub confirm_close: bool,
     /// A playtest battle is running: coming back to the title returns to the editor.
     pub playtesting: bool,
     /// The balance meter's run on the level as it stood when it started.
@@ -189,6 +191,7 @@ impl Editor {
             self.start_meter();
         }
         self.confirm_leave = false;
+        self.confirm_close = false;
         self.dirty = true;
         if self.glyph == '\0' {
             self.glyph = '#';
@@ -213,6 +216,7 @@ impl Editor {
                 Err(e) => self.message = e,
             }
             self.confirm_leave = false;
+            self.confirm_close = false;
             self.dirty = true;
             self.marked = None;
             self.level_changed();
@@ -1545,4 +1549,37 @@ fn victory_panel(p: &mut ChildSpawnerCommands, editor: &Editor, f: &LevelFile) {
             row.spawn(ui::button(label, None, UiAction::Editor(a)));
         }
     });
+}
+
+/// Closing the window (its close button) with unsaved changes in the editor asks first, as Esc
+/// does: the first request only says so, the second closes. Otherwise the window closes as
+/// Bevy's own `close_when_requested` would (the game turns that off and adds this instead).
+pub fn guard_close(
+    mut commands: Commands,
+    mut requests: MessageReader<bevy::window::WindowCloseRequested>,
+    closing: Query<Entity, With<bevy::window::ClosingWindow>>,
+    editor: Option<ResMut<Editor>>,
+    screen: Option<Res<State<Screen>>>,
+) {
+    for window in &closing {
+        commands.entity(window).despawn();
+    }
+    let editing = screen.is_some_and(|s| *s.get() == Screen::Editor);
+    let mut editor = editor;
+    for request in requests.read() {
+        if editing
+            && let Some(editor) = editor.as_mut()
+            && editor.unsaved()
+            && !editor.confirm_close
+        {
+            editor.confirm_close = true;
+            editor.message =
+                "Unsaved changes: Ctrl+S saves them; close the window again to drop them".into();
+            editor.dirty = true;
+            continue;
+        }
+        commands
+            .entity(request.window)
+            .try_insert(bevy::window::ClosingWindow);
+    }
 }

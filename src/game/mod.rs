@@ -275,12 +275,15 @@ fn window_app_sized(levels: &Path, size: (u32, u32)) -> App {
                     resolution: size.into(),
                     ..default()
                 }),
+                // The editor asks before a close drops unsaved changes (editor::guard_close).
+                close_when_requested: false,
                 ..default()
             })
             .set(ImagePlugin::default_nearest()),
     )
     .add_plugins(TilemapPlugin);
-    app.add_plugins((core_plugin, camera::plugin, shot::plugin));
+    app.add_plugins((core_plugin, camera::plugin, shot::plugin))
+        .add_systems(Update, editor::guard_close);
     app
 }
 
