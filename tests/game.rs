@@ -1174,6 +1174,85 @@ fn the_editor_makes_a_new_level_from_nothing_and_plays_it() {
             cell: (7, 7)
         }]
     );
+    // Names: the level (its button, typing, Enter), the second side; a bad seed is refused.
+    let type_text = |app: &mut App, text: &str, end: bevy::input::keyboard::Key| {
+        use bevy::input::ButtonState;
+        use bevy::input::keyboard::{Key, KeyboardInput};
+        let mut send = |logical_key: Key, text: Option<&str>| {
+            app.world_mut().write_message(KeyboardInput {
+                key_code: KeyCode::KeyA,
+                logical_key,
+                state: ButtonState::Pressed,
+                text: text.map(Into::into),
+                repeat: false,
+                window: Entity::PLACEHOLDER,
+            });
+        };
+        // Clear what the field holds first.
+        for _ in 0..40 {
+            send(Key::Backspace, None);
+        }
+        for c in text.chars() {
+            send(Key::Character(c.to_string().into()), Some(&c.to_string()));
+        }
+        send(end, None);
+        app.update();
+        app.update();
+    };
+    use bevy::input::keyboard::Key;
+    use fray::game::editor::{EditorAction as A, Field};
+    button(&mut app, A::Type(Field::LevelName));
+    type_text(&mut app, "Ashford Ford", Key::Enter);
+    button(&mut app, A::Type(Field::Side(1)));
+    type_text(&mut app, "Raiders", Key::Enter);
+    button(&mut app, A::Type(Field::Seed));
+    type_text(&mut app, "many", Key::Enter);
+    assert!(
+        app.world()
+            .resource::<Editor>()
+            .message
+            .contains("not a seed"),
+        "{}",
+        app.world().resource::<Editor>().message
+    );
+    button(&mut app, A::Type(Field::Description));
+    type_text(&mut app, "dropped", Key::Escape);
+    // Esc pressed to drop a field does only that: the editor stays open, nothing asked.
+    button(&mut app, A::Type(Field::Description));
+    key(&mut app, KeyCode::Escape, true);
+    app.world_mut()
+        .write_message(bevy::input::keyboard::KeyboardInput {
+            key_code: KeyCode::Escape,
+            logical_key: Key::Escape,
+            state: bevy::input::ButtonState::Pressed,
+            text: None,
+            repeat: false,
+            window: Entity::PLACEHOLDER,
+        });
+    app.update();
+    key(&mut app, KeyCode::Escape, false);
+    app.update();
+    assert_eq!(screen(&app), Screen::Editor);
+    assert!(app.world().resource::<Editor>().typing.is_none());
+    assert!(!app.world().resource::<Editor>().confirm_leave);
+    key(&mut app, KeyCode::ControlLeft, true);
+    tap(&mut app, KeyCode::KeyS);
+    key(&mut app, KeyCode::ControlLeft, false);
+    app.update();
+    let named = fray::rules::level::load_path(&path)
+        .expect("saved and valid")
+        .file;
+    assert_eq!(named.name, "Ashford Ford");
+    assert_eq!(named.sides[1].name, "Raiders");
+    assert_eq!(named.description, "");
+    assert!(named.units.iter().filter(|u| u.side == "Raiders").count() >= 2);
+    assert_eq!(
+        named.victory,
+        [fray::rules::level::Victory::ReachCell {
+            side: "Raiders".into(),
+            cell: (7, 7)
+        }]
+    );
     // Playtest it.
     tap(&mut app, KeyCode::KeyP);
     app.update();

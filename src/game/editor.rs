@@ -17,6 +17,9 @@
 //! In the units tool the panel lists how the level is won: click a condition to remove it,
 //! or add the last side standing, the new units' side holding out some rounds (- and + set
 //! them), or that side reaching a cell (the next click on the board picks it).
+//! The units tool also lists the level's name, description and seed and its sides, each a
+//! button that opens a text field (Enter keeps, Esc drops), and each side's controller; a
+//! picked unit can be renamed the same way.
 //! O shows, for the picked unit, its reach, the cells its enemies threaten or its sight and
 //! cover, computed by the battle's own functions on a battle started from the level.
 
@@ -46,7 +49,10 @@ pub(super) fn plugin(app: &mut App) {
         .add_systems(OnEnter(Screen::Setup), back_from_playtest)
         .add_systems(
             Update,
-            editor_keys
+            // The keys first: on the frame Esc or Enter ends typing they must still see the
+            // field open and leave the key alone.
+            (editor_keys, typing_keys)
+                .chain()
                 .run_if(in_state(Screen::Editor))
                 .in_set(super::AppSystems::RecordInput),
         )
@@ -99,6 +105,10 @@ pub enum EditorAction {
         edge: (i32, i32),
         by: i32,
     },
+    /// Start typing a new value for a field.
+    Type(Field),
+    /// Switch the n-th side's default controller between human and AI.
+    ToggleController(usize),
     /// Remove the n-th victory condition.
     RemoveVictory(usize),
     /// Add "the last side standing wins".
@@ -153,6 +163,8 @@ pub struct Editor {
     pub overlay: Option<OverlayKind>,
     /// The rounds of the next hold-out condition added.
     pub rounds: u32,
+    /// A text field being typed in.
+    pub typing: Option<Typing>,
     /// The next board click adds a reach-this-cell condition.
     pub placing_goal: bool,
     /// The new-level form, while it is open.
@@ -284,6 +296,38 @@ impl Editor {
     fn file(&self) -> Option<LevelFile> {
         let doc = self.doc.as_ref()?;
         level::ron_options().from_str(doc.text()).ok()
+    }
+}
+
+/// A text the editor can set by typing.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Field {
+    LevelName,
+    Description,
+    Seed,
+    /// The n-th side's name (indices, not names: actions stay free of heap data, which the
+    /// key table's constants need).
+    Side(usize),
+    /// The n-th unit's name.
+    Unit(usize),
+}
+
+/// A text field being typed in: what it sets and the text so far.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Typing {
+    pub field: Field,
+    pub text: String,
+}
+
+impl Field {
+    fn words(&self) -> String {
+        match self {
+            Field::LevelName => "the level's name".into(),
+            Field::Description => "the description".into(),
+            Field::Seed => "the seed".into(),
+            Field::Side(_) => "the side's name".into(),
+            Field::Unit(_) => "the unit's name".into(),
+        }
     }
 }
 
@@ -443,6 +487,10 @@ fn editor_keys(
     let mut send = |a: EditorAction| {
         clicks.write(UiClick(UiAction::Editor(a)));
     };
+    if editor.typing.is_some() {
+        // The text field has the keyboard (typing_keys).
+        return;
+    }
     if editor.new_level.is_some() {
         // The new-level form has the keyboard.
         let sizes = [
@@ -815,6 +863,36 @@ fn editor_actions(
                     fill: '.',
                 });
             }
+            EditorAction::Type(field) => {
+                let Some(f) = editor.file() else { continue };
+                let text = match field {
+                    Field::LevelName => f.name.clone(),
+                    Field::Description => f.description.clone(),
+                    Field::Seed => f.seed.to_string(),
+                    Field::Side(i) => f.sides.get(*i).map_or(String::new(), |s| s.name.clone()),
+                    Field::Unit(i) => f.units.get(*i).map_or(String::new(), |u| u.name.clone()),
+                };
+                editor.typing = Some(Typing {
+                    field: field.clone(),
+                    text,
+                });
+                editor.dirty = true;
+            }
+            EditorAction::ToggleController(i) => {
+                let Some(f) = editor.file() else { continue };
+                let Some(now) = f.sides.get(*i) else {
+                    continue;
+                };
+                let side = &now.name;
+                let controller = match now.controller {
+                    level::Controller::Human => level::Controller::Ai,
+                    level::Controller::Ai => level::Controller::Human,
+                };
+                editor.apply(Edit::SetController {
+                    side: side.clone(),
+                    controller,
+                });
+            }
             EditorAction::RemoveVictory(i) => editor.apply(Edit::RemoveVictory(*i)),
             EditorAction::AddLastStanding => {
                 editor.apply(Edit::AddVictory(level::Victory::LastSideStanding))
@@ -1119,6 +1197,21 @@ fn rebuild(
                     new_level_form(p, form);
                     return;
                 }
+                if let Some(t) = &editor.typing {
+                    p.spawn(ui::text(
+                        format!("Typing {}: (Enter keeps it, Esc drops it)", t.field.words()),
+                        14.0,
+                        ui::ACCENT,
+                    ));
+                    p.spawn((
+                        Node {
+                            padding: UiRect::all(px(4)),
+                            ..default()
+                        },
+                        BackgroundColor(ui::BG),
+                        children![ui::text(format!("{}_", t.text), 15.0, ui::TEXT)],
+                    ));
+                }
                 let title = match (&file, &editor.path) {
                     (Some(f), Some(path)) => format!(
                         "{}{} ({})",
@@ -1176,6 +1269,7 @@ fn rebuild(
                     ));
                     if editor.moving {
                         new_unit_panel(p, &editor, f);
+                        level_panel(p, &editor, f);
                         victory_panel(p, &editor, f);
                     }
                     let palette = if editor.moving { 0 } else { 9 };
@@ -1582,4 +1676,150 @@ pub fn guard_close(
             .entity(request.window)
             .try_insert(bevy::window::ClosingWindow);
     }
+}
+
+/// Typing in a text field: printable keys add to it, Backspace takes the last character off,
+/// Enter sets the field (an edit like any other, undone by Ctrl+Z), Esc drops it.
+fn typing_keys(
+    mut input: MessageReader<bevy::input::keyboard::KeyboardInput>,
+    mut editor: ResMut<Editor>,
+) {
+    use bevy::input::keyboard::Key;
+    if editor.typing.is_none() {
+        input.clear();
+        return;
+    }
+    let mut done: Option<bool> = None;
+    for ev in input.read() {
+        if !ev.state.is_pressed() {
+            continue;
+        }
+        let Some(t) = editor.typing.as_mut() else {
+            break;
+        };
+        match &ev.logical_key {
+            Key::Enter => done = Some(true),
+            Key::Escape => done = Some(false),
+            Key::Backspace => {
+                t.text.pop();
+            }
+            _ => {
+                if let Some(text) = &ev.text {
+                    t.text.extend(text.chars().filter(|c| !c.is_control()));
+                }
+            }
+        }
+        if done.is_some() {
+            break;
+        }
+    }
+    editor.dirty = true;
+    match done {
+        Some(true) => {
+            if let Some(t) = editor.typing.take() {
+                finish_typing(&mut editor, t);
+            }
+        }
+        Some(false) => editor.typing = None,
+        None => {}
+    }
+}
+
+/// The edit a finished text field makes.
+fn finish_typing(editor: &mut Editor, t: Typing) {
+    let text = t.text.trim().to_string();
+    let edit = match &t.field {
+        Field::LevelName => Edit::SetName(text.clone()),
+        Field::Description => Edit::SetDescription(text.clone()),
+        Field::Seed => match text.parse::<u64>() {
+            Ok(seed) => Edit::SetSeed(seed),
+            Err(_) => {
+                editor.message = format!("'{text}' is not a seed: a whole number, 0 or more");
+                return;
+            }
+        },
+        Field::Side(i) => {
+            let Some(side) = editor
+                .file()
+                .and_then(|f| f.sides.get(*i).map(|s| s.name.clone()))
+            else {
+                return;
+            };
+            Edit::RenameSide {
+                side,
+                to: text.clone(),
+            }
+        }
+        Field::Unit(i) => {
+            let Some(unit) = editor
+                .file()
+                .and_then(|f| f.units.get(*i).map(|u| u.name.clone()))
+            else {
+                return;
+            };
+            Edit::RenameUnit {
+                unit,
+                to: text.clone(),
+            }
+        }
+    };
+    let old_unit = match &edit {
+        Edit::RenameUnit { unit, .. } => Some(unit.clone()),
+        _ => None,
+    };
+    editor.apply(edit);
+    if editor.message.is_empty() && old_unit.is_some() && editor.picked == old_unit {
+        editor.picked = Some(text);
+    }
+}
+
+/// The level's name, description and seed and its sides (name and controller), each a button
+/// that opens a text field or switches the controller; the picked unit's name too.
+fn level_panel(p: &mut ChildSpawnerCommands, editor: &Editor, f: &LevelFile) {
+    p.spawn(Node {
+        flex_direction: FlexDirection::Row,
+        flex_wrap: FlexWrap::Wrap,
+        ..default()
+    })
+    .with_children(|row| {
+        row.spawn(ui::button(
+            "Name...",
+            None,
+            UiAction::Editor(EditorAction::Type(Field::LevelName)),
+        ));
+        row.spawn(ui::button(
+            "Description...",
+            None,
+            UiAction::Editor(EditorAction::Type(Field::Description)),
+        ));
+        row.spawn(ui::button(
+            format!("Seed {}...", f.seed),
+            None,
+            UiAction::Editor(EditorAction::Type(Field::Seed)),
+        ));
+        if let Some(u) = &editor.picked
+            && let Some(i) = f.units.iter().position(|x| &x.name == u)
+        {
+            row.spawn(ui::button(
+                format!("Rename {u}..."),
+                None,
+                UiAction::Editor(EditorAction::Type(Field::Unit(i))),
+            ));
+        }
+        for (i, side) in f.sides.iter().enumerate() {
+            row.spawn(ui::button(
+                format!("{}...", side.name),
+                None,
+                UiAction::Editor(EditorAction::Type(Field::Side(i))),
+            ));
+            row.spawn(ui::button(
+                match side.controller {
+                    level::Controller::Human => "human",
+                    level::Controller::Ai => "AI",
+                },
+                None,
+                UiAction::Editor(EditorAction::ToggleController(i)),
+            ));
+        }
+    });
 }

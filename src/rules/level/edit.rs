@@ -77,6 +77,16 @@ pub enum Edit {
         stat: String,
         value: Option<i64>,
     },
+    /// Renames a unit (its line's `name`).
+    RenameUnit { unit: String, to: String },
+    /// Renames a side, and with it every unit's `side` and every victory condition's `side`
+    /// that named it.
+    RenameSide { side: String, to: String },
+    /// Sets who plays a side by default.
+    SetController {
+        side: String,
+        controller: super::Controller,
+    },
     /// Sets the level's name.
     SetName(String),
     /// Sets the level's description.
@@ -224,6 +234,62 @@ fn edited(text: &str, edit: &Edit) -> Result<String, String> {
             let i = unit_index(unit)?;
             set_override(&mut out, text, &spans, i, stat, *value)?;
         }
+        Edit::RenameUnit { unit, to } => {
+            let i = unit_index(unit)?;
+            if to.trim().is_empty() {
+                return Err("a unit's name cannot be empty".into());
+            }
+            if file.units.iter().any(|u| &u.name == to && &u.name != unit) {
+                return Err(format!("a unit is already named '{to}'"));
+            }
+            let span = spans
+                .span(&[Seg::Field("units"), Seg::Index(i), Seg::Field("name")])
+                .ok_or("the unit's name was not found in the text")?;
+            out.replace(span, quote(to));
+        }
+        Edit::RenameSide { side, to } => {
+            let i = side_index(&file, side)?;
+            if to.trim().is_empty() {
+                return Err("a side's name cannot be empty".into());
+            }
+            if file.sides.iter().any(|s| &s.name == to && &s.name != side) {
+                return Err(format!("a side is already named '{to}'"));
+            }
+            let at = |path: &[Seg]| spans.span(path).ok_or("a side's name was not found");
+            out.replace(
+                at(&[Seg::Field("sides"), Seg::Index(i), Seg::Field("name")])?,
+                quote(to),
+            );
+            for (j, u) in file.units.iter().enumerate() {
+                if &u.side == side {
+                    out.replace(
+                        at(&[Seg::Field("units"), Seg::Index(j), Seg::Field("side")])?,
+                        quote(to),
+                    );
+                }
+            }
+            for (j, v) in file.victory.iter().enumerate() {
+                let named = match v {
+                    Victory::SurviveRounds { side: s, .. } | Victory::ReachCell { side: s, .. } => {
+                        s == side
+                    }
+                    Victory::LastSideStanding => false,
+                };
+                if named {
+                    out.replace(
+                        at(&[Seg::Field("victory"), Seg::Index(j), Seg::Field("side")])?,
+                        quote(to),
+                    );
+                }
+            }
+        }
+        Edit::SetController { side, controller } => {
+            let i = side_index(&file, side)?;
+            let span = spans
+                .span(&[Seg::Field("sides"), Seg::Index(i), Seg::Field("controller")])
+                .ok_or("the side's controller was not found in the text")?;
+            out.replace(span, format!("{controller:?}"));
+        }
         Edit::SetName(name) => set_field(&mut out, text, &spans, "name", &quote(name))?,
         Edit::SetDescription(d) => set_field(&mut out, text, &spans, "description", &quote(d))?,
         Edit::SetSeed(seed) => set_field(&mut out, text, &spans, "seed", &seed.to_string())?,
@@ -287,6 +353,20 @@ impl<'a> Splice<'a> {
 }
 
 /// A RON string literal.
+/// The index of the side named `name`, or why not.
+fn side_index(file: &LevelFile, name: &str) -> Result<usize, String> {
+    file.sides
+        .iter()
+        .position(|s| s.name == name)
+        .ok_or_else(|| {
+            let names: Vec<&str> = file.sides.iter().map(|s| s.name.as_str()).collect();
+            format!(
+                "no side is named '{name}'; the sides are: {}",
+                names.join(", ")
+            )
+        })
+}
+
 fn quote(s: &str) -> String {
     format!("{s:?}")
 }

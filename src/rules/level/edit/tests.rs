@@ -428,3 +428,85 @@ fn a_problem_is_located_on_its_cell() {
     assert_eq!(super::locate(text, 2, 12), None);
     assert_eq!(super::locate(text, 99, 1), None);
 }
+
+/// Renaming a side renames it everywhere it is named (its units, its victory conditions) and
+/// nowhere else; renaming a unit changes its name only; a side's controller changes alone.
+/// Names already taken are refused and change nothing.
+#[test]
+fn renames_reach_every_reference_and_refuse_taken_names() {
+    let text = r#"(
+    name: "R", ruleset: "sides", topology: Square(diagonals: One), size: (4, 2),
+    map: ["....", "...."],
+    sides: [(name: "A", controller: Human), (name: "B", controller: Ai)],
+    units: [
+        (name: "a", side: "A", cell: (0, 0), template: "warrior"),
+        (name: "b", side: "B", cell: (3, 1), template: "warrior"),
+        (name: "c", side: "A", cell: (1, 0), template: "warrior"),
+    ],
+    victory: [ReachCell(side: "A", cell: (3, 0)), SurviveRounds(side: "B", rounds: 5)],
+)"#;
+    let mut doc = LevelDoc::new(text);
+    doc.apply(&Edit::RenameSide {
+        side: "A".into(),
+        to: "Wardens".into(),
+    })
+    .expect("rename");
+    let f = level::load("r.ron", doc.text()).expect("valid").file;
+    assert_eq!(f.sides[0].name, "Wardens");
+    assert_eq!(
+        f.units.iter().map(|u| u.side.as_str()).collect::<Vec<_>>(),
+        ["Wardens", "B", "Wardens"]
+    );
+    assert_eq!(
+        f.victory,
+        [
+            Victory::ReachCell {
+                side: "Wardens".into(),
+                cell: (3, 0)
+            },
+            Victory::SurviveRounds {
+                side: "B".into(),
+                rounds: 5
+            }
+        ]
+    );
+    doc.apply(&Edit::RenameUnit {
+        unit: "b".into(),
+        to: "Brute".into(),
+    })
+    .expect("rename");
+    doc.apply(&Edit::SetController {
+        side: "B".into(),
+        controller: super::super::Controller::Human,
+    })
+    .expect("controller");
+    let f = level::load("r.ron", doc.text()).expect("valid").file;
+    assert_eq!(f.units[1].name, "Brute");
+    assert_eq!(f.sides[1].controller, super::super::Controller::Human);
+    let before = doc.text().to_string();
+    for bad in [
+        Edit::RenameUnit {
+            unit: "a".into(),
+            to: "c".into(),
+        },
+        Edit::RenameSide {
+            side: "B".into(),
+            to: "Wardens".into(),
+        },
+        Edit::RenameSide {
+            side: "Nobody".into(),
+            to: "X".into(),
+        },
+        Edit::RenameUnit {
+            unit: "a".into(),
+            to: " ".into(),
+        },
+    ] {
+        assert!(doc.apply(&bad).is_err(), "{bad:?}");
+        assert_eq!(doc.text(), before);
+    }
+    for _ in 0..3 {
+        assert!(doc.undo());
+    }
+    assert_eq!(doc.text(), text);
+}
