@@ -1272,7 +1272,8 @@ fn rebuild(
                         level_panel(p, &editor, f);
                         victory_panel(p, &editor, f);
                     }
-                    let palette = if editor.moving { 0 } else { 9 };
+                    // Every glyph of the level's legend; the first nine also on the digit keys.
+                    let palette = if editor.moving { 0 } else { usize::MAX };
                     // Two glyphs a row: the panel keeps room for the problems and the meter.
                     p.spawn(Node {
                         flex_direction: FlexDirection::Row,
@@ -1297,7 +1298,11 @@ fn rebuild(
                                 },
                                 BackgroundColor(colour),
                                 children![ui::text(
-                                    format!("[{}] '{g}' {}", i + 1, t.name),
+                                    if i < 9 {
+                                        format!("[{}] '{g}' {}", i + 1, t.name)
+                                    } else {
+                                        format!("'{g}' {}", t.name)
+                                    },
                                     14.0,
                                     ui::TEXT
                                 )],
