@@ -1072,10 +1072,11 @@ fn the_editor_makes_a_new_level_from_nothing_and_plays_it() {
         app.update();
         app.update();
     };
-    // Paint: a rectangle of walls (3, then F, two corners), then fill the floor with rough
-    // ground (2, F again, one click): one edit each.
+    // Paint: a rectangle of walls (3, then F twice, two corners), then fill the floor with
+    // rough ground (2, F again, one click): one edit each.
     tap(&mut app, KeyCode::Digit3);
-    tap(&mut app, KeyCode::KeyF);
+    tap(&mut app, KeyCode::KeyF); // line
+    tap(&mut app, KeyCode::KeyF); // rectangle
     click(&mut app, (0, 0));
     click(&mut app, (2, 1));
     tap(&mut app, KeyCode::Digit2);

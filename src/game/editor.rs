@@ -13,7 +13,7 @@
 //! (ruleset R, grid G, size with the arrow keys, Enter creates it in `levels/`). With the
 //! units tool, a click on an empty cell with no unit picked places a new unit of the side (S)
 //! and template (T) shown in the panel, with the template's numbers. F switches the paint
-//! tool: brush (a cell), rectangle (two corners), fill (the region of the same terrain).
+//! tool: brush (a cell), line and rectangle (two ends), fill (the region of the same terrain).
 //! In the units tool the panel lists how the level is won: click a condition to remove it,
 //! or add the last side standing, the new units' side holding out some rounds (- and + set
 //! them), or that side reaching a cell (the next click on the board picks it).
@@ -337,6 +337,8 @@ pub enum PaintTool {
     /// The clicked cell.
     #[default]
     Brush,
+    /// The straight line between two clicked ends.
+    Line,
     /// The rectangle between two clicked corners.
     Rect,
     /// The clicked cell's region of the same terrain.
@@ -346,7 +348,8 @@ pub enum PaintTool {
 impl PaintTool {
     fn next(self) -> Self {
         match self {
-            PaintTool::Brush => PaintTool::Rect,
+            PaintTool::Brush => PaintTool::Line,
+            PaintTool::Line => PaintTool::Rect,
             PaintTool::Rect => PaintTool::Fill,
             PaintTool::Fill => PaintTool::Brush,
         }
@@ -355,6 +358,7 @@ impl PaintTool {
     fn name(self) -> &'static str {
         match self {
             PaintTool::Brush => "brush",
+            PaintTool::Line => "line",
             PaintTool::Rect => "rectangle",
             PaintTool::Fill => "fill",
         }
@@ -603,13 +607,27 @@ fn click_cell(editor: &mut Editor, at: (i32, i32)) {
         match (editor.paint_tool, editor.rect_from) {
             (PaintTool::Brush, _) => editor.apply(Edit::Paint { cell: at, glyph }),
             (PaintTool::Fill, _) => editor.apply(Edit::Fill { cell: at, glyph }),
-            (PaintTool::Rect, None) => {
+            (PaintTool::Rect | PaintTool::Line, None) => {
                 editor.rect_from = Some(at);
                 editor.message = format!(
-                    "Rectangle from ({}, {}): click the opposite corner",
-                    at.0, at.1
+                    "{} from ({}, {}): click the other end",
+                    if editor.paint_tool == PaintTool::Line {
+                        "Line"
+                    } else {
+                        "Rectangle"
+                    },
+                    at.0,
+                    at.1
                 );
                 editor.dirty = true;
+            }
+            (PaintTool::Line, Some(from)) => {
+                editor.rect_from = None;
+                editor.apply(Edit::PaintLine {
+                    from,
+                    to: at,
+                    glyph,
+                });
             }
             (PaintTool::Rect, Some(from)) => {
                 editor.rect_from = None;
@@ -1260,7 +1278,7 @@ fn rebuild(
                             "Tool: units - click one to pick it, then a cell to move it; C copies, Del removes; an empty cell gets a new unit (U to paint)".to_string()
                         } else {
                             format!(
-                                "Tool: paint, {} (F: brush / rectangle / fill; Ctrl+arrow grows the map at that edge, with Shift shrinks it; U units; N new level)",
+                                "Tool: paint, {} (F: brush / line / rectangle / fill; Ctrl+arrow grows the map at that edge, with Shift shrinks it; U units; N new level)",
                                 editor.paint_tool.name()
                             )
                         },

@@ -44,6 +44,33 @@ fn bfs_steps(grid: &Grid, from: Cell, to: Cell) -> u32 {
 }
 
 proptest! {
+    /// A painted line runs from one end to the other, a step at a time, inside the
+    /// rectangle of its ends, with as many cells as the longest way across: on hexes its
+    /// step distance plus one, on squares the longer axis plus one.
+    #[test]
+    fn a_line_joins_its_ends_a_step_at_a_time((grid, a, b) in arb_case()) {
+        let line = grid.line(a, b);
+        prop_assert_eq!(line.first().copied(), Some(a));
+        prop_assert_eq!(line.last().copied(), Some(b));
+        let n = if grid.topology.is_hex() {
+            grid.distance_steps(a, b) as i32
+        } else {
+            (a.x - b.x).abs().max((a.y - b.y).abs())
+        };
+        prop_assert_eq!(line.len() as i32, n + 1);
+        for w in line.windows(2) {
+            let step = if grid.topology.is_hex() {
+                grid.distance_steps(w[0], w[1]) as i32
+            } else {
+                (w[0].x - w[1].x).abs().max((w[0].y - w[1].y).abs())
+            };
+            prop_assert_eq!(step, 1, "{:?}", line);
+        }
+        for c in &line {
+            prop_assert!(grid.contains(*c), "{:?} off the map", c);
+        }
+    }
+
     #[test]
     fn axial_round_trips((grid, a, _b) in arb_case()) {
         let (q, r) = grid.to_axial(a);

@@ -47,6 +47,13 @@ pub enum Edit {
         to: (i32, i32),
         glyph: char,
     },
+    /// Paints a straight line of cells between two ends (inclusive), a step at a time
+    /// ([`crate::rules::grid::Grid::line`]).
+    PaintLine {
+        from: (i32, i32),
+        to: (i32, i32),
+        glyph: char,
+    },
     /// Paints the region of `cell`: every cell reached from it through neighbours of the
     /// same glyph (sharing a side on squares, any of the six on hexes), as a paint bucket.
     Fill { cell: (i32, i32), glyph: char },
@@ -182,6 +189,24 @@ fn edited(text: &str, edit: &Edit) -> Result<String, String> {
         Edit::PaintRect { from, to, glyph } => {
             let cells: Vec<(i32, i32)> = (from.1.min(to.1)..=from.1.max(to.1))
                 .flat_map(|y| (from.0.min(to.0)..=from.0.max(to.0)).map(move |x| (x, y)))
+                .collect();
+            paint(&mut out, &spans, &file, &cells, *glyph)?;
+        }
+        Edit::PaintLine { from, to, glyph } => {
+            use crate::rules::grid::{Cell, Grid};
+            let (w, h) = (
+                file.map
+                    .iter()
+                    .map(|r| r.chars().count())
+                    .max()
+                    .unwrap_or(0) as u32,
+                file.map.len() as u32,
+            );
+            let grid = Grid::new(file.topology, w, h);
+            let cells: Vec<(i32, i32)> = grid
+                .line(Cell::new(from.0, from.1), Cell::new(to.0, to.1))
+                .into_iter()
+                .map(|c| (c.x, c.y))
                 .collect();
             paint(&mut out, &spans, &file, &cells, *glyph)?;
         }

@@ -510,3 +510,36 @@ fn renames_reach_every_reference_and_refuse_taken_names() {
     }
     assert_eq!(doc.text(), text);
 }
+
+/// A painted line: both ends and the cells between, one edit (one undo).
+#[test]
+fn paint_line_paints_a_straight_line() {
+    let text = r#"(
+    name: "L", ruleset: "sides", topology: Square(diagonals: One), size: (5, 3),
+    map: [".....", ".....", "....."],
+    sides: [(name: "A", controller: Human), (name: "B", controller: Ai)],
+    units: [
+        (name: "a", side: "A", cell: (0, 2), template: "warrior"),
+        (name: "b", side: "B", cell: (4, 0), template: "warrior"),
+    ],
+)"#;
+    let mut doc = LevelDoc::new(text);
+    doc.apply(&Edit::PaintLine {
+        from: (0, 0),
+        to: (4, 2),
+        glyph: '#',
+    })
+    .expect("line");
+    let map = level::load("l.ron", doc.text()).expect("valid").file.map;
+    assert_eq!(map, ["#....", ".##..", "...##"]);
+    assert!(doc.undo());
+    assert_eq!(doc.text(), text);
+    assert!(
+        doc.apply(&Edit::PaintLine {
+            from: (0, 0),
+            to: (9, 0),
+            glyph: '#'
+        })
+        .is_err()
+    );
+}
