@@ -1098,6 +1098,38 @@ fn the_editor_makes_a_new_level_from_nothing_and_plays_it() {
         painted[2..].iter().all(|r| r.chars().all(|c| c == ',')),
         "{painted:?}"
     );
+    // A new terrain (L, a copy of the painted rough ground), one dearer to enter.
+    tap(&mut app, KeyCode::KeyL);
+    {
+        use fray::game::ui::UiAction;
+        let want = UiAction::Editor(fray::game::editor::EditorAction::TerrainCost(1));
+        let mut q = app.world_mut().query::<(Entity, &UiAction)>();
+        let e = q
+            .iter(app.world())
+            .find(|(_, a)| **a == want)
+            .map(|(e, _)| e)
+            .expect("the cost button is shown");
+        app.world_mut().entity_mut(e).insert(Interaction::Pressed);
+        app.update();
+        app.update();
+    }
+    let legend = {
+        let editor = app.world().resource::<Editor>();
+        assert_eq!(editor.glyph, 'a', "the new glyph is picked");
+        let text = editor.doc.as_ref().expect("open").text().to_string();
+        fray::rules::level::load("x.ron", &text)
+            .expect("valid")
+            .file
+            .legend
+    };
+    let rough = fray::rules::level::standard_legend()
+        .into_iter()
+        .find(|(g, _)| *g == ',')
+        .expect("rough")
+        .1;
+    let new = legend.get(&'a').expect("a new legend entry");
+    assert_eq!(new.cost, rough.cost.map(|c| c + 1));
+    assert_eq!(new.name, format!("new {}", rough.name));
     // Ctrl+Left grows the map at its left edge (everything moves right); Ctrl+Shift+Left
     // shrinks it there again: the text is what it was.
     let doc_text = |app: &App| {

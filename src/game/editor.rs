@@ -107,6 +107,14 @@ pub enum EditorAction {
     },
     /// Start typing a new value for a field.
     Type(Field),
+    /// The painted glyph's terrain: cost up or down, impassable or not, the next kind of
+    /// sight, difficult or not (a standard glyph gets the level's own legend entry).
+    TerrainCost(i32),
+    TerrainImpassable,
+    TerrainSight,
+    TerrainDifficult,
+    /// A new glyph in the level's legend (a copy of the painted one's terrain), picked.
+    NewTerrain,
     /// Switch the n-th side's default controller between human and AI.
     ToggleController(usize),
     /// Remove the n-th victory condition.
@@ -310,6 +318,8 @@ pub enum Field {
     Side(usize),
     /// The n-th unit's name.
     Unit(usize),
+    /// The name of the terrain a glyph stands for.
+    Terrain(char),
 }
 
 /// A text field being typed in: what it sets and the text so far.
@@ -327,6 +337,7 @@ impl Field {
             Field::Seed => "the seed".into(),
             Field::Side(_) => "the side's name".into(),
             Field::Unit(_) => "the unit's name".into(),
+            Field::Terrain(g) => format!("the name of '{g}'"),
         }
     }
 }
@@ -562,6 +573,8 @@ fn editor_keys(
         send(EditorAction::NextPaintTool);
     } else if keys.just_pressed(KeyCode::KeyO) {
         send(EditorAction::NextOverlay);
+    } else if keys.just_pressed(KeyCode::KeyL) {
+        send(EditorAction::NewTerrain);
     } else if keys.just_pressed(KeyCode::KeyB) {
         let shift = keys.any_pressed([KeyCode::ShiftLeft, KeyCode::ShiftRight]);
         send(if shift {
@@ -889,6 +902,10 @@ fn editor_actions(
                     Field::Seed => f.seed.to_string(),
                     Field::Side(i) => f.sides.get(*i).map_or(String::new(), |s| s.name.clone()),
                     Field::Unit(i) => f.units.get(*i).map_or(String::new(), |u| u.name.clone()),
+                    Field::Terrain(g) => merged_legend(&f.legend)
+                        .into_iter()
+                        .find(|(k, _)| k == g)
+                        .map_or(String::new(), |(_, t)| t.name),
                 };
                 editor.typing = Some(Typing {
                     field: field.clone(),
@@ -910,6 +927,66 @@ fn editor_actions(
                     side: side.clone(),
                     controller,
                 });
+            }
+            EditorAction::TerrainCost(_)
+            | EditorAction::TerrainImpassable
+            | EditorAction::TerrainSight
+            | EditorAction::TerrainDifficult => {
+                let Some(f) = editor.file() else { continue };
+                let glyph = editor.glyph;
+                let Some((_, mut t)) = merged_legend(&f.legend)
+                    .into_iter()
+                    .find(|(k, _)| *k == glyph)
+                else {
+                    continue;
+                };
+                match a {
+                    EditorAction::TerrainCost(d) => {
+                        let now = i64::from(t.cost.unwrap_or(0));
+                        t.cost = Some(
+                            (now + i64::from(*d)).clamp(1, i64::from(level::MAX_TERRAIN_COST))
+                                as u32,
+                        );
+                    }
+                    EditorAction::TerrainImpassable => {
+                        t.cost = if t.cost.is_some() { None } else { Some(1) };
+                    }
+                    EditorAction::TerrainSight => {
+                        t.sight = match t.sight {
+                            Sight::Clear => Sight::Slit,
+                            Sight::Slit => Sight::Opaque,
+                            Sight::Opaque => Sight::Clear,
+                        };
+                    }
+                    _ => t.difficult = !t.difficult,
+                }
+                editor.apply(Edit::SetLegend {
+                    glyph,
+                    terrain: Some(t),
+                });
+            }
+            EditorAction::NewTerrain => {
+                let Some(f) = editor.file() else { continue };
+                let legend = merged_legend(&f.legend);
+                let free = ('a'..='z')
+                    .chain('A'..='Z')
+                    .find(|c| legend.iter().all(|(k, _)| k != c));
+                let base = legend
+                    .iter()
+                    .find(|(k, _)| *k == editor.glyph)
+                    .map(|(_, t)| t.clone());
+                let (Some(glyph), Some(mut t)) = (free, base) else {
+                    editor.message = "No free glyph is left for a new terrain".into();
+                    editor.dirty = true;
+                    continue;
+                };
+                t.name = format!("new {}", t.name);
+                editor.apply(Edit::SetLegend {
+                    glyph,
+                    terrain: Some(t),
+                });
+                editor.glyph = glyph;
+                editor.moving = false;
             }
             EditorAction::RemoveVictory(i) => editor.apply(Edit::RemoveVictory(*i)),
             EditorAction::AddLastStanding => {
@@ -1292,6 +1369,9 @@ fn rebuild(
                     }
                     // Every glyph of the level's legend; the first nine also on the digit keys.
                     let palette = if editor.moving { 0 } else { usize::MAX };
+                    if !editor.moving {
+                        terrain_panel(p, &editor, f);
+                    }
                     // Two glyphs a row: the panel keeps room for the problems and the meter.
                     p.spawn(Node {
                         flex_direction: FlexDirection::Row,
@@ -1773,6 +1853,25 @@ fn finish_typing(editor: &mut Editor, t: Typing) {
                 to: text.clone(),
             }
         }
+        Field::Terrain(g) => {
+            let Some(mut t) = editor.file().and_then(|f| {
+                merged_legend(&f.legend)
+                    .into_iter()
+                    .find(|(k, _)| k == g)
+                    .map(|(_, t)| t)
+            }) else {
+                return;
+            };
+            if text.is_empty() {
+                editor.message = "A terrain needs a name".into();
+                return;
+            }
+            t.name = text.clone();
+            Edit::SetLegend {
+                glyph: *g,
+                terrain: Some(t),
+            }
+        }
         Field::Unit(i) => {
             let Some(unit) = editor
                 .file()
@@ -1842,6 +1941,58 @@ fn level_panel(p: &mut ChildSpawnerCommands, editor: &Editor, f: &LevelFile) {
                 },
                 None,
                 UiAction::Editor(EditorAction::ToggleController(i)),
+            ));
+        }
+    });
+}
+
+/// The painted glyph's terrain and the buttons that change it (the level's own legend entry).
+fn terrain_panel(p: &mut ChildSpawnerCommands, editor: &Editor, f: &LevelFile) {
+    let Some((g, t)) = merged_legend(&f.legend)
+        .into_iter()
+        .find(|(k, _)| *k == editor.glyph)
+    else {
+        return;
+    };
+    let cost = t
+        .cost
+        .map_or("impassable".to_string(), |c| format!("cost {c}"));
+    p.spawn(ui::text(
+        format!(
+            "'{g}' {}: {cost}, sight {:?}{} (L: a new terrain)",
+            t.name,
+            t.sight,
+            if t.difficult { ", difficult" } else { "" }
+        ),
+        13.0,
+        ui::DIM,
+    ));
+    p.spawn(Node {
+        flex_direction: FlexDirection::Row,
+        flex_wrap: FlexWrap::Wrap,
+        ..default()
+    })
+    .with_children(|row| {
+        for (label, a) in [
+            ("Name...", EditorAction::Type(Field::Terrain(g))),
+            ("cost-", EditorAction::TerrainCost(-1)),
+            ("cost+", EditorAction::TerrainCost(1)),
+            ("wall?", EditorAction::TerrainImpassable),
+            ("sight", EditorAction::TerrainSight),
+            ("difficult?", EditorAction::TerrainDifficult),
+        ] {
+            row.spawn((
+                Button,
+                UiAction::Editor(a),
+                ui::ButtonColour(ui::BUTTON),
+                Node {
+                    margin: UiRect::all(px(2)),
+                    padding: UiRect::axes(px(5), px(2)),
+                    border_radius: BorderRadius::all(px(4)),
+                    ..default()
+                },
+                BackgroundColor(ui::BUTTON),
+                children![ui::text(label, 13.0, ui::TEXT)],
             ));
         }
     });

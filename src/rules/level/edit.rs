@@ -94,6 +94,12 @@ pub enum Edit {
         side: String,
         controller: super::Controller,
     },
+    /// Adds or replaces the level's legend entry for `glyph` (a standard glyph's entry replaces
+    /// it for this level), or with `None` removes the level's entry.
+    SetLegend {
+        glyph: char,
+        terrain: Option<crate::rules::map::Terrain>,
+    },
     /// Sets the level's name.
     SetName(String),
     /// Sets the level's description.
@@ -314,6 +320,12 @@ fn edited(text: &str, edit: &Edit) -> Result<String, String> {
                 .span(&[Seg::Field("sides"), Seg::Index(i), Seg::Field("controller")])
                 .ok_or("the side's controller was not found in the text")?;
             out.replace(span, format!("{controller:?}"));
+        }
+        Edit::SetLegend { glyph, terrain } => {
+            if glyph.is_control() || *glyph == '"' || *glyph == '\\' {
+                return Err(format!("{glyph:?} cannot be a map glyph"));
+            }
+            set_legend(&mut out, text, &spans, *glyph, terrain.as_ref())?;
         }
         Edit::SetName(name) => set_field(&mut out, text, &spans, "name", &quote(name))?,
         Edit::SetDescription(d) => set_field(&mut out, text, &spans, "description", &quote(d))?,
@@ -675,6 +687,83 @@ fn set_field(
         .ok_or("the level has no `name` to add the field after")?;
     // The field's span starts at its value; the line starts with `name:`.
     append_line(out, text, name, &format!("{field}: {value}"));
+    Ok(())
+}
+
+/// A legend entry as a designer writes it: `'w': (name: "deep water", cost: None, sight: Clear)`.
+fn legend_entry(glyph: char, t: &crate::rules::map::Terrain) -> String {
+    let cost = t.cost.map_or("None".to_string(), |c| format!("Some({c})"));
+    let difficult = if t.difficult { ", difficult: true" } else { "" };
+    format!(
+        "{glyph:?}: (name: {}, cost: {cost}, sight: {:?}{difficult})",
+        quote(&t.name),
+        t.sight
+    )
+}
+
+fn set_legend(
+    out: &mut Splice,
+    text: &str,
+    spans: &Spans,
+    glyph: char,
+    terrain: Option<&crate::rules::map::Terrain>,
+) -> Result<(), String> {
+    let path = [Seg::Field("legend")];
+    let entry_path = [Seg::Field("legend"), Seg::Char(glyph)];
+    match (spans.span(&entry_path), terrain) {
+        (Some(span), Some(t)) => out.replace(span, legend_entry(glyph, t)),
+        (Some((at, end)), None) => {
+            let (after, comma) = past_comma(text, end);
+            if on_own_line(text, at) {
+                // The whole line goes.
+                let start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+                let stop = text[after..]
+                    .find('\n')
+                    .map_or(text.len(), |i| after + i + 1);
+                out.replace((start, stop), String::new());
+            } else if comma {
+                let rest = &text[after..];
+                let spaces = rest.len() - rest.trim_start_matches([' ', '\t']).len();
+                out.replace((at, after + spaces), String::new());
+            } else {
+                let before = text[..at].trim_end();
+                if before.ends_with(',') {
+                    out.replace((before.len() - 1, end), String::new());
+                } else {
+                    out.replace((at, end), String::new());
+                }
+            }
+        }
+        (None, None) => {}
+        (None, Some(t)) => {
+            let entry = legend_entry(glyph, t);
+            match spans.span(&path) {
+                Some((start, end)) => {
+                    let entries = spans.children(&path).unwrap_or_default();
+                    match entries.last() {
+                        // One entry a line, as the shipped files write them.
+                        Some(&(first, _)) if on_own_line(text, entries[0].0) => {
+                            let last = entries.last().map_or(first, |e| e.1);
+                            let indent = line_indent(text, entries[0].0);
+                            let (after, comma) = past_comma(text, last);
+                            if comma {
+                                out.replace((after, after), format!("\n{indent}{entry},"));
+                            } else {
+                                out.replace((last, last), format!(",\n{indent}{entry},"));
+                            }
+                        }
+                        Some(&(_, last)) => {
+                            let (after, comma) = past_comma(text, last);
+                            let sep = if comma { " " } else { ", " };
+                            out.replace((after, after), format!("{sep}{entry}"));
+                        }
+                        None => out.replace((start, end), format!("{{{entry}}}")),
+                    }
+                }
+                None => set_field(out, text, spans, "legend", &format!("{{{entry}}}"))?,
+            }
+        }
+    }
     Ok(())
 }
 

@@ -543,3 +543,80 @@ fn paint_line_paints_a_straight_line() {
         .is_err()
     );
 }
+
+/// Legend entries: one added to a legend written one entry a line goes on its own line; an
+/// entry is changed in place and removed with its line; a level without a legend gets one;
+/// every step validates and undo returns the bytes.
+#[test]
+fn legend_entries_are_added_changed_and_removed_as_written() {
+    use crate::rules::map::{Sight, Terrain};
+    let text = std::fs::read_to_string(crate::repo_dir().join("levels/alternating_bridge.ron"))
+        .expect("read");
+    let mut doc = LevelDoc::new(text.clone());
+    let bog = Terrain {
+        name: "bog".into(),
+        cost: Some(3),
+        sight: Sight::Clear,
+        difficult: true,
+    };
+    doc.apply(&Edit::SetLegend {
+        glyph: 'b',
+        terrain: Some(bog.clone()),
+    })
+    .expect("add");
+    assert!(
+        doc.text().contains(
+            "\n        'b': (name: \"bog\", cost: Some(3), sight: Clear, difficult: true),\n"
+        ),
+        "{}",
+        doc.text()
+    );
+    let f = level::load("b.ron", doc.text()).expect("valid").file;
+    assert_eq!(f.legend.get(&'b'), Some(&bog));
+    // Changed in place: deep water becomes passable.
+    let mut water = f.legend[&'w'].clone();
+    water.cost = Some(4);
+    doc.apply(&Edit::SetLegend {
+        glyph: 'w',
+        terrain: Some(water.clone()),
+    })
+    .expect("change");
+    let f = level::load("b.ron", doc.text()).expect("valid").file;
+    assert_eq!(f.legend.get(&'w'), Some(&water));
+    // Removed with its line.
+    doc.apply(&Edit::SetLegend {
+        glyph: 'b',
+        terrain: None,
+    })
+    .expect("remove");
+    assert!(!doc.text().contains("bog"));
+    level::load("b.ron", doc.text()).expect("valid");
+    for _ in 0..3 {
+        assert!(doc.undo());
+    }
+    assert_eq!(doc.text(), text);
+    // A level with no legend gets one.
+    let text = super::blank(
+        crate::rules::ruleset_data::builtin(crate::rules::rulesets::RulesetId::Sides)
+            .expect("sides"),
+        crate::rules::grid::Topology::Square {
+            diagonals: crate::rules::grid::Diagonals::One,
+        },
+        (6, 4),
+    );
+    let mut doc = LevelDoc::new(text);
+    doc.apply(&Edit::SetLegend {
+        glyph: 'b',
+        terrain: Some(bog.clone()),
+    })
+    .expect("add");
+    let f = level::load("n.ron", doc.text()).expect("valid").file;
+    assert_eq!(f.legend.get(&'b'), Some(&bog));
+    assert!(
+        doc.apply(&Edit::SetLegend {
+            glyph: '"',
+            terrain: None
+        })
+        .is_err()
+    );
+}
