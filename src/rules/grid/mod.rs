@@ -279,25 +279,35 @@ impl Grid {
             if n == 0 {
                 return vec![a];
             }
-            // A tiny nudge keeps the interpolation off the edges between two hexes.
-            let (aq, ar) = (f64::from(aq) + 1e-6, f64::from(ar) + 1e-6);
-            let (bq, br) = (f64::from(bq) + 1e-6, f64::from(br) + 1e-6);
-            (0..=n)
-                .map(|i| {
-                    let t = f64::from(i) / f64::from(n);
-                    let q = aq + (bq - aq) * t;
-                    let r = ar + (br - ar) * t;
-                    let s = -q - r;
-                    let (mut rq, mut rr, rs) = (q.round(), r.round(), s.round());
-                    let (dq, dr, ds) = ((rq - q).abs(), (rr - r).abs(), (rs - s).abs());
-                    if dq > dr && dq > ds {
-                        rq = -rr - rs;
-                    } else if dr > ds {
-                        rr = -rq - rs;
-                    }
-                    self.from_axial(rq as i32, rr as i32)
-                })
-                .collect()
+            // A tiny nudge keeps the interpolation off the edges between two hexes; where the
+            // line runs along such edges either side is as straight, and the side that stays
+            // on the map is taken.
+            let along = |nudge: f64| -> Vec<Cell> {
+                let (aq, ar) = (f64::from(aq) + nudge, f64::from(ar) + nudge);
+                let (bq, br) = (f64::from(bq) + nudge, f64::from(br) + nudge);
+                (0..=n)
+                    .map(|i| {
+                        let t = f64::from(i) / f64::from(n);
+                        let q = aq + (bq - aq) * t;
+                        let r = ar + (br - ar) * t;
+                        let s = -q - r;
+                        let (mut rq, mut rr, rs) = (q.round(), r.round(), s.round());
+                        let (dq, dr, ds) = ((rq - q).abs(), (rr - r).abs(), (rs - s).abs());
+                        if dq > dr && dq > ds {
+                            rq = -rr - rs;
+                        } else if dr > ds {
+                            rr = -rq - rs;
+                        }
+                        self.from_axial(rq as i32, rr as i32)
+                    })
+                    .collect()
+            };
+            let one = along(1e-6);
+            if one.iter().all(|c| self.contains(*c)) {
+                one
+            } else {
+                along(-1e-6)
+            }
         } else {
             let (dx, dy) = (b.x - a.x, b.y - a.y);
             let n = dx.abs().max(dy.abs());
