@@ -208,3 +208,18 @@ fn cellmap_get_is_none_out_of_bounds() {
         [Cell::new(1, 1)]
     );
 }
+
+/// On a one-row map of flat hexes the straight line between (1, 0) and (3, 0) runs along the
+/// edges between hexes; of its two equally straight ways it takes the one on the map.
+#[test]
+fn a_hex_line_along_edges_stays_on_the_map() {
+    let grid = Grid::new(
+        Topology::Hex {
+            orientation: HexOrientation::Flat,
+        },
+        4,
+        1,
+    );
+    let line = grid.line(Cell::new(1, 0), Cell::new(3, 0));
+    assert_eq!(line, [(1, 0), (2, 0), (3, 0)].map(|(x, y)| Cell::new(x, y)));
+}
