@@ -1417,7 +1417,7 @@ fn overlap(a: [f32; 4], b: [f32; 4]) -> bool {
     a[2].min(b[2]) - a[0].max(b[0]) > 0.5 && a[3].min(b[3]) - a[1].max(b[1]) > 0.5
 }
 
-/// `fray shot --size --layout` at the three sizes the HUD is measured at, on a square and a hex
+/// `fray shot --size --layout` at the four sizes the HUD is measured at, on a square and a hex
 /// level: no two texts (HUD texts, board labels) overlap, every box is inside the window, and
 /// from 1280x800 up the board's room is at least half the window. Needs a display: `.ci/run`
 /// runs it under Xvfb (`cargo test --test game -- --ignored`).
@@ -1429,7 +1429,7 @@ fn the_battle_screen_layout_fits_at_every_size() {
     let dir = temp_dir("layout");
     let mut failures = Vec::new();
     for level in ["sides_village_brawl.ron", "phases_hex_skirmish.ron"] {
-        for (w, h) in [(1024, 640), (1280, 800), (1920, 1080)] {
+        for (w, h) in [(1024, 640), (1280, 800), (1920, 1080), (2560, 1440)] {
             let png = dir.join(format!("{level}-{w}x{h}.png"));
             let json = dir.join(format!("{level}-{w}x{h}.json"));
             let status = std::process::Command::new(fray)

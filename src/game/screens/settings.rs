@@ -164,20 +164,33 @@ fn setting_clicks(
     }
 }
 
-/// Puts the window mode, the UI scale and the palette into effect (at the start and whenever
-/// they change).
+/// How much larger than the UI scale setting the UI is drawn in a window of `size` (logical
+/// pixels): 1 up to 1920x1080, then as the window grows past it (x1.33 at 2560x1440), up to
+/// x2, so text and panels keep their share of a large window instead of shrinking in it.
+pub fn window_factor(size: Vec2) -> f32 {
+    (size.x / 1920.0).min(size.y / 1080.0).clamp(1.0, 2.0)
+}
+
+/// Puts the window mode, the UI scale (the setting times [`window_factor`]) and the palette
+/// into effect (at the start, whenever they change and whenever the window's size changes the
+/// factor).
 fn apply_settings(
     settings: Res<Settings>,
     mut window: Query<&mut Window, With<PrimaryWindow>>,
     ui_scale: Option<ResMut<UiScale>>,
     mut commands: Commands,
     mut first: Local<bool>,
+    mut last_factor: Local<f32>,
 ) {
-    if !settings.is_changed() && *first {
+    let factor = window
+        .single()
+        .map_or(1.0, |w| window_factor(Vec2::new(w.width(), w.height())));
+    if !settings.is_changed() && *first && factor == *last_factor {
         return;
     }
     *first = true;
-    let scale = settings.ui_scale.clamp(0.5, 3.0);
+    *last_factor = factor;
+    let scale = settings.ui_scale.clamp(0.5, 3.0) * factor;
     match ui_scale {
         Some(mut s) if s.0 != scale => s.0 = scale,
         Some(_) => {}
