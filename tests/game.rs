@@ -1740,6 +1740,33 @@ fn the_settings_screen_cycles_each_setting_and_the_pause_menu_has_the_same_rows(
     let s = app.world().resource::<Settings>().clone();
     assert_eq!(s.speed, Settings::cycle(&Settings::SPEEDS, before.speed));
     assert_eq!(s.ai_pace, Settings::cycle(&Settings::PACES, before.ai_pace));
+    // 6 cycles the window size through every size, back to the first.
+    assert_eq!(before.window_size, (1280, 800));
+    assert!(
+        texts(&mut app)
+            .iter()
+            .any(|t| t == "[6] Window size: 1280x800")
+    );
+    tap(&mut app, KeyCode::Digit6);
+    app.update();
+    assert_eq!(app.world().resource::<Settings>().window_size, (1600, 1000));
+    assert!(
+        texts(&mut app)
+            .iter()
+            .any(|t| t == "[6] Window size: 1600x1000")
+    );
+    let mut seen = vec![(1280, 800), (1600, 1000)];
+    for _ in 0..Settings::WINDOW_SIZES.len() - 1 {
+        tap(&mut app, KeyCode::Digit6);
+        seen.push(app.world().resource::<Settings>().window_size);
+    }
+    assert_eq!(seen.last(), Some(&(1280, 800)), "{seen:?}");
+    for size in Settings::WINDOW_SIZES {
+        assert!(seen.contains(&size), "{size:?} never offered: {seen:?}");
+    }
+    tap(&mut app, KeyCode::Digit6);
+    let s = app.world().resource::<Settings>().clone();
+    assert_eq!(s.window_size, (1600, 1000));
     // The settings are kept as RON and read back the same.
     let path = temp_dir("settings").join("settings.ron");
     s.store(&path).expect("store");

@@ -1,8 +1,8 @@
 //! The Settings screen (Title, S) and the same rows in the pause menu: window mode, UI scale,
-//! animation speed, AI pace and a colour-blind-safe palette. Each row is a button that cycles
-//! its setting (its number key does too); the [`Settings`] resource is saved to `settings.ron`
-//! when it changes (`game::keep_settings`), and `apply_settings` puts the window mode, the
-//! UI scale and the palette into effect.
+//! animation speed, AI pace, a colour-blind-safe palette and the window's size. Each row is a
+//! button that cycles its setting (its number key does too); the [`Settings`] resource is
+//! saved to `settings.ron` when it changes (`game::keep_settings`), and `apply_settings` puts the window mode and size,
+//! the UI scale and the palette into effect.
 
 use bevy::prelude::*;
 use bevy::window::{MonitorSelection, PrimaryWindow, WindowMode};
@@ -36,15 +36,17 @@ pub enum SettingKind {
     Speed,
     AiPace,
     Palette,
+    WindowSize,
 }
 
 impl SettingKind {
-    pub const ALL: [SettingKind; 5] = [
+    pub const ALL: [SettingKind; 6] = [
         SettingKind::Window,
         SettingKind::UiScale,
         SettingKind::Speed,
         SettingKind::AiPace,
         SettingKind::Palette,
+        SettingKind::WindowSize,
     ];
 
     /// The row's text for the settings `s`: "Window: windowed".
@@ -59,6 +61,9 @@ impl SettingKind {
                 }
             ),
             SettingKind::UiScale => format!("UI scale: {:.0}%", s.ui_scale * 100.0),
+            SettingKind::WindowSize => {
+                format!("Window size: {}x{}", s.window_size.0, s.window_size.1)
+            }
             SettingKind::Speed => format!("Animation speed: x{}", s.speed),
             SettingKind::AiPace => format!("AI pace: {} s between AI moves", s.ai_pace),
             SettingKind::Palette => format!(
@@ -80,6 +85,7 @@ impl SettingKind {
             SettingKind::Speed => s.speed = Settings::cycle(&Settings::SPEEDS, s.speed),
             SettingKind::AiPace => s.ai_pace = Settings::cycle(&Settings::PACES, s.ai_pace),
             SettingKind::Palette => s.colour_blind = !s.colour_blind,
+            SettingKind::WindowSize => s.window_size = Settings::next_window_size(s.window_size),
         }
     }
 }
@@ -188,6 +194,9 @@ fn apply_settings(
     if !settings.is_changed() && *first && factor == *last_factor {
         return;
     }
+    // The window size is put into effect when the setting changes, not at the start: the
+    // game opens its window at it already, and `fray shot --size` keeps its own.
+    let resize = *first && settings.is_changed();
     *first = true;
     *last_factor = factor;
     let scale = settings.ui_scale.clamp(0.5, 3.0) * factor;
@@ -206,6 +215,11 @@ fn apply_settings(
         };
         if w.mode != mode {
             w.mode = mode;
+        }
+        let (width, height) = settings.window_size;
+        let size = Vec2::new(width as f32, height as f32);
+        if resize && !settings.fullscreen && Vec2::new(w.width(), w.height()) != size {
+            w.resolution.set(size.x, size.y);
         }
     }
 }
