@@ -1529,7 +1529,7 @@ fn overlap(a: [f32; 4], b: [f32; 4]) -> bool {
     a[2].min(b[2]) - a[0].max(b[0]) > 0.5 && a[3].min(b[3]) - a[1].max(b[1]) > 0.5
 }
 
-/// `fray shot --size --layout` at the three sizes the HUD is measured at, on a square and a hex
+/// `fray shot --size --layout` at the four sizes the HUD is measured at, on a square and a hex
 /// level: no two texts (HUD texts, board labels) overlap, every box is inside the window, and
 /// from 1280x800 up the board's room is at least half the window. Needs a display: `.ci/run`
 /// runs it under Xvfb (`cargo test --test game -- --ignored`).
@@ -1541,7 +1541,7 @@ fn the_battle_screen_layout_fits_at_every_size() {
     let dir = temp_dir("layout");
     let mut failures = Vec::new();
     for level in ["sides_village_brawl.ron", "phases_hex_skirmish.ron"] {
-        for (w, h) in [(1024, 640), (1280, 800), (1920, 1080)] {
+        for (w, h) in [(1024, 640), (1280, 800), (1920, 1080), (2560, 1440)] {
             let png = dir.join(format!("{level}-{w}x{h}.png"));
             let json = dir.join(format!("{level}-{w}x{h}.json"));
             let status = std::process::Command::new(fray)
@@ -1852,6 +1852,33 @@ fn the_settings_screen_cycles_each_setting_and_the_pause_menu_has_the_same_rows(
     let s = app.world().resource::<Settings>().clone();
     assert_eq!(s.speed, Settings::cycle(&Settings::SPEEDS, before.speed));
     assert_eq!(s.ai_pace, Settings::cycle(&Settings::PACES, before.ai_pace));
+    // 6 cycles the window size through every size, back to the first.
+    assert_eq!(before.window_size, (1280, 800));
+    assert!(
+        texts(&mut app)
+            .iter()
+            .any(|t| t == "[6] Window size: 1280x800")
+    );
+    tap(&mut app, KeyCode::Digit6);
+    app.update();
+    assert_eq!(app.world().resource::<Settings>().window_size, (1600, 1000));
+    assert!(
+        texts(&mut app)
+            .iter()
+            .any(|t| t == "[6] Window size: 1600x1000")
+    );
+    let mut seen = vec![(1280, 800), (1600, 1000)];
+    for _ in 0..Settings::WINDOW_SIZES.len() - 1 {
+        tap(&mut app, KeyCode::Digit6);
+        seen.push(app.world().resource::<Settings>().window_size);
+    }
+    assert_eq!(seen.last(), Some(&(1280, 800)), "{seen:?}");
+    for size in Settings::WINDOW_SIZES {
+        assert!(seen.contains(&size), "{size:?} never offered: {seen:?}");
+    }
+    tap(&mut app, KeyCode::Digit6);
+    let s = app.world().resource::<Settings>().clone();
+    assert_eq!(s.window_size, (1600, 1000));
     // The settings are kept as RON and read back the same.
     let path = temp_dir("settings").join("settings.ron");
     s.store(&path).expect("store");

@@ -434,6 +434,9 @@ pub struct Settings {
     pub show_threat: bool,
     /// Borderless fullscreen on the window's monitor instead of a window.
     pub fullscreen: bool,
+    /// The window's size in logical pixels when windowed (one of [`Settings::WINDOW_SIZES`]
+    /// from the Settings screen); the game opens its window at it.
+    pub window_size: (u32, u32),
     /// The size of the whole UI (Bevy's `UiScale`); 1 is normal.
     pub ui_scale: f32,
     /// Side colours told apart with any colour vision: blue and orange for the first two
@@ -449,6 +452,7 @@ impl Default for Settings {
             ai_pace: 0.5,
             show_threat: true,
             fullscreen: false,
+            window_size: (1280, 800),
             ui_scale: 1.0,
             colour_blind: false,
         }
@@ -491,6 +495,21 @@ impl Settings {
     pub const SPEEDS: [f32; 4] = [0.5, 1.0, 2.0, 4.0];
     pub const PACES: [f32; 4] = [0.0, 0.25, 0.5, 1.0];
     pub const UI_SCALES: [f32; 4] = [0.75, 1.0, 1.25, 1.5];
+    pub const WINDOW_SIZES: [(u32, u32); 5] = [
+        (1024, 640),
+        (1280, 800),
+        (1600, 1000),
+        (1920, 1080),
+        (2560, 1440),
+    ];
+
+    /// The window size after `now` in [`Settings::WINDOW_SIZES`] (the first if `now` is none
+    /// of them).
+    pub fn next_window_size(now: (u32, u32)) -> (u32, u32) {
+        let sizes = &Self::WINDOW_SIZES;
+        let i = sizes.iter().position(|s| *s == now);
+        sizes[i.map_or(0, |i| (i + 1) % sizes.len())]
+    }
 
     /// The next value of a cycling setting.
     pub fn cycle(values: &[f32], now: f32) -> f32 {

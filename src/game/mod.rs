@@ -118,7 +118,10 @@ pub fn run(level: Option<PathBuf>) -> ExitCode {
         })
         .filter(|d| d.is_dir())
         .map_or_else(crate::rules::level::levels_dir, Path::to_path_buf);
-    let mut app = window_app(&dir);
+    // The window opens at the size the Settings keep.
+    let (w, h) = battle::Settings::load(&battle::Settings::path()).window_size;
+    let size = (w.clamp(640, 7680), h.clamp(400, 4320));
+    let mut app = window_app_sized(&dir, size);
     app.add_plugins(keep_settings);
     if let Some(path) = level {
         match crate::rules::level::load_path(&path) {

@@ -428,6 +428,25 @@ mod tests {
                     .starts_with("Attack from Ada: 74% to hit, or 38% if Bo aborts to Dodge, ")),
             "{lines:?}"
         );
+        // In `alternating` a Dodge is a test after the hit: the tooltip says what it leaves.
+        let level = Field::new(crate::rules::rulesets::RulesetId::Alternating)
+            .topology("Square(diagonals: OneTwo)")
+            .sides(r#"(name: "Wardens", controller: Human), (name: "Raiders", controller: Ai)"#)
+            .options(r#"instigator: "Raiders""#)
+            .units(
+                r#"
+                (name: "Boudica", side: "Wardens", cell: (2, 2), template: "spear_warden"),
+                (name: "Skarn", side: "Raiders", cell: (3, 2), template: "ogre"),
+                "#,
+            )
+            .level();
+        let (mut b, _) = BattleState::start(&level, 1);
+        crate::rules::testkit::run(&mut b, crate::rules::testkit::pick(U1));
+        let answered =
+            crate::rules::rulesets::answered_odds(&b, U1, U0, false).expect("Boudica may dodge");
+        let lines = tooltip_lines(&b, Some(U1), b.units[U0.index()].cell, None);
+        let said = format!(", or {:.0}% if Boudica dodges, ", answered.odds.hit * 100.0);
+        assert!(lines.iter().any(|l| l.contains(&said)), "{said} {lines:?}");
         // In a ruleset without such a reaction the odds stand alone.
         let crypt = crate::rules::battle::tests::load("segments_crypt.ron");
         let (c, _) = BattleState::start(&crypt, 3);

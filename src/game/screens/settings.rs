@@ -1,8 +1,8 @@
 //! The Settings screen (Title, S) and the same rows in the pause menu: window mode, UI scale,
-//! animation speed, AI pace and a colour-blind-safe palette. Each row is a button that cycles
-//! its setting (its number key does too); the [`Settings`] resource is saved to `settings.ron`
-//! when it changes (`game::keep_settings`), and `apply_settings` puts the window mode, the
-//! UI scale and the palette into effect.
+//! animation speed, AI pace, a colour-blind-safe palette and the window's size. Each row is a
+//! button that cycles its setting (its number key does too); the [`Settings`] resource is
+//! saved to `settings.ron` when it changes (`game::keep_settings`), and `apply_settings` puts the window mode and size,
+//! the UI scale and the palette into effect.
 
 use bevy::prelude::*;
 use bevy::window::{MonitorSelection, PrimaryWindow, WindowMode};
@@ -36,15 +36,17 @@ pub enum SettingKind {
     Speed,
     AiPace,
     Palette,
+    WindowSize,
 }
 
 impl SettingKind {
-    pub const ALL: [SettingKind; 5] = [
+    pub const ALL: [SettingKind; 6] = [
         SettingKind::Window,
         SettingKind::UiScale,
         SettingKind::Speed,
         SettingKind::AiPace,
         SettingKind::Palette,
+        SettingKind::WindowSize,
     ];
 
     /// The row's text for the settings `s`: "Window: windowed".
@@ -59,6 +61,9 @@ impl SettingKind {
                 }
             ),
             SettingKind::UiScale => format!("UI scale: {:.0}%", s.ui_scale * 100.0),
+            SettingKind::WindowSize => {
+                format!("Window size: {}x{}", s.window_size.0, s.window_size.1)
+            }
             SettingKind::Speed => format!("Animation speed: x{}", s.speed),
             SettingKind::AiPace => format!("AI pace: {} s between AI moves", s.ai_pace),
             SettingKind::Palette => format!(
@@ -80,6 +85,7 @@ impl SettingKind {
             SettingKind::Speed => s.speed = Settings::cycle(&Settings::SPEEDS, s.speed),
             SettingKind::AiPace => s.ai_pace = Settings::cycle(&Settings::PACES, s.ai_pace),
             SettingKind::Palette => s.colour_blind = !s.colour_blind,
+            SettingKind::WindowSize => s.window_size = Settings::next_window_size(s.window_size),
         }
     }
 }
@@ -164,20 +170,36 @@ fn setting_clicks(
     }
 }
 
-/// Puts the window mode, the UI scale and the palette into effect (at the start and whenever
-/// they change).
+/// How much larger than the UI scale setting the UI is drawn in a window of `size` (logical
+/// pixels): 1 up to 1920x1080, then as the window grows past it (x1.33 at 2560x1440), up to
+/// x2, so text and panels keep their share of a large window instead of shrinking in it.
+pub fn window_factor(size: Vec2) -> f32 {
+    (size.x / 1920.0).min(size.y / 1080.0).clamp(1.0, 2.0)
+}
+
+/// Puts the window mode, the UI scale (the setting times [`window_factor`]) and the palette
+/// into effect (at the start, whenever they change and whenever the window's size changes the
+/// factor).
 fn apply_settings(
     settings: Res<Settings>,
     mut window: Query<&mut Window, With<PrimaryWindow>>,
     ui_scale: Option<ResMut<UiScale>>,
     mut commands: Commands,
     mut first: Local<bool>,
+    mut last_factor: Local<f32>,
 ) {
-    if !settings.is_changed() && *first {
+    let factor = window
+        .single()
+        .map_or(1.0, |w| window_factor(Vec2::new(w.width(), w.height())));
+    if !settings.is_changed() && *first && factor == *last_factor {
         return;
     }
+    // The window size is put into effect when the setting changes, not at the start: the
+    // game opens its window at it already, and `fray shot --size` keeps its own.
+    let resize = *first && settings.is_changed();
     *first = true;
-    let scale = settings.ui_scale.clamp(0.5, 3.0);
+    *last_factor = factor;
+    let scale = settings.ui_scale.clamp(0.5, 3.0) * factor;
     match ui_scale {
         Some(mut s) if s.0 != scale => s.0 = scale,
         Some(_) => {}
@@ -193,6 +215,11 @@ fn apply_settings(
         };
         if w.mode != mode {
             w.mode = mode;
+        }
+        let (width, height) = settings.window_size;
+        let size = Vec2::new(width as f32, height as f32);
+        if resize && !settings.fullscreen && Vec2::new(w.width(), w.height()) != size {
+            w.resolution.set(size.x, size.y);
         }
     }
 }

@@ -282,6 +282,15 @@ impl crate::rules::rulesets::Ruleset for Alternating {
     fn odds(s: &BattleState, r: &State, a: UnitId, t: UnitId, ranged: bool) -> Option<Odds> {
         odds(s, r, a, t, ranged)
     }
+    fn answered_odds(
+        s: &BattleState,
+        r: &State,
+        a: UnitId,
+        t: UnitId,
+        ranged: bool,
+    ) -> Option<crate::rules::rulesets::Answered> {
+        view::answered_odds(s, r, a, t, ranged)
+    }
 }
 
 pub fn apply(s: &mut State, e: &Ev) {

@@ -979,3 +979,124 @@ fn a_reaction_spent_before_the_units_turn_comes_back_at_its_turn() {
     assert_eq!(b.pending(), Decision::Act { unit: U0 });
     assert_eq!(pool(&b, U0, "reactions"), 1);
 }
+
+#[test]
+fn the_odds_say_what_a_dodge_would_leave_and_the_dice_agree() {
+    use crate::rules::rulesets::{answered_odds, odds};
+    let level = field()
+        .units(DUEL)
+        .options(r#"instigator: "Raiders""#)
+        .level();
+    let (b, _) = BattleState::start(&level, 1);
+    let mut ready = b.clone();
+    run(&mut ready, pick(U1));
+    let plain = odds(&ready, U1, U0, false).expect("odds");
+    let answered = answered_odds(&ready, U1, U0, false).expect("Boudica may dodge");
+    assert_eq!(answered.reaction, "dodges");
+    assert!(answered.odds.hit < plain.hit, "{answered:?} vs {plain:?}");
+    assert!(answered.odds.expected_damage < plain.expected_damage);
+    // The dice agree: Boudica dodging every hit, Skarn hits about that often (and, not
+    // reacting, about as often as the plain odds say).
+    let n = 3000;
+    let (mut dodged, mut taken) = (0, 0);
+    for seed in 0..n {
+        for dodge in [true, false] {
+            let (mut b, _) = BattleState::start(&level, seed);
+            run(&mut b, pick(U1));
+            let mut e = run(&mut b, attack(U1, U0));
+            if matches!(b.pending(), Decision::React { unit: U0, .. }) {
+                let answer = if dodge {
+                    Reaction::Dodge
+                } else {
+                    Reaction::Decline
+                };
+                e.extend(run(&mut b, react(U0, answer)));
+            }
+            let hit = e.iter().any(|e| {
+                matches!(
+                    e,
+                    Event::Attacked {
+                        hit: true,
+                        target: U0,
+                        ..
+                    }
+                )
+            });
+            match (hit, dodge) {
+                (true, true) => dodged += 1,
+                (true, false) => taken += 1,
+                _ => {}
+            }
+        }
+    }
+    let (dodged, taken) = (dodged as f64 / n as f64, taken as f64 / n as f64);
+    assert!(
+        (dodged - answered.odds.hit).abs() < 0.03,
+        "{dodged} hits dodging, {} predicted",
+        answered.odds.hit
+    );
+    assert!(
+        (taken - plain.hit).abs() < 0.03,
+        "{taken} hits, {} predicted",
+        plain.hit
+    );
+    // With no stamina, or no reaction left, Boudica cannot dodge and the odds say nothing more.
+    for spent in ["stamina", "reactions"] {
+        let mut b = ready.clone();
+        b.units[0].pools.insert(spent.into(), 0);
+        assert_eq!(answered_odds(&b, U1, U0, false), None, "{spent}");
+    }
+}
+
+#[test]
+fn against_a_psychic_attack_the_odds_count_a_resist_and_the_dice_agree() {
+    use crate::rules::rulesets::answered_odds;
+    let units = r#"
+        (name: "Boudica", side: "Wardens", cell: (2, 2), template: "spear_warden"),
+        (name: "Skarn", side: "Raiders", cell: (3, 2), template: "ogre",
+         overrides: {"damage_type": 10}),
+    "#;
+    let level = field()
+        .units(units)
+        .options(r#"instigator: "Raiders""#)
+        .level();
+    let (mut b, _) = BattleState::start(&level, 1);
+    run(&mut b, pick(U1));
+    // With stamina, Boudica may dodge or resist: the odds give the one that leaves less.
+    let best = answered_odds(&b, U1, U0, false).expect("Boudica may answer");
+    // Without stamina, only a Resist (focus) is left.
+    b.units[0].pools.insert("stamina".into(), 0);
+    let resist = answered_odds(&b, U1, U0, false).expect("Boudica may resist");
+    assert_eq!(resist.reaction, "resists");
+    assert!(best.odds.hit <= resist.odds.hit);
+    let n = 3000;
+    let hits = (0..n)
+        .filter(|&seed| {
+            let (mut b, _) = BattleState::start(&level, seed);
+            run(&mut b, pick(U1));
+            b.units[0].pools.insert("stamina".into(), 0);
+            let mut e = run(&mut b, attack(U1, U0));
+            if matches!(b.pending(), Decision::React { unit: U0, .. }) {
+                e.extend(run(&mut b, react(U0, Reaction::Resist)));
+            }
+            e.iter().any(|e| {
+                matches!(
+                    e,
+                    Event::Attacked {
+                        hit: true,
+                        target: U0,
+                        ..
+                    }
+                )
+            })
+        })
+        .count();
+    let seen = hits as f64 / n as f64;
+    assert!(
+        (seen - resist.odds.hit).abs() < 0.03,
+        "{seen} hits resisting, {} predicted",
+        resist.odds.hit
+    );
+    b.units[0].pools.insert("focus".into(), 0);
+    assert_eq!(answered_odds(&b, U1, U0, false), None);
+}

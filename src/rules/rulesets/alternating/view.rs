@@ -4,7 +4,7 @@
 
 use super::actions::{cost, holds_melee, ready_reactors};
 use super::combat::{
-    DamageKind, advantage, attack_expr, crit_threshold, damage_kind, deflection_against,
+    DamageKind, PSYCHIC, advantage, attack_expr, crit_threshold, damage_kind, deflection_against,
     evasion_against, target_ok, test_expr, weapon,
 };
 use super::{ACTIONS, Alternating, Ev, LUCK_BONUS, MULTIPLE_ATTACK_PENALTY, State, names};
@@ -256,6 +256,78 @@ pub fn odds(
     target: UnitId,
     ranged: bool,
 ) -> Option<Odds> {
+    odds_escaping(s, r, attacker, target, ranged, &|_| 0.0)
+}
+
+/// The defence tests a target may still roll against an attack that hits (Dodge, and Resist
+/// against a psychic attack), as `finish_attack` rolls them: the reaction's words and the
+/// test's two stats. Each needs a reaction left (an attack made now is never a free one) and
+/// a stamina (Dodge) or a focus (Resist).
+fn defence_tests(
+    s: &BattleState,
+    attacker: UnitId,
+    target: UnitId,
+    ranged: bool,
+) -> Vec<(&'static str, &'static str, &'static str)> {
+    let (Some(a), Some(t)) = (s.unit(attacker), s.unit(target)) else {
+        return Vec::new();
+    };
+    if !t.is_active() || t.pool(names::REACTIONS) < 1 {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    if t.pool(names::STAMINA) >= 1 {
+        out.push(("dodges", names::DEXTERITY, names::ATHLETICS));
+    }
+    let key = if ranged {
+        names::RANGED_DAMAGE_TYPE
+    } else {
+        names::DAMAGE_TYPE
+    };
+    if a.stat(key) == PSYCHIC && t.pool(names::FOCUS) >= 1 {
+        out.push(("resists", names::WILL, names::RESOLVE));
+    }
+    out
+}
+
+/// The odds if the target answers a hit with a defence test (Dodge, or Resist against a
+/// psychic attack), whichever leaves the attack less: the test is rolled after the hit,
+/// against the attack's total, so the chance is the sum over every total of P(total) x P(the
+/// hit lands) x P(the test fails against that total). Parry and Block change the damage, not
+/// the chance to hit, and are not counted. An ally's Intercept is not counted either.
+pub(super) fn answered_odds(
+    s: &BattleState,
+    r: &State,
+    attacker: UnitId,
+    target: UnitId,
+    ranged: bool,
+) -> Option<crate::rules::rulesets::Answered> {
+    let t = s.unit(target)?;
+    let guard = i64::from(t.has(&Condition::Guarding));
+    defence_tests(s, attacker, target, ranged)
+        .into_iter()
+        .filter_map(|(words, x, y)| {
+            let (x, y) = (t.stat(x).max(1), t.stat(y).max(1));
+            let escape = move |total: i64| test_chance(x, y, guard, total);
+            let odds = odds_escaping(s, r, attacker, target, ranged, &escape)?;
+            Some(crate::rules::rulesets::Answered {
+                reaction: words.to_string(),
+                odds,
+            })
+        })
+        .min_by(|a, b| a.odds.hit.total_cmp(&b.odds.hit))
+}
+
+/// [`odds`] with `escape(total)`: the chance that a hit of attack total `total` is then
+/// avoided (0 when the target does not react).
+fn odds_escaping(
+    s: &BattleState,
+    r: &State,
+    attacker: UnitId,
+    target: UnitId,
+    ranged: bool,
+    escape: &dyn Fn(i64) -> f64,
+) -> Option<Odds> {
     target_ok(s, attacker, target, ranged).ok()?;
     let (a, t) = (s.unit(attacker)?, s.unit(target)?);
     if !t.is_active() {
@@ -288,6 +360,7 @@ pub fn odds(
     let mut hit = 0.0;
     let mut expected = 0.0;
     for &(test, p) in &dist {
+        let p = p * (1.0 - escape(test));
         hit += p * (p_crit + if test >= needed { p_plain } else { 0.0 });
         expected += p * p_crit * dmg(test, true);
         if test >= needed {
