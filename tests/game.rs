@@ -100,6 +100,36 @@ fn battle(app: &App) -> &Battle {
     app.world().resource::<Battle>()
 }
 
+/// Presses the editor's cell at `at` (as a click does) and lets two frames run.
+fn press_cell(app: &mut App, at: (i32, i32)) {
+    let mut q = app
+        .world_mut()
+        .query::<(Entity, &fray::game::editor::EditorCell)>();
+    let e = q
+        .iter(app.world())
+        .find(|(_, c)| (c.x, c.y) == at)
+        .map(|(e, _)| e)
+        .unwrap_or_else(|| panic!("the cell {at:?} is on screen"));
+    app.world_mut().entity_mut(e).insert(Interaction::Pressed);
+    app.update();
+    app.update();
+}
+
+/// Presses the button that asks for `action` and lets two frames run.
+fn press_button(app: &mut App, action: fray::game::ui::UiAction) {
+    let mut q = app
+        .world_mut()
+        .query::<(Entity, &fray::game::ui::UiAction)>();
+    let e = q
+        .iter(app.world())
+        .find(|(_, a)| **a == action)
+        .map(|(e, _)| e)
+        .unwrap_or_else(|| panic!("a button for {action:?} is shown"));
+    app.world_mut().entity_mut(e).insert(Interaction::Pressed);
+    app.update();
+    app.update();
+}
+
 fn texts(app: &mut App) -> Vec<String> {
     let mut q = app.world_mut().query::<&Text>();
     q.iter(app.world()).map(|t| t.0.clone()).collect()
@@ -818,7 +848,7 @@ fn a_segments_declaration_is_hidden_from_the_other_side_until_the_reveal() {
 /// there are unsaved changes).
 #[test]
 fn the_level_editor_paints_moves_saves_and_undoes() {
-    use fray::game::editor::{Editor, EditorCell};
+    use fray::game::editor::Editor;
     let dir = temp_dir("editor-levels");
     let path = dir.join("a_village.ron");
     std::fs::copy(levels_dir().join("sides_village_brawl.ron"), &path).expect("copy");
@@ -829,17 +859,7 @@ fn the_level_editor_paints_moves_saves_and_undoes() {
     tap(&mut app, KeyCode::KeyE);
     app.update();
     assert_eq!(screen(&app), Screen::Editor);
-    let press = |app: &mut App, at: (i32, i32)| {
-        let mut q = app.world_mut().query::<(Entity, &EditorCell)>();
-        let e = q
-            .iter(app.world())
-            .find(|(_, c)| (c.x, c.y) == at)
-            .map(|(e, _)| e)
-            .expect("the cell is on screen");
-        app.world_mut().entity_mut(e).insert(Interaction::Pressed);
-        app.update();
-        app.update();
-    };
+    let press = press_cell;
     let ctrl = |app: &mut App, code: KeyCode| {
         key(app, KeyCode::ControlLeft, true);
         tap(app, code);
@@ -957,7 +977,7 @@ fn the_level_editor_paints_moves_saves_and_undoes() {
 /// starts the count again on the edited level; B again stops it.
 #[test]
 fn the_editor_balance_meter_plays_in_the_background_and_restarts_on_an_edit() {
-    use fray::game::editor::{Editor, EditorCell, MeterText};
+    use fray::game::editor::{Editor, MeterText};
     let dir = temp_dir("editor-meter");
     let path = dir.join("a_bridge.ron");
     std::fs::copy(levels_dir().join("alternating_bridge.ron"), &path).expect("copy");
@@ -1002,14 +1022,7 @@ fn the_editor_balance_meter_plays_in_the_background_and_restarts_on_an_edit() {
         })
         .expect("a free cell");
     tap(&mut app, KeyCode::Digit3);
-    let mut q = app.world_mut().query::<(Entity, &EditorCell)>();
-    let e = q
-        .iter(app.world())
-        .find(|(_, c)| (c.x, c.y) == free)
-        .map(|(e, _)| e)
-        .expect("the cell is on screen");
-    app.world_mut().entity_mut(e).insert(Interaction::Pressed);
-    app.update();
+    press_cell(&mut app, free);
     assert_eq!(games(&app), Some(0), "the edit restarts the count");
     // B again stops it.
     tap(&mut app, KeyCode::KeyB);
@@ -1024,7 +1037,7 @@ fn the_editor_balance_meter_plays_in_the_background_and_restarts_on_an_edit() {
 /// Ctrl+S saves it and P plays it.
 #[test]
 fn the_editor_makes_a_new_level_from_nothing_and_plays_it() {
-    use fray::game::editor::{Editor, EditorCell};
+    use fray::game::editor::Editor;
     let dir = temp_dir("editor-new");
     std::fs::copy(
         levels_dir().join("sides_village_brawl.ron"),
@@ -1061,17 +1074,7 @@ fn the_editor_makes_a_new_level_from_nothing_and_plays_it() {
     assert_eq!(Some(level.file.topology), topology);
     assert_eq!(level.file.size, (14, 13));
     assert_eq!(level.file.units.len(), 2);
-    let click = |app: &mut App, at: (i32, i32)| {
-        let mut q = app.world_mut().query::<(Entity, &EditorCell)>();
-        let e = q
-            .iter(app.world())
-            .find(|(_, c)| (c.x, c.y) == at)
-            .map(|(e, _)| e)
-            .expect("the cell is on screen");
-        app.world_mut().entity_mut(e).insert(Interaction::Pressed);
-        app.update();
-        app.update();
-    };
+    let click = press_cell;
     // Paint: a rectangle of walls (3, then F twice, two corners), then fill the floor with
     // rough ground (2, F again, one click): one edit each.
     tap(&mut app, KeyCode::Digit3);
@@ -1100,19 +1103,10 @@ fn the_editor_makes_a_new_level_from_nothing_and_plays_it() {
     );
     // A new terrain (L, a copy of the painted rough ground), one dearer to enter.
     tap(&mut app, KeyCode::KeyL);
-    {
-        use fray::game::ui::UiAction;
-        let want = UiAction::Editor(fray::game::editor::EditorAction::TerrainCost(1));
-        let mut q = app.world_mut().query::<(Entity, &UiAction)>();
-        let e = q
-            .iter(app.world())
-            .find(|(_, a)| **a == want)
-            .map(|(e, _)| e)
-            .expect("the cost button is shown");
-        app.world_mut().entity_mut(e).insert(Interaction::Pressed);
-        app.update();
-        app.update();
-    }
+    press_button(
+        &mut app,
+        fray::game::ui::UiAction::Editor(fray::game::editor::EditorAction::TerrainCost(1)),
+    );
     let legend = {
         let editor = app.world().resource::<Editor>();
         assert_eq!(editor.glyph, 'a', "the new glyph is picked");
@@ -1156,14 +1150,7 @@ fn the_editor_makes_a_new_level_from_nothing_and_plays_it() {
     tap(&mut app, KeyCode::KeyS);
     tap(&mut app, KeyCode::KeyT);
     let at = (5, 2);
-    let mut q = app.world_mut().query::<(Entity, &EditorCell)>();
-    let e = q
-        .iter(app.world())
-        .find(|(_, c)| (c.x, c.y) == at)
-        .map(|(e, _)| e)
-        .expect("the cell is on screen");
-    app.world_mut().entity_mut(e).insert(Interaction::Pressed);
-    app.update();
+    press_cell(&mut app, at);
     key(&mut app, KeyCode::ControlLeft, true);
     tap(&mut app, KeyCode::KeyS);
     key(&mut app, KeyCode::ControlLeft, false);
@@ -1179,18 +1166,7 @@ fn the_editor_makes_a_new_level_from_nothing_and_plays_it() {
     // How it is won: add "Red reaches (7, 7)" (its button, then the cell), remove the last
     // side standing (the first condition's button).
     let button = |app: &mut App, action: fray::game::editor::EditorAction| {
-        let want = fray::game::ui::UiAction::Editor(action);
-        let mut q = app
-            .world_mut()
-            .query::<(Entity, &fray::game::ui::UiAction)>();
-        let e = q
-            .iter(app.world())
-            .find(|(_, a)| **a == want)
-            .map(|(e, _)| e)
-            .expect("the button is shown");
-        app.world_mut().entity_mut(e).insert(Interaction::Pressed);
-        app.update();
-        app.update();
+        press_button(app, fray::game::ui::UiAction::Editor(action));
     };
     button(&mut app, fray::game::editor::EditorAction::AddReachCell);
     click(&mut app, (7, 7));
@@ -1324,17 +1300,8 @@ fn a_clicked_problem_marks_its_cell_in_the_editor() {
     tap(&mut app, KeyCode::KeyE);
     app.update();
     assert_eq!(screen(&app), Screen::Editor);
-    let mut q = app.world_mut().query::<(Entity, &UiAction)>();
-    let problem = q
-        .iter(app.world())
-        .find(|(_, a)| **a == UiAction::Editor(EditorAction::Problem(0)))
-        .map(|(e, _)| e)
-        .expect("the problem is listed as a button");
-    app.world_mut()
-        .entity_mut(problem)
-        .insert(Interaction::Pressed);
-    app.update();
-    app.update();
+    // The problem is listed as a button.
+    press_button(&mut app, UiAction::Editor(EditorAction::Problem(0)));
     let editor = app.world().resource::<Editor>();
     assert_eq!(editor.marked, Some(changed.cell), "{}", editor.message);
     assert!(
@@ -1349,7 +1316,7 @@ fn a_clicked_problem_marks_its_cell_in_the_editor() {
 /// cover, as the battle computes them, tinted on the editor's board.
 #[test]
 fn the_editor_overlays_show_a_picked_units_reach_threat_and_sight() {
-    use fray::game::editor::{Editor, EditorCell, overlay_tints};
+    use fray::game::editor::{Editor, overlay_tints};
     let dir = temp_dir("editor-overlay");
     std::fs::copy(
         levels_dir().join("sides_keep_arrow_slits.ron"),
@@ -1363,15 +1330,7 @@ fn the_editor_overlays_show_a_picked_units_reach_threat_and_sight() {
     app.update();
     tap(&mut app, KeyCode::KeyU);
     let unit = &level.file.units[0];
-    let mut q = app.world_mut().query::<(Entity, &EditorCell)>();
-    let e = q
-        .iter(app.world())
-        .find(|(_, c)| (c.x, c.y) == unit.cell)
-        .map(|(e, _)| e)
-        .expect("the unit's cell is on screen");
-    app.world_mut().entity_mut(e).insert(Interaction::Pressed);
-    app.update();
-    app.update();
+    press_cell(&mut app, unit.cell);
     let (state, _) = fray::rules::battle::BattleState::start(&level, level.file.seed);
     let id = fray::rules::battle::UnitId(0);
     let mut seen = Vec::new();

@@ -218,6 +218,15 @@ impl Editor {
         }
     }
 
+    /// The terrain `glyph` stands for in the open level (its legend over the standard one).
+    fn terrain_of(&self, glyph: char) -> Option<Terrain> {
+        let f = self.file()?;
+        merged_legend(&f.legend)
+            .into_iter()
+            .find(|(k, _)| *k == glyph)
+            .map(|(_, t)| t)
+    }
+
     /// The rounds of the next hold-out condition (8 until changed).
     pub fn hold_rounds(&self) -> u32 {
         if self.rounds == 0 { 8 } else { self.rounds }
@@ -606,7 +615,7 @@ fn click_cell(editor: &mut Editor, at: (i32, i32)) {
     if editor.placing_goal {
         editor.placing_goal = false;
         if let Some(f) = editor.file()
-            && let Some(side) = f.sides.get(editor.side % f.sides.len().max(1))
+            && let Some(side) = chosen_side(editor, &f)
         {
             editor.apply(Edit::AddVictory(level::Victory::ReachCell {
                 side: side.name.clone(),
@@ -695,7 +704,7 @@ fn click_cell(editor: &mut Editor, at: (i32, i32)) {
                 return;
             };
             let (Some(side), Some((key, t))) = (
-                f.sides.get(editor.side % f.sides.len().max(1)),
+                chosen_side(editor, &f),
                 data.templates
                     .iter()
                     .nth(editor.template % data.templates.len().max(1)),
@@ -902,10 +911,7 @@ fn editor_actions(
                     Field::Seed => f.seed.to_string(),
                     Field::Side(i) => f.sides.get(*i).map_or(String::new(), |s| s.name.clone()),
                     Field::Unit(i) => f.units.get(*i).map_or(String::new(), |u| u.name.clone()),
-                    Field::Terrain(g) => merged_legend(&f.legend)
-                        .into_iter()
-                        .find(|(k, _)| k == g)
-                        .map_or(String::new(), |(_, t)| t.name),
+                    Field::Terrain(g) => editor.terrain_of(*g).map_or(String::new(), |t| t.name),
                 };
                 editor.typing = Some(Typing {
                     field: field.clone(),
@@ -994,7 +1000,7 @@ fn editor_actions(
             }
             EditorAction::AddSurvive => {
                 if let Some(f) = editor.file()
-                    && let Some(side) = f.sides.get(editor.side % f.sides.len().max(1))
+                    && let Some(side) = chosen_side(&editor, &f)
                 {
                     let rounds = editor.hold_rounds();
                     editor.apply(Edit::AddVictory(level::Victory::SurviveRounds {
@@ -1608,10 +1614,7 @@ fn new_level_form(p: &mut ChildSpawnerCommands, form: &NewLevel) {
 
 /// The units tool's choice for new units: the side and the template, with its numbers.
 fn new_unit_panel(p: &mut ChildSpawnerCommands, editor: &Editor, f: &LevelFile) {
-    let side = f
-        .sides
-        .get(editor.side % f.sides.len().max(1))
-        .map_or("?".into(), |s| s.name.clone());
+    let side = chosen_side(editor, f).map_or("?".into(), |s| s.name.clone());
     p.spawn(ui::button(
         format!("New units' side: {side}"),
         Some("S"),
@@ -1697,10 +1700,7 @@ pub fn overlay_tints(editor: &Editor) -> std::collections::BTreeMap<(i32, i32), 
 /// How the level is won, each condition a button that removes it, and buttons that add one
 /// (for the new units' side).
 fn victory_panel(p: &mut ChildSpawnerCommands, editor: &Editor, f: &LevelFile) {
-    let side = f
-        .sides
-        .get(editor.side % f.sides.len().max(1))
-        .map_or("?".into(), |s| s.name.clone());
+    let side = chosen_side(editor, f).map_or("?".into(), |s| s.name.clone());
     p.spawn(ui::text(
         "To win (click one to remove it):",
         14.0,
@@ -1781,6 +1781,11 @@ pub fn guard_close(
     }
 }
 
+/// The side new units, hold-out and reach conditions are for (S cycles it).
+fn chosen_side<'a>(editor: &Editor, f: &'a LevelFile) -> Option<&'a level::SideDef> {
+    f.sides.get(editor.side % f.sides.len().max(1))
+}
+
 /// Typing in a text field: printable keys add to it, Backspace takes the last character off,
 /// Enter sets the field (an edit like any other, undone by Ctrl+Z), Esc drops it.
 fn typing_keys(
@@ -1854,12 +1859,7 @@ fn finish_typing(editor: &mut Editor, t: Typing) {
             }
         }
         Field::Terrain(g) => {
-            let Some(mut t) = editor.file().and_then(|f| {
-                merged_legend(&f.legend)
-                    .into_iter()
-                    .find(|(k, _)| k == g)
-                    .map(|(_, t)| t)
-            }) else {
+            let Some(mut t) = editor.terrain_of(*g) else {
                 return;
             };
             if text.is_empty() {
