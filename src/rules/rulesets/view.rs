@@ -90,6 +90,22 @@ pub fn odds_with(
     super::odds(&then, attacker, target, ranged)
 }
 
+/// What a defensive reaction (`reaction`, "dodges") that puts `condition` on the target leaves
+/// of the attack: the tooltip's "or N% if X dodges", by [`odds_with`].
+pub fn answered_with(
+    s: &BattleState,
+    attacker: UnitId,
+    target: UnitId,
+    ranged: bool,
+    reaction: &str,
+    condition: crate::rules::battle::Condition,
+) -> Option<super::Answered> {
+    Some(super::Answered {
+        reaction: reaction.to_string(),
+        odds: odds_with(s, attacker, target, ranged, condition)?,
+    })
+}
+
 /// A plain label for any command, naming units by name.
 pub fn label(s: &BattleState, cmd: &Command) -> String {
     let name = |u: UnitId| s.unit(u).map_or("?".to_string(), |u| u.name.to_string());

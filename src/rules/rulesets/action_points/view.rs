@@ -164,14 +164,12 @@ pub(super) fn answered_odds(
         return None;
     }
     odds(s, r, attacker, target, ranged)?;
-    Some(crate::rules::rulesets::Answered {
-        reaction: "dodges".to_string(),
-        odds: crate::rules::rulesets::view::odds_with(
-            s,
-            attacker,
-            target,
-            ranged,
-            Condition::Dodging,
-        )?,
-    })
+    crate::rules::rulesets::view::answered_with(
+        s,
+        attacker,
+        target,
+        ranged,
+        "dodges",
+        Condition::Dodging,
+    )
 }

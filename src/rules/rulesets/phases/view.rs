@@ -302,14 +302,12 @@ pub(super) fn answered_odds(
         return None;
     }
     odds(s, r, attacker, target, ranged)?;
-    Some(crate::rules::rulesets::Answered {
-        reaction: "aborts to Dodge".to_string(),
-        odds: crate::rules::rulesets::view::odds_with(
-            s,
-            attacker,
-            target,
-            ranged,
-            Condition::Dodging,
-        )?,
-    })
+    crate::rules::rulesets::view::answered_with(
+        s,
+        attacker,
+        target,
+        ranged,
+        "aborts to Dodge",
+        Condition::Dodging,
+    )
 }

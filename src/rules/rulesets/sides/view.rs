@@ -373,14 +373,12 @@ pub(super) fn answered_odds(
         return None;
     }
     odds(s, r, attacker, target, ranged)?;
-    Some(crate::rules::rulesets::Answered {
-        reaction: "takes Total Defense".to_string(),
-        odds: crate::rules::rulesets::view::odds_with(
-            s,
-            attacker,
-            target,
-            ranged,
-            Condition::TotalDefense,
-        )?,
-    })
+    crate::rules::rulesets::view::answered_with(
+        s,
+        attacker,
+        target,
+        ranged,
+        "takes Total Defense",
+        Condition::TotalDefense,
+    )
 }
