@@ -390,12 +390,9 @@ fn acting(app: &App) -> fray::rules::battle::UnitId {
     }
 }
 
-#[test]
-fn e_ends_the_turn_and_a_click_on_a_cell_moves_there() {
-    let mut app = hot_seat();
-    let unit = acting(&app);
-    // Click a reachable cell.
-    let to = battle(&app)
+/// The destination of the first move the acting unit may make.
+fn first_move(app: &App) -> fray::rules::grid::Cell {
+    battle(app)
         .state
         .legal_commands()
         .into_iter()
@@ -403,7 +400,15 @@ fn e_ends_the_turn_and_a_click_on_a_cell_moves_there() {
             Command::Move { to, .. } => Some(to),
             _ => None,
         })
-        .expect("a move");
+        .expect("a move")
+}
+
+#[test]
+fn e_ends_the_turn_and_a_click_on_a_cell_moves_there() {
+    let mut app = hot_seat();
+    let unit = acting(&app);
+    // Click a reachable cell.
+    let to = first_move(&app);
     let layout = BoardLayout::new(*battle(&app).state.grid());
     let world = layout.cell_center(to).expect("on the map");
     app.world_mut().resource_mut::<MouseWorld>().0 = Some(world);
@@ -1423,15 +1428,7 @@ fn path_dots(app: &mut App) -> usize {
 fn the_tooltip_and_path_follow_the_pointer_and_clear_when_it_leaves_or_the_decision_changes() {
     let mut app = hot_seat();
     let unit = acting(&app);
-    let to = battle(&app)
-        .state
-        .legal_commands()
-        .into_iter()
-        .find_map(|c| match c {
-            Command::Move { to, .. } => Some(to),
-            _ => None,
-        })
-        .expect("a move");
+    let to = first_move(&app);
     let layout = BoardLayout::new(*battle(&app).state.grid());
     let on = layout.cell_center(to).expect("on the map");
     // Nothing pointed at when the battle opens.
