@@ -238,6 +238,11 @@ pub enum Action {
     /// Take up the other weapon: a unit with a melee and a ranged weapon holds one of them
     /// (`alternating` Brandish).
     Brandish,
+    // --- doors (every ruleset, at its own price)
+    /// Open the closed door on `cell`, next to the unit.
+    OpenDoor { cell: Cell },
+    /// Shut the open door on `cell`, next to the unit (no one may stand in the doorway).
+    CloseDoor { cell: Cell },
 }
 
 impl Action {
@@ -275,6 +280,8 @@ impl Action {
             Action::Cast { .. } => "Cast",
             Action::TakeRecovery => "Take a Recovery",
             Action::Brandish => "Brandish",
+            Action::OpenDoor { .. } => "Open a Door",
+            Action::CloseDoor { .. } => "Close a Door",
         }
     }
 
@@ -286,7 +293,9 @@ impl Action {
             | Action::Drag { to }
             | Action::Throw { to }
             | Action::Sprint { to }
-            | Action::ReadyMove { to, .. } => Anchor::cell(to),
+            | Action::ReadyMove { to, .. }
+            | Action::OpenDoor { cell: to }
+            | Action::CloseDoor { cell: to } => Anchor::cell(to),
             Action::Charge { target, to } => Anchor {
                 unit: Some(target),
                 cell: Some(to),
@@ -616,6 +625,13 @@ pub enum Event {
     Placed {
         unit: UnitId,
         to: Cell,
+    },
+    /// `unit` opened (`open`) or shut the door on `cell`: the cell becomes its door's
+    /// counterpart kind ([`crate::rules::map::TerrainMap::toggle_door`]).
+    Door {
+        unit: UnitId,
+        cell: Cell,
+        open: bool,
     },
     /// An attack's outcome (the rolls come before it as [`Event::Rolled`]).
     Attacked {

@@ -121,6 +121,14 @@ pub(super) fn check_act(
                     Ok(())
                 }
             }
+            // P-76: opening or shutting a door is a move action that does not provoke.
+            Action::OpenDoor { .. } | Action::CloseDoor { .. } => {
+                if !actions_free {
+                    no_action("Opening or shutting a door (a move action)")
+                } else {
+                    s.door_check(u, action).map_err(Rejected::new)
+                }
+            }
             Action::TakeRecovery => {
                 if surprise {
                     reject(
@@ -401,6 +409,11 @@ pub(super) fn legal(s: &BattleState, r: &State) -> Vec<Command> {
                     },
                 });
             }
+            candidates.extend(
+                s.door_actions(unit)
+                    .into_iter()
+                    .map(|action| Command::Act { unit, action }),
+            );
             out.extend(
                 candidates
                     .into_iter()
@@ -613,6 +626,10 @@ pub(super) fn perform(x: &mut Exec, cmd: &Command) {
             Action::StandUp => {
                 spend(x, u, |b| b.actions += 1);
                 stand_up(x, u);
+            }
+            Action::OpenDoor { .. } | Action::CloseDoor { .. } => {
+                spend(x, u, |b| b.actions += 1);
+                x.door(u, action);
             }
             _ => {}
         },
