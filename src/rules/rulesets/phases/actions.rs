@@ -2,6 +2,7 @@
 //! why not, the legal commands, and carrying them out.
 
 use super::combat::{attack_kind, check_react, declare_attack, react, readied_on, stand_up, walk};
+use super::manoeuvres::{self, Blow, Room};
 use super::names;
 use super::turns::{advance, after, budget, cap, end_action, take_delayed};
 use super::{After, Budget, Ev, Held, Phases, State};
@@ -89,8 +90,32 @@ pub(super) fn check_act(
             "{n} is Stunned: its action must be Recover from being Stunned"
         ));
     }
+    let moving = match cmd {
+        Command::Move { .. } => Some("movement"),
+        Command::Act { action, .. } => match action {
+            Action::Step { .. } => Some("1-hex step"),
+            Action::Withdraw { .. } => Some("Withdraw"),
+            Action::ReadyMove { .. } => Some("readied move"),
+            _ => None,
+        },
+        _ => None,
+    };
+    if let Some(what) = moving
+        && let Some(why) = manoeuvres::held_reason(s, u, what)
+    {
+        return Err(why);
+    }
+    let room = Room {
+        attack_free,
+        fresh,
+        fresh_but_step,
+        surprise,
+    };
     match cmd {
         Command::EndTurn { .. } => Ok(()),
+        Command::Act { action, .. } if manoeuvres::check(s, r, u, action, &room).is_some() => {
+            manoeuvres::check(s, r, u, action, &room).unwrap_or(Ok(()))
+        }
         Command::Act { action, .. } => match action {
             Action::Delay => {
                 if asking {
@@ -245,7 +270,10 @@ pub(super) fn check_act(
             }
             other => reject(format!(
                 "{} is not an action in the phases ruleset (Move, Attack, Dodge, Ready, Delay, \
-                 Withdraw, Step, Go Prone, Stand Up, Take a Recovery, Recover, End turn)",
+                 Withdraw, Step, Go Prone, Stand Up, Take a Recovery, Recover, the manoeuvres \
+                 Block, Disarm, Grab, Haymaker, Missile Deflection, Roll With A Punch, Move By, \
+                 Move Through, Rapid Fire, Sweep, Brace, Presence Attack, and Break Free, \
+                 Release, End turn)",
                 other.name()
             )),
         },
@@ -327,7 +355,18 @@ pub(super) fn legal(s: &BattleState, r: &State) -> Vec<Command> {
                 },
                 _ => return out,
             };
-            for reaction in [other, Reaction::TakeHeld] {
+            let mut answers = vec![other, Reaction::TakeHeld];
+            if matches!(trigger, Trigger::Targeted { .. }) {
+                answers.extend(
+                    [
+                        Action::Block,
+                        Action::RollWithPunch,
+                        Action::MissileDeflection,
+                    ]
+                    .map(|action| Reaction::Abort { action }),
+                );
+            }
+            for reaction in answers {
                 if check_react(s, r, unit, &reaction).is_ok() {
                     out.push(Command::React { unit, reaction });
                 }
@@ -401,6 +440,11 @@ pub(super) fn legal(s: &BattleState, r: &State) -> Vec<Command> {
                     },
                 });
             }
+            candidates.extend(
+                manoeuvres::candidates(s, unit)
+                    .into_iter()
+                    .map(|action| Command::Act { unit, action }),
+            );
             out.extend(
                 candidates
                     .into_iter()
@@ -411,7 +455,9 @@ pub(super) fn legal(s: &BattleState, r: &State) -> Vec<Command> {
             }
             let b = budget(r, unit);
             // Withdraw: a full-phase action, up to half movement (not while prone).
+            let held = manoeuvres::grabbed(s, unit).is_some();
             let fresh_ok = !u.is_prone()
+                && !held
                 && r.phase != 0
                 && b.actions == 0
                 && !b.full
@@ -427,7 +473,7 @@ pub(super) fn legal(s: &BattleState, r: &State) -> Vec<Command> {
                     }
                 }
             }
-            if !b.full && b.actions < cap(r) && !b.stepped {
+            if !b.full && b.actions < cap(r) && !b.stepped && !held {
                 let budget = move_budget(r, u, b);
                 let threat = s.threat_for(unit, |_| true);
                 for (to, _) in s.reach_of(unit, budget, Some(&threat)).destinations() {
@@ -542,6 +588,7 @@ pub(super) fn perform(x: &mut Exec, cmd: &Command) {
             });
             x.emit(Phases::event(Ev::Negated { negated: None }));
             x.emit(Phases::event(Ev::Walk { provokes: true }));
+            manoeuvres::let_go(x, u);
             walk(x, u, &path.cells());
         }
         Command::Attack { target, ranged, .. } => {
@@ -549,11 +596,13 @@ pub(super) fn perform(x: &mut Exec, cmd: &Command) {
                 b.actions += 1;
                 b.attack = true;
             });
-            declare_attack(x, u, *target, *ranged);
+            declare_attack(x, u, *target, *ranged, Blow::Strike);
         }
+        Command::Act { action, .. } if manoeuvres::perform(x, u, action) => {}
         Command::Act { action, .. } => match action {
             Action::Step { to } => {
                 spend(x, u, |b| b.stepped = true);
+                manoeuvres::let_go(x, u);
                 x.emit(Phases::event(Ev::Walk { provokes: false }));
                 walk(x, u, &[unit.cell, *to]);
             }
@@ -566,6 +615,7 @@ pub(super) fn perform(x: &mut Exec, cmd: &Command) {
                     b.full = true;
                 });
                 x.emit(Phases::event(Ev::Walk { provokes: false }));
+                manoeuvres::let_go(x, u);
                 walk(x, u, &path.cells());
             }
             Action::Dodge => {

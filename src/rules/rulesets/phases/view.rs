@@ -2,9 +2,10 @@
 
 use super::actions::{half, move_budget, move_path};
 use super::combat::{
-    aoo_reactors, attack_kind, damage_dice, damage_taken, dcv_of, may_make_aoo, ready_move_path,
-    ready_step, threatens,
+    aoo_reactors, attack_kind, damage_taken, dcv_of, may_make_aoo, ready_move_path, ready_step,
+    threatens,
 };
+use super::manoeuvres;
 use super::names;
 use super::turns::budget;
 use super::{Ev, Held, State};
@@ -101,6 +102,46 @@ pub(super) fn log_line(s: &BattleState, e: &Ev) -> String {
         Ev::Negated { negated: None } | Ev::Walk { .. } => "(movement begins)".to_string(),
         Ev::Deferred { command: Some(_) } => "A readied action goes first".to_string(),
         Ev::Deferred { command: None } => "The interrupted action goes on".to_string(),
+        Ev::Stance { unit, stance } if stance.is_empty() => {
+            format!("{}'s manoeuvres are over", n(unit))
+        }
+        Ev::Stance { unit, stance } => format!(
+            "{} is using {} until its next action",
+            n(unit),
+            stance
+                .iter()
+                .map(|m| m.name())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        Ev::Disarmed { unit, on: true } => format!(
+            "{} is disarmed: its attacks do 1d6 until the end of its next action",
+            n(unit)
+        ),
+        Ev::Disarmed { unit, on: false } => format!("{} has its weapon again", n(unit)),
+        Ev::Daunted { unit, on: true } => format!(
+            "{} is daunted: -{} OCV until the end of its next action",
+            n(unit),
+            manoeuvres::DAUNTED_OCV
+        ),
+        Ev::Daunted { unit, on: false } => format!("{} is no longer daunted", n(unit)),
+        Ev::Presence { unit, .. } => format!("{} makes a Presence Attack", n(unit)),
+        Ev::Haymaker { blow: Some((a, t)) } => format!(
+            "{} winds up a Haymaker at {}: it lands at the end of the Phase",
+            n(a),
+            n(t)
+        ),
+        Ev::Haymaker { blow: None } => "The Phase's Haymakers land".to_string(),
+        Ev::Blow { blow: Some(b) } => {
+            format!("{} will strike {} from {}", n(&b.unit), n(&b.target), b.at)
+        }
+        Ev::Blow { blow: None } => "(the blow falls or is off)".to_string(),
+        Ev::Stopped { unit, by } => format!("{}'s {} stops the attack", n(unit), by.name()),
+        Ev::Whiffed { unit, target } => format!(
+            "{}'s Haymaker misses: {} is out of reach",
+            n(unit),
+            n(target)
+        ),
     }
 }
 
@@ -202,6 +243,25 @@ pub(super) fn describe(s: &BattleState, r: &State, cmd: &Command) -> CommandInfo
                 "attack action (readies a move action)".to_string()
             }
             Action::Recover | Action::TakeRecovery => "full phase".to_string(),
+            Action::Block
+            | Action::MissileDeflection
+            | Action::RollWithPunch
+            | Action::Disarm { .. }
+            | Action::Grab { .. }
+            | Action::BreakFree => "attack action".to_string(),
+            Action::Haymaker { .. } => "attack action (lands at the Phase's end)".to_string(),
+            Action::Sweep { .. } | Action::RapidFire { .. } => "full phase".to_string(),
+            Action::MoveBy { target, to } => {
+                info.path = manoeuvres::move_by_path(s, u, *target, *to).map(|p| p.0);
+                "full phase (never provokes)".to_string()
+            }
+            Action::MoveThrough { target, to } => {
+                info.path = manoeuvres::move_through_path(s, u, *target, *to);
+                "full phase (never provokes)".to_string()
+            }
+            Action::Brace | Action::PresenceAttack { .. } | Action::Release => {
+                "free action".to_string()
+            }
             Action::GoProne => "free action".to_string(),
             Action::StandUp => {
                 let cell = unit.cell;
@@ -274,10 +334,14 @@ pub(super) fn odds(
 ) -> Option<Odds> {
     attack_kind(s, attacker, target, ranged).ok()?;
     let (a, t) = (s.unit(attacker)?, s.unit(target)?);
-    let dcv = dcv_of(t);
-    let ocv = a.stat(names::OCV);
+    let dcv = dcv_of(s, target);
+    let ocv: i64 = manoeuvres::ocv_terms(s, attacker, ranged)
+        .iter()
+        .map(|t| t.value)
+        .sum();
     let hit = ndx(3, 6, ocv).distribution().at_least(10 + dcv);
-    let (n, bonus) = damage_dice(a, ranged);
+    let _ = a;
+    let (n, bonus) = manoeuvres::blow_dice(s, attacker, ranged, manoeuvres::Blow::Strike);
     let per_hit = ndx(n, 6, bonus)
         .distribution()
         .expect(|raw| damage_taken(t, raw).1 as f64);
