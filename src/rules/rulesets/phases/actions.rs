@@ -146,21 +146,7 @@ pub(super) fn check_act(
                     Ok(())
                 }
             }
-            Action::TakeRecovery => {
-                if surprise {
-                    reject(
-                        "Take a Recovery is a full-phase action: not in the Surprise Phase".into(),
-                    )
-                } else if !fresh_but_step {
-                    reject(format!(
-                        "{n} has already acted or moved this Phase; Take a Recovery takes the whole Phase"
-                    ))
-                } else if unit.pool(names::STUN) >= unit.stat(names::STUN) {
-                    reject(format!("{n} has all its STUN"))
-                } else {
-                    Ok(())
-                }
-            }
+            Action::TakeRecovery => recovery_way(s, r, u).map(|_| ()),
             Action::Recover => {
                 if !stunned {
                     reject(format!("{n} is not Stunned"))
@@ -316,6 +302,51 @@ pub(super) fn check_act(
             "the phases ruleset has no picks or declarations: units act in Initiative order".into(),
         ),
         Command::React { .. } => reject("nothing to react to now".into()),
+    }
+}
+
+/// How a Take a Recovery would be taken now.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Recovery {
+    /// As the Phase's full-phase action.
+    Full,
+    /// Started with a move action, to complete in the unit's next Phase (P-55, P-72).
+    Start,
+    /// Completed with a move action, having been started in an earlier Phase.
+    Complete,
+}
+
+/// Rules P-55, P-72 (house rule for Take a Recovery): the full-phase action, or, when the unit
+/// has a move action but not its whole Phase left (after another action, or in the Surprise
+/// Phase), started with that move action and completed with a move action in its next Phase.
+pub(super) fn recovery_way(s: &BattleState, r: &State, u: UnitId) -> Result<Recovery, Rejected> {
+    let unit = &s.units[u.index()];
+    let n = &unit.name;
+    let b = budget(r, u);
+    let move_left = !b.full && b.actions < cap(r);
+    if unit.pool(names::STUN) >= unit.stat(names::STUN) {
+        return Err(Rejected::new(format!("{n} has all its STUN")));
+    }
+    let now = manoeuvres::phase_serial(s);
+    match r.man.started.get(u).copied().flatten() {
+        Some(at) if at < now && move_left => return Ok(Recovery::Complete),
+        Some(at) if at == now => {
+            return Err(Rejected::new(format!(
+                "{n} started its Take a Recovery this Phase: it completes it with a move action \
+                 in its next Phase"
+            )));
+        }
+        _ => {}
+    }
+    let fresh = b.actions == 0 && !b.full && !b.moved;
+    if fresh && r.phase != 0 {
+        Ok(Recovery::Full)
+    } else if move_left {
+        Ok(Recovery::Start)
+    } else {
+        Err(Rejected::new(format!(
+            "{n} has no move action left this Phase to start or complete a Take a Recovery"
+        )))
     }
 }
 
@@ -650,7 +681,25 @@ pub(super) fn perform(x: &mut Exec, cmd: &Command) {
                 x.set_condition(u, Condition::Stunned, false);
             }
             Action::TakeRecovery => {
-                spend(x, u, |b| b.full = true);
+                let Ok(way) = recovery_way(x.s(), Phases::state(x.s()), u) else {
+                    return;
+                };
+                let at = manoeuvres::phase_serial(x.s());
+                match way {
+                    Recovery::Full => spend(x, u, |b| b.full = true),
+                    Recovery::Start => {
+                        spend(x, u, |b| b.actions += 1);
+                        x.emit(Phases::event(Ev::Started {
+                            unit: u,
+                            at: Some(at),
+                        }));
+                        return;
+                    }
+                    Recovery::Complete => {
+                        spend(x, u, |b| b.actions += 1);
+                        x.emit(Phases::event(Ev::Started { unit: u, at: None }));
+                    }
+                }
                 let (now, max) = (unit.pool(names::STUN), unit.stat(names::STUN));
                 x.set_pool(
                     u,

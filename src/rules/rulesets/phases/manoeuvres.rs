@@ -159,6 +159,15 @@ pub struct ManState {
     /// A Move By's or Move Through's blow, struck when the mover reaches its hex.
     #[serde(default)]
     pub blow: Option<PendingBlow>,
+    /// Per unit: the Phase (`phase_serial`) in which it started a Take a Recovery with a move
+    /// action, to complete with a move action in its next Phase (P-55, P-72).
+    #[serde(default)]
+    pub started: PerUnit<Option<u32>>,
+}
+
+/// A number for the current Phase, growing through the battle.
+pub(super) fn phase_serial(s: &BattleState) -> u32 {
+    s.round * 5 + u32::from(Phases::state(s).phase)
 }
 
 /// Rule P-41 over named modifiers: the lowest bonus alone (if any), then every penalty.
@@ -694,6 +703,18 @@ pub(super) fn at_action_end(x: &mut Exec, u: UnitId) {
     );
     if disarmed {
         x.emit(Phases::event(Ev::Disarmed { unit: u, on: false }));
+    }
+    // A started full-phase action not completed in the unit's next Phase is lost.
+    let now = phase_serial(x.s());
+    if Phases::state(x.s())
+        .man
+        .started
+        .get(u)
+        .copied()
+        .flatten()
+        .is_some_and(|at| at < now)
+    {
+        x.emit(Phases::event(Ev::Started { unit: u, at: None }));
     }
     if daunted {
         x.emit(Phases::event(Ev::Daunted { unit: u, on: false }));

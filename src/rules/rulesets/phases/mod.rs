@@ -320,6 +320,9 @@ pub enum Ev {
     },
     /// A defender's Block or Missile Deflection stopped the attack.
     Stopped { unit: UnitId, by: Man },
+    /// The unit started a full-phase action with a move action in Phase `at` (or no longer
+    /// has one started).
+    Started { unit: UnitId, at: Option<u32> },
     /// A Haymaker found its target out of reach at the end of the Phase.
     Whiffed { unit: UnitId, target: UnitId },
 }
@@ -339,6 +342,7 @@ pub fn apply(s: &mut State, e: &Ev) {
             s.man.disarmed = PerUnit::filled(n, false);
             s.man.daunted = PerUnit::filled(n, false);
             s.man.presence_turn = PerUnit::filled(n, 0);
+            s.man.started = PerUnit::filled(n, None);
         }
         Ev::Phase { phase } => {
             s.phase = *phase;
@@ -400,6 +404,7 @@ pub fn apply(s: &mut State, e: &Ev) {
         Ev::Haymaker { blow: Some(b) } => s.man.haymakers.push(*b),
         Ev::Haymaker { blow: None } => s.man.haymakers.clear(),
         Ev::Blow { blow } => s.man.blow = *blow,
+        Ev::Started { unit, at } => s.man.started.set(*unit, *at),
         Ev::Stopped { .. } | Ev::Whiffed { .. } => {}
     }
 }

@@ -137,6 +137,13 @@ pub(super) fn log_line(s: &BattleState, e: &Ev) -> String {
         }
         Ev::Blow { blow: None } => "(the blow falls or is off)".to_string(),
         Ev::Stopped { unit, by } => format!("{}'s {} stops the attack", n(unit), by.name()),
+        Ev::Started { unit, at: Some(_) } => format!(
+            "{} starts a Take a Recovery (a move action): it completes it in its next Phase",
+            n(unit)
+        ),
+        Ev::Started { unit, at: None } => {
+            format!("{} has no Take a Recovery started now", n(unit))
+        }
         Ev::Whiffed { unit, target } => format!(
             "{}'s Haymaker misses: {} is out of reach",
             n(unit),
@@ -242,7 +249,16 @@ pub(super) fn describe(s: &BattleState, r: &State, cmd: &Command) -> CommandInfo
                 info.path = move_path(s, u, *to, half(unit));
                 "attack action (readies a move action)".to_string()
             }
-            Action::Recover | Action::TakeRecovery => "full phase".to_string(),
+            Action::TakeRecovery => match super::actions::recovery_way(s, r, u) {
+                Ok(super::actions::Recovery::Start) => {
+                    "move action (starts it; complete it next Phase)".to_string()
+                }
+                Ok(super::actions::Recovery::Complete) => {
+                    "move action (completes the one started)".to_string()
+                }
+                _ => "full phase".to_string(),
+            },
+            Action::Recover => "full phase".to_string(),
             Action::Block
             | Action::MissileDeflection
             | Action::RollWithPunch
