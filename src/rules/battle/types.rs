@@ -263,6 +263,8 @@ pub enum Action {
     Brace,
     /// Presence Attack on `target`: daunt it (-2 OCV until the end of its next action).
     PresenceAttack { target: UnitId },
+    /// Analyse `target` for weaknesses (`phases`: a move action, +1 OCV against it).
+    Analyse { target: UnitId },
 }
 
 impl Action {
@@ -312,6 +314,7 @@ impl Action {
             Action::Sweep { .. } => "Sweep",
             Action::Brace => "Brace",
             Action::PresenceAttack { .. } => "Presence Attack",
+            Action::Analyse { .. } => "Analyse",
         }
     }
 
@@ -349,6 +352,7 @@ impl Action {
             | Action::Grab { target }
             | Action::Haymaker { target }
             | Action::PresenceAttack { target }
+            | Action::Analyse { target }
             | Action::CommandAlly { ally: target } => Anchor::unit(target),
             Action::StandUp
             | Action::GoProne

@@ -106,6 +106,7 @@ pub(super) fn check_act(
         return Err(why);
     }
     let room = Room {
+        actions_free,
         attack_free,
         fresh,
         fresh_but_step,

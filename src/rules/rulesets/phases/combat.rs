@@ -673,7 +673,7 @@ pub(super) fn strike(x: &mut Exec, a: UnitId, t: UnitId, ranged: bool, blow: Blo
     let mut terms = vec![Term::new("base", 10)];
     terms.extend(dcv_terms(x.s(), t));
     let needed = x.reckon(t, "roll needed to hit", terms);
-    let ocv = x.reckon(a, "OCV", manoeuvres::ocv_terms(x.s(), a, ranged));
+    let ocv = x.reckon(a, "OCV", manoeuvres::ocv_terms(x.s(), a, t, ranged));
     let roll = x.roll(
         Some(a),
         None,

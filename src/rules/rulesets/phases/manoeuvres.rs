@@ -163,7 +163,13 @@ pub struct ManState {
     /// action, to complete with a move action in its next Phase (P-55, P-72).
     #[serde(default)]
     pub started: PerUnit<Option<u32>>,
+    /// Per unit: the enemy it has analysed (P-73), +1 OCV against it until its next action.
+    #[serde(default)]
+    pub analysed: PerUnit<Option<UnitId>>,
 }
+
+/// OCV gained against an analysed enemy (house rule, P-73).
+pub(super) const ANALYSED_OCV: i64 = 1;
 
 /// A number for the current Phase, growing through the battle.
 pub(super) fn phase_serial(s: &BattleState) -> u32 {
@@ -199,7 +205,7 @@ pub(super) fn holds(r: &State, u: UnitId, m: Man) -> bool {
 }
 
 /// The OCV of `a`'s attack as terms: its OCV, the manoeuvres in effect (P-41), daunted.
-pub(super) fn ocv_terms(s: &BattleState, a: UnitId, ranged: bool) -> Vec<Term> {
+pub(super) fn ocv_terms(s: &BattleState, a: UnitId, t: UnitId, ranged: bool) -> Vec<Term> {
     let r = Phases::state(s);
     let Some(au) = s.unit(a) else {
         return vec![Term::new("OCV", 0)];
@@ -213,6 +219,9 @@ pub(super) fn ocv_terms(s: &BattleState, a: UnitId, ranged: bool) -> Vec<Term> {
     }
     let mut terms = vec![Term::new("OCV", au.stat(names::OCV))];
     terms.extend(combine(mods));
+    if r.man.analysed.get(a).copied().flatten() == Some(t) {
+        terms.push(Term::new("analysed", ANALYSED_OCV));
+    }
     terms
 }
 
@@ -372,6 +381,7 @@ pub(super) fn move_through_path(
 
 /// What the command's checks need to know of the unit's Phase.
 pub(super) struct Room {
+    pub actions_free: bool,
     pub attack_free: bool,
     pub fresh: bool,
     pub fresh_but_step: bool,
@@ -508,6 +518,26 @@ pub(super) fn check(
                 }
                 _ => reject(format!("{} is not an enemy in the fight", s.unit_name(*target))),
             }),
+        Action::Analyse { target } => match s.unit(*target) {
+            _ if !room.actions_free => reject(format!(
+                "{n} has no move action left this Phase; Analyse is a move action"
+            )),
+            _ if r.man.analysed.get(u).copied().flatten() == Some(*target) => reject(format!(
+                "{n} has already analysed {}",
+                s.unit_name(*target)
+            )),
+            Some(t) if s.are_enemies(u, *target) && t.is_active() => {
+                if s.cover(u, *target) == Cover::Blocked {
+                    reject(format!("{n} cannot see {}", t.name))
+                } else {
+                    Ok(())
+                }
+            }
+            _ => reject(format!(
+                "{} is not an enemy in the fight",
+                s.unit_name(*target)
+            )),
+        },
         Action::BreakFree => match grabbed(s, u) {
             None => reject(format!("{n} is not held")),
             Some(_) => attack_action("Break Free"),
@@ -558,6 +588,7 @@ pub(super) fn candidates(s: &BattleState, u: UnitId) -> Vec<Action> {
         out.push(Action::Grab { target });
         out.push(Action::Haymaker { target });
         out.push(Action::PresenceAttack { target });
+        out.push(Action::Analyse { target });
         let Some(tu) = s.unit(target) else { continue };
         for &to in &dests {
             let d = s.grid().distance_steps(to, tu.cell);
@@ -609,6 +640,13 @@ pub(super) fn perform(x: &mut Exec, u: UnitId, action: &Action) -> bool {
             }));
         }
         Action::PresenceAttack { target } => presence(x, u, *target),
+        Action::Analyse { target } => {
+            spend(x, u, |b| b.actions += 1);
+            x.emit(Phases::event(Ev::Analysed {
+                unit: u,
+                target: Some(*target),
+            }));
+        }
         Action::Sweep { count } | Action::RapidFire { count } => {
             let ranged = matches!(action, Action::RapidFire { .. });
             spend(x, u, |b| b.full = true);
@@ -691,6 +729,13 @@ pub(super) fn at_action_start(x: &mut Exec, u: UnitId) {
     }
     if blow {
         x.emit(Phases::event(Ev::Blow { blow: None }));
+    }
+    let analysed = Phases::state(x.s()).man.analysed.get(u).copied().flatten();
+    if analysed.is_some() {
+        x.emit(Phases::event(Ev::Analysed {
+            unit: u,
+            target: None,
+        }));
     }
 }
 

@@ -323,6 +323,11 @@ pub enum Ev {
     /// The unit started a full-phase action with a move action in Phase `at` (or no longer
     /// has one started).
     Started { unit: UnitId, at: Option<u32> },
+    /// The unit analysed this enemy (or its analysis is over).
+    Analysed {
+        unit: UnitId,
+        target: Option<UnitId>,
+    },
     /// A Haymaker found its target out of reach at the end of the Phase.
     Whiffed { unit: UnitId, target: UnitId },
 }
@@ -343,6 +348,7 @@ pub fn apply(s: &mut State, e: &Ev) {
             s.man.daunted = PerUnit::filled(n, false);
             s.man.presence_turn = PerUnit::filled(n, 0);
             s.man.started = PerUnit::filled(n, None);
+            s.man.analysed = PerUnit::filled(n, None);
         }
         Ev::Phase { phase } => {
             s.phase = *phase;
@@ -405,6 +411,7 @@ pub fn apply(s: &mut State, e: &Ev) {
         Ev::Haymaker { blow: None } => s.man.haymakers.clear(),
         Ev::Blow { blow } => s.man.blow = *blow,
         Ev::Started { unit, at } => s.man.started.set(*unit, *at),
+        Ev::Analysed { unit, target } => s.man.analysed.set(*unit, *target),
         Ev::Stopped { .. } | Ev::Whiffed { .. } => {}
     }
 }

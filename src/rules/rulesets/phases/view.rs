@@ -144,6 +144,16 @@ pub(super) fn log_line(s: &BattleState, e: &Ev) -> String {
         Ev::Started { unit, at: None } => {
             format!("{} has no Take a Recovery started now", n(unit))
         }
+        Ev::Analysed {
+            unit,
+            target: Some(t),
+        } => format!(
+            "{} studies {} for weaknesses: +{} OCV against it until its next action",
+            n(unit),
+            n(t),
+            manoeuvres::ANALYSED_OCV
+        ),
+        Ev::Analysed { unit, target: None } => format!("{}'s analysis is over", n(unit)),
         Ev::Whiffed { unit, target } => format!(
             "{}'s Haymaker misses: {} is out of reach",
             n(unit),
@@ -275,6 +285,7 @@ pub(super) fn describe(s: &BattleState, r: &State, cmd: &Command) -> CommandInfo
                 info.path = manoeuvres::move_through_path(s, u, *target, *to);
                 "full phase (never provokes)".to_string()
             }
+            Action::Analyse { .. } => "move action".to_string(),
             Action::Brace | Action::PresenceAttack { .. } | Action::Release => {
                 "free action".to_string()
             }
@@ -351,7 +362,7 @@ pub(super) fn odds(
     attack_kind(s, attacker, target, ranged).ok()?;
     let (a, t) = (s.unit(attacker)?, s.unit(target)?);
     let dcv = dcv_of(s, target);
-    let ocv: i64 = manoeuvres::ocv_terms(s, attacker, ranged)
+    let ocv: i64 = manoeuvres::ocv_terms(s, attacker, target, ranged)
         .iter()
         .map(|t| t.value)
         .sum();
