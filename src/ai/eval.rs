@@ -85,6 +85,46 @@ pub fn can_strike_from(s: &BattleState, unit: UnitId, at: Cell) -> bool {
     })
 }
 
+/// How many steps `unit` must walk to stand next to its nearest active enemy, around walls
+/// and shut doors (units do not block; terrain cost is ignored). `None`: no enemy can be
+/// reached at all. A breadth-first search over the map: used where a door may open a way.
+pub fn walk_to_nearest_foe(s: &BattleState, unit: UnitId) -> Option<u32> {
+    let me = s.units.get(unit.index())?;
+    let grid = s.grid();
+    let mut goal = crate::rules::grid::CellMap::from_fn(grid.width, grid.height, |_| false);
+    for e in &s.units {
+        if e.side != me.side && e.is_active() {
+            for c in grid.neighbours(e.cell) {
+                goal.set(c, true);
+            }
+        }
+    }
+    let mut seen = crate::rules::grid::CellMap::from_fn(grid.width, grid.height, |_| false);
+    let mut frontier = vec![me.cell];
+    seen.set(me.cell, true);
+    let mut steps = 0;
+    while !frontier.is_empty() {
+        if frontier
+            .iter()
+            .any(|&c| goal.get(c).copied().unwrap_or(false))
+        {
+            return Some(steps);
+        }
+        let mut next = Vec::new();
+        for c in frontier {
+            for n in grid.neighbours(c) {
+                if s.terrain.passable(n) && !seen.get(n).copied().unwrap_or(true) {
+                    seen.set(n, true);
+                    next.push(n);
+                }
+            }
+        }
+        frontier = next;
+        steps += 1;
+    }
+    None
+}
+
 /// The score of the battle for `side`: higher is better.
 pub fn score(s: &BattleState, side: SideId) -> f64 {
     if let Some(o) = &s.outcome {

@@ -850,3 +850,32 @@ fn an_archer_with_no_foe_in_range_declares_missile() {
         "no foe in spell range either"
     );
 }
+
+/// A fighter shut in behind a door, its foe beyond the wall: it opens the door (the only way
+/// to the foe) rather than pace along the wall, which is as near the foe as the crow flies.
+#[test]
+fn a_unit_opens_the_door_that_is_its_way_to_the_foe() {
+    let l = level(
+        &["..#.....", "..#.....", "..D.....", "..#.....", "..#....."],
+        "(name: \"F\", side: \"A\", cell: (1, 2), template: \"fighter\"),
+         (name: \"G\", side: \"B\", cell: (6, 1), template: \"fighter\")",
+    );
+    let mut opened = 0;
+    for seed in 1..6 {
+        let (mut b, _) = BattleState::start(&l, seed);
+        let f = b.unit_ids().next().unwrap();
+        until_turn_of(&mut b, f);
+        let cmd = normal(seed).decide(&b).expect("a command");
+        if cmd
+            == (Command::Act {
+                unit: f,
+                action: Action::OpenDoor {
+                    cell: Cell::new(2, 2),
+                },
+            })
+        {
+            opened += 1;
+        }
+    }
+    assert_eq!(opened, 5, "opened the door in {opened} of 5 seeds");
+}

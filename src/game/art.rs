@@ -12,7 +12,7 @@ use bevy::prelude::*;
 use bevy::render::render_resource::{Extent3d, TextureDimension, TextureFormat};
 
 use crate::rules::grid::{HexOrientation, Topology};
-use crate::rules::map::{Sight, Terrain};
+use crate::rules::map::{Door, Sight, Terrain};
 
 pub(super) fn plugin(app: &mut App) {
     app.init_resource::<Art>();
@@ -166,11 +166,17 @@ pub enum TileArt {
     Chasm = 8,
     /// Water no one can wade: darker than a ford, so the two read apart at a glance.
     DeepWater = 9,
+    /// A shut door: planks in a stone frame.
+    DoorClosed = 10,
+    /// An open door: the doorway's floor with the leaf swung against the frame.
+    DoorOpen = 11,
+    /// A locked door: a shut door with iron bands and a lock plate.
+    DoorLocked = 12,
 }
 
 impl TileArt {
     /// Every tile, in atlas order.
-    pub const ALL: [TileArt; 10] = [
+    pub const ALL: [TileArt; 13] = [
         TileArt::Floor,
         TileArt::Rough,
         TileArt::Wall,
@@ -181,6 +187,9 @@ impl TileArt {
         TileArt::Rubble,
         TileArt::Chasm,
         TileArt::DeepWater,
+        TileArt::DoorClosed,
+        TileArt::DoorOpen,
+        TileArt::DoorLocked,
     ];
 
     /// The tile's index in the atlas (`TileTextureIndex`).
@@ -201,6 +210,9 @@ impl TileArt {
             TileArt::Rubble => rgb(130, 120, 104),
             TileArt::Chasm => rgb(18, 16, 24),
             TileArt::DeepWater => rgb(26, 56, 112),
+            TileArt::DoorClosed => WOOD,
+            TileArt::DoorOpen => FLOOR,
+            TileArt::DoorLocked => shade(WOOD, 0.7),
         };
         [c[0] as u8, c[1] as u8, c[2] as u8, 255]
     }
@@ -208,6 +220,12 @@ impl TileArt {
     /// Picks the picture for a terrain: first by words in its name, then by its properties
     /// (slit sight → slit, opaque → wall, impassable → chasm, difficult → rough), else floor.
     pub fn for_terrain(terrain: &Terrain) -> Self {
+        match terrain.door {
+            Some(Door::Closed) => return TileArt::DoorClosed,
+            Some(Door::Open) => return TileArt::DoorOpen,
+            Some(Door::Locked) => return TileArt::DoorLocked,
+            None => {}
+        }
         let name = terrain.name.to_lowercase();
         let has = |words: &[&str]| words.iter().any(|w| name.contains(w));
         if has(&["water", "river", "pond", "lake", "stream", "swamp", "marsh"]) {
@@ -351,6 +369,45 @@ const FLOOR: Rgb = rgb(178, 166, 142);
 const FLOOR_JOINT: Rgb = rgb(128, 118, 100);
 const BRICK: Rgb = rgb(96, 96, 106);
 const MORTAR: Rgb = rgb(44, 44, 52);
+const WOOD: Rgb = rgb(132, 88, 48);
+const FRAME: Rgb = rgb(150, 146, 136);
+
+/// A door seen from above, whichever way its wall runs: a stone frame round the cell and the
+/// leaf (wooden planks) filling it, or, open, folded against the left post so the doorway's
+/// floor shows.
+fn door(art: TileArt, px: f32, py: f32, x: i32, y: i32, w: f32, h: f32) -> Rgb {
+    let inset = 5.0;
+    if px.abs() > w / 2.0 - inset || py.abs() > h / 2.0 - inset {
+        return FRAME;
+    }
+    let plank = |x: i32| {
+        let seam = x.rem_euclid(8) == 0;
+        let c = if seam { shade(WOOD, 0.6) } else { WOOD };
+        jitter(c, 6.0, x, y, 9)
+    };
+    match art {
+        TileArt::DoorOpen => {
+            // The leaf folded against the left post; the doorway's floor shows.
+            if px < -w / 2.0 + 6.0 {
+                plank(x)
+            } else {
+                floor(x, y)
+            }
+        }
+        TileArt::DoorLocked => {
+            let plate = px.abs() < 4.0 && py.abs() < 5.0;
+            let band_iron = (px + w / 4.0).abs() < 1.5 || (px - w / 4.0).abs() < 1.5;
+            if plate {
+                rgb(200, 170, 60)
+            } else if band_iron {
+                rgb(50, 50, 56)
+            } else {
+                shade(plank(x), 0.8)
+            }
+        }
+        _ => plank(x),
+    }
+}
 
 /// Flagstones: 16-pixel slabs in staggered rows with thin joints.
 fn floor(x: i32, y: i32) -> Rgb {
@@ -405,6 +462,9 @@ fn art_colour(art: TileArt, px: f32, py: f32, x: i32, y: i32, w: f32, h: f32) ->
             }
         }
         TileArt::Wall => bricks(x, y),
+        TileArt::DoorClosed | TileArt::DoorOpen | TileArt::DoorLocked => {
+            door(art, px, py, x, y, w, h)
+        }
         TileArt::Slit => {
             // Brick with a dark vertical slot in the middle third, in a light stone frame.
             let slot_w = (w / 6.0).max(3.0);
@@ -1031,6 +1091,7 @@ mod tests {
             cost,
             sight,
             difficult,
+            door: None,
         };
         assert_eq!(
             TileArt::for_terrain(&t("shallow water", Some(2), Sight::Clear, true)),

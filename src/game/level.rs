@@ -109,6 +109,7 @@ pub fn demo(topology: Topology) -> BoardLevel {
         cost,
         sight,
         difficult,
+        door: None,
     };
     let legend = [
         ('.', kinds::floor()),

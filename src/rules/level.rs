@@ -19,7 +19,7 @@ mod tests;
 pub use spans::Seg;
 
 use crate::rules::grid::{Cell, Grid, Topology};
-use crate::rules::map::{Terrain, TerrainMap, kinds};
+use crate::rules::map::{Door, Terrain, TerrainMap, kinds};
 use crate::rules::ruleset_data::{self, RulesetData, Template};
 use crate::rules::rulesets::RulesetId;
 use serde::{Deserialize, Serialize};
@@ -145,6 +145,9 @@ pub fn standard_legend() -> Vec<(char, Terrain)> {
         ('~', kinds::water()),
         ('T', kinds::trees()),
         (':', kinds::rubble()),
+        ('D', kinds::door_closed()),
+        ('d', kinds::door_open()),
+        ('L', kinds::door_locked()),
     ]
 }
 
@@ -863,6 +866,26 @@ pub fn check(file: &LevelFile) -> Vec<Problem> {
                     "legend glyph {glyph:?} ({}) has cost 0; a passable cell costs at least 1 \
                      (write `cost: None` for impassable terrain)",
                     terrain.name
+                ),
+            );
+        }
+        let other = match terrain.door {
+            Some(Door::Open) => Some(Door::Closed),
+            Some(Door::Closed) => Some(Door::Open),
+            _ => None,
+        };
+        if let Some(other) = other
+            && !legend.iter().any(|(_, t)| t.door == Some(other))
+        {
+            out.push(
+                vec![F("legend"), C(glyph)],
+                format!(
+                    "legend glyph {glyph:?} ({}) is a door ({:?}) but no glyph of the legend is \
+                     a door {:?} for it to become when a unit opens or shuts it (add one, e.g. \
+                     `door: Some({other:?})`, or make this one `door: Some(Locked)`)",
+                    terrain.name,
+                    terrain.door.unwrap_or_default(),
+                    other
                 ),
             );
         }

@@ -19,6 +19,20 @@ pub enum Sight {
     Opaque,
 }
 
+/// A door's state. A door is a terrain kind like any other (its `cost` and `sight` say what
+/// it is in that state: a closed door is impassable and opaque, an open one is not); opening
+/// or closing it turns the cell into its *counterpart*, the kind of the same name in the other
+/// state (see [`TerrainMap::door_counterpart`]). A locked door has none: no unit opens it.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
+pub enum Door {
+    Open,
+    #[default]
+    Closed,
+    Locked,
+}
+
 /// One kind of terrain, as a level's legend defines it.
 ///
 /// In RON every field but `name` may be left out: `(name: "floor")` is passable at cost 1,
@@ -36,6 +50,9 @@ pub struct Terrain {
     /// Difficult terrain: forbids the `phases` 1-hex step and the `alternating` Step.
     #[serde(default)]
     pub difficult: bool,
+    /// A door, and in which state (`None`: not a door).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub door: Option<Door>,
 }
 
 fn default_cost() -> Option<u32> {
@@ -58,6 +75,8 @@ pub struct TerrainMap {
     sight: CellMap<Sight>,
     /// Cached per-cell entry cost; 0 means impassable.
     cost: CellMap<u32>,
+    /// For each kind, the kind an open or closed door becomes when shut or opened.
+    counterpart: Vec<Option<u16>>,
 }
 
 impl TerrainMap {
@@ -74,12 +93,16 @@ impl TerrainMap {
         let cost = CellMap::from_fn(grid.width, grid.height, |c| {
             kinds[cells[c] as usize].cost.unwrap_or(0)
         });
+        let counterpart = (0..kinds.len())
+            .map(|k| counterpart_of(&kinds, k))
+            .collect();
         Some(Self {
             grid,
             kinds,
             cells,
             sight,
             cost,
+            counterpart,
         })
     }
 
@@ -153,11 +176,49 @@ impl TerrainMap {
     pub fn difficult(&self, c: Cell) -> bool {
         self.terrain(c).is_some_and(|t| t.difficult)
     }
+
+    /// The door on a cell and its state (`None`: no door, or out of bounds).
+    pub fn door(&self, c: Cell) -> Option<Door> {
+        self.terrain(c).and_then(|t| t.door)
+    }
+
+    /// The kind a door of kind `kind` becomes when it is opened (if closed) or shut (if
+    /// open): the kind of the same name in the other state, else the first kind in the other
+    /// state. `None` for a locked door, a kind that is no door, or a door with no counterpart.
+    pub fn door_counterpart(&self, kind: u16) -> Option<u16> {
+        self.counterpart.get(kind as usize).copied().flatten()
+    }
+
+    /// Opens a closed door or shuts an open one on cell `c`. Returns `false` and changes
+    /// nothing if there is no such door (or it is locked, or has no counterpart).
+    pub fn toggle_door(&mut self, c: Cell) -> bool {
+        match self.kind_index(c).and_then(|k| self.door_counterpart(k)) {
+            Some(k) => self.set_kind(c, k),
+            None => false,
+        }
+    }
+}
+
+/// See [`TerrainMap::door_counterpart`].
+fn counterpart_of(kinds: &[Terrain], k: usize) -> Option<u16> {
+    let want = match kinds[k].door? {
+        Door::Open => Door::Closed,
+        Door::Closed => Door::Open,
+        Door::Locked => return None,
+    };
+    let other = |same_name: bool| {
+        kinds
+            .iter()
+            .position(|t| t.door == Some(want) && (!same_name || t.name == kinds[k].name))
+    };
+    other(true)
+        .or_else(|| other(false))
+        .and_then(|i| u16::try_from(i).ok())
 }
 
 /// The standard terrain kinds, used by the default legend of levels and by tests.
 pub mod kinds {
-    use super::{Sight, Terrain};
+    use super::{Door, Sight, Terrain};
 
     fn t(name: &str, cost: Option<u32>, sight: Sight, difficult: bool) -> Terrain {
         Terrain {
@@ -165,6 +226,20 @@ pub mod kinds {
             cost,
             sight,
             difficult,
+            door: None,
+        }
+    }
+
+    fn door(state: Door) -> Terrain {
+        let open = state == Door::Open;
+        Terrain {
+            door: Some(state),
+            ..t(
+                "door",
+                open.then_some(1),
+                if open { Sight::Clear } else { Sight::Opaque },
+                false,
+            )
         }
     }
 
@@ -191,5 +266,17 @@ pub mod kinds {
     }
     pub fn rubble() -> Terrain {
         t("rubble", Some(2), Sight::Clear, true)
+    }
+    /// A closed door: impassable and opaque until opened.
+    pub fn door_closed() -> Terrain {
+        door(Door::Closed)
+    }
+    /// An open door: a doorway, passable at cost 1 and clear to sight, that can be shut.
+    pub fn door_open() -> Terrain {
+        door(Door::Open)
+    }
+    /// A locked door: a closed door no unit can open.
+    pub fn door_locked() -> Terrain {
+        door(Door::Locked)
     }
 }

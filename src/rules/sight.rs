@@ -140,7 +140,7 @@
 //! have cover from each other (from the shared corner every corner of the other cell is
 //! reached along its edges or across it).
 
-use crate::rules::grid::{Cell, Grid, HexOrientation, Topology};
+use crate::rules::grid::{Cell, CellMap, Grid, HexOrientation, Topology};
 use crate::rules::map::{Sight, TerrainMap};
 use serde::{Deserialize, Serialize};
 
@@ -349,6 +349,40 @@ pub fn line_of_sight(map: &TerrainMap, a: Cell, b: Cell) -> bool {
         return false;
     }
     a == b || sight_line(map, a, b).is_some()
+}
+
+/// Every cell `from` sees: a map of the grid with `true` exactly where [`line_of_sight`] from
+/// `from` holds (so `from` itself, and nothing if `from` is off the map). Doors count as what
+/// they are now: a shut one is opaque, an open one clear.
+///
+/// It asks the exact rule of this module for each cell, so it can never disagree with an
+/// attack's line of sight or with the cover a target has (a test checks it against the
+/// brute-force reference on random maps with doors, squares and hexes). Its cost per cell is
+/// in `docs/benchmarks.md`, beside two classic field-of-view algorithms.
+///
+/// # Examples
+///
+/// ```
+/// # use fray::rules::grid::{Cell, Diagonals, Grid, Topology};
+/// # use fray::rules::map::{TerrainMap, kinds};
+/// # fn map(rows: &[&str]) -> TerrainMap {
+/// #     let square = Topology::Square { diagonals: Diagonals::One };
+/// #     let grid = Grid::new(square, rows[0].len() as u32, rows.len() as u32);
+/// #     let glyph = |c| if c == '#' { 1 } else { 0 };
+/// #     let cells = rows.iter().flat_map(|r| r.chars()).map(glyph).collect();
+/// #     TerrainMap::new(grid, vec![kinds::floor(), kinds::wall()], cells).unwrap()
+/// # }
+/// use fray::rules::sight::field_of_view;
+///
+/// let room = map(&["..#..", "..#..", "....."]);
+/// let seen = field_of_view(&room, Cell::new(0, 0));
+/// assert_eq!(seen.get(Cell::new(4, 2)), Some(&true)); // round the end of the wall
+/// assert_eq!(seen.get(Cell::new(4, 0)), Some(&false)); // straight behind it
+/// assert_eq!(seen.get(Cell::new(2, 0)), Some(&true)); // the wall's own face
+/// ```
+pub fn field_of_view(map: &TerrainMap, from: Cell) -> CellMap<bool> {
+    let grid = map.grid();
+    CellMap::from_fn(grid.width, grid.height, |c| line_of_sight(map, from, c))
 }
 
 /// The first clear segment between a sample point of `a` and one of `b`, in this order: centre

@@ -130,8 +130,14 @@ pub fn tooltip_lines(
         Some(c) => format!("entering costs {c}"),
         None => "impassable".into(),
     };
+    let door = match terrain.door {
+        Some(crate::rules::map::Door::Closed) => " (shut: a unit next to it may open it)",
+        Some(crate::rules::map::Door::Open) => " (open: a unit next to it may shut it)",
+        Some(crate::rules::map::Door::Locked) => " (locked)",
+        None => "",
+    };
     out.push(format!(
-        "{} {cell}: {cost}{}",
+        "{}{door} {cell}: {cost}{}",
         terrain.name,
         if terrain.difficult { ", difficult" } else { "" }
     ));

@@ -2,10 +2,11 @@
 //! walking with attacks of opportunity, reach and range, rolling dice as events, damage.
 
 use super::{
-    BattleState, Event, Exec, Interrupt, Purpose, Resume, SideId, Status, Trigger, UnitId,
+    Action, BattleState, Event, Exec, Interrupt, Purpose, Resume, SideId, Status, Trigger, UnitId,
 };
 use crate::rules::dice::{DiceExpr, Roll};
 use crate::rules::grid::{Cell, CellMap};
+use crate::rules::map::Door;
 use crate::rules::path::{self, MoveQuery, Occupant, Path, Reach};
 use crate::rules::sight::{self, Cover};
 use crate::rules::threat;
@@ -205,6 +206,89 @@ impl BattleState {
             .into_iter()
             .filter(|&e| self.in_melee_reach(e, unit))
             .collect()
+    }
+}
+
+impl BattleState {
+    /// The doors next to `unit` it could open or shut now, as the actions that would (a
+    /// ruleset adds its own price and offers those it can pay for). In cell order.
+    pub fn door_actions(&self, unit: UnitId) -> Vec<Action> {
+        let Some(u) = self.unit(unit) else {
+            return Vec::new();
+        };
+        let mut out: Vec<Action> = self
+            .grid()
+            .neighbours(u.cell)
+            .filter_map(|cell| match self.terrain.door(cell)? {
+                Door::Closed => Some(Action::OpenDoor { cell }),
+                Door::Open if self.unit_at(cell).is_none() => Some(Action::CloseDoor { cell }),
+                _ => None,
+            })
+            .filter(|a| self.door_check(unit, a).is_ok())
+            .collect();
+        out.sort_by_key(|a| match a {
+            Action::OpenDoor { cell } | Action::CloseDoor { cell } => (cell.y, cell.x),
+            _ => (0, 0),
+        });
+        out
+    }
+
+    /// Whether `unit` may open or shut the door `action` names, leaving its price aside: the
+    /// door is next to it, in the right state, has a counterpart (not locked), and no one
+    /// stands in a doorway being shut. `Err` says why not.
+    pub fn door_check(&self, unit: UnitId, action: &Action) -> Result<(), String> {
+        let (cell, open) = match action {
+            Action::OpenDoor { cell } => (*cell, true),
+            Action::CloseDoor { cell } => (*cell, false),
+            _ => return Err("not a door action".into()),
+        };
+        let Some(u) = self.unit(unit) else {
+            return Err(format!("there is no {unit}"));
+        };
+        let who = &u.name;
+        if !u.is_active() {
+            return Err(format!("{who} is out of the fight"));
+        }
+        let state = self.terrain.door(cell);
+        let Some(state) = state else {
+            return Err(format!("there is no door at {cell}"));
+        };
+        if self.grid().distance_steps(u.cell, cell) != 1 {
+            return Err(format!("the door at {cell} is not next to {who}"));
+        }
+        match (state, open) {
+            (Door::Locked, _) => Err(format!("the door at {cell} is locked")),
+            (Door::Open, true) => Err(format!("the door at {cell} is already open")),
+            (Door::Closed, false) => Err(format!("the door at {cell} is already shut")),
+            _ => {
+                let kind = self.terrain.kind_index(cell).unwrap_or(0);
+                if self.terrain.door_counterpart(kind).is_none() {
+                    return Err(format!(
+                        "the door at {cell} cannot be {} (the level has no door to turn it into)",
+                        if open { "opened" } else { "shut" }
+                    ));
+                }
+                if !open && let Some(o) = self.unit_at(cell) {
+                    return Err(format!(
+                        "{} stands in the doorway at {cell}",
+                        self.unit_name(o)
+                    ));
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+impl Exec<'_> {
+    /// `unit` opens or shuts the door of a door action (checked beforehand).
+    pub fn door(&mut self, unit: UnitId, action: &Action) {
+        let (cell, open) = match action {
+            Action::OpenDoor { cell } => (*cell, true),
+            Action::CloseDoor { cell } => (*cell, false),
+            _ => return,
+        };
+        self.emit(Event::Door { unit, cell, open });
     }
 }
 

@@ -69,6 +69,11 @@ pub fn describe(s: &BattleState, e: &Event) -> String {
         Event::TurnEnded { unit } => format!("{} ends its turn", s.unit_name(*unit)),
         Event::Moved { unit, from, to } => format!("{} moves {from} -> {to}", s.unit_name(*unit)),
         Event::Placed { unit, to } => format!("{} is moved to {to}", s.unit_name(*unit)),
+        Event::Door { unit, cell, open } => format!(
+            "{} {} the door at {cell}",
+            s.unit_name(*unit),
+            if *open { "opens" } else { "shuts" }
+        ),
         Event::Attacked {
             attacker,
             target,

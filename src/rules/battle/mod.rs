@@ -314,6 +314,12 @@ impl BattleState {
                     u.cell = *to;
                 }
             }
+            Event::Door { cell, open, .. } => {
+                let shut = self.terrain.door(*cell) != Some(crate::rules::map::Door::Open);
+                if shut == *open {
+                    Arc::make_mut(&mut self.terrain).toggle_door(*cell);
+                }
+            }
             Event::Pool {
                 unit, pool, value, ..
             } => {

@@ -265,6 +265,11 @@ pub enum Action {
     PresenceAttack { target: UnitId },
     /// Analyse `target` for weaknesses (`phases`: a move action, +1 OCV against it).
     Analyse { target: UnitId },
+    // --- doors (every ruleset, at its own price)
+    /// Open the closed door on `cell`, next to the unit.
+    OpenDoor { cell: Cell },
+    /// Shut the open door on `cell`, next to the unit (no one may stand in the doorway).
+    CloseDoor { cell: Cell },
 }
 
 impl Action {
@@ -315,6 +320,8 @@ impl Action {
             Action::Brace => "Brace",
             Action::PresenceAttack { .. } => "Presence Attack",
             Action::Analyse { .. } => "Analyse",
+            Action::OpenDoor { .. } => "Open a Door",
+            Action::CloseDoor { .. } => "Close a Door",
         }
     }
 
@@ -326,7 +333,9 @@ impl Action {
             | Action::Drag { to }
             | Action::Throw { to }
             | Action::Sprint { to }
-            | Action::ReadyMove { to, .. } => Anchor::cell(to),
+            | Action::ReadyMove { to, .. }
+            | Action::OpenDoor { cell: to }
+            | Action::CloseDoor { cell: to } => Anchor::cell(to),
             Action::Charge { target, to } => Anchor {
                 unit: Some(target),
                 cell: Some(to),
@@ -671,6 +680,13 @@ pub enum Event {
     Placed {
         unit: UnitId,
         to: Cell,
+    },
+    /// `unit` opened (`open`) or shut the door on `cell`: the cell becomes its door's
+    /// counterpart kind ([`crate::rules::map::TerrainMap::toggle_door`]).
+    Door {
+        unit: UnitId,
+        cell: Cell,
+        open: bool,
     },
     /// An attack's outcome (the rolls come before it as [`Event::Rolled`]).
     Attacked {

@@ -694,8 +694,11 @@ fn set_field(
 fn legend_entry(glyph: char, t: &crate::rules::map::Terrain) -> String {
     let cost = t.cost.map_or("None".to_string(), |c| format!("Some({c})"));
     let difficult = if t.difficult { ", difficult: true" } else { "" };
+    let door = t
+        .door
+        .map_or(String::new(), |d| format!(", door: Some({d:?})"));
     format!(
-        "{glyph:?}: (name: {}, cost: {cost}, sight: {:?}{difficult})",
+        "{glyph:?}: (name: {}, cost: {cost}, sight: {:?}{difficult}{door})",
         quote(&t.name),
         t.sight
     )

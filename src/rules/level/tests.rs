@@ -146,7 +146,7 @@ fn merged_legend_keeps_standard_order_then_new_glyphs() {
     own.insert('a', kinds::floor());
     let merged = merged_legend(&own);
     let glyphs: String = merged.iter().map(|(g, _)| *g).collect();
-    assert_eq!(glyphs, ".,#O+~T:az");
+    assert_eq!(glyphs, ".,#O+~T:DdLaz");
     assert_eq!(merged[2].1, kinds::rough());
 }
 

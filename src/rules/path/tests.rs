@@ -13,6 +13,7 @@ fn kinds() -> Vec<Terrain> {
         cost,
         sight: Sight::Clear,
         difficult: cost == Some(2),
+        door: None,
     };
     vec![
         k("floor", Some(1)),

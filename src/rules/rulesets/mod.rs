@@ -19,6 +19,9 @@ pub mod segments;
 pub mod sides;
 pub mod view;
 
+#[cfg(test)]
+mod doors_tests;
+
 pub use view::{Answered, Clock, CommandInfo, Odds, OrderEntry};
 
 use crate::rules::battle::{

@@ -144,6 +144,8 @@ pub fn label(s: &BattleState, cmd: &Command) -> String {
             Action::Resuscitate { target } => format!("Resuscitate {}", name(*target)),
             Action::CommandAlly { ally } => format!("Command {}", name(*ally)),
             Action::Cast { target } => format!("Cast at {}", name(*target)),
+            Action::OpenDoor { cell } => format!("Open the door at {cell}"),
+            Action::CloseDoor { cell } => format!("Shut the door at {cell}"),
             other => other.name().to_string(),
         },
         Command::EndTurn { .. } => "End turn".to_string(),

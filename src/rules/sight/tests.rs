@@ -990,3 +990,101 @@ proptest! {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Field of view, with doors.
+
+/// A random map up to 12×12 with doors: floor, wall, slit, and shut, open and locked doors.
+fn arb_door_map() -> impl Strategy<Value = TerrainMap> {
+    (0..TOPOLOGIES.len(), 1u32..=12, 1u32..=12).prop_flat_map(|(t, w, h)| {
+        let grid = Grid::new(TOPOLOGIES[t], w, h);
+        proptest::collection::vec(0u8..20, grid.len()).prop_map(move |raw| {
+            let cells = raw
+                .iter()
+                .map(|&r| match r {
+                    0..=10 => 0,
+                    11..=14 => 1,
+                    15 => 2,
+                    16 | 17 => 3,
+                    18 => 4,
+                    _ => 5,
+                })
+                .collect();
+            let kinds = vec![
+                kinds::floor(),
+                kinds::wall(),
+                kinds::slit(),
+                kinds::door_closed(),
+                kinds::door_open(),
+                kinds::door_locked(),
+            ];
+            TerrainMap::new(grid, kinds, cells).expect("valid random map")
+        })
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    /// The field of view is the brute-force reference's line of sight, cell by cell, before
+    /// and after a door is opened or shut.
+    #[test]
+    fn field_of_view_is_line_of_sight_for_every_cell(
+        map in arb_door_map(),
+        i in any::<prop::sample::Index>(),
+        k in any::<prop::sample::Index>(),
+    ) {
+        let g = *map.grid();
+        let from = g.cell_at(i.index(g.len()));
+        let mut toggled = map.clone();
+        toggled.toggle_door(g.cell_at(k.index(g.len())));
+        for m in [&map, &toggled] {
+            let seen = field_of_view(m, from);
+            for c in g.cells() {
+                prop_assert_eq!(
+                    seen.get(c).copied(),
+                    Some(reference::line_of_sight(m, from, c)),
+                    "from {} to {}", from, c
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn a_shut_door_blocks_sight_and_an_open_one_does_not() {
+    let d = Drawn::new(
+        Topology::Square {
+            diagonals: Diagonals::One,
+        },
+        &["a.#..", "..#..", "..#b."],
+    );
+    let (a, b) = (d.at('a'), d.at('b'));
+    let door = Cell::new(2, 1);
+    let kinds = vec![
+        kinds::floor(),
+        kinds::wall(),
+        kinds::slit(),
+        kinds::door_closed(),
+        kinds::door_open(),
+    ];
+    let cells: Vec<u16> = d
+        .map
+        .grid()
+        .cells()
+        .map(|c| {
+            if c == door {
+                3
+            } else {
+                d.map.kind_index(c).unwrap_or(0)
+            }
+        })
+        .collect();
+    let mut m = TerrainMap::new(*d.map.grid(), kinds, cells).expect("map");
+    assert!(!line_of_sight(&m, a, b));
+    assert!(m.toggle_door(door));
+    assert!(line_of_sight(&m, a, b));
+    assert_eq!(field_of_view(&m, a).get(b), Some(&true));
+    assert!(m.toggle_door(door));
+    assert_eq!(field_of_view(&m, a).get(b), Some(&false));
+}

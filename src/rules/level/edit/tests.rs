@@ -558,6 +558,7 @@ fn legend_entries_are_added_changed_and_removed_as_written() {
         cost: Some(3),
         sight: Sight::Clear,
         difficult: true,
+        door: None,
     };
     doc.apply(&Edit::SetLegend {
         glyph: 'b',

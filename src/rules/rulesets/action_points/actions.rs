@@ -18,9 +18,11 @@ pub(super) fn cost(s: &BattleState, cmd: &Command) -> i64 {
             action: Action::Cast { .. },
             ..
         } => u.stat(names::SPELL_AP).max(1),
+        // House rule: opening or shutting a door costs 1 AP, like a Move (the text prices
+        // no such action).
         Command::Move { .. }
         | Command::Act {
-            action: Action::Guard,
+            action: Action::Guard | Action::OpenDoor { .. } | Action::CloseDoor { .. },
             ..
         } => 1,
         _ => 0,
@@ -154,9 +156,18 @@ pub(super) fn check(s: &BattleState, r: &State, cmd: &Command) -> Result<(), Rej
             }
             Ok(())
         }
+        Command::Act {
+            action: action @ (Action::OpenDoor { .. } | Action::CloseDoor { .. }),
+            ..
+        } => {
+            if ap < 1 {
+                return Err(Rejected::new(format!("{} has no AP left", u.name)));
+            }
+            s.door_check(unit, action).map_err(Rejected::new)
+        }
         Command::Act { action, .. } => Err(Rejected::new(format!(
-            "{} is not an action in the action-points ruleset (Move, Attack, Cast, Guard, End \
-             Turn)",
+            "{} is not an action in the action-points ruleset (Move, Attack, Cast, Guard, a \
+             door, End Turn)",
             action.name()
         ))),
         Command::Pick { .. } | Command::Declare { .. } => Err(Rejected::new(
@@ -198,6 +209,11 @@ pub(super) fn legal(s: &BattleState, r: &State) -> Vec<Command> {
                         action: Action::Guard,
                     });
                 }
+                out.extend(
+                    s.door_actions(unit)
+                        .into_iter()
+                        .map(|action| Command::Act { unit, action }),
+                );
                 let reach = s.reach_of(unit, u.movement, None);
                 for (to, _) in reach.destinations() {
                     if to != u.cell {
@@ -255,6 +271,10 @@ pub(super) fn perform(x: &mut Exec, cmd: &Command) {
             unit,
             action: Action::Guard,
         } => x.set_condition(*unit, Condition::Guarding, true),
+        Command::Act {
+            unit,
+            action: action @ (Action::OpenDoor { .. } | Action::CloseDoor { .. }),
+        } => x.door(*unit, action),
         Command::Attack {
             unit,
             target,

@@ -31,7 +31,10 @@ pub(super) fn cost(s: &BattleState, cmd: &Command) -> i64 {
             | Action::SeekCover
             | Action::StandUp
             | Action::CommandAlly { .. }
-            | Action::Brandish => 1,
+            | Action::Brandish
+            // Interact (a door here) is one action.
+            | Action::OpenDoor { .. }
+            | Action::CloseDoor { .. } => 1,
             Action::Reload => u.stat(names::RELOAD_ACTIONS).max(1),
             Action::Resuscitate { .. } => 2,
             _ => 0,
@@ -238,6 +241,9 @@ pub fn check(s: &BattleState, r: &State, cmd: &Command) -> Result<(), Rejected> 
                     Err(Rejected::new(format!("{} is not prone", u.name)))
                 }
             }
+            Action::OpenDoor { .. } | Action::CloseDoor { .. } => {
+                s.door_check(unit, action).map_err(Rejected::new)
+            }
             Action::GoProne => {
                 if u.is_prone() {
                     Err(Rejected::new(format!("{} is already prone", u.name)))
@@ -371,7 +377,10 @@ pub fn legal(s: &BattleState, r: &State) -> Vec<Command> {
                 Action::Ready {
                     trigger: ReadyTrigger::EnemyInReach,
                 },
-            ] {
+            ]
+            .into_iter()
+            .chain(s.door_actions(unit))
+            {
                 cands.push(Command::Act { unit, action });
             }
             for c in cands {
@@ -542,6 +551,7 @@ pub(super) fn perform(x: &mut Exec, cmd: &Command) {
             }
             Action::StandUp => x.set_condition(unit, Condition::Prone, false),
             Action::GoProne => x.set_condition(unit, Condition::Prone, true),
+            Action::OpenDoor { .. } | Action::CloseDoor { .. } => x.door(unit, action),
             Action::Reload => x.set_pool(unit, names::LOADED, 1),
             Action::Resuscitate { target } => resuscitate(x, unit, *target),
             Action::CommandAlly { ally } => {

@@ -147,6 +147,14 @@ pub(super) fn check_act(
                     Ok(())
                 }
             }
+            // P-76: opening or shutting a door is a move action that does not provoke.
+            Action::OpenDoor { .. } | Action::CloseDoor { .. } => {
+                if !actions_free {
+                    no_action("Opening or shutting a door (a move action)")
+                } else {
+                    s.door_check(u, action).map_err(Rejected::new)
+                }
+            }
             Action::TakeRecovery => recovery_way(s, r, u).map(|_| ()),
             Action::Recover => {
                 if !stunned {
@@ -475,6 +483,7 @@ pub(super) fn legal(s: &BattleState, r: &State) -> Vec<Command> {
             candidates.extend(
                 manoeuvres::candidates(s, unit)
                     .into_iter()
+                    .chain(s.door_actions(unit))
                     .map(|action| Command::Act { unit, action }),
             );
             out.extend(
@@ -713,6 +722,10 @@ pub(super) fn perform(x: &mut Exec, cmd: &Command) {
             Action::StandUp => {
                 spend(x, u, |b| b.actions += 1);
                 stand_up(x, u);
+            }
+            Action::OpenDoor { .. } | Action::CloseDoor { .. } => {
+                spend(x, u, |b| b.actions += 1);
+                x.door(u, action);
             }
             _ => {}
         },

@@ -22,12 +22,15 @@
 //!   once per move action; success negates that move's attacks of opportunity.
 //! - Delay, Ready and Abort with their initiative consequences (P-113..P-138): see `advance`,
 //!   `take_delayed`, `fire_ready` and `abort`.
+//! - Manoeuvres (P-41, P-56..P-62, P-73, P-84..P-87, P-91, P-94), house rules for what the
+//!   source text leaves out: see `manoeuvres`. Take a Recovery may be started and completed
+//!   with move actions (P-55, P-72): `actions::recovery_way`.
 
 //!
 //! The code: this file holds the state, the events and their `apply`, and the [`Ruleset`]
 //! impl; `turns` the Initiative order, Phases and Turns and whose action it is; `actions` the
-//! ordinary actions (costs, `check`, `legal`, `execute`); `combat` attacks, reactions and
-//! damage; `view` the clock, the menu, the odds and the log lines.
+//! ordinary actions (costs, `check`, `legal`, `execute`); `manoeuvres` the manoeuvres and
+//! their combined modifiers; `combat` attacks, reactions and damage; `view` the clock, the menu, the odds and the log lines.
 
 mod actions;
 mod combat;

@@ -290,6 +290,7 @@ pub(super) fn describe(s: &BattleState, r: &State, cmd: &Command) -> CommandInfo
                 "free action".to_string()
             }
             Action::GoProne => "free action".to_string(),
+            Action::OpenDoor { .. } | Action::CloseDoor { .. } => "move action".to_string(),
             Action::StandUp => {
                 let cell = unit.cell;
                 info.provokes = s

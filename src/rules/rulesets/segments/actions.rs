@@ -279,8 +279,18 @@ pub fn check(s: &BattleState, r: &State, cmd: &Command) -> Result<(), Rejected> 
             }
             combat::target_ok(s, unit, *target, combat::Kind::Spell)
         }
+        // House rule: opening or shutting a door takes the unit's move of its turn.
+        Command::Act {
+            action: action @ (Action::OpenDoor { .. } | Action::CloseDoor { .. }),
+            ..
+        } => {
+            a.move_budget
+                .map_err(|why| Rejected::new(format!("{why} (a door takes the turn's move)")))?;
+            s.door_check(unit, action).map_err(Rejected::new)
+        }
         Command::Act { action, .. } => Err(Rejected::new(format!(
-            "{} is not an action in the segments ruleset (Move, Attack, Cast, Delay, End Turn)",
+            "{} is not an action in the segments ruleset (Move, Attack, Cast, Delay, a door, End \
+             Turn)",
             action.name()
         ))),
         Command::Declare { .. } | Command::Pick { .. } | Command::React { .. } => Ok(()),
@@ -343,6 +353,11 @@ pub fn legal(s: &BattleState, r: &State) -> Vec<Command> {
                 }
             }
             if let Ok(budget) = a.move_budget {
+                out.extend(
+                    s.door_actions(unit)
+                        .into_iter()
+                        .map(|action| Command::Act { unit, action }),
+                );
                 let here = s.units[unit.index()].cell;
                 for (to, _) in s.reach_of(unit, budget, None).destinations() {
                     if to != here {
@@ -394,6 +409,17 @@ pub fn execute(x: &mut Exec, cmd: &Command) {
             action: Action::Cast { target },
         } => {
             combat::begin_cast(x, *unit, *target);
+            after_action(x);
+        }
+        Command::Act {
+            unit,
+            action: action @ (Action::OpenDoor { .. } | Action::CloseDoor { .. }),
+        } => {
+            x.emit(Segments::event(Ev::MoveDone {
+                unit: *unit,
+                cost: 1,
+            }));
+            x.door(*unit, action);
             after_action(x);
         }
         Command::Act { .. } | Command::Pick { .. } => {}

@@ -125,7 +125,12 @@ pub fn cost_of(s: &BattleState, cmd: &Command) -> Cost {
         Command::Attack { .. } => Cost::Main,
         Command::Act { action, .. } => match action {
             Action::GoProne | Action::Release => Cost::Free,
-            Action::StandUp | Action::Screen { .. } => Cost::Moves(1),
+            // House rule (the action list of S-19..S-48 has no door; "not exhaustive"): a
+            // brief bodily action like Stand Up, so a Move action, and it draws no attack.
+            Action::StandUp
+            | Action::Screen { .. }
+            | Action::OpenDoor { .. }
+            | Action::CloseDoor { .. } => Cost::Moves(1),
             Action::Delay => Cost::MoveAction,
             Action::Charge { .. } => Cost::MainAndMove,
             _ => Cost::Main,
@@ -250,6 +255,10 @@ pub fn check_action(s: &BattleState, r: &State, cmd: &Command) -> Result<(), Str
                     return Err(format!("{who} is not prone"));
                 }
                 need_moves(s, p, unit, 1)
+            }
+            Action::OpenDoor { .. } | Action::CloseDoor { .. } => {
+                need_moves(s, p, unit, 1)?;
+                s.door_check(unit, action)
             }
             Action::Delay => {
                 if in_held_action {
@@ -490,6 +499,11 @@ fn act_commands(s: &BattleState, r: &State, unit: UnitId) -> Vec<Command> {
             }
         }
     }
+    candidates.extend(
+        s.door_actions(unit)
+            .into_iter()
+            .map(|action| Command::Act { unit, action }),
+    );
     out.extend(
         candidates
             .into_iter()
@@ -670,6 +684,7 @@ fn act(x: &mut Exec, unit: UnitId, action: &Action) {
     match action {
         Action::GoProne => x.set_condition(unit, Condition::Prone, true),
         Action::StandUp => x.set_condition(unit, Condition::Prone, false),
+        Action::OpenDoor { .. } | Action::CloseDoor { .. } => x.door(unit, action),
         Action::Delay => {
             x.set_condition(unit, Condition::Holding, true);
             x.emit(Event::TurnEnded { unit });
