@@ -1454,3 +1454,21 @@ fn the_odds_say_what_an_abort_to_dodge_would_leave_and_the_dice_agree() {
     b.units[1].conditions.insert(Condition::Dodging);
     assert_eq!(answered_odds(&b, U0, U1, false), None);
 }
+
+/// An abort to Block, Roll With A Punch or Missile Deflection is offered only against the kind
+/// of attack it answers, and the menu says what each buys (not the Dodge's odds).
+#[test]
+fn the_aborts_offered_fit_the_attack_and_say_what_they_buy() {
+    let (mut b, _) = BattleState::start_with_tape(&field().units(DUEL).level(), 1, []);
+    run(&mut b, attack(U0, U1));
+    let legal = b.legal_commands();
+    let abort = |action: Action| Command::React {
+        unit: U1,
+        reaction: Reaction::Abort { action },
+    };
+    assert!(legal.contains(&abort(Action::Block)));
+    assert!(legal.contains(&abort(Action::RollWithPunch)));
+    assert!(!legal.contains(&abort(Action::MissileDeflection)));
+    let info = crate::rules::rulesets::describe(&b, &abort(Action::Block));
+    assert!(info.cost.contains("Block roll"), "{}", info.cost);
+}

@@ -329,7 +329,7 @@ pub(super) fn describe(s: &BattleState, r: &State, cmd: &Command) -> CommandInfo
             "free (readied move action)".to_string()
         }
         Command::React {
-            reaction: Reaction::Abort { .. },
+            reaction: Reaction::Abort { action },
             ..
         } => {
             let cost = if r.done.get(u).copied().unwrap_or(true) {
@@ -337,7 +337,19 @@ pub(super) fn describe(s: &BattleState, r: &State, cmd: &Command) -> CommandInfo
             } else {
                 "gives up this Phase's action"
             };
-            // What the Dodge buys against the attack at stake.
+            // What the Dodge buys against the attack at stake; the other manoeuvres in words.
+            let other = match action {
+                Action::Block => Some("+2 DCV and a Block roll against each melee attack"),
+                Action::RollWithPunch => Some("-2 DCV, melee hits roll half damage"),
+                Action::MissileDeflection => Some("a deflection roll against each shot"),
+                _ => None,
+            };
+            if let Some(what) = other {
+                return CommandInfo {
+                    cost: format!("{cost}: {what}"),
+                    ..info
+                };
+            }
             match crate::rules::rulesets::hit_chance_if_dodging(s, u) {
                 Some((now, dodging)) => format!(
                     "{cost}: +{} DCV, {:.0}% -> {:.0}% to hit",
