@@ -238,6 +238,33 @@ pub enum Action {
     /// Take up the other weapon: a unit with a melee and a ranged weapon holds one of them
     /// (`alternating` Brandish).
     Brandish,
+    // --- phases manoeuvres (house rules, rules P-56..P-62, P-84..P-87, P-91, P-94)
+    /// Block: +2 DCV; the first melee hit on the unit before its next action may be blocked.
+    Block,
+    /// Disarm `target`: a melee roll at -2 OCV; a hit leaves it bare-handed for a while.
+    Disarm { target: UnitId },
+    /// Grab `target`: a melee roll at -1 OCV, -2 DCV; a hit holds it in place.
+    Grab { target: UnitId },
+    /// Haymaker on `target`: -5 DCV, an extra damage die; the blow lands at the Phase's end.
+    Haymaker { target: UnitId },
+    /// Missile Deflection: ranged hits on the unit may be deflected until its next action.
+    MissileDeflection,
+    /// Roll With A Punch: -2 OCV, -2 DCV; hits on the unit do half damage until its next action.
+    RollWithPunch,
+    /// Move By `target`: move to `to` without provoking, striking the target in passing.
+    MoveBy { target: UnitId, to: Cell },
+    /// Move Through `target`: charge to `to` (next to it) without provoking and slam into it.
+    MoveThrough { target: UnitId, to: Cell },
+    /// Rapid Fire: one shot at each of the `count` nearest enemies in range.
+    RapidFire { count: u8 },
+    /// Sweep: one blow at each of the `count` nearest enemies in reach.
+    Sweep { count: u8 },
+    /// Brace for Accuracy: +2 OCV with ranged attacks, DCV halved, until the next action.
+    Brace,
+    /// Presence Attack on `target`: daunt it (-2 OCV until the end of its next action).
+    PresenceAttack { target: UnitId },
+    /// Analyse `target` for weaknesses (`phases`: a move action, +1 OCV against it).
+    Analyse { target: UnitId },
     // --- doors (every ruleset, at its own price)
     /// Open the closed door on `cell`, next to the unit.
     OpenDoor { cell: Cell },
@@ -280,6 +307,19 @@ impl Action {
             Action::Cast { .. } => "Cast",
             Action::TakeRecovery => "Take a Recovery",
             Action::Brandish => "Brandish",
+            Action::Block => "Block",
+            Action::Disarm { .. } => "Disarm",
+            Action::Grab { .. } => "Grab",
+            Action::Haymaker { .. } => "Haymaker",
+            Action::MissileDeflection => "Missile Deflection",
+            Action::RollWithPunch => "Roll With A Punch",
+            Action::MoveBy { .. } => "Move By",
+            Action::MoveThrough { .. } => "Move Through",
+            Action::RapidFire { .. } => "Rapid Fire",
+            Action::Sweep { .. } => "Sweep",
+            Action::Brace => "Brace",
+            Action::PresenceAttack { .. } => "Presence Attack",
+            Action::Analyse { .. } => "Analyse",
             Action::OpenDoor { .. } => "Open a Door",
             Action::CloseDoor { .. } => "Close a Door",
         }
@@ -300,6 +340,10 @@ impl Action {
                 unit: Some(target),
                 cell: Some(to),
             },
+            Action::MoveBy { target, to } | Action::MoveThrough { target, to } => Anchor {
+                unit: Some(target),
+                cell: Some(to),
+            },
             Action::Screen { ally, to } => Anchor {
                 unit: Some(ally),
                 cell: Some(to),
@@ -313,6 +357,11 @@ impl Action {
             | Action::FirstAid { target }
             | Action::Resuscitate { target }
             | Action::Cast { target }
+            | Action::Disarm { target }
+            | Action::Grab { target }
+            | Action::Haymaker { target }
+            | Action::PresenceAttack { target }
+            | Action::Analyse { target }
             | Action::CommandAlly { ally: target } => Anchor::unit(target),
             Action::StandUp
             | Action::GoProne
@@ -329,7 +378,13 @@ impl Action {
             | Action::SeekCover
             | Action::Reload
             | Action::TakeRecovery
-            | Action::Brandish => Anchor::default(),
+            | Action::Brandish
+            | Action::Block
+            | Action::MissileDeflection
+            | Action::RollWithPunch
+            | Action::RapidFire { .. }
+            | Action::Sweep { .. }
+            | Action::Brace => Anchor::default(),
         }
     }
 }

@@ -2,6 +2,7 @@
 //! why not, the legal commands, and carrying them out.
 
 use super::combat::{attack_kind, check_react, declare_attack, react, readied_on, stand_up, walk};
+use super::manoeuvres::{self, Blow, Room};
 use super::names;
 use super::turns::{advance, after, budget, cap, end_action, take_delayed};
 use super::{After, Budget, Ev, Held, Phases, State};
@@ -89,8 +90,33 @@ pub(super) fn check_act(
             "{n} is Stunned: its action must be Recover from being Stunned"
         ));
     }
+    let moving = match cmd {
+        Command::Move { .. } => Some("movement"),
+        Command::Act { action, .. } => match action {
+            Action::Step { .. } => Some("1-hex step"),
+            Action::Withdraw { .. } => Some("Withdraw"),
+            Action::ReadyMove { .. } => Some("readied move"),
+            _ => None,
+        },
+        _ => None,
+    };
+    if let Some(what) = moving
+        && let Some(why) = manoeuvres::held_reason(s, u, what)
+    {
+        return Err(why);
+    }
+    let room = Room {
+        actions_free,
+        attack_free,
+        fresh,
+        fresh_but_step,
+        surprise,
+    };
     match cmd {
         Command::EndTurn { .. } => Ok(()),
+        Command::Act { action, .. } if manoeuvres::check(s, r, u, action, &room).is_some() => {
+            manoeuvres::check(s, r, u, action, &room).unwrap_or(Ok(()))
+        }
         Command::Act { action, .. } => match action {
             Action::Delay => {
                 if asking {
@@ -129,21 +155,7 @@ pub(super) fn check_act(
                     s.door_check(u, action).map_err(Rejected::new)
                 }
             }
-            Action::TakeRecovery => {
-                if surprise {
-                    reject(
-                        "Take a Recovery is a full-phase action: not in the Surprise Phase".into(),
-                    )
-                } else if !fresh_but_step {
-                    reject(format!(
-                        "{n} has already acted or moved this Phase; Take a Recovery takes the whole Phase"
-                    ))
-                } else if unit.pool(names::STUN) >= unit.stat(names::STUN) {
-                    reject(format!("{n} has all its STUN"))
-                } else {
-                    Ok(())
-                }
-            }
+            Action::TakeRecovery => recovery_way(s, r, u).map(|_| ()),
             Action::Recover => {
                 if !stunned {
                     reject(format!("{n} is not Stunned"))
@@ -253,7 +265,10 @@ pub(super) fn check_act(
             }
             other => reject(format!(
                 "{} is not an action in the phases ruleset (Move, Attack, Dodge, Ready, Delay, \
-                 Withdraw, Step, Go Prone, Stand Up, Take a Recovery, Recover, End turn)",
+                 Withdraw, Step, Go Prone, Stand Up, Take a Recovery, Recover, the manoeuvres \
+                 Block, Disarm, Grab, Haymaker, Missile Deflection, Roll With A Punch, Move By, \
+                 Move Through, Rapid Fire, Sweep, Brace, Presence Attack, and Break Free, \
+                 Release, End turn)",
                 other.name()
             )),
         },
@@ -299,6 +314,51 @@ pub(super) fn check_act(
     }
 }
 
+/// How a Take a Recovery would be taken now.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Recovery {
+    /// As the Phase's full-phase action.
+    Full,
+    /// Started with a move action, to complete in the unit's next Phase (P-55, P-72).
+    Start,
+    /// Completed with a move action, having been started in an earlier Phase.
+    Complete,
+}
+
+/// Rules P-55, P-72 (house rule for Take a Recovery): the full-phase action, or, when the unit
+/// has a move action but not its whole Phase left (after another action, or in the Surprise
+/// Phase), started with that move action and completed with a move action in its next Phase.
+pub(super) fn recovery_way(s: &BattleState, r: &State, u: UnitId) -> Result<Recovery, Rejected> {
+    let unit = &s.units[u.index()];
+    let n = &unit.name;
+    let b = budget(r, u);
+    let move_left = !b.full && b.actions < cap(r);
+    if unit.pool(names::STUN) >= unit.stat(names::STUN) {
+        return Err(Rejected::new(format!("{n} has all its STUN")));
+    }
+    let now = manoeuvres::phase_serial(s);
+    match r.man.started.get(u).copied().flatten() {
+        Some(at) if at < now && move_left => return Ok(Recovery::Complete),
+        Some(at) if at == now => {
+            return Err(Rejected::new(format!(
+                "{n} started its Take a Recovery this Phase: it completes it with a move action \
+                 in its next Phase"
+            )));
+        }
+        _ => {}
+    }
+    let fresh = b.actions == 0 && !b.full && !b.moved;
+    if fresh && r.phase != 0 {
+        Ok(Recovery::Full)
+    } else if move_left {
+        Ok(Recovery::Start)
+    } else {
+        Err(Rejected::new(format!(
+            "{n} has no move action left this Phase to start or complete a Take a Recovery"
+        )))
+    }
+}
+
 pub(super) fn check(s: &BattleState, r: &State, cmd: &Command) -> Result<(), Rejected> {
     let u = cmd.unit();
     if let Command::React { reaction, .. } = cmd {
@@ -335,7 +395,18 @@ pub(super) fn legal(s: &BattleState, r: &State) -> Vec<Command> {
                 },
                 _ => return out,
             };
-            for reaction in [other, Reaction::TakeHeld] {
+            let mut answers = vec![other, Reaction::TakeHeld];
+            if matches!(trigger, Trigger::Targeted { .. }) {
+                answers.extend(
+                    [
+                        Action::Block,
+                        Action::RollWithPunch,
+                        Action::MissileDeflection,
+                    ]
+                    .map(|action| Reaction::Abort { action }),
+                );
+            }
+            for reaction in answers {
                 if check_react(s, r, unit, &reaction).is_ok() {
                     out.push(Command::React { unit, reaction });
                 }
@@ -410,8 +481,9 @@ pub(super) fn legal(s: &BattleState, r: &State) -> Vec<Command> {
                 });
             }
             candidates.extend(
-                s.door_actions(unit)
+                manoeuvres::candidates(s, unit)
                     .into_iter()
+                    .chain(s.door_actions(unit))
                     .map(|action| Command::Act { unit, action }),
             );
             out.extend(
@@ -424,7 +496,9 @@ pub(super) fn legal(s: &BattleState, r: &State) -> Vec<Command> {
             }
             let b = budget(r, unit);
             // Withdraw: a full-phase action, up to half movement (not while prone).
+            let held = manoeuvres::grabbed(s, unit).is_some();
             let fresh_ok = !u.is_prone()
+                && !held
                 && r.phase != 0
                 && b.actions == 0
                 && !b.full
@@ -440,7 +514,7 @@ pub(super) fn legal(s: &BattleState, r: &State) -> Vec<Command> {
                     }
                 }
             }
-            if !b.full && b.actions < cap(r) && !b.stepped {
+            if !b.full && b.actions < cap(r) && !b.stepped && !held {
                 let budget = move_budget(r, u, b);
                 let threat = s.threat_for(unit, |_| true);
                 for (to, _) in s.reach_of(unit, budget, Some(&threat)).destinations() {
@@ -555,6 +629,7 @@ pub(super) fn perform(x: &mut Exec, cmd: &Command) {
             });
             x.emit(Phases::event(Ev::Negated { negated: None }));
             x.emit(Phases::event(Ev::Walk { provokes: true }));
+            manoeuvres::let_go(x, u);
             walk(x, u, &path.cells());
         }
         Command::Attack { target, ranged, .. } => {
@@ -562,11 +637,13 @@ pub(super) fn perform(x: &mut Exec, cmd: &Command) {
                 b.actions += 1;
                 b.attack = true;
             });
-            declare_attack(x, u, *target, *ranged);
+            declare_attack(x, u, *target, *ranged, Blow::Strike);
         }
+        Command::Act { action, .. } if manoeuvres::perform(x, u, action) => {}
         Command::Act { action, .. } => match action {
             Action::Step { to } => {
                 spend(x, u, |b| b.stepped = true);
+                manoeuvres::let_go(x, u);
                 x.emit(Phases::event(Ev::Walk { provokes: false }));
                 walk(x, u, &[unit.cell, *to]);
             }
@@ -579,6 +656,7 @@ pub(super) fn perform(x: &mut Exec, cmd: &Command) {
                     b.full = true;
                 });
                 x.emit(Phases::event(Ev::Walk { provokes: false }));
+                manoeuvres::let_go(x, u);
                 walk(x, u, &path.cells());
             }
             Action::Dodge => {
@@ -613,7 +691,25 @@ pub(super) fn perform(x: &mut Exec, cmd: &Command) {
                 x.set_condition(u, Condition::Stunned, false);
             }
             Action::TakeRecovery => {
-                spend(x, u, |b| b.full = true);
+                let Ok(way) = recovery_way(x.s(), Phases::state(x.s()), u) else {
+                    return;
+                };
+                let at = manoeuvres::phase_serial(x.s());
+                match way {
+                    Recovery::Full => spend(x, u, |b| b.full = true),
+                    Recovery::Start => {
+                        spend(x, u, |b| b.actions += 1);
+                        x.emit(Phases::event(Ev::Started {
+                            unit: u,
+                            at: Some(at),
+                        }));
+                        return;
+                    }
+                    Recovery::Complete => {
+                        spend(x, u, |b| b.actions += 1);
+                        x.emit(Phases::event(Ev::Started { unit: u, at: None }));
+                    }
+                }
                 let (now, max) = (unit.pool(names::STUN), unit.stat(names::STUN));
                 x.set_pool(
                     u,

@@ -2,6 +2,7 @@
 //! standing up, readied actions, aborting to Dodge, and the continuations after them.
 
 use super::actions::{check_act, half, move_path, perform, reject, spend};
+use super::manoeuvres::{self, Blow};
 use super::names;
 use super::turns::{after, budget};
 use super::{After, Ev, Held, Phases, State};
@@ -116,7 +117,11 @@ pub(super) fn ready_move_path(s: &BattleState, h: UnitId) -> Option<Path> {
     let Some(Some(Held::ReadyMove(_, to))) = Phases::state(s).held.get(h) else {
         return None;
     };
-    if unit.is_prone() || budget(Phases::state(s), h).stepped || *to == unit.cell {
+    if unit.is_prone()
+        || budget(Phases::state(s), h).stepped
+        || *to == unit.cell
+        || manoeuvres::grabbed(s, h).is_some()
+    {
         return None;
     }
     move_path(s, h, *to, half(unit))
@@ -193,13 +198,20 @@ pub(super) fn check_react(
                 Ok(())
             }
         }
-        (
-            Trigger::Targeted { .. },
-            Reaction::Abort {
-                action: Action::Dodge,
-            },
-        ) => {
-            if can_abort(s, r, u) {
+        (Trigger::Targeted { ranged, .. }, Reaction::Abort { action }) => {
+            let fits = match action {
+                Action::Dodge => true,
+                Action::Block | Action::RollWithPunch => !ranged,
+                Action::MissileDeflection => *ranged,
+                _ => false,
+            };
+            if !fits {
+                reject(format!(
+                    "{n} cannot abort to {} against this attack (Dodge; Block or Roll With A \
+                     Punch against melee; Missile Deflection against a shot)",
+                    action.name()
+                ))
+            } else if can_abort(s, r, u) {
                 Ok(())
             } else {
                 reject(format!("{n} cannot abort now"))
@@ -324,6 +336,7 @@ fn readied_for_reach(s: &BattleState, mover: UnitId, from: Cell) -> Vec<UnitId> 
 /// step that leaves a threatened hex (when the walk provokes) and for readied attacks after
 /// each step that brings it within an enemy's reach. Stops at the first interrupt.
 pub(super) fn walk(x: &mut Exec, u: UnitId, cells: &[Cell]) {
+    manoeuvres::blow_here(x, u);
     for i in 0..cells.len().saturating_sub(1) {
         let (from, to) = (cells[i], cells[i + 1]);
         let unit = &x.s().units[u.index()];
@@ -365,6 +378,10 @@ pub(super) fn walk(x: &mut Exec, u: UnitId, cells: &[Cell]) {
             }
         }
         x.emit(Event::Moved { unit: u, from, to });
+        manoeuvres::blow_here(x, u);
+        if x.over() || !x.s().units[u.index()].is_active() {
+            return;
+        }
         let readiers = readied_for_reach(x.s(), u, from);
         if !readiers.is_empty() {
             x.emit(Event::Interrupted(Interrupt {
@@ -381,7 +398,7 @@ pub(super) fn walk(x: &mut Exec, u: UnitId, cells: &[Cell]) {
 }
 
 /// An attack on `t`: a unit not acting now may first abort to Dodge.
-pub(super) fn declare_attack(x: &mut Exec, a: UnitId, t: UnitId, ranged: bool) {
+pub(super) fn declare_attack(x: &mut Exec, a: UnitId, t: UnitId, ranged: bool, blow: Blow) {
     if can_abort(x.s(), Phases::state(x.s()), t) {
         x.emit(Event::Interrupted(Interrupt {
             trigger: Trigger::Targeted {
@@ -397,11 +414,11 @@ pub(super) fn declare_attack(x: &mut Exec, a: UnitId, t: UnitId, ranged: bool) {
                 needed: 0,
                 hit: false,
                 crit: false,
-                note: Phases::note(()),
+                note: Phases::note(blow),
             })),
         }));
     } else {
-        strike(x, a, t, ranged);
+        strike(x, a, t, ranged, blow);
     }
 }
 
@@ -417,12 +434,12 @@ pub(super) fn react(x: &mut Exec, u: UnitId, reaction: &Reaction) {
         (Trigger::Opportunity { mover, .. }, Reaction::Attack { .. })
         | (Trigger::Provoked { actor: mover, .. }, Reaction::Attack { .. }) => {
             x.emit(Phases::event(Ev::AooMade { unit: u }));
-            strike(x, u, *mover, false);
+            strike(x, u, *mover, false, Blow::Strike);
         }
         (Trigger::Ready { actor }, Reaction::Attack { .. } | Reaction::TakeHeld) => {
             fire_ready(x, u, *actor)
         }
-        (Trigger::Targeted { .. }, Reaction::Abort { .. }) => abort(x, u),
+        (Trigger::Targeted { .. }, Reaction::Abort { action }) => abort(x, u, action),
         _ => {}
     }
     let subject = match &top.trigger {
@@ -460,7 +477,10 @@ fn resume(x: &mut Exec, r: Resume, trigger: &Trigger) {
     let then = Phases::resume_of(&r).copied();
     match r {
         Resume::Move { unit, rest } => walk(x, unit, &rest),
-        Resume::Attack(p) => strike(x, p.attacker, p.target, p.ranged),
+        Resume::Attack(p) => {
+            let blow = Phases::note_of(&p.note);
+            strike(x, p.attacker, p.target, p.ranged, blow)
+        }
         _ if then == Some(After::StandUp) => {
             if let Trigger::Provoked { actor, .. } = trigger
                 && x.s().units[actor.index()].is_active()
@@ -510,6 +530,9 @@ fn fire_ready(x: &mut Exec, h: UnitId, actor: UnitId) {
         x.emit(Phases::event(Ev::Done { unit: h }));
     }
     x.set_condition(h, Condition::Dodging, false);
+    if is_move {
+        manoeuvres::let_go(x, h);
+    }
     // Rule P-131: a 1-hex step as part of the readied action (it never provokes).
     if let Some(to) = ready_step(x.s(), h, actor) {
         let from = x.s().units[h.index()].cell;
@@ -537,7 +560,7 @@ fn fire_ready(x: &mut Exec, h: UnitId, actor: UnitId) {
         return;
     }
     if let Some(ranged) = ready_attack(x.s(), h, actor) {
-        strike(x, h, actor, ranged);
+        strike(x, h, actor, ranged, Blow::Strike);
     }
 }
 
@@ -545,7 +568,7 @@ fn fire_ready(x: &mut Exec, h: UnitId, actor: UnitId) {
 /// Phase's action; after it, the following Phase's. The held action, if any, is dropped. A
 /// delaying unit has not acted yet: its next Action is the delayed one, and that is what it
 /// gives up (one action for one Abort, not the delayed one and the next Phase's too).
-fn abort(x: &mut Exec, u: UnitId) {
+fn abort(x: &mut Exec, u: UnitId, action: &Action) {
     let r = Phases::state(x.s());
     let delaying = matches!(r.held.get(u), Some(Some(Held::Delay)));
     let next_phase = !delaying && r.done.get(u).copied().unwrap_or(true);
@@ -559,32 +582,26 @@ fn abort(x: &mut Exec, u: UnitId) {
         unit: u,
         next_phase,
     }));
-    x.set_condition(u, Condition::Dodging, true);
+    if *action == Action::Dodge {
+        x.set_condition(u, Condition::Dodging, true);
+    } else {
+        manoeuvres::abort_to(x, u, action);
+    }
 }
 
-/// DCV of `t` now: + Dodge bonus, halved while Stunned (house rule), -3 while unaware in the
-/// Surprise Phase.
-pub(super) fn dcv_of(t: &Unit) -> i64 {
-    dcv_terms(t).iter().map(|t| t.value).sum()
+/// DCV of `t` now: + Dodge bonus and the manoeuvres in effect (P-41), halved while Stunned
+/// or prone (house rule), -3 while unaware in the Surprise Phase.
+pub(super) fn dcv_of(s: &BattleState, t: UnitId) -> i64 {
+    dcv_terms(s, t).iter().map(|t| t.value).sum()
 }
 
 /// [`dcv_of`] as terms, for the log. Not floored at 0: the unaware's -3 (P-22) is taken
 /// whole, and 10 + DCV (P-25) works as well below zero.
-pub(super) fn dcv_terms(t: &Unit) -> Vec<Term> {
-    let mut terms = vec![Term::new("DCV", t.stat(names::DCV))];
-    let mut dcv = t.stat(names::DCV);
-    if t.has(&Condition::Dodging) {
-        terms.push(Term::new("dodging", t.stat(names::DODGE_DCV)));
-        dcv += t.stat(names::DODGE_DCV);
-    }
-    if t.has(&Condition::Stunned) || t.is_prone() {
-        let why = if t.has(&Condition::Stunned) {
-            "halved: stunned"
-        } else {
-            "halved: prone"
-        };
-        terms.push(Term::new(why, dcv / 2 - dcv));
-    }
+pub(super) fn dcv_terms(s: &BattleState, id: UnitId) -> Vec<Term> {
+    let Some(t) = s.unit(id) else {
+        return vec![Term::new("DCV", 0)];
+    };
+    let mut terms = manoeuvres::dcv_mod_terms(Phases::state(s), t, id);
     if t.has(&Condition::Surprised) {
         terms.push(Term::new("unaware", -UNAWARE_DCV));
     }
@@ -635,22 +652,33 @@ pub(super) fn damage_terms(t: &Unit, raw: i64) -> (Vec<Term>, Vec<Term>) {
     (body, stun)
 }
 
-/// Resolves an attack roll and its damage.
-fn strike(x: &mut Exec, a: UnitId, t: UnitId, ranged: bool) {
+/// Resolves an attack roll and what its hit does (damage, or a Disarm's or Grab's effect).
+pub(super) fn strike(x: &mut Exec, a: UnitId, t: UnitId, ranged: bool, blow: Blow) {
     let (Some(au), Some(tu)) = (x.s().unit(a).cloned(), x.s().unit(t).cloned()) else {
         return;
     };
     if !au.is_active() || !tu.is_active() {
         return;
     }
+    if manoeuvres::stopped(x, a, t, ranged) {
+        x.emit(Event::Attacked {
+            attacker: a,
+            target: t,
+            ranged,
+            hit: false,
+            crit: false,
+        });
+        return;
+    }
     let mut terms = vec![Term::new("base", 10)];
-    terms.extend(dcv_terms(&tu));
+    terms.extend(dcv_terms(x.s(), t));
     let needed = x.reckon(t, "roll needed to hit", terms);
+    let ocv = x.reckon(a, "OCV", manoeuvres::ocv_terms(x.s(), a, t, ranged));
     let roll = x.roll(
         Some(a),
         None,
         Purpose::Attack,
-        &ndx(3, 6, au.stat(names::OCV)),
+        &ndx(3, 6, ocv),
         Some(needed),
     );
     let hit = roll.total >= needed;
@@ -661,13 +689,15 @@ fn strike(x: &mut Exec, a: UnitId, t: UnitId, ranged: bool) {
         hit,
         crit: false,
     });
-    if !hit {
+    if !hit || manoeuvres::effect_instead(x, a, t, blow) {
         return;
     }
-    let (n, bonus) = damage_dice(&au, ranged);
-    let raw = x
+    let (n, bonus) = manoeuvres::blow_dice(x.s(), a, ranged, blow);
+    let rolled = x
         .roll(Some(a), None, Purpose::Damage, &ndx(n, 6, bonus), None)
         .total;
+    let terms = manoeuvres::rolled_terms(Phases::state(x.s()), t, rolled, ranged);
+    let raw = x.reckon(t, "damage rolled", terms);
     let (body, stun) = damage_terms(&tu, raw);
     let body = x.reckon(t, "BODY damage", body);
     let stun = x.reckon(t, "STUN damage", stun);
@@ -675,10 +705,13 @@ fn strike(x: &mut Exec, a: UnitId, t: UnitId, ranged: bool) {
     x.add_pool(t, names::STUN, -stun);
     let now = &x.s().units[t.index()];
     if now.pool(names::BODY) <= 0 {
+        manoeuvres::let_go(x, t);
         x.set_status(t, Status::Dead);
     } else if now.pool(names::STUN) <= 0 {
+        manoeuvres::let_go(x, t);
         x.set_status(t, Status::Down);
     } else if stun > now.stat(names::CON) {
+        manoeuvres::let_go(x, t);
         x.set_condition(t, Condition::Stunned, true);
         if Phases::state(x.s())
             .held

@@ -22,15 +22,19 @@
 //!   once per move action; success negates that move's attacks of opportunity.
 //! - Delay, Ready and Abort with their initiative consequences (P-113..P-138): see `advance`,
 //!   `take_delayed`, `fire_ready` and `abort`.
+//! - Manoeuvres (P-41, P-56..P-62, P-73, P-84..P-87, P-91, P-94), house rules for what the
+//!   source text leaves out: see `manoeuvres`. Take a Recovery may be started and completed
+//!   with move actions (P-55, P-72): `actions::recovery_way`.
 
 //!
 //! The code: this file holds the state, the events and their `apply`, and the [`Ruleset`]
 //! impl; `turns` the Initiative order, Phases and Turns and whose action it is; `actions` the
-//! ordinary actions (costs, `check`, `legal`, `execute`); `combat` attacks, reactions and
-//! damage; `view` the clock, the menu, the odds and the log lines.
+//! ordinary actions (costs, `check`, `legal`, `execute`); `manoeuvres` the manoeuvres and
+//! their combined modifiers; `combat` attacks, reactions and damage; `view` the clock, the menu, the odds and the log lines.
 
 mod actions;
 mod combat;
+mod manoeuvres;
 mod turns;
 mod view;
 
@@ -79,7 +83,11 @@ pub(super) mod names {
     pub const DODGE_DCV: &str = "dodge_dcv";
     /// STUN dealt per BODY rolled.
     pub const STUN_MULTIPLIER: &str = "stun_multiplier";
+    /// Presence Attack dice (0: the unit cannot make one).
+    pub const PRESENCE: &str = "presence";
 }
+
+pub use manoeuvres::{Blow, Man};
 
 /// What `phases` does once the reactions to an interrupt it raised are in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -97,7 +105,7 @@ impl Ruleset for Phases {
     type State = State;
     type Event = Ev;
     type Resume = After;
-    type Note = ();
+    type Note = Blow;
     const DATA: &'static str = include_str!("../../../../assets/rulesets/phases.ron");
     const ROUND_WORD: &'static str = "Turn";
     const STATS: &'static [&'static str] = &[
@@ -240,6 +248,9 @@ pub struct State {
     /// goes on.
     #[serde(default)]
     pub saved_walk: Vec<(UnitId, bool, Option<bool>)>,
+    /// The manoeuvres' bookkeeping (boxed: most battles use little of it).
+    #[serde(default)]
+    pub man: Box<manoeuvres::ManState>,
 }
 
 /// The ruleset's events.
@@ -296,6 +307,32 @@ pub enum Ev {
     Walk { provokes: bool },
     /// A command waiting for a readied action to resolve.
     Deferred { command: Option<Command> },
+    /// The unit's manoeuvres in effect (until its next action begins) are now these.
+    Stance { unit: UnitId, stance: Vec<Man> },
+    /// The unit is disarmed (or no longer).
+    Disarmed { unit: UnitId, on: bool },
+    /// The unit is daunted by a Presence Attack (or no longer).
+    Daunted { unit: UnitId, on: bool },
+    /// The unit made its Presence Attack of this Turn.
+    Presence { unit: UnitId, turn: u32 },
+    /// A Haymaker winds up (Some) or the Phase's Haymakers are over (None).
+    Haymaker { blow: Option<(UnitId, UnitId)> },
+    /// A moving manoeuvre's blow waits for the mover to reach its hex (or is over).
+    Blow {
+        blow: Option<manoeuvres::PendingBlow>,
+    },
+    /// A defender's Block or Missile Deflection stopped the attack.
+    Stopped { unit: UnitId, by: Man },
+    /// The unit started a full-phase action with a move action in Phase `at` (or no longer
+    /// has one started).
+    Started { unit: UnitId, at: Option<u32> },
+    /// The unit analysed this enemy (or its analysis is over).
+    Analysed {
+        unit: UnitId,
+        target: Option<UnitId>,
+    },
+    /// A Haymaker found its target out of reach at the end of the Phase.
+    Whiffed { unit: UnitId, target: UnitId },
 }
 
 pub fn apply(s: &mut State, e: &Ev) {
@@ -309,6 +346,12 @@ pub fn apply(s: &mut State, e: &Ev) {
             s.held = PerUnit::filled(n, None);
             s.lose_next = PerUnit::filled(n, false);
             s.aoo_made = PerUnit::filled(n, 0);
+            s.man.stance = PerUnit::filled(n, Vec::new());
+            s.man.disarmed = PerUnit::filled(n, false);
+            s.man.daunted = PerUnit::filled(n, false);
+            s.man.presence_turn = PerUnit::filled(n, 0);
+            s.man.started = PerUnit::filled(n, None);
+            s.man.analysed = PerUnit::filled(n, None);
         }
         Ev::Phase { phase } => {
             s.phase = *phase;
@@ -363,6 +406,16 @@ pub fn apply(s: &mut State, e: &Ev) {
             s.saved_walk.pop();
         }
         Ev::Deferred { command } => s.deferred = command.clone(),
+        Ev::Stance { unit, stance } => s.man.stance.set(*unit, stance.clone()),
+        Ev::Disarmed { unit, on } => s.man.disarmed.set(*unit, *on),
+        Ev::Daunted { unit, on } => s.man.daunted.set(*unit, *on),
+        Ev::Presence { unit, turn } => s.man.presence_turn.set(*unit, *turn),
+        Ev::Haymaker { blow: Some(b) } => s.man.haymakers.push(*b),
+        Ev::Haymaker { blow: None } => s.man.haymakers.clear(),
+        Ev::Blow { blow } => s.man.blow = *blow,
+        Ev::Started { unit, at } => s.man.started.set(*unit, *at),
+        Ev::Analysed { unit, target } => s.man.analysed.set(*unit, *target),
+        Ev::Stopped { .. } | Ev::Whiffed { .. } => {}
     }
 }
 

@@ -1326,15 +1326,62 @@ fn the_1_hex_step_goes_before_or_after_a_full_phase_action_that_moves_no_distanc
     );
     run(&mut b, act(U0, Action::Delay));
     run(&mut b, end(U1));
-    // A move of any distance first: no full-phase action after it.
+    // A move of any distance first: no full-phase action after it; the move action left can
+    // only start the Take a Recovery (P-55, P-72), which regains nothing yet.
     let (mut b, _) = BattleState::start_with_tape(&field().units(units).level(), 1, [3, 3]);
     tired(&mut b);
     run(&mut b, mv(U0, 2, 2));
-    reject(
-        &mut b,
-        act(U0, Action::TakeRecovery),
-        "already acted or moved",
-    );
+    let e = run(&mut b, act(U0, Action::TakeRecovery));
+    assert!(e.iter().any(|e| Phases::event_of(e)
+        == Some(&Ev::Started {
+            unit: U0,
+            at: Some(6)
+        })));
+    assert!(!state(&b).budget.get(U0).unwrap().full);
+    assert_eq!(b.units[0].pool("stun"), 19);
+}
+
+/// P-55, P-72 (house rule for Take a Recovery): with a move action but not the whole Phase
+/// left, a unit starts a Take a Recovery with that move action and completes it with a move
+/// action in its next Phase, regaining its REC then; its other action is free both times. Not
+/// completed in that Phase, the start is lost.
+#[test]
+fn a_move_action_starts_a_take_a_recovery_and_another_completes_it_next_phase() {
+    let units = r#"
+        (name: "Ada", side: "Heroes", cell: (0, 2), template: "swordsman", overrides: {"cv": 10}),
+        (name: "Bo", side: "Blades", cell: (7, 2), template: "swordsman"),
+    "#;
+    let tired = |b: &mut BattleState| {
+        if let Some(v) = b.units[0].pools.get_mut("stun") {
+            *v -= 10;
+        }
+    };
+    let (mut b, _) = BattleState::start_with_tape(&field().units(units).level(), 1, [3, 3]);
+    tired(&mut b);
+    run(&mut b, mv(U0, 1, 2));
+    run(&mut b, act(U0, Action::TakeRecovery));
+    assert_eq!(b.units[0].pool("stun"), 14);
+    run(&mut b, end(U1));
+    // Phase 2: completing it is a move action: STUN back by REC 5, a move action still left.
+    let e = run(&mut b, act(U0, Action::TakeRecovery));
+    assert!(!e.contains(&Event::TurnEnded { unit: U0 }));
+    assert_eq!(b.units[0].pool("stun"), 19);
+    let spent = *state(&b).budget.get(U0).unwrap();
+    assert_eq!((spent.actions, spent.full), (1, false));
+    run(&mut b, mv(U0, 2, 2));
+    // Started in Phase 1, not completed in Phase 2: lost.
+    let (mut b, _) = BattleState::start_with_tape(&field().units(units).level(), 1, [3, 3]);
+    tired(&mut b);
+    run(&mut b, mv(U0, 1, 2));
+    run(&mut b, act(U0, Action::TakeRecovery));
+    run(&mut b, end(U1));
+    run(&mut b, mv(U0, 2, 2));
+    run(&mut b, end(U0));
+    run(&mut b, end(U1));
+    assert_eq!(state(&b).man.started.get(U0), Some(&None));
+    // Phase 3: Take a Recovery is the full-phase action again.
+    run(&mut b, act(U0, Action::TakeRecovery));
+    assert!(state(&b).budget.get(U0).unwrap().full);
 }
 
 /// An unaware defender's -3 DCV is taken whole even below DCV 3 (P-22, P-25): DCV 1 - 3 = -2,
@@ -1406,4 +1453,22 @@ fn the_odds_say_what_an_abort_to_dodge_would_leave_and_the_dice_agree() {
     let mut b = b;
     b.units[1].conditions.insert(Condition::Dodging);
     assert_eq!(answered_odds(&b, U0, U1, false), None);
+}
+
+/// An abort to Block, Roll With A Punch or Missile Deflection is offered only against the kind
+/// of attack it answers, and the menu says what each buys (not the Dodge's odds).
+#[test]
+fn the_aborts_offered_fit_the_attack_and_say_what_they_buy() {
+    let (mut b, _) = BattleState::start_with_tape(&field().units(DUEL).level(), 1, []);
+    run(&mut b, attack(U0, U1));
+    let legal = b.legal_commands();
+    let abort = |action: Action| Command::React {
+        unit: U1,
+        reaction: Reaction::Abort { action },
+    };
+    assert!(legal.contains(&abort(Action::Block)));
+    assert!(legal.contains(&abort(Action::RollWithPunch)));
+    assert!(!legal.contains(&abort(Action::MissileDeflection)));
+    let info = crate::rules::rulesets::describe(&b, &abort(Action::Block));
+    assert!(info.cost.contains("Block roll"), "{}", info.cost);
 }

@@ -151,11 +151,16 @@ fn begin_action(x: &mut Exec, u: UnitId) {
     }
     x.emit(Phases::event(Ev::Acting { unit: Some(u) }));
     x.emit(Event::TurnStarted { unit: u });
-    // House rule: Dodge lasts until the unit's next action.
+    // House rule: Dodge and the other manoeuvres last until the unit's next action.
     x.set_condition(u, Condition::Dodging, false);
+    super::manoeuvres::at_action_start(x, u);
 }
 
 fn end_phase(x: &mut Exec) {
+    super::manoeuvres::land_haymakers(x);
+    if x.over() {
+        return;
+    }
     let phase = Phases::state(x.s()).phase;
     match phase {
         0 => {
@@ -191,6 +196,7 @@ fn end_phase(x: &mut Exec) {
 }
 
 pub(super) fn end_action(x: &mut Exec, u: UnitId) {
+    super::manoeuvres::at_action_end(x, u);
     x.emit(Event::TurnEnded { unit: u });
     x.emit(Phases::event(Ev::Acting { unit: None }));
     advance(x);

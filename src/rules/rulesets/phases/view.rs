@@ -2,9 +2,10 @@
 
 use super::actions::{half, move_budget, move_path};
 use super::combat::{
-    aoo_reactors, attack_kind, damage_dice, damage_taken, dcv_of, may_make_aoo, ready_move_path,
-    ready_step, threatens,
+    aoo_reactors, attack_kind, damage_taken, dcv_of, may_make_aoo, ready_move_path, ready_step,
+    threatens,
 };
+use super::manoeuvres;
 use super::names;
 use super::turns::budget;
 use super::{Ev, Held, State};
@@ -101,6 +102,63 @@ pub(super) fn log_line(s: &BattleState, e: &Ev) -> String {
         Ev::Negated { negated: None } | Ev::Walk { .. } => "(movement begins)".to_string(),
         Ev::Deferred { command: Some(_) } => "A readied action goes first".to_string(),
         Ev::Deferred { command: None } => "The interrupted action goes on".to_string(),
+        Ev::Stance { unit, stance } if stance.is_empty() => {
+            format!("{}'s manoeuvres are over", n(unit))
+        }
+        Ev::Stance { unit, stance } => format!(
+            "{} is using {} until its next action",
+            n(unit),
+            stance
+                .iter()
+                .map(|m| m.name())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        Ev::Disarmed { unit, on: true } => format!(
+            "{} is disarmed: its attacks do 1d6 until the end of its next action",
+            n(unit)
+        ),
+        Ev::Disarmed { unit, on: false } => format!("{} has its weapon again", n(unit)),
+        Ev::Daunted { unit, on: true } => format!(
+            "{} is daunted: -{} OCV until the end of its next action",
+            n(unit),
+            manoeuvres::DAUNTED_OCV
+        ),
+        Ev::Daunted { unit, on: false } => format!("{} is no longer daunted", n(unit)),
+        Ev::Presence { unit, .. } => format!("{} makes a Presence Attack", n(unit)),
+        Ev::Haymaker { blow: Some((a, t)) } => format!(
+            "{} winds up a Haymaker at {}: it lands at the end of the Phase",
+            n(a),
+            n(t)
+        ),
+        Ev::Haymaker { blow: None } => "The Phase's Haymakers land".to_string(),
+        Ev::Blow { blow: Some(b) } => {
+            format!("{} will strike {} from {}", n(&b.unit), n(&b.target), b.at)
+        }
+        Ev::Blow { blow: None } => "(the blow falls or is off)".to_string(),
+        Ev::Stopped { unit, by } => format!("{}'s {} stops the attack", n(unit), by.name()),
+        Ev::Started { unit, at: Some(_) } => format!(
+            "{} starts a Take a Recovery (a move action): it completes it in its next Phase",
+            n(unit)
+        ),
+        Ev::Started { unit, at: None } => {
+            format!("{} has no Take a Recovery started now", n(unit))
+        }
+        Ev::Analysed {
+            unit,
+            target: Some(t),
+        } => format!(
+            "{} studies {} for weaknesses: +{} OCV against it until its next action",
+            n(unit),
+            n(t),
+            manoeuvres::ANALYSED_OCV
+        ),
+        Ev::Analysed { unit, target: None } => format!("{}'s analysis is over", n(unit)),
+        Ev::Whiffed { unit, target } => format!(
+            "{}'s Haymaker misses: {} is out of reach",
+            n(unit),
+            n(target)
+        ),
     }
 }
 
@@ -201,7 +259,36 @@ pub(super) fn describe(s: &BattleState, r: &State, cmd: &Command) -> CommandInfo
                 info.path = move_path(s, u, *to, half(unit));
                 "attack action (readies a move action)".to_string()
             }
-            Action::Recover | Action::TakeRecovery => "full phase".to_string(),
+            Action::TakeRecovery => match super::actions::recovery_way(s, r, u) {
+                Ok(super::actions::Recovery::Start) => {
+                    "move action (starts it; complete it next Phase)".to_string()
+                }
+                Ok(super::actions::Recovery::Complete) => {
+                    "move action (completes the one started)".to_string()
+                }
+                _ => "full phase".to_string(),
+            },
+            Action::Recover => "full phase".to_string(),
+            Action::Block
+            | Action::MissileDeflection
+            | Action::RollWithPunch
+            | Action::Disarm { .. }
+            | Action::Grab { .. }
+            | Action::BreakFree => "attack action".to_string(),
+            Action::Haymaker { .. } => "attack action (lands at the Phase's end)".to_string(),
+            Action::Sweep { .. } | Action::RapidFire { .. } => "full phase".to_string(),
+            Action::MoveBy { target, to } => {
+                info.path = manoeuvres::move_by_path(s, u, *target, *to).map(|p| p.0);
+                "full phase (never provokes)".to_string()
+            }
+            Action::MoveThrough { target, to } => {
+                info.path = manoeuvres::move_through_path(s, u, *target, *to);
+                "full phase (never provokes)".to_string()
+            }
+            Action::Analyse { .. } => "move action".to_string(),
+            Action::Brace | Action::PresenceAttack { .. } | Action::Release => {
+                "free action".to_string()
+            }
             Action::GoProne => "free action".to_string(),
             Action::OpenDoor { .. } | Action::CloseDoor { .. } => "move action".to_string(),
             Action::StandUp => {
@@ -242,7 +329,7 @@ pub(super) fn describe(s: &BattleState, r: &State, cmd: &Command) -> CommandInfo
             "free (readied move action)".to_string()
         }
         Command::React {
-            reaction: Reaction::Abort { .. },
+            reaction: Reaction::Abort { action },
             ..
         } => {
             let cost = if r.done.get(u).copied().unwrap_or(true) {
@@ -250,7 +337,19 @@ pub(super) fn describe(s: &BattleState, r: &State, cmd: &Command) -> CommandInfo
             } else {
                 "gives up this Phase's action"
             };
-            // What the Dodge buys against the attack at stake.
+            // What the Dodge buys against the attack at stake; the other manoeuvres in words.
+            let other = match action {
+                Action::Block => Some("+2 DCV and a Block roll against each melee attack"),
+                Action::RollWithPunch => Some("-2 DCV, melee hits roll half damage"),
+                Action::MissileDeflection => Some("a deflection roll against each shot"),
+                _ => None,
+            };
+            if let Some(what) = other {
+                return CommandInfo {
+                    cost: format!("{cost}: {what}"),
+                    ..info
+                };
+            }
             match crate::rules::rulesets::hit_chance_if_dodging(s, u) {
                 Some((now, dodging)) => format!(
                     "{cost}: +{} DCV, {:.0}% -> {:.0}% to hit",
@@ -275,10 +374,14 @@ pub(super) fn odds(
 ) -> Option<Odds> {
     attack_kind(s, attacker, target, ranged).ok()?;
     let (a, t) = (s.unit(attacker)?, s.unit(target)?);
-    let dcv = dcv_of(t);
-    let ocv = a.stat(names::OCV);
+    let dcv = dcv_of(s, target);
+    let ocv: i64 = manoeuvres::ocv_terms(s, attacker, target, ranged)
+        .iter()
+        .map(|t| t.value)
+        .sum();
     let hit = ndx(3, 6, ocv).distribution().at_least(10 + dcv);
-    let (n, bonus) = damage_dice(a, ranged);
+    let _ = a;
+    let (n, bonus) = manoeuvres::blow_dice(s, attacker, ranged, manoeuvres::Blow::Strike);
     let per_hit = ndx(n, 6, bonus)
         .distribution()
         .expect(|raw| damage_taken(t, raw).1 as f64);
