@@ -1953,3 +1953,127 @@ fn the_result_screen_steps_through_the_replay_one_command_at_a_time() {
     // The replay writes no save of its own.
     assert!(!saves::slot_path(battle(&app), Slot::Auto).exists());
 }
+
+#[test]
+fn a_key_rebound_in_settings_acts_in_battle_is_shown_and_a_clash_is_refused() {
+    use fray::game::keys::{self, SLOTS};
+    use fray::game::ui::UiAction;
+    let slot = |name: &str| {
+        SLOTS
+            .iter()
+            .position(|s| s.name == name)
+            .expect("a slot of that name")
+    };
+    let mut app = app_on(&levels_dir(), |_| {});
+    app.update();
+    tap(&mut app, KeyCode::KeyS);
+    app.update();
+    assert_eq!(screen(&app), Screen::Settings);
+    assert!(texts(&mut app).iter().any(|t| t == "threat: T"));
+    // Threat: a click on its line, then Y.
+    press_button(&mut app, UiAction::Rebind(slot("threat")));
+    assert!(
+        texts(&mut app)
+            .iter()
+            .any(|t| t == "threat: press a key..."),
+        "{:?}",
+        texts(&mut app)
+    );
+    tap(&mut app, KeyCode::KeyY);
+    app.update();
+    let bound = app.world().resource::<Settings>().keys.clone();
+    assert_eq!(bound.codes(&keys::THREAT, 0), vec![KeyCode::KeyY]);
+    let shown = texts(&mut app);
+    assert!(shown.iter().any(|t| t == "threat: Y *"), "{shown:?}");
+    assert!(shown.iter().any(|t| t == "threat is now Y"), "{shown:?}");
+    // Undo onto Y: refused with the reason, nothing changes.
+    press_button(&mut app, UiAction::Rebind(slot("undo")));
+    tap(&mut app, KeyCode::KeyY);
+    app.update();
+    assert_eq!(app.world().resource::<Settings>().keys, bound);
+    assert!(
+        texts(&mut app)
+            .iter()
+            .any(|t| t == "Not bound: Y is already \"threat\": rebind that first"),
+        "{:?}",
+        texts(&mut app)
+    );
+    // A digit does not cycle a setting while the table waits for a key (refused instead).
+    let scale = app.world().resource::<Settings>().ui_scale;
+    press_button(&mut app, UiAction::Rebind(slot("undo")));
+    tap(&mut app, KeyCode::Digit2);
+    assert_eq!(app.world().resource::<Settings>().ui_scale, scale);
+    assert_eq!(app.world().resource::<Settings>().keys, bound);
+    // End turn by keyboard: the arrows from undo (the line chosen last) to its line, Enter,
+    // then X.
+    let end = slot("end turn");
+    for _ in end..slot("undo") {
+        tap(&mut app, KeyCode::ArrowLeft);
+    }
+    tap(&mut app, KeyCode::Enter);
+    tap(&mut app, KeyCode::KeyX);
+    app.update();
+    let s = app.world().resource::<Settings>().clone();
+    assert_eq!(s.keys.codes(&keys::END_TURN, 0), vec![KeyCode::KeyX]);
+    // Kept in settings.ron with the rest.
+    let path = temp_dir("rebound").join("settings.ron");
+    s.store(&path).expect("store");
+    let text = std::fs::read_to_string(&path).expect("read");
+    assert!(text.contains("\"threat\": \"KeyY\""), "{text}");
+    assert_eq!(Settings::load(&path), s);
+    // 0 puts every key back.
+    tap(&mut app, KeyCode::Digit0);
+    assert_eq!(
+        app.world().resource::<Settings>().keys,
+        keys::KeyBindings::default()
+    );
+
+    // In a battle with those settings: Y shows the threat, T no longer does, X ends the turn.
+    let mut app = hot_seat();
+    app.world_mut().resource_mut::<Settings>().keys = s.keys.clone();
+    app.update();
+    let threat = app.world().resource::<Settings>().show_threat;
+    tap(&mut app, KeyCode::KeyT);
+    assert_eq!(app.world().resource::<Settings>().show_threat, threat);
+    tap(&mut app, KeyCode::KeyY);
+    assert_eq!(app.world().resource::<Settings>().show_threat, !threat);
+    app.update();
+    let shown = texts(&mut app);
+    assert!(
+        shown.iter().any(|t| t.starts_with("[Y] Threat")),
+        "{shown:?}"
+    );
+    assert!(
+        shown.iter().any(|t| t.starts_with("[X] End turn")),
+        "{shown:?}"
+    );
+    let unit = acting(&app);
+    tap(&mut app, KeyCode::KeyE);
+    assert!(
+        battle(&app).commands.is_empty(),
+        "E no longer ends the turn"
+    );
+    tap(&mut app, KeyCode::KeyX);
+    assert_eq!(
+        battle(&app).commands.last(),
+        Some(&Command::EndTurn { unit })
+    );
+    // The pause menu's key help and the rules reference name the bound keys.
+    tap(&mut app, KeyCode::Escape);
+    app.update();
+    let help = full_texts(&mut app);
+    assert!(
+        help.iter()
+            .any(|t| t.contains("Y threat") && t.contains("X end turn")),
+        "{help:?}"
+    );
+    tap(&mut app, KeyCode::Escape);
+    tap(&mut app, KeyCode::F1);
+    app.update();
+    let help = full_texts(&mut app);
+    assert!(
+        help.iter()
+            .any(|t| t.contains("Y threat") && t.contains("X end turn")),
+        "{help:?}"
+    );
+}

@@ -442,6 +442,8 @@ pub struct Settings {
     /// Side colours told apart with any colour vision: blue and orange for the first two
     /// sides ([`super::units::side_colour`]); taken up by battles started after the change.
     pub colour_blind: bool,
+    /// The battle keys the player rebound (the Settings screen's key table).
+    pub keys: super::keys::KeyBindings,
 }
 
 impl Default for Settings {
@@ -455,6 +457,7 @@ impl Default for Settings {
             window_size: (1280, 800),
             ui_scale: 1.0,
             colour_blind: false,
+            keys: Default::default(),
         }
     }
 }
@@ -532,6 +535,7 @@ fn apply_submissions(
 
 fn undo_key(
     keys: Res<ButtonInput<KeyCode>>,
+    settings: Res<Settings>,
     mut battle: ResMut<Battle>,
     mut toasts: MessageWriter<Toast>,
     blocked: Option<Res<super::hud::InputBlocked>>,
@@ -540,7 +544,9 @@ fn undo_key(
         return;
     }
     let ctrl = keys.any_pressed([KeyCode::ControlLeft, KeyCode::ControlRight]);
-    if super::keys::UNDO.just_pressed(&keys) || (ctrl && keys.just_pressed(KeyCode::KeyZ)) {
+    if settings.keys.just_pressed(&super::keys::UNDO, &keys)
+        || (ctrl && keys.just_pressed(KeyCode::KeyZ))
+    {
         if battle.undo() {
             toasts.write(Toast("Move undone".into()));
         } else if battle.human_to_decide() {

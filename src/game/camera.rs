@@ -179,6 +179,7 @@ fn fit_new_board(
 
 fn refit(
     keys: Res<ButtonInput<KeyCode>>,
+    settings: Res<super::battle::Settings>,
     view: Option<Res<BoardView>>,
     window: Query<&Window, With<PrimaryWindow>>,
     mut resized: MessageReader<bevy::window::WindowResized>,
@@ -191,7 +192,7 @@ fn refit(
     // A new UI scale changes the panels' room as a new window size does.
     let rescaled = ui_scale.is_some_and(|s| s.is_changed() && !s.is_added());
     let resized = resized.read().count() > 0 || rescaled;
-    if super::keys::FIT.just_pressed(&keys) || resized {
+    if settings.keys.just_pressed(&super::keys::FIT, &keys) || resized {
         for (mut transform, mut projection) in &mut camera {
             frame(
                 view.bounds,
@@ -258,12 +259,13 @@ fn world_per_pixel(projection: &Projection, window: &Window) -> f32 {
 
 fn pan_with_keys(
     keys: Res<ButtonInput<KeyCode>>,
+    settings: Res<super::battle::Settings>,
     time: Res<Time>,
     battle: Option<Res<super::battle::Battle>>,
     mut camera: Query<(&mut Transform, &Projection), With<MainCamera>>,
 ) {
     // In a battle the plain keys move the cell cursor; Shift pans.
-    let shift = super::keys::PAN.pressed(&keys);
+    let shift = settings.keys.pressed(&super::keys::PAN, &keys);
     if battle.is_some() && !shift {
         return;
     }
@@ -273,7 +275,10 @@ fn pan_with_keys(
         .into_iter()
         .enumerate()
     {
-        if super::keys::CURSOR.group_pressed(&keys, group) {
+        if settings
+            .keys
+            .group_pressed(&super::keys::CURSOR, &keys, group)
+        {
             dir += d;
         }
     }
@@ -321,6 +326,7 @@ fn pan_with_drag(
 fn zoom(
     scroll: Res<AccumulatedMouseScroll>,
     keys: Res<ButtonInput<KeyCode>>,
+    settings: Res<super::battle::Settings>,
     over_ui: Option<Res<super::input::PointerOverUi>>,
     window: Query<&Window, With<PrimaryWindow>>,
     mut camera: Query<
@@ -335,10 +341,16 @@ fn zoom(
         MouseScrollUnit::Pixel => scroll.delta.y / 40.0,
     };
     let mut steps = lines;
-    if super::keys::ZOOM.group_just_pressed(&keys, 0) {
+    if settings
+        .keys
+        .group_just_pressed(&super::keys::ZOOM, &keys, 0)
+    {
         steps += 1.0;
     }
-    if super::keys::ZOOM.group_just_pressed(&keys, 1) {
+    if settings
+        .keys
+        .group_just_pressed(&super::keys::ZOOM, &keys, 1)
+    {
         steps -= 1.0;
     }
     if steps == 0.0 {

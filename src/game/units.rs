@@ -267,7 +267,8 @@ fn play_events(
     time: Res<Time>,
     boards: Query<&BoardGrid>,
 ) {
-    let skip = settings.skip_animations || super::keys::SHOW_NOW.just_pressed(&keys);
+    let skip =
+        settings.skip_animations || settings.keys.just_pressed(&super::keys::SHOW_NOW, &keys);
     if let Some(p) = anim.current.as_mut() {
         p.t += time.delta_secs() * settings.speed;
         if p.t >= p.duration || skip {

@@ -30,11 +30,8 @@ struct LogLines;
 struct LogHeader;
 
 /// The header when the log shows its newest lines.
-fn header_at_end() -> String {
-    let (back, _) = keys::LOG
-        .name
-        .split_once('/')
-        .unwrap_or((keys::LOG.name, ""));
+fn header_at_end(bound: &keys::KeyBindings) -> String {
+    let back = bound.group_name(&keys::LOG, 0);
     format!("Combat log ({back} / wheel to scroll)")
 }
 
@@ -60,7 +57,7 @@ pub(super) fn spawn(p: &mut ChildSpawnerCommands) {
     .with_children(|l| {
         l.spawn((
             LogHeader,
-            ui::text(header_at_end(), 14.0, ui::ACCENT),
+            ui::text(header_at_end(&Default::default()), 14.0, ui::ACCENT),
             Node {
                 flex_shrink: 0.0,
                 ..default()
@@ -96,6 +93,7 @@ fn combat_log(
     view: Res<View>,
     mut scroll: ResMut<LogScroll>,
     keys: Res<ButtonInput<KeyCode>>,
+    settings: Res<crate::game::battle::Settings>,
     wheel: Res<AccumulatedMouseScroll>,
     hovered: Query<&Interaction, With<LogPanel>>,
     lines: Query<Entity, With<LogLines>>,
@@ -110,10 +108,10 @@ fn combat_log(
         .filter(|t| !t.is_empty())
         .collect();
     let max_back = visible.len().saturating_sub(SHOWN);
-    if keys::LOG.group_just_pressed(&keys, 0) {
+    if settings.keys.group_just_pressed(&keys::LOG, &keys, 0) {
         scroll.0 = (scroll.0 + 10).min(max_back);
     }
-    if keys::LOG.group_just_pressed(&keys, 1) {
+    if settings.keys.group_just_pressed(&keys::LOG, &keys, 1) {
         scroll.0 = scroll.0.saturating_sub(10);
     }
     if hovered.iter().any(|i| *i != Interaction::None) {
@@ -139,13 +137,10 @@ fn combat_log(
     let start = end.saturating_sub(SHOWN);
     if let Ok(mut header) = header.single_mut() {
         header.0 = if scroll.0 > 0 {
-            let (_, forward) = keys::LOG
-                .name
-                .split_once('/')
-                .unwrap_or(("", keys::LOG.name));
+            let forward = settings.keys.group_name(&keys::LOG, 1);
             format!("Combat log (scrolled back {}; {forward})", scroll.0)
         } else {
-            header_at_end()
+            header_at_end(&settings.keys)
         };
     }
     commands

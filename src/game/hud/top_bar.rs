@@ -97,19 +97,23 @@ fn top_bar(
         b.spawn(small(
             format!(
                 "[{}] Threat {}",
-                keys::THREAT.name,
+                settings.keys.name(&keys::THREAT),
                 if settings.show_threat { "on" } else { "off" }
             ),
             UiAction::ToggleThreat,
         ));
         b.spawn(small(
-            format!("[{}] Speed x{}", keys::SPEED.name, settings.speed),
+            format!(
+                "[{}] Speed x{}",
+                settings.keys.name(&keys::SPEED),
+                settings.speed
+            ),
             UiAction::Speed,
         ));
         b.spawn(small(
             format!(
                 "[{}] Anim {}",
-                keys::SKIP_ANIMATIONS.name,
+                settings.keys.name(&keys::SKIP_ANIMATIONS),
                 if settings.skip_animations {
                     "skip"
                 } else {
@@ -119,19 +123,23 @@ fn top_bar(
             UiAction::SkipAnimations,
         ));
         b.spawn(small(
-            format!("[{}] AI pace {}s", keys::AI_PACE.name, settings.ai_pace),
+            format!(
+                "[{}] AI pace {}s",
+                settings.keys.name(&keys::AI_PACE),
+                settings.ai_pace
+            ),
             UiAction::Pace,
         ));
         b.spawn(small(
-            format!("[{}] Rules", keys::RULES.name),
+            format!("[{}] Rules", settings.keys.name(&keys::RULES)),
             UiAction::RulesHelp,
         ));
         b.spawn(small(
-            format!("[{}] Save", keys::QUICK_SAVE.name),
+            format!("[{}] Save", settings.keys.name(&keys::QUICK_SAVE)),
             UiAction::QuickSave,
         ));
         b.spawn(small(
-            format!("[{}] Load", keys::QUICK_LOAD.name),
+            format!("[{}] Load", settings.keys.name(&keys::QUICK_LOAD)),
             UiAction::QuickLoad,
         ));
         b.spawn(small(
