@@ -2077,3 +2077,47 @@ fn a_key_rebound_in_settings_acts_in_battle_is_shown_and_a_clash_is_refused() {
         "{help:?}"
     );
 }
+
+#[test]
+fn the_colour_blind_switch_recolours_the_battle_on_screen() {
+    use fray::game::units::side_colour_in;
+    let mut app = hot_seat();
+    // The colours of every sprite of each token.
+    let colours = |app: &mut App| {
+        let mut tokens = app.world_mut().query::<(&UnitToken, &Children)>();
+        let mut sprites = app.world_mut().query::<&Sprite>();
+        let world = app.world();
+        let mut out: Vec<(usize, Vec<Color>)> = tokens
+            .iter(world)
+            .map(|(t, children)| {
+                let c = children
+                    .iter()
+                    .filter_map(|c| sprites.get(world, c).ok().map(|s| s.color))
+                    .collect();
+                (t.0, c)
+            })
+            .collect();
+        out.sort_by_key(|(i, _)| *i);
+        out
+    };
+    let sides: Vec<usize> = battle(&app)
+        .state
+        .units
+        .iter()
+        .map(|u| u.side.index())
+        .collect();
+    let before = colours(&mut app);
+    assert_eq!(before.len(), sides.len());
+    for (i, c) in &before {
+        assert!(c.contains(&side_colour_in(Some(sides[*i]), false)), "{i}");
+    }
+    app.world_mut().resource_mut::<Settings>().colour_blind = true;
+    app.update();
+    for (i, c) in colours(&mut app) {
+        assert!(c.contains(&side_colour_in(Some(sides[i]), true)), "{i}");
+        assert!(!c.contains(&side_colour_in(Some(sides[i]), false)), "{i}");
+    }
+    app.world_mut().resource_mut::<Settings>().colour_blind = false;
+    app.update();
+    assert_eq!(colours(&mut app), before);
+}

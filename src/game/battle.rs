@@ -440,7 +440,7 @@ pub struct Settings {
     /// The size of the whole UI (Bevy's `UiScale`); 1 is normal.
     pub ui_scale: f32,
     /// Side colours told apart with any colour vision: blue and orange for the first two
-    /// sides ([`super::units::side_colour`]); taken up by battles started after the change.
+    /// sides ([`super::units::side_colour`]); the battle on screen takes it up at once.
     pub colour_blind: bool,
     /// The battle keys the player rebound (the Settings screen's key table).
     pub keys: super::keys::KeyBindings,

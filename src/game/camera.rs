@@ -48,7 +48,8 @@ pub struct LegibleText;
 /// Text drawn on the board in world space (cell costs, the cursor's cover and odds, unit
 /// names, floating damage numbers). It is sized for the cell, so on a large map fitted to the
 /// window it would shrink with the board to a few pixels; `keep_board_text_legible` scales
-/// it up so it never shows smaller than [`MIN_TEXT_PX`].
+/// it up so it never shows smaller than [`MIN_TEXT_PX`], then by the UI scale
+/// ([`board_text_scale`]).
 #[derive(Component, Debug, Clone, Copy, Default)]
 pub struct BoardText;
 
@@ -65,8 +66,17 @@ pub fn legible_scale(font_px: f32, world_per_px: f32) -> f32 {
     (MIN_TEXT_PX * world_per_px / font_px).max(1.0)
 }
 
+/// The scale of board text of `font_px` world units with the UI scale `ui` (the setting
+/// times the window's factor, Bevy's `UiScale`): [`legible_scale`] times `ui`, so board labels,
+/// costs, names and floating numbers grow and shrink with the rest of the UI.
+pub fn board_text_scale(font_px: f32, world_per_px: f32, ui: f32) -> f32 {
+    let ui = if ui.is_finite() && ui > 0.0 { ui } else { 1.0 };
+    legible_scale(font_px, world_per_px) * ui
+}
+
 fn keep_board_text_legible(
     camera: Query<&Projection, With<MainCamera>>,
+    ui_scale: Option<Res<UiScale>>,
     mut texts: Query<(&TextFont, &mut Transform), With<BoardText>>,
 ) {
     let Ok(Projection::Orthographic(ortho)) = camera.single() else {
@@ -81,7 +91,7 @@ fn keep_board_text_legible(
         let FontSize::Px(px) = font.font_size else {
             continue;
         };
-        let k = legible_scale(px, ortho.scale);
+        let k = board_text_scale(px, ortho.scale, ui_scale.as_ref().map_or(1.0, |s| s.0));
         if (transform.scale.x - k).abs() > 1e-3 {
             transform.scale = Vec3::new(k, k, 1.0);
         }
@@ -389,5 +399,11 @@ mod tests {
         // Degenerate inputs leave the text as it is.
         assert_eq!(legible_scale(0.0, 2.0), 1.0);
         assert_eq!(legible_scale(12.8, f32::NAN), 1.0);
+        // The UI scale multiplies it: at 150% text is half as large again, at 75% smaller
+        // than the 12-pixel floor, as the rest of the UI.
+        assert_eq!(board_text_scale(12.8, 0.5, 1.5), 1.5);
+        assert!((board_text_scale(12.8, 2.1, 1.25) - 1.25 * k).abs() < 1e-5);
+        assert_eq!(board_text_scale(12.8, 0.5, 0.75), 0.75);
+        assert_eq!(board_text_scale(12.8, 0.5, f32::NAN), 1.0);
     }
 }

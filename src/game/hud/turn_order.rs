@@ -6,7 +6,7 @@ use bevy::prelude::*;
 use super::{DEFAULT_WINDOW, HudLayout, HudPanel, HudSystems, View, panel_node};
 use crate::game::Screen;
 use crate::game::ui;
-use crate::game::units::side_colour;
+use crate::game::units::side_colour_in;
 use crate::rules::battle::{BattleState, log};
 use crate::rules::level::Victory;
 use crate::rules::rulesets;
@@ -41,6 +41,7 @@ pub(super) fn spawn(commands: &mut Commands) {
 fn turn_order(
     mut commands: Commands,
     view: Res<View>,
+    settings: Res<crate::game::battle::Settings>,
     panel: Query<Entity, With<OrderPanel>>,
     mut last: Local<String>,
 ) {
@@ -48,7 +49,7 @@ fn turn_order(
         return;
     };
     let clock = rulesets::clock(state);
-    let key = format!("{clock:?}|{}", state.round);
+    let key = format!("{clock:?}|{}|{}", state.round, settings.colour_blind);
     if *last == key {
         return;
     }
@@ -97,7 +98,10 @@ fn turn_order(
                             height: px(10),
                             ..default()
                         },
-                        BackgroundColor(side_colour(Some(u.side.index()))),
+                        BackgroundColor(side_colour_in(
+                            Some(u.side.index()),
+                            settings.colour_blind,
+                        )),
                     ));
                     let mark = if e.current { "> " } else { "" };
                     r.spawn(ui::text(
