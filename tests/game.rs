@@ -2121,3 +2121,76 @@ fn the_colour_blind_switch_recolours_the_battle_on_screen() {
     app.update();
     assert_eq!(colours(&mut app), before);
 }
+
+#[test]
+fn the_side_panels_fold_to_strips_by_key_or_header_and_the_board_takes_their_room() {
+    use fray::game::battle::Collapsed;
+    use fray::game::hud::{HudLayout, RightPanel};
+    use fray::game::ui::UiAction;
+    let mut app = hot_seat();
+    let width = |app: &mut App, right: bool| {
+        let w = if right {
+            let mut q = app.world_mut().query_filtered::<&Node, With<RightPanel>>();
+            q.single(app.world()).expect("the right panel").width
+        } else {
+            let mut q = app
+                .world_mut()
+                .query_filtered::<&Node, With<fray::game::hud::turn_order::OrderPanel>>();
+            q.single(app.world()).expect("the turn order").width
+        };
+        match w {
+            Val::Px(p) => p,
+            other => panic!("{other:?}"),
+        }
+    };
+    let open_left = width(&mut app, false);
+    let open_right = width(&mut app, true);
+    assert!(texts(&mut app).iter().any(|t| t == "Turn order"));
+    assert!(texts(&mut app).iter().any(|t| t == "[ <"));
+    // [ folds the turn order: a strip with its header, the order gone.
+    tap(&mut app, KeyCode::BracketLeft);
+    app.update();
+    assert_eq!(
+        app.world().resource::<Settings>().collapsed,
+        Collapsed {
+            left: true,
+            right: false
+        }
+    );
+    assert_eq!(width(&mut app, false), HudLayout::FOLDED - 12.0);
+    assert!(open_left > HudLayout::FOLDED);
+    let shown = texts(&mut app);
+    assert!(!shown.iter().any(|t| t == "Turn order"), "{shown:?}");
+    assert!(shown.iter().any(|t| t == "[ >"), "{shown:?}");
+    // The right panel's header folds it: the menu and log are hidden.
+    press_button(&mut app, UiAction::ToggleRightPanel);
+    app.update();
+    assert!(app.world().resource::<Settings>().collapsed.right);
+    assert_eq!(width(&mut app, true), HudLayout::FOLDED - 12.0);
+    let mut parts = app
+        .world_mut()
+        .query_filtered::<&Node, With<fray::game::hud::RightPanelPart>>();
+    let parts: Vec<Display> = parts.iter(app.world()).map(|n| n.display).collect();
+    assert_eq!(parts, vec![Display::None; 2]);
+    // The board's room grows by what the panels gave up.
+    let size = Vec2::new(1280.0, 800.0);
+    let open = HudLayout::for_window(size).board();
+    let folded = HudLayout::for_window(size)
+        .folded(Collapsed {
+            left: true,
+            right: true,
+        })
+        .board();
+    assert!(folded.width() > open.width() + 300.0, "{open:?} {folded:?}");
+    // The keys still act while folded; ] and the left header open them again.
+    tap(&mut app, KeyCode::BracketRight);
+    press_button(&mut app, UiAction::ToggleLeftPanel);
+    app.update();
+    assert_eq!(
+        app.world().resource::<Settings>().collapsed,
+        Collapsed::default()
+    );
+    assert_eq!(width(&mut app, false), open_left);
+    assert_eq!(width(&mut app, true), open_right);
+    assert!(texts(&mut app).iter().any(|t| t == "Turn order"));
+}

@@ -444,6 +444,17 @@ pub struct Settings {
     pub colour_blind: bool,
     /// The battle keys the player rebound (the Settings screen's key table).
     pub keys: super::keys::KeyBindings,
+    /// The battle screen's side panels folded away, so the board takes their room.
+    pub collapsed: Collapsed,
+}
+
+/// Which side panels of the battle screen are folded to a strip (`[` and `]`, or their
+/// headers): the turn order on the left, the menu and log on the right.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct Collapsed {
+    pub left: bool,
+    pub right: bool,
 }
 
 impl Default for Settings {
@@ -458,6 +469,7 @@ impl Default for Settings {
             ui_scale: 1.0,
             colour_blind: false,
             keys: Default::default(),
+            collapsed: Collapsed::default(),
         }
     }
 }

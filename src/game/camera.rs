@@ -134,13 +134,14 @@ fn frame(
     transform: &mut Transform,
     projection: &mut Projection,
     window: Option<&Window>,
+    folded: super::battle::Collapsed,
 ) {
     if let Some(w) = window
         && w.width() > 0.0
         && w.height() > 0.0
         && let Projection::Orthographic(ortho) = projection
     {
-        let (l, r, t, b) = super::hud::HudLayout::of(Some(w)).screen_insets();
+        let (l, r, t, b) = super::hud::HudLayout::of_panels(Some(w), folded).screen_insets();
         let free = Vec2::new(
             (w.width() - l - r).max(100.0),
             (w.height() - t - b).max(100.0),
@@ -166,8 +167,21 @@ fn frame(
     }
 }
 
+/// The side panels folded on this screen: the battle's (the player's setting), none elsewhere.
+fn folded_here(
+    screen: Option<&State<super::Screen>>,
+    settings: &super::battle::Settings,
+) -> super::battle::Collapsed {
+    match screen.map(|s| *s.get()) {
+        Some(super::Screen::Battle) => settings.collapsed,
+        _ => Default::default(),
+    }
+}
+
 fn fit_new_board(
     mut commands: Commands,
+    settings: Res<super::battle::Settings>,
+    screen: Option<Res<State<super::Screen>>>,
     boards: Query<&BoardGrid, Added<Board>>,
     window: Query<&Window, With<PrimaryWindow>>,
     mut camera: Query<(&mut Transform, &mut Projection), With<MainCamera>>,
@@ -183,13 +197,17 @@ fn fit_new_board(
             &mut transform,
             &mut projection,
             window.single().ok(),
+            folded_here(screen.as_deref(), &settings),
         );
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn refit(
     keys: Res<ButtonInput<KeyCode>>,
     settings: Res<super::battle::Settings>,
+    screen: Option<Res<State<super::Screen>>>,
+    mut last_folded: Local<Option<super::battle::Collapsed>>,
     view: Option<Res<BoardView>>,
     window: Query<&Window, With<PrimaryWindow>>,
     mut resized: MessageReader<bevy::window::WindowResized>,
@@ -199,9 +217,13 @@ fn refit(
     let Some(view) = view else {
         return;
     };
-    // A new UI scale changes the panels' room as a new window size does.
+    // A new UI scale changes the panels' room as a new window size does, and so does a panel
+    // folded or opened.
     let rescaled = ui_scale.is_some_and(|s| s.is_changed() && !s.is_added());
-    let resized = resized.read().count() > 0 || rescaled;
+    let folded = folded_here(screen.as_deref(), &settings);
+    let refolded = *last_folded != Some(folded) && last_folded.is_some();
+    *last_folded = Some(folded);
+    let resized = resized.read().count() > 0 || rescaled || refolded;
     if settings.keys.just_pressed(&super::keys::FIT, &keys) || resized {
         for (mut transform, mut projection) in &mut camera {
             frame(
@@ -209,6 +231,7 @@ fn refit(
                 &mut transform,
                 &mut projection,
                 window.single().ok(),
+                folded,
             );
         }
     }
@@ -218,6 +241,8 @@ fn refit(
 /// camera moves just enough to bring it back.
 fn follow_cursor(
     mut moved: MessageReader<super::input::CursorMoved>,
+    settings: Res<super::battle::Settings>,
+    screen: Option<Res<State<super::Screen>>>,
     boards: Query<&BoardGrid>,
     window: Query<&Window, With<PrimaryWindow>>,
     mut camera: Query<(&Camera, &GlobalTransform, &mut Transform), With<MainCamera>>,
@@ -234,7 +259,9 @@ fn follow_cursor(
     let Ok(window) = window.single() else {
         return;
     };
-    let (l, r, t, b) = super::hud::HudLayout::of(Some(window)).screen_insets();
+    let (l, r, t, b) =
+        super::hud::HudLayout::of_panels(Some(window), folded_here(screen.as_deref(), &settings))
+            .screen_insets();
     for (camera, global, mut transform) in &mut camera {
         let Ok(screen) = camera.world_to_viewport(global, target.extend(0.0)) else {
             continue;

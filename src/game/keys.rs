@@ -174,6 +174,20 @@ pub const RULES: BattleKey = key(&[&[K::F1]], "F1", Some("rules"), Some(UiAction
 pub const QUICK_SAVE: BattleKey = key(&[&[K::F5]], "F5", None, Some(UiAction::QuickSave));
 /// Quick load.
 pub const QUICK_LOAD: BattleKey = key(&[&[K::F9]], "F9", None, Some(UiAction::QuickLoad));
+/// Fold the turn order panel to a strip, or open it again.
+pub const LEFT_PANEL: BattleKey = key(
+    &[&[K::BracketLeft]],
+    "[",
+    Some("left panel"),
+    Some(UiAction::ToggleLeftPanel),
+);
+/// Fold the menu and log panel to a strip, or open it again.
+pub const RIGHT_PANEL: BattleKey = key(
+    &[&[K::BracketRight]],
+    "]",
+    Some("right panel"),
+    Some(UiAction::ToggleRightPanel),
+);
 /// In the pause menu: save and quit to the title.
 pub const QUIT: BattleKey = key(&[&[K::KeyQ]], "Q", None, None);
 /// Show the running animations at once.
@@ -197,6 +211,8 @@ pub const HOTKEYS: &[BattleKey] = &[
     SKIP_ANIMATIONS,
     AI_PACE,
     RULES,
+    LEFT_PANEL,
+    RIGHT_PANEL,
     QUICK_SAVE,
     QUICK_LOAD,
     QUIT,
@@ -284,6 +300,8 @@ pub const SLOTS: &[Slot] = &[
     slot(SKIP_ANIMATIONS, 0, "skip animations"),
     slot(AI_PACE, 0, "AI pace"),
     slot(RULES, 0, "rules"),
+    slot(LEFT_PANEL, 0, "left panel"),
+    slot(RIGHT_PANEL, 0, "right panel"),
     slot(QUICK_SAVE, 0, "quick save"),
     slot(QUICK_LOAD, 0, "quick load"),
     slot(QUIT, 0, "quit (pause menu)"),
@@ -666,7 +684,7 @@ mod tests {
     fn the_key_help_is_the_one_the_pause_menu_always_showed() {
         assert_eq!(
             help(),
-            "Keys: arrows/WASD cursor - Enter confirm - Esc cancel - Tab next unit - E end turn - U undo - 1-9 actions\nShift+arrows pan - wheel or +/- zoom - Home fit - T threat - PgUp/PgDn log - F2 speed - F3 skip animations - F4 AI pace - F1 rules"
+            "Keys: arrows/WASD cursor - Enter confirm - Esc cancel - Tab next unit - E end turn - U undo - 1-9 actions\nShift+arrows pan - wheel or +/- zoom - Home fit - T threat - PgUp/PgDn log - F2 speed - F3 skip animations - F4 AI pace - F1 rules - [ left panel - ] right panel"
         );
     }
 

@@ -57,6 +57,10 @@ pub enum UiAction {
     SaveAndQuit,
     HandOver,
     ToggleThreat,
+    /// Fold or open the turn order panel.
+    ToggleLeftPanel,
+    /// Fold or open the menu and log panel.
+    ToggleRightPanel,
     Speed,
     SkipAnimations,
     Pace,

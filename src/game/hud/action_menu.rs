@@ -71,6 +71,7 @@ fn command_of<'a>(view: &'a View, action: &UiAction) -> Option<&'a Command> {
 fn menu_hover_help(
     view: Res<View>,
     battle: Res<Battle>,
+    settings: Res<crate::game::battle::Settings>,
     window: Query<&Window, With<bevy::window::PrimaryWindow>>,
     buttons: Query<(
         &Interaction,
@@ -103,7 +104,7 @@ fn menu_hover_help(
         }
         return;
     };
-    let layout = super::HudLayout::of(window.single().ok());
+    let layout = super::HudLayout::of(window.single().ok()).folded(settings.collapsed);
     // Beside the menu, never below the window's bottom (an estimate of its height: the
     // words wrap at about 48 characters a line).
     let lines = (words.len() / 48 + 1) as f32;
@@ -131,6 +132,7 @@ fn menu_hover_help(
 pub(super) fn spawn(p: &mut ChildSpawnerCommands) {
     p.spawn((
         MenuPanel,
+        super::RightPanelPart,
         Node {
             flex_direction: FlexDirection::Column,
             row_gap: px(2),

@@ -43,6 +43,7 @@ fn reset_scroll(mut scroll: ResMut<LogScroll>) {
 pub(super) fn spawn(p: &mut ChildSpawnerCommands) {
     p.spawn((
         LogPanel,
+        super::RightPanelPart,
         Interaction::default(),
         Node {
             flex_direction: FlexDirection::Column,

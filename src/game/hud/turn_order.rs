@@ -16,7 +16,7 @@ pub(super) fn plugin(app: &mut App) {
 }
 
 #[derive(Component)]
-pub(super) struct OrderPanel;
+pub struct OrderPanel;
 
 /// Spawns the (empty) turn-order panel.
 pub(super) fn spawn(commands: &mut Commands) {
@@ -49,7 +49,11 @@ fn turn_order(
         return;
     };
     let clock = rulesets::clock(state);
-    let key = format!("{clock:?}|{}|{}", state.round, settings.colour_blind);
+    let folded = settings.collapsed;
+    let key = format!(
+        "{clock:?}|{}|{}|{folded:?}|{:?}",
+        state.round, settings.colour_blind, settings.keys
+    );
     if *last == key {
         return;
     }
@@ -61,6 +65,14 @@ fn turn_order(
         .entity(panel)
         .despawn_children()
         .with_children(|p| {
+            // The header folds the panel to a strip (and opens it again).
+            p.spawn(super::fold_button(
+                super::FoldButton::Left,
+                super::FoldButton::Left.label(folded, &settings.keys),
+            ));
+            if folded.left {
+                return;
+            }
             p.spawn(ui::text("Turn order", 17.0, ui::ACCENT));
             if clock.order.is_empty() {
                 p.spawn(ui::text("(the ruleset lists no order now)", 13.0, ui::DIM));
