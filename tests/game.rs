@@ -2194,3 +2194,30 @@ fn the_side_panels_fold_to_strips_by_key_or_header_and_the_board_takes_their_roo
     assert_eq!(width(&mut app, true), open_right);
     assert!(texts(&mut app).iter().any(|t| t == "Turn order"));
 }
+
+#[test]
+fn a_battle_loaded_in_the_state_just_left_shows_its_panels() {
+    // Quick save, save and quit, load from the Load screen: the same battle in the same state
+    // comes back with a new HUD, which must be filled again (not left empty because nothing
+    // changed since the last frame drawn). Seen in play; F9 keeps the HUD, so it takes this way.
+    let mut app = hot_seat();
+    app.update();
+    assert!(texts(&mut app).iter().any(|t| t == "Turn order"));
+    tap(&mut app, KeyCode::F5);
+    tap(&mut app, KeyCode::Escape);
+    tap(&mut app, KeyCode::KeyQ);
+    app.update();
+    assert_eq!(screen(&app), Screen::Title);
+    tap(&mut app, KeyCode::KeyL);
+    app.update();
+    assert_eq!(screen(&app), Screen::Load);
+    tap(&mut app, KeyCode::Digit1);
+    for _ in 0..3 {
+        app.update();
+    }
+    assert_eq!(screen(&app), Screen::Battle);
+    let shown = texts(&mut app);
+    assert!(shown.iter().any(|t| t == "Turn order"), "{shown:?}");
+    assert!(shown.iter().any(|t| t.contains("End turn")), "{shown:?}");
+    assert!(shown.iter().any(|t| t.contains("Threat")), "{shown:?}");
+}

@@ -431,6 +431,15 @@ pub fn key_name(code: KeyCode) -> String {
         K::AltRight => "RAlt",
         K::ControlLeft => "LCtrl",
         K::ControlRight => "RCtrl",
+        K::BracketLeft => "[",
+        K::BracketRight => "]",
+        K::Semicolon => ";",
+        K::Quote => "'",
+        K::Comma => ",",
+        K::Period => ".",
+        K::Slash => "Slash",
+        K::Backslash => "\\",
+        K::Backquote => "`",
         _ => "",
     };
     if !fixed.is_empty() {
@@ -678,6 +687,12 @@ mod tests {
         assert_eq!(b.key_of(Hotkey::Letter('E')), Some(K::KeyX));
         assert_eq!(b.hotkey_label(Hotkey::Letter('E')), "X");
         assert_eq!(b.key_of(Hotkey::Digit(1)), Some(K::Digit1));
+        // Punctuation is named as printed.
+        assert_eq!(key_name(K::BracketLeft), "[");
+        assert_eq!(
+            b.slot_label(SLOTS.iter().position(|s| s.name == "left panel").unwrap()),
+            "left panel: ["
+        );
     }
 
     #[test]

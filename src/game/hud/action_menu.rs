@@ -257,10 +257,11 @@ fn action_menu(
             .collect()
     };
     let key = format!(
-        "{title}|{lines:?}|{:?}|{}|{:?}",
+        "{title}|{lines:?}|{:?}|{}|{:?}|{:?}",
         targeting.group,
         battle.can_undo(),
-        settings.keys
+        settings.keys,
+        panel.single().ok()
     );
     if *last == key {
         return;

@@ -99,7 +99,7 @@ fn combat_log(
     hovered: Query<&Interaction, With<LogPanel>>,
     lines: Query<Entity, With<LogLines>>,
     mut header: Query<&mut Text, With<LogHeader>>,
-    mut last: Local<(usize, usize, Option<SideId>)>,
+    mut last: Local<(usize, usize, Option<SideId>, Option<Entity>)>,
 ) {
     const SHOWN: usize = 40;
     let visible: Vec<&str> = battle
@@ -126,7 +126,8 @@ fn combat_log(
             scroll.0 = scroll.0.saturating_sub(((-d).ceil() as usize) * 3);
         }
     }
-    let key = (visible.len(), scroll.0, view.viewer);
+    // The lines' entity too: a battle loaded in the state just left has new, empty panels.
+    let key = (visible.len(), scroll.0, view.viewer, lines.single().ok());
     if *last == key {
         return;
     }

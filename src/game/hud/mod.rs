@@ -201,7 +201,7 @@ impl HudLayout {
     }
 
     /// The width, in UI units, of a side panel folded to a strip.
-    pub const FOLDED: f32 = 44.0;
+    pub const FOLDED: f32 = 60.0;
 
     /// The layout with the side panels `collapsed` folded to [`HudLayout::FOLDED`] strips:
     /// the board takes the room they leave.

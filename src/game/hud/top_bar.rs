@@ -57,7 +57,12 @@ fn top_bar(
     };
     let clock = rulesets::clock(state);
     let two_rows = HudLayout::of(window.single().ok()).two_rows;
-    let key = format!("{}|{settings:?}|{two_rows}", clock.headline);
+    // The bar's entity too: a battle loaded in the state just left has a new, empty bar.
+    let key = format!(
+        "{}|{settings:?}|{two_rows}|{:?}",
+        clock.headline,
+        bar.single().ok()
+    );
     if *last == key {
         return;
     }

@@ -51,8 +51,11 @@ fn turn_order(
     let clock = rulesets::clock(state);
     let folded = settings.collapsed;
     let key = format!(
-        "{clock:?}|{}|{}|{folded:?}|{:?}",
-        state.round, settings.colour_blind, settings.keys
+        "{clock:?}|{}|{}|{folded:?}|{:?}|{:?}",
+        state.round,
+        settings.colour_blind,
+        settings.keys,
+        panel.single().ok()
     );
     if *last == key {
         return;
