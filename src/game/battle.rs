@@ -440,8 +440,21 @@ pub struct Settings {
     /// The size of the whole UI (Bevy's `UiScale`); 1 is normal.
     pub ui_scale: f32,
     /// Side colours told apart with any colour vision: blue and orange for the first two
-    /// sides ([`super::units::side_colour`]); taken up by battles started after the change.
+    /// sides ([`super::units::side_colour`]); the battle on screen takes it up at once.
     pub colour_blind: bool,
+    /// The battle keys the player rebound (the Settings screen's key table).
+    pub keys: super::keys::KeyBindings,
+    /// The battle screen's side panels folded away, so the board takes their room.
+    pub collapsed: Collapsed,
+}
+
+/// Which side panels of the battle screen are folded to a strip (`[` and `]`, or their
+/// headers): the turn order on the left, the menu and log on the right.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct Collapsed {
+    pub left: bool,
+    pub right: bool,
 }
 
 impl Default for Settings {
@@ -455,6 +468,8 @@ impl Default for Settings {
             window_size: (1280, 800),
             ui_scale: 1.0,
             colour_blind: false,
+            keys: Default::default(),
+            collapsed: Collapsed::default(),
         }
     }
 }
@@ -532,6 +547,7 @@ fn apply_submissions(
 
 fn undo_key(
     keys: Res<ButtonInput<KeyCode>>,
+    settings: Res<Settings>,
     mut battle: ResMut<Battle>,
     mut toasts: MessageWriter<Toast>,
     blocked: Option<Res<super::hud::InputBlocked>>,
@@ -540,7 +556,9 @@ fn undo_key(
         return;
     }
     let ctrl = keys.any_pressed([KeyCode::ControlLeft, KeyCode::ControlRight]);
-    if super::keys::UNDO.just_pressed(&keys) || (ctrl && keys.just_pressed(KeyCode::KeyZ)) {
+    if settings.keys.just_pressed(&super::keys::UNDO, &keys)
+        || (ctrl && keys.just_pressed(KeyCode::KeyZ))
+    {
         if battle.undo() {
             toasts.write(Toast("Move undone".into()));
         } else if battle.human_to_decide() {

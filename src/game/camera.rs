@@ -48,7 +48,8 @@ pub struct LegibleText;
 /// Text drawn on the board in world space (cell costs, the cursor's cover and odds, unit
 /// names, floating damage numbers). It is sized for the cell, so on a large map fitted to the
 /// window it would shrink with the board to a few pixels; `keep_board_text_legible` scales
-/// it up so it never shows smaller than [`MIN_TEXT_PX`].
+/// it up so it never shows smaller than [`MIN_TEXT_PX`], then by the UI scale
+/// ([`board_text_scale`]).
 #[derive(Component, Debug, Clone, Copy, Default)]
 pub struct BoardText;
 
@@ -65,8 +66,17 @@ pub fn legible_scale(font_px: f32, world_per_px: f32) -> f32 {
     (MIN_TEXT_PX * world_per_px / font_px).max(1.0)
 }
 
+/// The scale of board text of `font_px` world units with the UI scale `ui` (the setting
+/// times the window's factor, Bevy's `UiScale`): [`legible_scale`] times `ui`, so board labels,
+/// costs, names and floating numbers grow and shrink with the rest of the UI.
+pub fn board_text_scale(font_px: f32, world_per_px: f32, ui: f32) -> f32 {
+    let ui = if ui.is_finite() && ui > 0.0 { ui } else { 1.0 };
+    legible_scale(font_px, world_per_px) * ui
+}
+
 fn keep_board_text_legible(
     camera: Query<&Projection, With<MainCamera>>,
+    ui_scale: Option<Res<UiScale>>,
     mut texts: Query<(&TextFont, &mut Transform), With<BoardText>>,
 ) {
     let Ok(Projection::Orthographic(ortho)) = camera.single() else {
@@ -81,7 +91,7 @@ fn keep_board_text_legible(
         let FontSize::Px(px) = font.font_size else {
             continue;
         };
-        let k = legible_scale(px, ortho.scale);
+        let k = board_text_scale(px, ortho.scale, ui_scale.as_ref().map_or(1.0, |s| s.0));
         if (transform.scale.x - k).abs() > 1e-3 {
             transform.scale = Vec3::new(k, k, 1.0);
         }
@@ -124,13 +134,14 @@ fn frame(
     transform: &mut Transform,
     projection: &mut Projection,
     window: Option<&Window>,
+    folded: super::battle::Collapsed,
 ) {
     if let Some(w) = window
         && w.width() > 0.0
         && w.height() > 0.0
         && let Projection::Orthographic(ortho) = projection
     {
-        let (l, r, t, b) = super::hud::HudLayout::of(Some(w)).screen_insets();
+        let (l, r, t, b) = super::hud::HudLayout::of_panels(Some(w), folded).screen_insets();
         let free = Vec2::new(
             (w.width() - l - r).max(100.0),
             (w.height() - t - b).max(100.0),
@@ -156,8 +167,21 @@ fn frame(
     }
 }
 
+/// The side panels folded on this screen: the battle's (the player's setting), none elsewhere.
+fn folded_here(
+    screen: Option<&State<super::Screen>>,
+    settings: &super::battle::Settings,
+) -> super::battle::Collapsed {
+    match screen.map(|s| *s.get()) {
+        Some(super::Screen::Battle) => settings.collapsed,
+        _ => Default::default(),
+    }
+}
+
 fn fit_new_board(
     mut commands: Commands,
+    settings: Res<super::battle::Settings>,
+    screen: Option<Res<State<super::Screen>>>,
     boards: Query<&BoardGrid, Added<Board>>,
     window: Query<&Window, With<PrimaryWindow>>,
     mut camera: Query<(&mut Transform, &mut Projection), With<MainCamera>>,
@@ -173,12 +197,17 @@ fn fit_new_board(
             &mut transform,
             &mut projection,
             window.single().ok(),
+            folded_here(screen.as_deref(), &settings),
         );
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn refit(
     keys: Res<ButtonInput<KeyCode>>,
+    settings: Res<super::battle::Settings>,
+    screen: Option<Res<State<super::Screen>>>,
+    mut last_folded: Local<Option<super::battle::Collapsed>>,
     view: Option<Res<BoardView>>,
     window: Query<&Window, With<PrimaryWindow>>,
     mut resized: MessageReader<bevy::window::WindowResized>,
@@ -188,16 +217,21 @@ fn refit(
     let Some(view) = view else {
         return;
     };
-    // A new UI scale changes the panels' room as a new window size does.
+    // A new UI scale changes the panels' room as a new window size does, and so does a panel
+    // folded or opened.
     let rescaled = ui_scale.is_some_and(|s| s.is_changed() && !s.is_added());
-    let resized = resized.read().count() > 0 || rescaled;
-    if super::keys::FIT.just_pressed(&keys) || resized {
+    let folded = folded_here(screen.as_deref(), &settings);
+    let refolded = *last_folded != Some(folded) && last_folded.is_some();
+    *last_folded = Some(folded);
+    let resized = resized.read().count() > 0 || rescaled || refolded;
+    if settings.keys.just_pressed(&super::keys::FIT, &keys) || resized {
         for (mut transform, mut projection) in &mut camera {
             frame(
                 view.bounds,
                 &mut transform,
                 &mut projection,
                 window.single().ok(),
+                folded,
             );
         }
     }
@@ -207,6 +241,8 @@ fn refit(
 /// camera moves just enough to bring it back.
 fn follow_cursor(
     mut moved: MessageReader<super::input::CursorMoved>,
+    settings: Res<super::battle::Settings>,
+    screen: Option<Res<State<super::Screen>>>,
     boards: Query<&BoardGrid>,
     window: Query<&Window, With<PrimaryWindow>>,
     mut camera: Query<(&Camera, &GlobalTransform, &mut Transform), With<MainCamera>>,
@@ -223,7 +259,9 @@ fn follow_cursor(
     let Ok(window) = window.single() else {
         return;
     };
-    let (l, r, t, b) = super::hud::HudLayout::of(Some(window)).screen_insets();
+    let (l, r, t, b) =
+        super::hud::HudLayout::of_panels(Some(window), folded_here(screen.as_deref(), &settings))
+            .screen_insets();
     for (camera, global, mut transform) in &mut camera {
         let Ok(screen) = camera.world_to_viewport(global, target.extend(0.0)) else {
             continue;
@@ -258,12 +296,13 @@ fn world_per_pixel(projection: &Projection, window: &Window) -> f32 {
 
 fn pan_with_keys(
     keys: Res<ButtonInput<KeyCode>>,
+    settings: Res<super::battle::Settings>,
     time: Res<Time>,
     battle: Option<Res<super::battle::Battle>>,
     mut camera: Query<(&mut Transform, &Projection), With<MainCamera>>,
 ) {
     // In a battle the plain keys move the cell cursor; Shift pans.
-    let shift = super::keys::PAN.pressed(&keys);
+    let shift = settings.keys.pressed(&super::keys::PAN, &keys);
     if battle.is_some() && !shift {
         return;
     }
@@ -273,7 +312,10 @@ fn pan_with_keys(
         .into_iter()
         .enumerate()
     {
-        if super::keys::CURSOR.group_pressed(&keys, group) {
+        if settings
+            .keys
+            .group_pressed(&super::keys::CURSOR, &keys, group)
+        {
             dir += d;
         }
     }
@@ -321,6 +363,7 @@ fn pan_with_drag(
 fn zoom(
     scroll: Res<AccumulatedMouseScroll>,
     keys: Res<ButtonInput<KeyCode>>,
+    settings: Res<super::battle::Settings>,
     over_ui: Option<Res<super::input::PointerOverUi>>,
     window: Query<&Window, With<PrimaryWindow>>,
     mut camera: Query<
@@ -335,10 +378,16 @@ fn zoom(
         MouseScrollUnit::Pixel => scroll.delta.y / 40.0,
     };
     let mut steps = lines;
-    if super::keys::ZOOM.group_just_pressed(&keys, 0) {
+    if settings
+        .keys
+        .group_just_pressed(&super::keys::ZOOM, &keys, 0)
+    {
         steps += 1.0;
     }
-    if super::keys::ZOOM.group_just_pressed(&keys, 1) {
+    if settings
+        .keys
+        .group_just_pressed(&super::keys::ZOOM, &keys, 1)
+    {
         steps -= 1.0;
     }
     if steps == 0.0 {
@@ -377,5 +426,11 @@ mod tests {
         // Degenerate inputs leave the text as it is.
         assert_eq!(legible_scale(0.0, 2.0), 1.0);
         assert_eq!(legible_scale(12.8, f32::NAN), 1.0);
+        // The UI scale multiplies it: at 150% text is half as large again, at 75% smaller
+        // than the 12-pixel floor, as the rest of the UI.
+        assert_eq!(board_text_scale(12.8, 0.5, 1.5), 1.5);
+        assert!((board_text_scale(12.8, 2.1, 1.25) - 1.25 * k).abs() < 1e-5);
+        assert_eq!(board_text_scale(12.8, 0.5, 0.75), 0.75);
+        assert_eq!(board_text_scale(12.8, 0.5, f32::NAN), 1.0);
     }
 }

@@ -162,6 +162,7 @@ fn keyboard(
     blocked: Res<InputBlocked>,
     pause: Option<Res<State<Pause>>>,
     help: Res<super::hud::rules_help::RulesHelp>,
+    settings: Res<super::battle::Settings>,
     mut targeting: ResMut<Targeting>,
     mut cursor: ResMut<CursorCell>,
     mut clicks: MessageWriter<UiClick>,
@@ -172,30 +173,31 @@ fn keyboard(
     let click = |clicks: &mut MessageWriter<UiClick>, a: UiAction| {
         clicks.write(UiClick(a));
     };
+    let bound = &settings.keys;
     // Settings and saves work everywhere on the battle screen.
     for key in keys::HOTKEYS {
         if let Some(action) = &key.button
-            && key.just_pressed(&keys)
+            && bound.just_pressed(key, &keys)
         {
             click(&mut clicks, action.clone());
         }
     }
     // The rules reference is over everything: Esc closes it (F1 did above).
     if help.open {
-        if keys::CANCEL.just_pressed(&keys) {
+        if bound.just_pressed(&keys::CANCEL, &keys) {
             click(&mut clicks, UiAction::RulesHelp);
         }
         return;
     }
     if Pause::is_paused(pause.as_deref()) {
-        if keys::CANCEL.just_pressed(&keys) {
+        if bound.just_pressed(&keys::CANCEL, &keys) {
             click(&mut clicks, UiAction::Resume);
         }
         // The pause menu's settings rows answer to their number keys.
         if let Some(kind) = super::screens::settings::row_key(&keys) {
             click(&mut clicks, UiAction::Setting(kind));
         }
-        if keys::QUIT.just_pressed(&keys) {
+        if bound.just_pressed(&keys::QUIT, &keys) {
             click(&mut clicks, UiAction::SaveAndQuit);
         }
         return;
@@ -203,7 +205,7 @@ fn keyboard(
     if blocked.0 {
         return;
     }
-    if keys::CANCEL.just_pressed(&keys) {
+    if bound.just_pressed(&keys::CANCEL, &keys) {
         if targeting.group.is_some() {
             targeting.group = None;
         } else {
@@ -215,7 +217,7 @@ fn keyboard(
     };
     let grid = *state.grid();
     // The cursor: arrows or WASD (Shift pans the camera instead).
-    let shift = keys::PAN.pressed(&keys);
+    let shift = bound.pressed(&keys::PAN, &keys);
     let ctrl = keys.any_pressed([KeyCode::ControlLeft, KeyCode::ControlRight]);
     if !shift && !ctrl {
         let mut d = IVec2::ZERO;
@@ -224,7 +226,7 @@ fn keyboard(
             .into_iter()
             .enumerate()
         {
-            if keys::CURSOR.group_just_pressed(&keys, group) {
+            if bound.group_just_pressed(&keys::CURSOR, &keys, group) {
                 d += v;
             }
         }
@@ -243,7 +245,7 @@ fn keyboard(
         }
     }
     // Tab: the next unit (the ones that may be picked, else every standing unit).
-    if keys::NEXT_UNIT.just_pressed(&keys) {
+    if bound.just_pressed(&keys::NEXT_UNIT, &keys) {
         let mut cells: Vec<Cell> = match state.pending() {
             Decision::Pick { options, .. } => options
                 .iter()
@@ -289,7 +291,7 @@ fn keyboard(
         &view.menu
     };
     for (i, e) in list.iter().enumerate() {
-        let Some(k) = e.hotkey.and_then(key_of) else {
+        let Some(k) = e.hotkey.and_then(|h| bound.key_of(h)) else {
             continue;
         };
         if keys.just_pressed(k) && !ctrl {
@@ -302,7 +304,7 @@ fn keyboard(
             return;
         }
     }
-    if keys::CONFIRM.just_pressed(&keys) {
+    if bound.just_pressed(&keys::CONFIRM, &keys) {
         if react {
             // The default answer.
             click(

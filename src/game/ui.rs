@@ -57,6 +57,10 @@ pub enum UiAction {
     SaveAndQuit,
     HandOver,
     ToggleThreat,
+    /// Fold or open the turn order panel.
+    ToggleLeftPanel,
+    /// Fold or open the menu and log panel.
+    ToggleRightPanel,
     Speed,
     SkipAnimations,
     Pace,
@@ -69,6 +73,10 @@ pub enum UiAction {
     // Settings (its screen and the pause menu)
     Settings,
     Setting(super::screens::settings::SettingKind),
+    /// The Settings screen's key table: wait for the key to bind to `keys::SLOTS[i]`.
+    Rebind(usize),
+    /// Every battle key back to its default.
+    ResetKeys,
 }
 
 /// A button was pressed (or its key).

@@ -22,7 +22,13 @@ use crate::rules::battle::{BattleState, Condition, Event, Status, Unit, UnitId};
 pub(super) fn plugin(app: &mut App) {
     app.init_resource::<Anim>().add_systems(
         Update,
-        (play_events, sync_tokens, place_tokens, float_texts)
+        (
+            play_events,
+            sync_tokens,
+            place_tokens,
+            side_colours,
+            float_texts,
+        )
             .chain()
             .in_set(super::AppSystems::Update)
             .run_if(in_state(Screen::Battle).and_then(resource_exists::<Battle>)),
@@ -64,6 +70,14 @@ pub fn set_colour_blind(on: bool) {
 }
 
 pub fn side_colour(side: Option<usize>) -> Color {
+    side_colour_in(
+        side,
+        COLOUR_BLIND.load(std::sync::atomic::Ordering::Relaxed),
+    )
+}
+
+/// The colour of `side` in the standard palette, or the colour-blind-safe one.
+pub fn side_colour_in(side: Option<usize>, colour_blind: bool) -> Color {
     // Blue and orange first: the pair told apart with every common colour-vision deficiency
     // (and in greyscale, orange being much lighter); then the rest of Okabe-Ito.
     const SAFE: [(u8, u8, u8); 7] = [
@@ -84,11 +98,7 @@ pub fn side_colour(side: Option<usize>) -> Color {
         (86, 180, 233),  // sky blue
         (240, 228, 66),  // yellow
     ];
-    let palette = if COLOUR_BLIND.load(std::sync::atomic::Ordering::Relaxed) {
-        &SAFE
-    } else {
-        &PALETTE
-    };
+    let palette = if colour_blind { &SAFE } else { &PALETTE };
     match side {
         Some(i) => {
             let (r, g, b) = palette[i % palette.len()];
@@ -267,7 +277,8 @@ fn play_events(
     time: Res<Time>,
     boards: Query<&BoardGrid>,
 ) {
-    let skip = settings.skip_animations || super::keys::SHOW_NOW.just_pressed(&keys);
+    let skip =
+        settings.skip_animations || settings.keys.just_pressed(&super::keys::SHOW_NOW, &keys);
     if let Some(p) = anim.current.as_mut() {
         p.t += time.delta_secs() * settings.speed;
         if p.t >= p.duration || skip {
@@ -378,6 +389,29 @@ fn float_texts(
         c.0.set_alpha(a);
         if f.age >= f.life {
             commands.entity(e).despawn();
+        }
+    }
+}
+
+/// The tokens' bases take their side's colour in the palette the settings ask for now, so the
+/// colour-blind switch changes the battle on screen, not only the next one.
+fn side_colours(
+    battle: Res<Battle>,
+    settings: Res<Settings>,
+    tokens: Query<(&UnitToken, &Children)>,
+    mut bases: Query<&mut Sprite, With<TokenBase>>,
+) {
+    for (token, children) in &tokens {
+        let Some(u) = battle.shown.units.get(token.0) else {
+            continue;
+        };
+        let want = side_colour_in(Some(u.side.index()), settings.colour_blind);
+        for c in children {
+            if let Ok(mut sprite) = bases.get_mut(*c)
+                && sprite.color != want
+            {
+                sprite.color = want;
+            }
         }
     }
 }

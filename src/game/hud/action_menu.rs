@@ -71,6 +71,7 @@ fn command_of<'a>(view: &'a View, action: &UiAction) -> Option<&'a Command> {
 fn menu_hover_help(
     view: Res<View>,
     battle: Res<Battle>,
+    settings: Res<crate::game::battle::Settings>,
     window: Query<&Window, With<bevy::window::PrimaryWindow>>,
     buttons: Query<(
         &Interaction,
@@ -103,7 +104,7 @@ fn menu_hover_help(
         }
         return;
     };
-    let layout = super::HudLayout::of(window.single().ok());
+    let layout = super::HudLayout::of(window.single().ok()).folded(settings.collapsed);
     // Beside the menu, never below the window's bottom (an estimate of its height: the
     // words wrap at about 48 characters a line).
     let lines = (words.len() / 48 + 1) as f32;
@@ -131,6 +132,7 @@ fn menu_hover_help(
 pub(super) fn spawn(p: &mut ChildSpawnerCommands) {
     p.spawn((
         MenuPanel,
+        super::RightPanelPart,
         Node {
             flex_direction: FlexDirection::Column,
             row_gap: px(2),
@@ -159,10 +161,10 @@ fn odds_words(s: &BattleState, cmd: &Command) -> Option<String> {
     ))
 }
 
-fn entry_line(s: &BattleState, e: &MenuEntry) -> String {
+fn entry_line(s: &BattleState, e: &MenuEntry, bound: &keys::KeyBindings) -> String {
     let key = e
         .hotkey
-        .map_or(String::new(), |k| format!("[{}] ", k.label()));
+        .map_or(String::new(), |k| format!("[{}] ", bound.hotkey_label(k)));
     let mut line = format!("{key}{}", e.label);
     if !e.cost.is_empty() {
         line.push_str(&format!(" - {}", e.cost));
@@ -215,6 +217,7 @@ fn action_menu(
     view: Res<View>,
     targeting: Res<Targeting>,
     battle: Res<Battle>,
+    settings: Res<crate::game::battle::Settings>,
     ai: Option<Res<crate::game::ai_driver::AiPlayers>>,
     replay: Option<Res<crate::game::replay::Replay>>,
     panel: Query<Entity, With<MenuPanel>>,
@@ -232,7 +235,13 @@ fn action_menu(
         view.sub
             .iter()
             .enumerate()
-            .map(|(i, e)| (entry_line(&battle.state, e), UiAction::Sub(i), false))
+            .map(|(i, e)| {
+                (
+                    entry_line(&battle.state, e, &settings.keys),
+                    UiAction::Sub(i),
+                    false,
+                )
+            })
             .collect()
     } else {
         view.menu
@@ -240,7 +249,7 @@ fn action_menu(
             .enumerate()
             .map(|(i, e)| {
                 (
-                    entry_line(&battle.state, e),
+                    entry_line(&battle.state, e, &settings.keys),
                     UiAction::Menu(i),
                     targeting.group.as_ref() == Some(&e.group),
                 )
@@ -248,9 +257,11 @@ fn action_menu(
             .collect()
     };
     let key = format!(
-        "{title}|{lines:?}|{:?}|{}",
+        "{title}|{lines:?}|{:?}|{}|{:?}|{:?}",
         targeting.group,
-        battle.can_undo()
+        battle.can_undo(),
+        settings.keys,
+        panel.single().ok()
     );
     if *last == key {
         return;
@@ -261,6 +272,10 @@ fn action_menu(
     };
     let can_undo = battle.can_undo();
     let group = targeting.group.clone();
+    let (cancel, undo) = (
+        settings.keys.name(&keys::CANCEL),
+        settings.keys.name(&keys::UNDO),
+    );
     commands
         .entity(panel)
         .despawn_children()
@@ -295,18 +310,10 @@ fn action_menu(
                 ));
             }
             if group.is_some() {
-                p.spawn(ui::button(
-                    "Cancel",
-                    Some(keys::CANCEL.name),
-                    UiAction::CancelTarget,
-                ));
+                p.spawn(ui::button("Cancel", Some(&cancel), UiAction::CancelTarget));
             }
             if can_undo {
-                p.spawn(ui::button(
-                    "Undo move",
-                    Some(keys::UNDO.name),
-                    UiAction::Undo,
-                ));
+                p.spawn(ui::button("Undo move", Some(&undo), UiAction::Undo));
             }
         });
 }

@@ -65,6 +65,7 @@ fn hints(
     targeting: Res<Targeting>,
     hotseat: Res<HotSeat>,
     replay: Option<Res<crate::game::replay::Replay>>,
+    settings: Res<crate::game::battle::Settings>,
     mut text: Query<&mut Text, With<HintText>>,
 ) {
     let Ok(mut text) = text.single_mut() else {
@@ -83,8 +84,8 @@ fn hints(
                 "{}: {} is playing. {}: skip animations; {}: AI pace.",
                 s.sides.get(side.index()).map_or("?", |x| x.name.as_str()),
                 battle.control(side).label(),
-                keys::SHOW_NOW.name,
-                keys::AI_PACE.name,
+                settings.keys.name(&keys::SHOW_NOW),
+                settings.keys.name(&keys::AI_PACE),
             ),
             _ => String::new(),
         }
@@ -94,7 +95,7 @@ fn hints(
         )
     } else {
         match s.pending() {
-            Decision::Act { unit } => act_hint(s, unit, battle.can_undo()),
+            Decision::Act { unit } => act_hint(s, unit, battle.can_undo(), &settings.keys),
             Decision::Pick { .. } => {
                 "Choose who acts next: click one of your units, Tab + Enter, or a number.".into()
             }
@@ -116,7 +117,7 @@ fn hints(
 
 /// The hint for a unit to act, naming only what it can do now: a stunned unit whose one
 /// legal command is Recover is not told to click cells or press E.
-fn act_hint(s: &BattleState, unit: UnitId, can_undo: bool) -> String {
+fn act_hint(s: &BattleState, unit: UnitId, can_undo: bool, bound: &keys::KeyBindings) -> String {
     let legal = s.legal_commands();
     let moves = legal.iter().any(|c| c.destination().is_some());
     let attacks = legal.iter().any(|c| c.attack_target().is_some());
@@ -125,7 +126,7 @@ fn act_hint(s: &BattleState, unit: UnitId, can_undo: bool) -> String {
     if let [only] = legal.as_slice() {
         let label = rulesets::describe(s, only).label;
         let key = if matches!(only, Command::EndTurn { .. }) {
-            keys::END_TURN.name.to_string()
+            bound.name(&keys::END_TURN)
         } else {
             menu::Hotkey::nth(0).map_or(String::new(), |k| k.label())
         };
@@ -140,10 +141,10 @@ fn act_hint(s: &BattleState, unit: UnitId, can_undo: bool) -> String {
     }
     let mut said = vec![format!("{}: actions", keys::ACTIONS.name)];
     if ends {
-        said.push(format!("{}: end turn", keys::END_TURN.name));
+        said.push(format!("{}: end turn", bound.name(&keys::END_TURN)));
     }
     if can_undo {
-        said.push(format!("{}: undo a move", keys::UNDO.name));
+        said.push(format!("{}: undo a move", bound.name(&keys::UNDO)));
     }
     if click.is_empty() {
         format!("{name} acts. {}.", said.join(", "))
@@ -185,14 +186,14 @@ mod tests {
         let Decision::Act { unit } = b.pending() else {
             panic!("the battle opens on a unit to act: {:?}", b.pending());
         };
-        let h = act_hint(&b, unit, false);
+        let h = act_hint(&b, unit, false, &Default::default());
         assert!(h.contains("E: end turn") && h.contains("to move"), "{h}");
         assert!(!h.contains("undo"), "{h}");
-        assert!(act_hint(&b, unit, true).contains("U: undo a move"));
+        assert!(act_hint(&b, unit, true, &Default::default()).contains("U: undo a move"));
         // A Stunned unit's only action is to Recover: the hint says so and nothing else.
         b.units[unit.index()].conditions.insert(Condition::Stunned);
         assert_eq!(b.legal_commands().len(), 1, "{:?}", b.legal_commands());
-        let h = act_hint(&b, unit, false);
+        let h = act_hint(&b, unit, false, &Default::default());
         assert!(h.contains("can only") && h.contains("press 1"), "{h}");
         assert!(!h.contains("E: end turn") && !h.contains("click"), "{h}");
     }

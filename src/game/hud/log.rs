@@ -30,11 +30,8 @@ struct LogLines;
 struct LogHeader;
 
 /// The header when the log shows its newest lines.
-fn header_at_end() -> String {
-    let (back, _) = keys::LOG
-        .name
-        .split_once('/')
-        .unwrap_or((keys::LOG.name, ""));
+fn header_at_end(bound: &keys::KeyBindings) -> String {
+    let back = bound.group_name(&keys::LOG, 0);
     format!("Combat log ({back} / wheel to scroll)")
 }
 
@@ -46,6 +43,7 @@ fn reset_scroll(mut scroll: ResMut<LogScroll>) {
 pub(super) fn spawn(p: &mut ChildSpawnerCommands) {
     p.spawn((
         LogPanel,
+        super::RightPanelPart,
         Interaction::default(),
         Node {
             flex_direction: FlexDirection::Column,
@@ -60,7 +58,7 @@ pub(super) fn spawn(p: &mut ChildSpawnerCommands) {
     .with_children(|l| {
         l.spawn((
             LogHeader,
-            ui::text(header_at_end(), 14.0, ui::ACCENT),
+            ui::text(header_at_end(&Default::default()), 14.0, ui::ACCENT),
             Node {
                 flex_shrink: 0.0,
                 ..default()
@@ -96,11 +94,12 @@ fn combat_log(
     view: Res<View>,
     mut scroll: ResMut<LogScroll>,
     keys: Res<ButtonInput<KeyCode>>,
+    settings: Res<crate::game::battle::Settings>,
     wheel: Res<AccumulatedMouseScroll>,
     hovered: Query<&Interaction, With<LogPanel>>,
     lines: Query<Entity, With<LogLines>>,
     mut header: Query<&mut Text, With<LogHeader>>,
-    mut last: Local<(usize, usize, Option<SideId>)>,
+    mut last: Local<(usize, usize, Option<SideId>, Option<Entity>)>,
 ) {
     const SHOWN: usize = 40;
     let visible: Vec<&str> = battle
@@ -110,10 +109,10 @@ fn combat_log(
         .filter(|t| !t.is_empty())
         .collect();
     let max_back = visible.len().saturating_sub(SHOWN);
-    if keys::LOG.group_just_pressed(&keys, 0) {
+    if settings.keys.group_just_pressed(&keys::LOG, &keys, 0) {
         scroll.0 = (scroll.0 + 10).min(max_back);
     }
-    if keys::LOG.group_just_pressed(&keys, 1) {
+    if settings.keys.group_just_pressed(&keys::LOG, &keys, 1) {
         scroll.0 = scroll.0.saturating_sub(10);
     }
     if hovered.iter().any(|i| *i != Interaction::None) {
@@ -127,7 +126,8 @@ fn combat_log(
             scroll.0 = scroll.0.saturating_sub(((-d).ceil() as usize) * 3);
         }
     }
-    let key = (visible.len(), scroll.0, view.viewer);
+    // The lines' entity too: a battle loaded in the state just left has new, empty panels.
+    let key = (visible.len(), scroll.0, view.viewer, lines.single().ok());
     if *last == key {
         return;
     }
@@ -139,13 +139,10 @@ fn combat_log(
     let start = end.saturating_sub(SHOWN);
     if let Ok(mut header) = header.single_mut() {
         header.0 = if scroll.0 > 0 {
-            let (_, forward) = keys::LOG
-                .name
-                .split_once('/')
-                .unwrap_or(("", keys::LOG.name));
+            let forward = settings.keys.group_name(&keys::LOG, 1);
             format!("Combat log (scrolled back {}; {forward})", scroll.0)
         } else {
-            header_at_end()
+            header_at_end(&settings.keys)
         };
     }
     commands

@@ -23,7 +23,7 @@ use bevy::prelude::*;
 use crate::saves::Slot;
 
 use super::Screen;
-use super::battle::{Battle, Settings, Submit, Toast};
+use super::battle::{Battle, Collapsed, Settings, Submit, Toast};
 use super::hotseat::HotSeat;
 use super::menu::{self, Described, MenuEntry, group_of};
 use super::ui::{self, UiAction, UiClick};
@@ -200,6 +200,33 @@ impl HudLayout {
         Self::for_screen(window.map_or(DEFAULT_WINDOW, |w| Vec2::new(w.width(), w.height())))
     }
 
+    /// The width, in UI units, of a side panel folded to a strip.
+    pub const FOLDED: f32 = 60.0;
+
+    /// The layout with the side panels `collapsed` folded to [`HudLayout::FOLDED`] strips:
+    /// the board takes the room they leave.
+    pub fn folded(self, collapsed: Collapsed) -> Self {
+        Self {
+            left: if collapsed.left {
+                Self::FOLDED
+            } else {
+                self.left
+            },
+            right: if collapsed.right {
+                Self::FOLDED
+            } else {
+                self.right
+            },
+            ..self
+        }
+    }
+
+    /// The layout of the primary window (or [`DEFAULT_WINDOW`]) with the player's folded
+    /// panels.
+    pub fn of_panels(window: Option<&Window>, collapsed: Collapsed) -> Self {
+        Self::of(window).folded(collapsed)
+    }
+
     /// Room on each side in UI units (for the panels' nodes): left, right, top, bottom.
     pub fn insets(&self) -> (f32, f32, f32, f32) {
         (self.left, self.right, self.top, self.bottom)
@@ -227,18 +254,105 @@ impl HudLayout {
 #[derive(Component)]
 pub struct RightPanel;
 
+/// A part of the right panel hidden while it is folded (the action menu, the log).
+#[derive(Component)]
+pub struct RightPanelPart;
+
+/// The header button that folds a side panel or opens it again.
+#[derive(Component, Clone, Copy, Debug, PartialEq)]
+pub enum FoldButton {
+    Left,
+    Right,
+}
+
+impl FoldButton {
+    /// Its text: the key, then an arrow the way the panel goes ("[ <" folds the turn order,
+    /// "[ >" opens it).
+    pub fn label(self, folded: Collapsed, bound: &super::keys::KeyBindings) -> String {
+        match self {
+            FoldButton::Left => format!(
+                "{} {}",
+                bound.name(&super::keys::LEFT_PANEL),
+                if folded.left { ">" } else { "<" }
+            ),
+            FoldButton::Right => format!(
+                "{} {}",
+                bound.name(&super::keys::RIGHT_PANEL),
+                if folded.right { "<" } else { ">" }
+            ),
+        }
+    }
+}
+
+/// A panel's fold button with its text (kept up to date by `apply_layout`).
+pub fn fold_button(which: FoldButton, label: String) -> impl Bundle {
+    (
+        Button,
+        which,
+        match which {
+            FoldButton::Left => UiAction::ToggleLeftPanel,
+            FoldButton::Right => UiAction::ToggleRightPanel,
+        },
+        ui::ButtonColour(ui::BUTTON),
+        Node {
+            padding: UiRect::axes(px(4), px(2)),
+            border_radius: BorderRadius::all(px(3)),
+            align_self: match which {
+                FoldButton::Left => AlignSelf::FlexStart,
+                FoldButton::Right => AlignSelf::FlexEnd,
+            },
+            flex_shrink: 0.0,
+            ..default()
+        },
+        BackgroundColor(ui::BUTTON),
+        children![ui::text(label, 13.0, ui::TEXT)],
+    )
+}
+
 /// Moves and sizes the panels for the window (on the first frame and when it is resized).
 #[allow(clippy::type_complexity)]
 fn apply_layout(
     window: Query<&Window, With<bevy::window::PrimaryWindow>>,
+    settings: Res<Settings>,
     mut nodes: ParamSet<(
         Query<&mut Node, With<top_bar::TopBar>>,
         Query<&mut Node, With<turn_order::OrderPanel>>,
         Query<&mut Node, With<RightPanel>>,
         Query<&mut Node, With<hints::Hints>>,
+        Query<(&mut Node, &RightPanelPart)>,
+        Query<(&FoldButton, &Children)>,
+        Query<&mut Text>,
     )>,
 ) {
-    let l = HudLayout::of(window.single().ok());
+    let folded = settings.collapsed;
+    let l = HudLayout::of_panels(window.single().ok(), folded);
+    // The right panel's menu and log are hidden while it is folded; its header says which
+    // way it goes.
+    for (mut n, _) in &mut nodes.p4() {
+        let want = if folded.right {
+            Display::None
+        } else {
+            Display::Flex
+        };
+        if n.display != want {
+            n.display = want;
+        }
+    }
+    let labels: Vec<(Entity, String)> = nodes
+        .p5()
+        .iter()
+        .flat_map(|(b, children)| {
+            let label = b.label(folded, &settings.keys);
+            children.iter().map(move |c| (c, label.clone()))
+        })
+        .collect();
+    for (c, label) in labels {
+        if let Ok(mut t) = nodes.p6().get_mut(c)
+            && t.0 != label
+        {
+            t.0 = label;
+        }
+    }
     for mut n in &mut nodes.p0() {
         let h = px(l.top - 4.0);
         if n.height != h {
@@ -308,6 +422,7 @@ fn spawn_hud(mut commands: Commands) {
             BackgroundColor(ui::PANEL),
         ))
         .with_children(|p| {
+            p.spawn(fold_button(FoldButton::Right, String::new()));
             action_menu::spawn(p);
             log::spawn(p);
         });
@@ -461,6 +576,8 @@ fn battle_actions(
                 help.page = 0;
             }
             UiAction::ToggleThreat => settings.show_threat = !settings.show_threat,
+            UiAction::ToggleLeftPanel => settings.collapsed.left = !settings.collapsed.left,
+            UiAction::ToggleRightPanel => settings.collapsed.right = !settings.collapsed.right,
             UiAction::Speed => settings.speed = Settings::cycle(&Settings::SPEEDS, settings.speed),
             UiAction::SkipAnimations => settings.skip_animations = !settings.skip_animations,
             UiAction::Pace => {

@@ -108,27 +108,27 @@ fn pause_panel(p: &mut ChildSpawnerCommands, settings: &crate::game::battle::Set
         .with_children(|p| {
             p.spawn(ui::button(
                 "Resume",
-                Some(keys::CANCEL.name),
+                Some(&settings.keys.name(&keys::CANCEL)),
                 UiAction::Resume,
             ));
             p.spawn(ui::button(
                 "Quick save",
-                Some(keys::QUICK_SAVE.name),
+                Some(&settings.keys.name(&keys::QUICK_SAVE)),
                 UiAction::QuickSave,
             ));
             p.spawn(ui::button(
                 "Quick load",
-                Some(keys::QUICK_LOAD.name),
+                Some(&settings.keys.name(&keys::QUICK_LOAD)),
                 UiAction::QuickLoad,
             ));
             p.spawn(ui::button(
                 "Rules reference",
-                Some(keys::RULES.name),
+                Some(&settings.keys.name(&keys::RULES)),
                 UiAction::RulesHelp,
             ));
             p.spawn(ui::button(
                 "Save and quit to title",
-                Some(keys::QUIT.name),
+                Some(&settings.keys.name(&keys::QUIT)),
                 UiAction::SaveAndQuit,
             ));
         });
@@ -142,5 +142,5 @@ fn pause_panel(p: &mut ChildSpawnerCommands, settings: &crate::game::battle::Set
             crate::game::screens::settings::spawn_rows(p, settings);
         });
     });
-    p.spawn(ui::text(keys::help(), 14.0, ui::DIM));
+    p.spawn(ui::text(settings.keys.help(), 14.0, ui::DIM));
 }

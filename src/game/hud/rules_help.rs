@@ -68,8 +68,9 @@ fn panel_width(window: Vec2) -> f32 {
 pub fn pages(entries: &[&Entry], window: Vec2) -> Vec<Vec<usize>> {
     // About 7.5 px a character at 14 px; the text column is the dialog less its padding.
     let per_line = ((panel_width(window) - 40.0) / (ENTRY_PX * 0.56)).max(20.0) as usize;
-    // The dialog is at most 90% of the window; its title, page line and footer take ~110 px.
-    let room = ((window.y * 0.9 - 110.0) / LINE_PX).max(4.0) as usize;
+    // The dialog is at most 90% of the window; its title, page line, footer and the key help
+    // take ~150 px.
+    let room = ((window.y * 0.9 - 150.0) / LINE_PX).max(4.0) as usize;
     let mut out: Vec<Vec<usize>> = vec![Vec::new()];
     let mut used = 0;
     let mut kind = None;
@@ -93,14 +94,18 @@ pub fn pages(entries: &[&Entry], window: Vec2) -> Vec<Vec<usize>> {
 }
 
 /// Left/Right (and Up/Down) turn the pages while the reference is open.
-fn turn_pages(keys: Res<ButtonInput<KeyCode>>, mut help: ResMut<RulesHelp>) {
+fn turn_pages(
+    keys: Res<ButtonInput<KeyCode>>,
+    settings: Res<crate::game::battle::Settings>,
+    mut help: ResMut<RulesHelp>,
+) {
     if !help.open {
         return;
     }
-    let back =
-        keys::CURSOR.group_just_pressed(&keys, 0) || keys::CURSOR.group_just_pressed(&keys, 2);
-    let forward =
-        keys::CURSOR.group_just_pressed(&keys, 1) || keys::CURSOR.group_just_pressed(&keys, 3);
+    let back = settings.keys.group_just_pressed(&keys::CURSOR, &keys, 0)
+        || settings.keys.group_just_pressed(&keys::CURSOR, &keys, 2);
+    let forward = settings.keys.group_just_pressed(&keys::CURSOR, &keys, 1)
+        || settings.keys.group_just_pressed(&keys::CURSOR, &keys, 3);
     if back && help.page > 0 {
         help.page -= 1;
     }
@@ -116,6 +121,7 @@ fn draw(
     mut help: ResMut<RulesHelp>,
     battle: Res<Battle>,
     view: Res<View>,
+    settings: Res<crate::game::battle::Settings>,
     window: Query<&Window, With<bevy::window::PrimaryWindow>>,
     ui_scale: Option<Res<UiScale>>,
     shown: Query<Entity, With<RulesHelpPanel>>,
@@ -135,7 +141,8 @@ fn draw(
             help.page = last_page;
         }
     }
-    let key = format!("{:?}|{id}|{size}", *help);
+    let bound = &settings.keys;
+    let key = format!("{:?}|{id}|{size}|{:?}", *help, bound);
     if *last == key {
         return;
     }
@@ -235,8 +242,8 @@ fn draw(
                             "Page {} of {n_pages} - {} turn the page - {} or {} closes",
                             help.page + 1,
                             "arrows",
-                            keys::RULES.name,
-                            keys::CANCEL.name
+                            bound.name(&keys::RULES),
+                            bound.name(&keys::CANCEL)
                         ),
                         13.0,
                         ui::DIM,
@@ -246,6 +253,8 @@ fn draw(
                         ..default()
                     },
                 ));
+                // The battle's keys as the player bound them (Settings, key table).
+                p.spawn(ui::text(bound.help(), 12.0, ui::DIM));
             });
         });
 }

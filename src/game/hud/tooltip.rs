@@ -246,6 +246,7 @@ fn tooltip(
     battle: Res<Battle>,
     cursor: Res<CursorCell>,
     blocked: Res<InputBlocked>,
+    settings: Res<crate::game::battle::Settings>,
     tip: Query<(Entity, &mut Node, &mut Visibility), With<Tooltip>>,
     cameras: Query<(&Camera, &GlobalTransform), With<crate::game::camera::MainCamera>>,
     boards: Query<&crate::game::board::BoardGrid>,
@@ -304,7 +305,7 @@ fn tooltip(
                 .and_then(|u| on_screen(u.cell))
                 .into_iter()
                 .collect();
-            let layout_here = HudLayout::for_screen(window);
+            let layout_here = HudLayout::for_screen(window).folded(settings.collapsed);
             let board = layout_here.board();
             let to_screen = |world: Rect| {
                 let a = camera

@@ -57,7 +57,12 @@ fn top_bar(
     };
     let clock = rulesets::clock(state);
     let two_rows = HudLayout::of(window.single().ok()).two_rows;
-    let key = format!("{}|{settings:?}|{two_rows}", clock.headline);
+    // The bar's entity too: a battle loaded in the state just left has a new, empty bar.
+    let key = format!(
+        "{}|{settings:?}|{two_rows}|{:?}",
+        clock.headline,
+        bar.single().ok()
+    );
     if *last == key {
         return;
     }
@@ -97,19 +102,23 @@ fn top_bar(
         b.spawn(small(
             format!(
                 "[{}] Threat {}",
-                keys::THREAT.name,
+                settings.keys.name(&keys::THREAT),
                 if settings.show_threat { "on" } else { "off" }
             ),
             UiAction::ToggleThreat,
         ));
         b.spawn(small(
-            format!("[{}] Speed x{}", keys::SPEED.name, settings.speed),
+            format!(
+                "[{}] Speed x{}",
+                settings.keys.name(&keys::SPEED),
+                settings.speed
+            ),
             UiAction::Speed,
         ));
         b.spawn(small(
             format!(
                 "[{}] Anim {}",
-                keys::SKIP_ANIMATIONS.name,
+                settings.keys.name(&keys::SKIP_ANIMATIONS),
                 if settings.skip_animations {
                     "skip"
                 } else {
@@ -119,19 +128,23 @@ fn top_bar(
             UiAction::SkipAnimations,
         ));
         b.spawn(small(
-            format!("[{}] AI pace {}s", keys::AI_PACE.name, settings.ai_pace),
+            format!(
+                "[{}] AI pace {}s",
+                settings.keys.name(&keys::AI_PACE),
+                settings.ai_pace
+            ),
             UiAction::Pace,
         ));
         b.spawn(small(
-            format!("[{}] Rules", keys::RULES.name),
+            format!("[{}] Rules", settings.keys.name(&keys::RULES)),
             UiAction::RulesHelp,
         ));
         b.spawn(small(
-            format!("[{}] Save", keys::QUICK_SAVE.name),
+            format!("[{}] Save", settings.keys.name(&keys::QUICK_SAVE)),
             UiAction::QuickSave,
         ));
         b.spawn(small(
-            format!("[{}] Load", keys::QUICK_LOAD.name),
+            format!("[{}] Load", settings.keys.name(&keys::QUICK_LOAD)),
             UiAction::QuickLoad,
         ));
         b.spawn(small(

@@ -6,7 +6,7 @@ use bevy::prelude::*;
 use super::{DEFAULT_WINDOW, HudLayout, HudPanel, HudSystems, View, panel_node};
 use crate::game::Screen;
 use crate::game::ui;
-use crate::game::units::side_colour;
+use crate::game::units::side_colour_in;
 use crate::rules::battle::{BattleState, log};
 use crate::rules::level::Victory;
 use crate::rules::rulesets;
@@ -16,7 +16,7 @@ pub(super) fn plugin(app: &mut App) {
 }
 
 #[derive(Component)]
-pub(super) struct OrderPanel;
+pub struct OrderPanel;
 
 /// Spawns the (empty) turn-order panel.
 pub(super) fn spawn(commands: &mut Commands) {
@@ -41,6 +41,7 @@ pub(super) fn spawn(commands: &mut Commands) {
 fn turn_order(
     mut commands: Commands,
     view: Res<View>,
+    settings: Res<crate::game::battle::Settings>,
     panel: Query<Entity, With<OrderPanel>>,
     mut last: Local<String>,
 ) {
@@ -48,7 +49,14 @@ fn turn_order(
         return;
     };
     let clock = rulesets::clock(state);
-    let key = format!("{clock:?}|{}", state.round);
+    let folded = settings.collapsed;
+    let key = format!(
+        "{clock:?}|{}|{}|{folded:?}|{:?}|{:?}",
+        state.round,
+        settings.colour_blind,
+        settings.keys,
+        panel.single().ok()
+    );
     if *last == key {
         return;
     }
@@ -60,6 +68,14 @@ fn turn_order(
         .entity(panel)
         .despawn_children()
         .with_children(|p| {
+            // The header folds the panel to a strip (and opens it again).
+            p.spawn(super::fold_button(
+                super::FoldButton::Left,
+                super::FoldButton::Left.label(folded, &settings.keys),
+            ));
+            if folded.left {
+                return;
+            }
             p.spawn(ui::text("Turn order", 17.0, ui::ACCENT));
             if clock.order.is_empty() {
                 p.spawn(ui::text("(the ruleset lists no order now)", 13.0, ui::DIM));
@@ -97,7 +113,10 @@ fn turn_order(
                             height: px(10),
                             ..default()
                         },
-                        BackgroundColor(side_colour(Some(u.side.index()))),
+                        BackgroundColor(side_colour_in(
+                            Some(u.side.index()),
+                            settings.colour_blind,
+                        )),
                     ));
                     let mark = if e.current { "> " } else { "" };
                     r.spawn(ui::text(

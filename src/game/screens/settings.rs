@@ -3,17 +3,23 @@
 //! button that cycles its setting (its number key does too); the [`Settings`] resource is
 //! saved to `settings.ron` when it changes (`game::keep_settings`), and `apply_settings` puts the window mode and size,
 //! the UI scale and the palette into effect.
+//!
+//! Beside the rows, the key table: every battle key the player may rebind ([`keys::SLOTS`])
+//! with its key now. A click on one (or the arrows to choose it and Enter) waits for the next
+//! key pressed, which replaces the old one unless another key has it (the table says why);
+//! Esc stops waiting; 0 puts every key back.
 
 use bevy::prelude::*;
 use bevy::window::{MonitorSelection, PrimaryWindow, WindowMode};
 
 use crate::game::Screen;
 use crate::game::battle::Settings;
-use crate::game::keys::DIGITS_1_TO_9;
+use crate::game::keys::{self, DIGITS_1_TO_9};
 use crate::game::ui::{self, UiAction, UiClick};
 
 pub(super) fn plugin(app: &mut App) {
-    app.add_systems(OnEnter(Screen::Settings), spawn_settings)
+    app.init_resource::<KeyTable>()
+        .add_systems(OnEnter(Screen::Settings), spawn_settings)
         .add_systems(
             Update,
             settings_keys
@@ -22,7 +28,12 @@ pub(super) fn plugin(app: &mut App) {
         )
         .add_systems(
             Update,
-            (setting_clicks, apply_settings, refresh_rows)
+            (
+                setting_clicks,
+                apply_settings,
+                refresh_rows,
+                refresh_key_table,
+            )
                 .chain()
                 .in_set(crate::game::AppSystems::Update),
         );
@@ -120,7 +131,29 @@ pub fn row_key(keys: &ButtonInput<KeyCode>) -> Option<SettingKind> {
 #[derive(Component)]
 struct SettingsRoot;
 
-fn spawn_settings(mut commands: Commands, settings: Res<Settings>) {
+/// The key table's state: the slot chosen (arrows), whether it waits for a key, and what the
+/// last attempt said.
+#[derive(Resource, Default, Debug, Clone, PartialEq)]
+pub struct KeyTable {
+    pub selected: usize,
+    pub waiting: bool,
+    pub message: String,
+}
+
+/// A key table button: `keys::SLOTS[i]`.
+#[derive(Component)]
+struct KeySlotButton(usize);
+
+/// The key table's message line.
+#[derive(Component)]
+struct KeyTableMessage;
+
+/// What the key table says when nothing happened yet.
+const KEY_TABLE_HELP: &str =
+    "Click a key (or arrows and Enter), then press the new key. Esc stops; 0 resets all.";
+
+fn spawn_settings(mut commands: Commands, settings: Res<Settings>, mut table: ResMut<KeyTable>) {
+    *table = KeyTable::default();
     commands
         .spawn((
             Name::new("Settings"),
@@ -129,8 +162,35 @@ fn spawn_settings(mut commands: Commands, settings: Res<Settings>) {
             ui::screen_root(),
         ))
         .with_children(|p| {
-            p.spawn(ui::text("Settings", 40.0, ui::ACCENT));
-            spawn_rows(p, &settings);
+            p.spawn(ui::text("Settings", 36.0, ui::ACCENT));
+            p.spawn(Node {
+                flex_direction: FlexDirection::Row,
+                flex_wrap: FlexWrap::Wrap,
+                justify_content: JustifyContent::Center,
+                column_gap: px(24),
+                row_gap: px(8),
+                max_width: percent(96),
+                ..default()
+            })
+            .with_children(|row| {
+                row.spawn(Node {
+                    flex_direction: FlexDirection::Column,
+                    align_items: AlignItems::Stretch,
+                    ..default()
+                })
+                .with_children(|p| spawn_rows(p, &settings));
+                row.spawn((
+                    Name::new("Key table"),
+                    Node {
+                        flex_direction: FlexDirection::Column,
+                        align_items: AlignItems::Stretch,
+                        row_gap: px(2),
+                        max_width: px(560),
+                        ..default()
+                    },
+                ))
+                .with_children(|p| spawn_key_table(p, &settings.keys));
+            });
             p.spawn(ui::text(
                 format!("Kept in {}", Settings::path().display()),
                 13.0,
@@ -140,13 +200,96 @@ fn spawn_settings(mut commands: Commands, settings: Res<Settings>) {
         });
 }
 
+/// The key table: a heading, the slots in two columns, the message line and the reset button.
+fn spawn_key_table(p: &mut ChildSpawnerCommands, bound: &keys::KeyBindings) {
+    p.spawn(ui::text("Battle keys", 18.0, ui::ACCENT));
+    p.spawn(Node {
+        display: Display::Grid,
+        grid_template_columns: RepeatedGridTrack::flex(2, 1.0),
+        column_gap: px(4),
+        row_gap: px(2),
+        ..default()
+    })
+    .with_children(|g| {
+        for i in 0..keys::SLOTS.len() {
+            g.spawn((
+                Button,
+                UiAction::Rebind(i),
+                KeySlotButton(i),
+                ui::ButtonColour(ui::BUTTON),
+                Node {
+                    padding: UiRect::axes(px(8), px(3)),
+                    border_radius: BorderRadius::all(px(3)),
+                    ..default()
+                },
+                BackgroundColor(ui::BUTTON),
+                children![ui::text(bound.slot_label(i), 13.0, ui::TEXT)],
+            ));
+        }
+    });
+    p.spawn((
+        KeyTableMessage,
+        ui::text(KEY_TABLE_HELP, 13.0, ui::DIM),
+        Node {
+            max_width: px(560),
+            ..default()
+        },
+    ));
+    p.spawn(ui::button(
+        "Reset keys to defaults",
+        Some("0"),
+        UiAction::ResetKeys,
+    ));
+}
+
+#[allow(clippy::too_many_arguments)]
 fn settings_keys(
     keys: Res<ButtonInput<KeyCode>>,
+    mut settings: ResMut<Settings>,
+    mut table: ResMut<KeyTable>,
     mut clicks: MessageWriter<UiClick>,
     mut next: ResMut<NextState<Screen>>,
 ) {
+    if table.waiting {
+        // The first key pressed is the new key; Esc stops waiting.
+        let Some(code) = keys.get_just_pressed().next().copied() else {
+            return;
+        };
+        table.waiting = false;
+        let slot = table.selected;
+        let name = keys::SLOTS.get(slot).map_or("", |s| s.name);
+        table.message = if code == KeyCode::Escape {
+            format!("{name}: unchanged")
+        } else {
+            let mut bound = settings.keys.clone();
+            match bound.bind(slot, code) {
+                Ok(()) => {
+                    settings.keys = bound;
+                    format!("{name} is now {}", keys::key_name(code))
+                }
+                Err(why) => format!("Not bound: {why}"),
+            }
+        };
+        return;
+    }
     if let Some(kind) = row_key(&keys) {
         clicks.write(UiClick(UiAction::Setting(kind)));
+    }
+    if keys.just_pressed(KeyCode::Digit0) {
+        clicks.write(UiClick(UiAction::ResetKeys));
+    }
+    // The arrows choose a key of the table (down the columns), Enter rebinds it.
+    let n = keys::SLOTS.len();
+    let step = |k: KeyCode, by: usize| keys.just_pressed(k).then_some(by);
+    let moved = step(KeyCode::ArrowDown, 2)
+        .or(step(KeyCode::ArrowUp, n - 2))
+        .or(step(KeyCode::ArrowRight, 1))
+        .or(step(KeyCode::ArrowLeft, n - 1));
+    if let Some(by) = moved {
+        table.selected = (table.selected + by) % n;
+    }
+    if keys.just_pressed(KeyCode::Enter) || keys.just_pressed(KeyCode::NumpadEnter) {
+        clicks.write(UiClick(UiAction::Rebind(table.selected)));
     }
     if keys.just_pressed(KeyCode::Escape) || keys.just_pressed(KeyCode::KeyB) {
         next.set(Screen::Title);
@@ -158,12 +301,31 @@ fn settings_keys(
 fn setting_clicks(
     mut clicks: MessageReader<UiClick>,
     mut settings: ResMut<Settings>,
+    mut table: ResMut<KeyTable>,
     screen: Res<State<Screen>>,
     mut next: ResMut<NextState<Screen>>,
 ) {
     for UiClick(action) in clicks.read() {
         match action {
             UiAction::Setting(kind) => kind.cycle(&mut settings),
+            UiAction::Rebind(i) if *i < keys::SLOTS.len() => {
+                table.selected = *i;
+                table.waiting = true;
+                table.message = format!(
+                    "Press the new key for {} (Esc: keep {})",
+                    keys::SLOTS[*i].name,
+                    settings
+                        .keys
+                        .group_name(&keys::SLOTS[*i].key, keys::SLOTS[*i].group)
+                );
+            }
+            UiAction::ResetKeys => {
+                if settings.keys != keys::KeyBindings::default() {
+                    settings.keys.reset();
+                }
+                table.waiting = false;
+                table.message = "Every key is back to its default".into();
+            }
             UiAction::Back if *screen.get() == Screen::Settings => next.set(Screen::Title),
             _ => {}
         }
@@ -248,6 +410,54 @@ fn refresh_rows(
                     t.0 = label;
                 }
             }
+        }
+    }
+}
+
+/// The key table's buttons and message follow the bindings and the table's state: the chosen
+/// key is lit, the one waiting says so.
+#[allow(clippy::type_complexity)]
+fn refresh_key_table(
+    settings: Res<Settings>,
+    table: Res<KeyTable>,
+    mut buttons: Query<(&KeySlotButton, &Children, &mut ui::ButtonColour)>,
+    mut message: Query<&mut Text, (With<KeyTableMessage>, Without<KeySlotButton>)>,
+    mut texts: Query<&mut Text, Without<KeyTableMessage>>,
+) {
+    if !settings.is_changed() && !table.is_changed() {
+        return;
+    }
+    for (b, children, mut colour) in &mut buttons {
+        let label = if table.waiting && table.selected == b.0 {
+            format!("{}: press a key...", keys::SLOTS[b.0].name)
+        } else {
+            settings.keys.slot_label(b.0)
+        };
+        let label = crate::game::menu::ascii(&label);
+        for c in children {
+            if let Ok(mut t) = texts.get_mut(*c)
+                && t.0 != label
+            {
+                t.0 = label.clone();
+            }
+        }
+        let want = if table.selected == b.0 {
+            ui::BUTTON_ON
+        } else {
+            ui::BUTTON
+        };
+        if colour.0 != want {
+            colour.0 = want;
+        }
+    }
+    if let Ok(mut t) = message.single_mut() {
+        let m = if table.message.is_empty() {
+            KEY_TABLE_HELP.to_string()
+        } else {
+            crate::game::menu::ascii(&table.message)
+        };
+        if t.0 != m {
+            t.0 = m;
         }
     }
 }
