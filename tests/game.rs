@@ -977,6 +977,224 @@ fn the_level_editor_paints_moves_saves_and_undoes() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// The picked unit's panel, through its buttons and keys: Tab and Shift+Tab step through the
+/// level's units; -, + and a typed value override a stat of its template (an edit of that
+/// unit's line only, undone and redone like any other), and "clear" drops the override; a
+/// click moves the picked unit and Delete (its button) removes it.
+#[test]
+fn the_editor_steps_through_units_and_overrides_their_stats() {
+    use fray::game::editor::{Editor, EditorAction as A, Field};
+    use fray::game::ui::UiAction;
+    let dir = temp_dir("editor-overrides");
+    let path = dir.join("a_village.ron");
+    std::fs::copy(levels_dir().join("sides_village_brawl.ron"), &path).expect("copy");
+    let original = std::fs::read_to_string(&path).expect("reads");
+    let file = fray::rules::level::load_path(&path).expect("loads").file;
+    let mut app = app_on(&dir, |_| {});
+    app.update();
+    tap(&mut app, KeyCode::KeyE);
+    app.update();
+    let picked = |app: &App| app.world().resource::<Editor>().picked.clone();
+    let shift_tab = |app: &mut App| {
+        key(app, KeyCode::ShiftLeft, true);
+        tap(app, KeyCode::Tab);
+        key(app, KeyCode::ShiftLeft, false);
+        app.update();
+    };
+    // Tab picks the first unit, then the next; Shift+Tab goes back, and from the first round
+    // to the last.
+    tap(&mut app, KeyCode::Tab);
+    assert_eq!(picked(&app).as_deref(), Some(file.units[0].name.as_str()));
+    assert!(app.world().resource::<Editor>().moving, "the units tool");
+    tap(&mut app, KeyCode::Tab);
+    assert_eq!(picked(&app).as_deref(), Some(file.units[1].name.as_str()));
+    shift_tab(&mut app);
+    shift_tab(&mut app);
+    let last = file.units.last().expect("units");
+    assert_eq!(picked(&app).as_deref(), Some(last.name.as_str()));
+    // The buttons do the same.
+    press_button(&mut app, UiAction::Editor(A::NextUnit(1)));
+    assert_eq!(picked(&app).as_deref(), Some(file.units[0].name.as_str()));
+    // The panel shows the template's stats.
+    let unit = &file.units[0];
+    let template = fray::rules::ruleset_data::builtin(file.ruleset)
+        .expect("ruleset")
+        .templates
+        .get(&unit.template)
+        .expect("template");
+    let n = template
+        .stats
+        .keys()
+        .position(|k| k == "hp")
+        .expect("an hp stat");
+    let base = template.stats["hp"];
+    let shown = texts(&mut app);
+    assert!(
+        shown.iter().any(|t| t == &format!("hp {base}")),
+        "{shown:?}"
+    );
+    // + twice: an override of two more than the template's, on the unit's line only.
+    press_button(&mut app, UiAction::Editor(A::Override { stat: n, by: 1 }));
+    press_button(&mut app, UiAction::Editor(A::Override { stat: n, by: 1 }));
+    let save = |app: &mut App| {
+        press_button(app, UiAction::Editor(A::Save));
+        std::fs::read_to_string(&path).expect("reads")
+    };
+    let changed = |a: &str, b: &str| -> Vec<(String, String)> {
+        a.lines()
+            .zip(b.lines())
+            .filter(|(x, y)| x != y)
+            .map(|(x, y)| (x.to_string(), y.to_string()))
+            .collect()
+    };
+    let saved = save(&mut app);
+    let diff = changed(&original, &saved);
+    assert_eq!(diff.len(), 1, "{diff:?}");
+    assert!(diff[0].0.contains(&unit.name), "{diff:?}");
+    let overrides = |text: &str| {
+        fray::rules::level::load("x.ron", text)
+            .expect("valid")
+            .file
+            .units[0]
+            .overrides
+            .clone()
+    };
+    assert_eq!(overrides(&saved).get("hp"), Some(&(base + 2)));
+    let shown = texts(&mut app);
+    assert!(
+        shown
+            .iter()
+            .any(|t| t == &format!("hp {} (template {base})", base + 2)),
+        "{shown:?}"
+    );
+    // A typed value replaces it.
+    press_button(&mut app, UiAction::Editor(A::Type(Field::Stat(n))));
+    type_into(&mut app, "30");
+    assert_eq!(overrides(&save(&mut app)).get("hp"), Some(&30));
+    // Undo: two more again; redo: 30.
+    press_button(&mut app, UiAction::Editor(A::Undo));
+    assert_eq!(overrides(&save(&mut app)).get("hp"), Some(&(base + 2)));
+    press_button(&mut app, UiAction::Editor(A::Redo));
+    assert_eq!(overrides(&save(&mut app)).get("hp"), Some(&30));
+    // Clear: the template's value, and the file's own bytes again.
+    press_button(&mut app, UiAction::Editor(A::ClearOverride(n)));
+    assert_eq!(save(&mut app), original, "cleared: the file's own bytes");
+    assert!(overrides(&std::fs::read_to_string(&path).expect("reads")).is_empty());
+    // - down to the template's value drops the override too.
+    press_button(&mut app, UiAction::Editor(A::Override { stat: n, by: -1 }));
+    assert_eq!(overrides(&save(&mut app)).get("hp"), Some(&(base - 1)));
+    press_button(&mut app, UiAction::Editor(A::Override { stat: n, by: 1 }));
+    assert!(overrides(&save(&mut app)).is_empty());
+    // Move the picked unit with a click on a free cell, then delete it with its button.
+    let free = (0..file.size.1 as i32)
+        .flat_map(|y| (0..file.size.0 as i32).map(move |x| (x, y)))
+        .find(|&(x, y)| {
+            file.map[y as usize].chars().nth(x as usize) == Some('.')
+                && file.units.iter().all(|u| u.cell != (x, y))
+        })
+        .expect("a free cell");
+    press_cell(&mut app, free);
+    let moved = fray::rules::level::load("x.ron", &save(&mut app))
+        .expect("valid")
+        .file;
+    assert_eq!(moved.units[0].cell, free);
+    press_button(&mut app, UiAction::Editor(A::DeleteUnit));
+    let left = fray::rules::level::load("x.ron", &save(&mut app))
+        .expect("valid")
+        .file;
+    assert_eq!(left.units.len(), file.units.len() - 1);
+    assert!(left.units.iter().all(|u| u.name != unit.name));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Types `text` into the open text field (what it held first rubbed out) and presses Enter.
+fn type_into(app: &mut App, text: &str) {
+    use bevy::input::ButtonState;
+    use bevy::input::keyboard::{Key, KeyboardInput};
+    let mut send = |logical_key: Key, text: Option<&str>| {
+        app.world_mut().write_message(KeyboardInput {
+            key_code: KeyCode::KeyA,
+            logical_key,
+            state: ButtonState::Pressed,
+            text: text.map(Into::into),
+            repeat: false,
+            window: Entity::PLACEHOLDER,
+        });
+    };
+    for _ in 0..40 {
+        send(Key::Backspace, None);
+    }
+    for c in text.chars() {
+        send(Key::Character(c.to_string().into()), Some(&c.to_string()));
+    }
+    send(Key::Enter, None);
+    app.update();
+    app.update();
+}
+
+/// An edit repaints only what it changed: after a paint the board's cells are the same
+/// entities and only the painted one has a new colour; a resize spawns them again.
+#[test]
+fn an_editor_edit_repaints_only_the_changed_cells() {
+    use fray::game::editor::EditorCell;
+    use std::collections::BTreeMap;
+    let dir = temp_dir("editor-repaint");
+    let path = dir.join("a_village.ron");
+    std::fs::copy(levels_dir().join("sides_village_brawl.ron"), &path).expect("copy");
+    let file = fray::rules::level::load_path(&path).expect("loads").file;
+    let mut app = app_on(&dir, |_| {});
+    app.update();
+    tap(&mut app, KeyCode::KeyE);
+    app.update();
+    let cells = |app: &mut App| -> BTreeMap<(i32, i32), (Entity, Color)> {
+        let mut q = app
+            .world_mut()
+            .query::<(Entity, &EditorCell, &BackgroundColor)>();
+        q.iter(app.world())
+            .map(|(e, c, bg)| ((c.x, c.y), (e, bg.0)))
+            .collect()
+    };
+    let before = cells(&mut app);
+    assert_eq!(before.len(), (file.size.0 * file.size.1) as usize);
+    let free = (0..file.size.1 as i32)
+        .flat_map(|y| (0..file.size.0 as i32).map(move |x| (x, y)))
+        .find(|&(x, y)| {
+            file.map[y as usize].chars().nth(x as usize) == Some('.')
+                && file.units.iter().all(|u| u.cell != (x, y))
+        })
+        .expect("a free cell");
+    tap(&mut app, KeyCode::Digit3);
+    press_cell(&mut app, free);
+    let after = cells(&mut app);
+    assert_eq!(after.len(), before.len());
+    let repainted: Vec<_> = before
+        .iter()
+        .filter(|(at, (e, bg))| after[*at].0 != *e || after[*at].1 != *bg)
+        .map(|(at, _)| *at)
+        .collect();
+    assert_eq!(repainted, [free], "only the painted cell changes");
+    assert!(
+        before.iter().all(|(at, (e, _))| after[at].0 == *e),
+        "the same entities"
+    );
+    // A unit picked: its label changes colour, on its own cell's entity.
+    tap(&mut app, KeyCode::Tab);
+    assert!(cells(&mut app).iter().all(|(at, (e, _))| after[at].0 == *e));
+    // Ctrl+Right: a column more, every cell spawned again.
+    key(&mut app, KeyCode::ControlLeft, true);
+    tap(&mut app, KeyCode::ArrowRight);
+    key(&mut app, KeyCode::ControlLeft, false);
+    app.update();
+    let grown = cells(&mut app);
+    assert_eq!(grown.len(), ((file.size.0 + 1) * file.size.1) as usize);
+    assert!(
+        grown
+            .values()
+            .all(|(e, _)| before.values().all(|(b, _)| b != e))
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// The balance meter (B): the AI plays the level against itself on a background thread while
 /// the editor keeps running; the panel shows the sides' win rates as games finish; an edit
 /// starts the count again on the edited level; B again stops it.

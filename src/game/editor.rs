@@ -4,7 +4,8 @@
 //! uses; this screen is its window.
 //!
 //! Keys: 1-9 pick a palette glyph, U switches between painting and units (click a unit to pick
-//! it, then a cell to move it there; C then a cell places a copy; Delete removes it), Ctrl+Z /
+//! it, or Tab and Shift+Tab to step through the level's units, then a cell to move it there;
+//! C then a cell places a copy; Delete removes it), Ctrl+Z /
 //! Ctrl+Y undo and redo, Ctrl+S saves, P playtests, `[` and `]` open the previous or next level,
 //! Esc goes back (asking first when there are unsaved changes). B runs the balance meter:
 //! the AI plays the level as it stands against itself on a background thread
@@ -19,13 +20,15 @@
 //! them), or that side reaching a cell (the next click on the board picks it).
 //! The units tool also lists the level's name, description and seed and its sides, each a
 //! button that opens a text field (Enter keeps, Esc drops), and each side's controller; a
-//! picked unit can be renamed the same way.
+//! picked unit can be renamed the same way, and its template's stats overridden (-, +, a typed
+//! value, or cleared back to the template's), each an edit of the unit's line only.
 //! O shows, for the picked unit, its reach, the cells its enemies threaten or its sight and
 //! cover, computed by the battle's own functions on a battle started from the level.
 
 use std::path::PathBuf;
 
 use bevy::prelude::*;
+use bevy::ui::RelativeCursorPosition;
 
 use super::Screen;
 use super::battle::{Battle, BattleSetup};
@@ -58,7 +61,13 @@ pub(super) fn plugin(app: &mut App) {
         )
         .add_systems(
             Update,
-            (click_cells, editor_actions, rebuild, meter_panel)
+            (
+                click_cells,
+                editor_actions,
+                rebuild,
+                meter_panel,
+                scroll_panel,
+            )
                 .chain()
                 .run_if(in_state(Screen::Editor))
                 .in_set(super::AppSystems::Update),
@@ -130,6 +139,17 @@ pub enum EditorAction {
     /// New units: the next side, the next template.
     NextSide,
     NextTemplate,
+    /// Pick the next (+1) or previous (-1) unit of the level, in the file's order (and the
+    /// units tool).
+    NextUnit(i32),
+    /// Change the picked unit's n-th stat (of its template's, in their order) by this much:
+    /// an override on top of the template; back at the template's value the override goes.
+    Override {
+        stat: usize,
+        by: i32,
+    },
+    /// Drop the picked unit's override of its n-th stat: the template's value again.
+    ClearOverride(usize),
     /// Leave (asks first when there are unsaved changes).
     Leave,
 }
@@ -183,6 +203,9 @@ pub struct Editor {
     pub template: usize,
     /// The screen must be redrawn.
     dirty: bool,
+    /// The next redraw spawns every board cell again rather than repainting the changed ones
+    /// (once; `benches/editor.rs` compares the two).
+    pub respawn_board: bool,
 }
 
 impl Editor {
@@ -314,6 +337,87 @@ impl Editor {
         let doc = self.doc.as_ref()?;
         level::ron_options().from_str(doc.text()).ok()
     }
+
+    /// Picks the unit `step` places after (or before) the picked one in the file's order,
+    /// the first (or last) if none is picked; the units tool with it.
+    pub fn next_unit(&mut self, step: i32) {
+        let Some(f) = self.file() else { return };
+        let n = f.units.len();
+        self.dirty = true;
+        if n == 0 {
+            self.message = "The level has no unit yet: click an empty cell to place one".into();
+            return;
+        }
+        let now = self
+            .picked
+            .as_ref()
+            .and_then(|p| f.units.iter().position(|u| &u.name == p));
+        let i = match now {
+            Some(i) => (i as i64 + i64::from(step)).rem_euclid(n as i64) as usize,
+            None if step < 0 => n - 1,
+            None => 0,
+        };
+        let u = &f.units[i];
+        self.moving = true;
+        self.copying = false;
+        self.picked = Some(u.name.clone());
+        self.message = format!(
+            "{} ({} of {}, {} at ({}, {})): click a cell to move it there",
+            u.name,
+            i + 1,
+            n,
+            u.side,
+            u.cell.0,
+            u.cell.1
+        );
+    }
+
+    /// The picked unit's `stat`-th stat (of its template's): its name, the template's value
+    /// and the unit's override, if any.
+    fn picked_stat(&self, stat: usize) -> Option<(String, i64, Option<i64>)> {
+        let f = self.file()?;
+        let name = self.picked.as_ref()?;
+        let u = f.units.iter().find(|u| &u.name == name)?;
+        let t = ruleset_data::builtin(f.ruleset)?
+            .templates
+            .get(&u.template)?;
+        let (key, base) = t.stats.iter().nth(stat)?;
+        Some((key.clone(), *base, u.overrides.get(key).copied()))
+    }
+
+    /// Sets the picked unit's `stat`-th stat to `value` (kept within the stat's bounds), or
+    /// with `None` back to its template's: one edit, on the unit's line only. A value equal
+    /// to the template's drops the override (the file says only what differs).
+    pub fn set_stat(&mut self, stat: usize, value: Option<i64>) {
+        self.dirty = true;
+        let (Some(unit), Some((key, base, now))) = (self.picked.clone(), self.picked_stat(stat))
+        else {
+            self.message = "Pick a unit first (Tab, or U then click it)".into();
+            return;
+        };
+        let (low, high) = level::stat_bounds(&key);
+        let wanted = value;
+        let value = value.map(|v| v.clamp(low, high)).filter(|v| *v != base);
+        if value == now {
+            self.message = match wanted {
+                None => format!("{key} is the template's {base} already"),
+                Some(w) if !(low..=high).contains(&w) => format!("{key} can be {low} to {high}"),
+                Some(_) => format!("{key} is {} already", value.unwrap_or(base)),
+            };
+            return;
+        }
+        self.apply(Edit::SetOverride {
+            unit: unit.clone(),
+            stat: key.clone(),
+            value,
+        });
+        if self.message.is_empty() {
+            self.message = match value {
+                Some(v) => format!("{unit}: {key} {v} (the template's is {base})"),
+                None => format!("{unit}: {key} back to the template's {base}"),
+            };
+        }
+    }
 }
 
 /// A text the editor can set by typing.
@@ -329,6 +433,8 @@ pub enum Field {
     Unit(usize),
     /// The name of the terrain a glyph stands for.
     Terrain(char),
+    /// The picked unit's n-th stat (of its template's), an override.
+    Stat(usize),
 }
 
 /// A text field being typed in: what it sets and the text so far.
@@ -347,6 +453,7 @@ impl Field {
             Field::Side(_) => "the side's name".into(),
             Field::Unit(_) => "the unit's name".into(),
             Field::Terrain(g) => format!("the name of '{g}'"),
+            Field::Stat(_) => "the stat (empty: the template's)".into(),
         }
     }
 }
@@ -457,6 +564,161 @@ pub struct EditorCell {
 #[derive(Component)]
 struct EditorRoot;
 
+/// What holds the board's cells.
+#[derive(Component)]
+struct EditorBoard;
+
+/// The side panel's contents, scrolled (the wheel over it, PgUp and PgDn) when they are
+/// taller than the window.
+#[derive(Component)]
+pub struct EditorPanel;
+
+/// The thumb of the side panel's scroll bar.
+#[derive(Component)]
+struct PanelThumb;
+
+/// The editor's frame: the board on the left, the side panel with its scroll bar on the
+/// right. Returns the board's and the panel's entities, whose children `rebuild` draws.
+fn spawn_frame(commands: &mut Commands) -> (Entity, Entity) {
+    let mut board = Entity::PLACEHOLDER;
+    let mut panel = Entity::PLACEHOLDER;
+    commands
+        .spawn((
+            Name::new("Editor"),
+            EditorRoot,
+            DespawnOnExit(Screen::Editor),
+            Node {
+                width: percent(100),
+                height: percent(100),
+                flex_direction: FlexDirection::Row,
+                padding: UiRect::all(px(12)),
+                column_gap: px(16),
+                ..default()
+            },
+            BackgroundColor(ui::BG),
+        ))
+        .with_children(|root| {
+            board = root
+                .spawn((
+                    EditorBoard,
+                    Node {
+                        flex_grow: 1.0,
+                        flex_direction: FlexDirection::Column,
+                        align_items: AlignItems::Center,
+                        justify_content: JustifyContent::Center,
+                        ..default()
+                    },
+                ))
+                .id();
+            root.spawn((
+                Node {
+                    width: px(PANEL_WIDTH),
+                    flex_shrink: 0.0,
+                    flex_direction: FlexDirection::Row,
+                    ..default()
+                },
+                BackgroundColor(ui::PANEL),
+            ))
+            .with_children(|outer| {
+                panel = outer
+                    .spawn((
+                        EditorPanel,
+                        ScrollPosition::default(),
+                        RelativeCursorPosition::default(),
+                        Node {
+                            flex_grow: 1.0,
+                            flex_direction: FlexDirection::Column,
+                            row_gap: px(6),
+                            padding: UiRect::all(px(10)),
+                            overflow: Overflow::scroll_y(),
+                            ..default()
+                        },
+                    ))
+                    .id();
+                outer
+                    .spawn((
+                        Node {
+                            width: px(6),
+                            height: percent(100),
+                            ..default()
+                        },
+                        BackgroundColor(ui::BG),
+                    ))
+                    .with_child((
+                        PanelThumb,
+                        Node {
+                            position_type: PositionType::Absolute,
+                            width: percent(100),
+                            top: percent(0),
+                            height: percent(100),
+                            ..default()
+                        },
+                        BackgroundColor(ui::DIM),
+                    ));
+            });
+        });
+    (board, panel)
+}
+
+/// The side panel's width in logical pixels (its scroll bar included).
+const PANEL_WIDTH: f32 = 346.0;
+
+/// Scrolls the side panel: the mouse wheel over it, PgUp and PgDn anywhere (not while
+/// typing); keeps the scroll inside the contents and sizes the scroll bar's thumb to the part
+/// shown (the whole bar when everything fits).
+fn scroll_panel(
+    mut wheel: MessageReader<bevy::input::mouse::MouseWheel>,
+    keys: Res<ButtonInput<KeyCode>>,
+    editor: Res<Editor>,
+    mut panel: Query<
+        (&mut ScrollPosition, &ComputedNode, &RelativeCursorPosition),
+        With<EditorPanel>,
+    >,
+    mut thumb: Query<&mut Node, With<PanelThumb>>,
+) {
+    use bevy::input::mouse::MouseScrollUnit;
+    let Ok((mut scroll, computed, cursor)) = panel.single_mut() else {
+        wheel.clear();
+        return;
+    };
+    let k = computed.inverse_scale_factor();
+    let shown = computed.size().y * k;
+    let max = ((computed.content_size().y - computed.size().y) * k).max(0.0);
+    let mut by = 0.0;
+    for ev in wheel.read() {
+        if cursor.cursor_over() {
+            by -= match ev.unit {
+                MouseScrollUnit::Line => ev.y * 40.0,
+                MouseScrollUnit::Pixel => ev.y,
+            };
+        }
+    }
+    if editor.typing.is_none() {
+        if keys.just_pressed(KeyCode::PageDown) {
+            by += shown * 0.8;
+        }
+        if keys.just_pressed(KeyCode::PageUp) {
+            by -= shown * 0.8;
+        }
+    }
+    let y = (scroll.0.y + by).clamp(0.0, max);
+    if y != scroll.0.y {
+        scroll.0.y = y;
+    }
+    let total = shown + max;
+    let (top, height) = if total > 0.0 {
+        (100.0 * y / total, 100.0 * shown / total)
+    } else {
+        (0.0, 100.0)
+    };
+    for mut n in &mut thumb {
+        if n.top != percent(top) || n.height != percent(height) {
+            n.top = percent(top);
+            n.height = percent(height);
+        }
+    }
+}
+
 /// Open this file when the editor opens (`fray shot --editor`) rather than the level selected
 /// on the Setup screen.
 #[derive(Resource, Debug, Clone)]
@@ -566,6 +828,8 @@ fn editor_keys(
         send(EditorAction::Save);
     } else if keys.just_pressed(KeyCode::KeyU) {
         send(EditorAction::ToggleTool);
+    } else if keys.just_pressed(KeyCode::Tab) {
+        send(EditorAction::NextUnit(if shift { -1 } else { 1 }));
     } else if keys.any_just_pressed([KeyCode::Delete, KeyCode::Backspace]) {
         send(EditorAction::DeleteUnit);
     } else if keys.just_pressed(KeyCode::KeyC) {
@@ -912,6 +1176,11 @@ fn editor_actions(
                     Field::Side(i) => f.sides.get(*i).map_or(String::new(), |s| s.name.clone()),
                     Field::Unit(i) => f.units.get(*i).map_or(String::new(), |u| u.name.clone()),
                     Field::Terrain(g) => editor.terrain_of(*g).map_or(String::new(), |t| t.name),
+                    Field::Stat(i) => editor
+                        .picked_stat(*i)
+                        .map_or(String::new(), |(_, base, now)| {
+                            now.unwrap_or(base).to_string()
+                        }),
                 };
                 editor.typing = Some(Typing {
                     field: field.clone(),
@@ -1098,6 +1367,16 @@ fn editor_actions(
                 let path = catalog.entries[setup.selected].path.clone();
                 editor.open(path);
             }
+            EditorAction::NextUnit(step) => editor.next_unit(*step),
+            EditorAction::Override { stat, by } => {
+                if let Some((_, base, now)) = editor.picked_stat(*stat) {
+                    let v = now.unwrap_or(base).saturating_add(i64::from(*by));
+                    editor.set_stat(*stat, Some(v));
+                } else {
+                    editor.set_stat(*stat, None);
+                }
+            }
+            EditorAction::ClearOverride(stat) => editor.set_stat(*stat, None),
             EditorAction::Leave if editor.new_level.is_some() => {
                 editor.new_level = None;
                 editor.dirty = true;
@@ -1150,27 +1429,50 @@ const SIDE_COLOURS: [Color; 4] = [
 fn rebuild(
     mut editor: ResMut<Editor>,
     mut commands: Commands,
-    roots: Query<Entity, With<EditorRoot>>,
+    board: Query<Entity, With<EditorBoard>>,
+    panel: Query<Entity, With<EditorPanel>>,
     windows: Query<&Window>,
+    mut size_drawn: Local<Vec2>,
+    mut board_drawn: Local<Option<BoardShape>>,
+    mut cells: Query<
+        (
+            &EditorCell,
+            &mut CellLook,
+            &mut BackgroundColor,
+            &mut BorderColor,
+            &mut Node,
+            &Children,
+        ),
+        Without<EditorPanel>,
+    >,
+    mut texts: Query<(&mut Text, &mut TextColor)>,
 ) {
+    let (win_w, win_h) = windows
+        .iter()
+        .next()
+        .map_or((1280.0, 800.0), |w| (w.width(), w.height()));
+    // A new window size fits the board again.
+    if *size_drawn != Vec2::new(win_w, win_h) {
+        *size_drawn = Vec2::new(win_w, win_h);
+        editor.dirty = true;
+    }
     if !editor.dirty {
         return;
     }
     editor.dirty = false;
-    for e in &roots {
-        commands.entity(e).despawn();
-    }
+    // The screen's frame stays; what is in the board and the panel is drawn again (the panel
+    // keeps its scroll position).
+    let (board, panel) = match (board.single(), panel.single()) {
+        (Ok(b), Ok(p)) => (b, p),
+        _ => spawn_frame(&mut commands),
+    };
     let file = editor.file();
     let tints = overlay_tints(&editor);
     let problems = match (&editor.doc, &editor.path) {
         (Some(doc), Some(p)) => level::validate(&p.display().to_string(), doc.text()),
         _ => Vec::new(),
     };
-    let (win_w, win_h) = windows
-        .iter()
-        .next()
-        .map_or((1280.0, 800.0), |w| (w.width(), w.height()));
-    let board_w = (win_w - 380.0).max(200.0);
+    let board_w = (win_w - PANEL_WIDTH - 40.0).max(200.0);
     let board_h = (win_h - 80.0).max(200.0);
     let cell = file.as_ref().map_or(24.0, |f| {
         (board_w / f.size.0.max(1) as f32)
@@ -1178,284 +1480,339 @@ fn rebuild(
             .clamp(8.0, 48.0)
             .floor()
     });
+    // The board: its cells are spawned once for a map and cell size; after that an edit
+    // repaints only the cells whose look changed (a painted cell, a moved unit...).
+    let looks = file.as_ref().map(|f| board_looks(&editor, f, &tints));
+    let shape = (
+        board,
+        file.as_ref().map(|f| (f.size, cell as u32)),
+        looks.as_ref().map_or(0, Vec::len),
+    );
+    if *board_drawn != Some(shape) || std::mem::take(&mut editor.respawn_board) {
+        *board_drawn = Some(shape);
+        commands
+            .entity(board)
+            .despawn_children()
+            .with_children(|board| spawn_board(board, file.as_ref(), looks.as_deref(), cell));
+    } else if let (Some(f), Some(looks)) = (&file, &looks) {
+        let width = f.size.0 as usize;
+        for (at, mut look, mut bg, mut border, mut node, children) in &mut cells {
+            let Some(new) = looks.get(at.y as usize * width + at.x as usize) else {
+                continue;
+            };
+            if *look == *new {
+                continue;
+            }
+            if bg.0 != new.bg {
+                bg.0 = new.bg;
+            }
+            if look.marked != new.marked {
+                *border = cell_border(new.marked);
+                node.border = UiRect::all(px(if new.marked { 3 } else { 1 }));
+            }
+            if (&look.label, look.fg) != (&new.label, new.fg)
+                && let Some(&child) = children.first()
+                && let Ok((mut text, mut colour)) = texts.get_mut(child)
+            {
+                text.0 = super::menu::ascii(&new.label);
+                colour.0 = new.fg;
+            }
+            *look = new.clone();
+        }
+    }
     commands
-        .spawn((
-            Name::new("Editor"),
-            EditorRoot,
-            DespawnOnExit(Screen::Editor),
-            Node {
-                width: percent(100),
-                height: percent(100),
-                flex_direction: FlexDirection::Row,
-                padding: UiRect::all(px(12)),
-                column_gap: px(16),
-                ..default()
-            },
-            BackgroundColor(ui::BG),
-        ))
-        .with_children(|root| {
-            // The board.
-            root.spawn(Node {
-                flex_grow: 1.0,
-                flex_direction: FlexDirection::Column,
-                align_items: AlignItems::Center,
-                justify_content: JustifyContent::Center,
-                ..default()
-            })
-            .with_children(|board| {
-                let Some(f) = &file else {
-                    board.spawn(ui::text(
-                        "The level does not parse: fix it in a text editor (fray validate shows where).",
-                        16.0,
-                        ui::BAD,
-                    ));
-                    return;
-                };
-                let legend = merged_legend(&f.legend);
-                // Cells a side wins by reaching, starred.
-                let goals: Vec<(i32, i32)> = f
-                    .victory
-                    .iter()
-                    .filter_map(|v| match v {
-                        level::Victory::ReachCell { cell, .. } => Some(*cell),
-                        _ => None,
-                    })
-                    .collect();
-                for (y, row) in f.map.iter().enumerate() {
-                    board
-                        .spawn(Node {
-                            flex_direction: FlexDirection::Row,
-                            ..default()
-                        })
-                        .with_children(|r| {
-                            for (x, g) in row.chars().enumerate() {
-                                let (x, y) = (x as i32, y as i32);
-                                let terrain = legend.iter().find(|(k, _)| *k == g).map(|(_, t)| t);
-                                let mut bg = terrain.map_or(Color::srgb(0.8, 0.1, 0.6), colour);
-                                if let Some(t) = tints.get(&(x, y)) {
-                                    bg = bg.mix(t, 0.55);
-                                }
-                                let unit = f.units.iter().find(|u| u.cell == (x, y));
-                                let (label, fg) = match unit {
-                                    Some(u) => {
-                                        let side = f
-                                            .sides
-                                            .iter()
-                                            .position(|s| s.name == u.side)
-                                            .unwrap_or(0);
-                                        let picked = editor.picked.as_deref() == Some(&u.name);
-                                        (
-                                            u.name.chars().next().unwrap_or('?').to_string(),
-                                            if picked {
-                                                ui::ACCENT
-                                            } else {
-                                                SIDE_COLOURS[side % SIDE_COLOURS.len()]
-                                            },
-                                        )
-                                    }
-                                    None if goals.contains(&(x, y)) => ("*".into(), ui::ACCENT),
-                                    None => (String::new(), ui::TEXT),
-                                };
-                                r.spawn((
-                                    Button,
-                                    EditorCell { x, y },
-                                    Node {
-                                        width: px(cell),
-                                        height: px(cell),
-                                        border: UiRect::all(px(
-                                            if editor.marked == Some((x, y)) { 3 } else { 1 },
-                                        )),
-                                        justify_content: JustifyContent::Center,
-                                        align_items: AlignItems::Center,
-                                        ..default()
-                                    },
-                                    if editor.marked == Some((x, y)) {
-                                        BorderColor::all(ui::BAD)
-                                    } else {
-                                        BorderColor::all(Color::srgba(0.0, 0.0, 0.0, 0.25))
-                                    },
-                                    BackgroundColor(bg),
-                                    children![ui::text(label, (cell * 0.6).max(10.0), fg)],
-                                ));
-                            }
-                        });
-                }
-            });
-            // The side panel.
-            root.spawn((
-                Node {
-                    width: px(340),
-                    flex_direction: FlexDirection::Column,
-                    row_gap: px(6),
-                    padding: UiRect::all(px(10)),
-                    overflow: Overflow::clip(),
-                    ..default()
-                },
-                BackgroundColor(ui::PANEL),
-            ))
-            .with_children(|p| {
-                if let Some(form) = &editor.new_level {
-                    new_level_form(p, form);
-                    return;
-                }
-                if let Some(t) = &editor.typing {
-                    p.spawn(ui::text(
-                        format!("Typing {}: (Enter keeps it, Esc drops it)", t.field.words()),
-                        14.0,
-                        ui::ACCENT,
-                    ));
-                    p.spawn((
-                        Node {
-                            padding: UiRect::all(px(4)),
-                            ..default()
-                        },
-                        BackgroundColor(ui::BG),
-                        children![ui::text(format!("{}_", t.text), 15.0, ui::TEXT)],
-                    ));
-                }
-                let title = match (&file, &editor.path) {
-                    (Some(f), Some(path)) => format!(
-                        "{}{} ({})",
-                        f.name,
-                        if editor.unsaved() { " *" } else { "" },
-                        path.file_name().map_or(String::new(), |n| n.to_string_lossy().into())
-                    ),
-                    _ => "Level editor".into(),
-                };
-                p.spawn(ui::text(title, 20.0, ui::ACCENT));
-                if let Some(f) = &file {
-                    p.spawn(ui::text(
-                        format!("{} - {} x {}", f.ruleset, f.size.0, f.size.1),
-                        14.0,
-                        ui::DIM,
-                    ));
-                    if !editor.message.is_empty() {
-                        p.spawn(ui::text(editor.message.clone(), 14.0, ui::TEXT));
-                    }
-                    if problems.is_empty() {
-                        p.spawn(ui::text("No problems: the level plays.", 14.0, ui::GOOD));
-                    } else {
-                        p.spawn(ui::text(format!("{} problem(s):", problems.len()), 14.0, ui::BAD));
-                        // Each a button: a click marks its cell on the board.
-                        for (i, d) in problems.iter().enumerate().take(8) {
-                            p.spawn((
-                                Button,
-                                UiAction::Editor(EditorAction::Problem(i)),
-                                ui::ButtonColour(ui::PANEL),
-                                Node {
-                                    padding: UiRect::axes(px(4), px(2)),
-                                    ..default()
-                                },
-                                BackgroundColor(ui::PANEL),
-                                children![ui::text(
-                                    format!("{}:{}: {}", d.line, d.col, d.message),
-                                    13.0,
-                                    ui::BAD
-                                )],
-                            ));
-                        }
-                    }
-
-                    p.spawn(ui::text(
-                        if editor.moving {
-                            "Tool: units - click one to pick it, then a cell to move it; C copies, Del removes; an empty cell gets a new unit (U to paint)".to_string()
-                        } else {
-                            format!(
-                                "Tool: paint, {} (F: brush / line / rectangle / fill; Ctrl+arrow grows the map at that edge, with Shift shrinks it; U units; N new level)",
-                                editor.paint_tool.name()
-                            )
-                        },
-                        15.0,
-                        ui::TEXT,
-                    ));
-                    if editor.moving {
-                        new_unit_panel(p, &editor, f);
-                        level_panel(p, &editor, f);
-                        victory_panel(p, &editor, f);
-                    }
-                    // Every glyph of the level's legend; the first nine also on the digit keys.
-                    let palette = if editor.moving { 0 } else { usize::MAX };
-                    if !editor.moving {
-                        terrain_panel(p, &editor, f);
-                    }
-                    // Two glyphs a row: the panel keeps room for the problems and the meter.
-                    p.spawn(Node {
-                        flex_direction: FlexDirection::Row,
-                        flex_wrap: FlexWrap::Wrap,
+        .entity(panel)
+        .despawn_children()
+        .with_children(|p| {
+            if let Some(form) = &editor.new_level {
+                new_level_form(p, form);
+                return;
+            }
+            if let Some(t) = &editor.typing {
+                p.spawn(ui::text(
+                    format!("Typing {}: (Enter keeps it, Esc drops it)", t.field.words()),
+                    14.0,
+                    ui::ACCENT,
+                ));
+                p.spawn((
+                    Node {
+                        padding: UiRect::all(px(4)),
                         ..default()
-                    })
-                    .with_children(|row| {
-                        let legend = merged_legend(&f.legend);
-                        for (i, (g, t)) in legend.iter().enumerate().take(palette) {
-                            let on = !editor.moving && editor.glyph == *g;
-                            let colour = if on { ui::BUTTON_ON } else { ui::BUTTON };
-                            row.spawn((
-                                Button,
-                                UiAction::Editor(EditorAction::Palette(i)),
-                                ui::ButtonColour(colour),
-                                Node {
-                                    width: percent(48),
-                                    margin: UiRect::all(px(2)),
-                                    padding: UiRect::axes(px(6), px(3)),
-                                    border_radius: BorderRadius::all(px(4)),
-                                    ..default()
-                                },
-                                BackgroundColor(colour),
-                                children![ui::text(
-                                    if i < 9 {
-                                        format!("[{}] '{g}' {}", i + 1, t.name)
-                                    } else {
-                                        format!("'{g}' {}", t.name)
-                                    },
-                                    14.0,
-                                    ui::TEXT
-                                )],
-                            ));
-                        }
-                    });
+                    },
+                    BackgroundColor(ui::BG),
+                    children![ui::text(format!("{}_", t.text), 15.0, ui::TEXT)],
+                ));
+            }
+            let title = match (&file, &editor.path) {
+                (Some(f), Some(path)) => format!(
+                    "{}{} ({})",
+                    f.name,
+                    if editor.unsaved() { " *" } else { "" },
+                    path.file_name().map_or(String::new(), |n| n.to_string_lossy().into())
+                ),
+                _ => "Level editor".into(),
+            };
+            p.spawn(ui::text(title, 20.0, ui::ACCENT));
+            if let Some(f) = &file {
+                p.spawn(ui::text(
+                    format!("{} - {} x {}", f.ruleset, f.size.0, f.size.1),
+                    14.0,
+                    ui::DIM,
+                ));
+                if !editor.message.is_empty() {
+                    p.spawn(ui::text(editor.message.clone(), 14.0, ui::TEXT));
                 }
+                if problems.is_empty() {
+                    p.spawn(ui::text("No problems: the level plays.", 14.0, ui::GOOD));
+                } else {
+                    p.spawn(ui::text(format!("{} problem(s):", problems.len()), 14.0, ui::BAD));
+                    // Each a button: a click marks its cell on the board.
+                    for (i, d) in problems.iter().enumerate().take(8) {
+                        p.spawn((
+                            Button,
+                            UiAction::Editor(EditorAction::Problem(i)),
+                            ui::ButtonColour(ui::PANEL),
+                            Node {
+                                padding: UiRect::axes(px(4), px(2)),
+                                ..default()
+                            },
+                            BackgroundColor(ui::PANEL),
+                            children![ui::text(
+                                format!("{}:{}: {}", d.line, d.col, d.message),
+                                13.0,
+                                ui::BAD
+                            )],
+                        ));
+                    }
+                }
+
+                p.spawn(ui::text(
+                    if editor.moving {
+                        "Tool: units - click one (or Tab, Shift+Tab) to pick it, then a cell to move it; C copies, Del removes; an empty cell gets a new unit (U to paint)".to_string()
+                    } else {
+                        format!(
+                            "Tool: paint, {} (F: brush / line / rectangle / fill; Ctrl+arrow grows the map at that edge, with Shift shrinks it; U units; N new level)",
+                            editor.paint_tool.name()
+                        )
+                    },
+                    15.0,
+                    ui::TEXT,
+                ));
+                if editor.moving {
+                    unit_panel(p, &editor, f);
+                    new_unit_panel(p, &editor, f);
+                    level_panel(p, f);
+                    victory_panel(p, &editor, f);
+                }
+                // Every glyph of the level's legend; the first nine also on the digit keys.
+                let palette = if editor.moving { 0 } else { usize::MAX };
+                if !editor.moving {
+                    terrain_panel(p, &editor, f);
+                }
+                // Two glyphs a row: the panel keeps room for the problems and the meter.
                 p.spawn(Node {
                     flex_direction: FlexDirection::Row,
                     flex_wrap: FlexWrap::Wrap,
                     ..default()
                 })
                 .with_children(|row| {
-                    for (label, a) in [
-                        ("Undo ^Z", EditorAction::Undo),
-                        ("Redo ^Y", EditorAction::Redo),
-                        ("Save ^S", EditorAction::Save),
-                        ("Playtest P", EditorAction::Playtest),
-                        ("Balance B", EditorAction::Balance),
-                        ("< [", EditorAction::Cycle(-1)),
-                        ("] >", EditorAction::Cycle(1)),
-                        ("Back Esc", EditorAction::Leave),
-                    ] {
-                        row.spawn(ui::button(label, None, UiAction::Editor(a)));
+                    let legend = merged_legend(&f.legend);
+                    for (i, (g, t)) in legend.iter().enumerate().take(palette) {
+                        let on = !editor.moving && editor.glyph == *g;
+                        let colour = if on { ui::BUTTON_ON } else { ui::BUTTON };
+                        row.spawn((
+                            Button,
+                            UiAction::Editor(EditorAction::Palette(i)),
+                            ui::ButtonColour(colour),
+                            Node {
+                                width: percent(48),
+                                margin: UiRect::all(px(2)),
+                                padding: UiRect::axes(px(6), px(3)),
+                                border_radius: BorderRadius::all(px(4)),
+                                ..default()
+                            },
+                            BackgroundColor(colour),
+                            children![ui::text(
+                                if i < 9 {
+                                    format!("[{}] '{g}' {}", i + 1, t.name)
+                                } else {
+                                    format!("'{g}' {}", t.name)
+                                },
+                                14.0,
+                                ui::TEXT
+                            )],
+                        ));
                     }
                 });
-                // The balance meter: its text and bar are filled in by `meter_panel`.
-                p.spawn(Node {
-                    width: percent(100),
-                    height: px(6),
-                    min_height: px(6),
-                    flex_shrink: 0.0,
-                    ..default()
-                })
-                .insert(BackgroundColor(ui::BG))
-                .with_children(|bar| {
-                    bar.spawn((
-                        MeterBar,
+            }
+            p.spawn(Node {
+                flex_direction: FlexDirection::Row,
+                flex_wrap: FlexWrap::Wrap,
+                ..default()
+            })
+            .with_children(|row| {
+                for (label, a) in [
+                    ("Undo ^Z", EditorAction::Undo),
+                    ("Redo ^Y", EditorAction::Redo),
+                    ("Save ^S", EditorAction::Save),
+                    ("Playtest P", EditorAction::Playtest),
+                    ("Balance B", EditorAction::Balance),
+                    ("< [", EditorAction::Cycle(-1)),
+                    ("] >", EditorAction::Cycle(1)),
+                    ("Back Esc", EditorAction::Leave),
+                ] {
+                    row.spawn(ui::button(label, None, UiAction::Editor(a)));
+                }
+            });
+            // The balance meter: its text and bar are filled in by `meter_panel`.
+            p.spawn(Node {
+                width: percent(100),
+                height: px(6),
+                min_height: px(6),
+                flex_shrink: 0.0,
+                ..default()
+            })
+            .insert(BackgroundColor(ui::BG))
+            .with_children(|bar| {
+                bar.spawn((
+                    MeterBar,
+                    Node {
+                        width: percent(0),
+                        height: percent(100),
+                        ..default()
+                    },
+                    BackgroundColor(ui::ACCENT),
+                ));
+            });
+            p.spawn((MeterText, ui::text(String::new(), 13.0, ui::TEXT)));
+        });
+}
+
+/// The board entity and what its cells were spawned for: the map's size and the cell size
+/// (none when the level does not parse), and the number of cells.
+type BoardShape = (Entity, Option<((u32, u32), u32)>, usize);
+
+/// How a board cell looks: its colour (terrain and overlay), its label (a unit's initial, a
+/// goal's star) and the label's colour, and whether it is marked (a clicked problem).
+#[derive(Component, Clone, Debug, PartialEq)]
+pub struct CellLook {
+    pub bg: Color,
+    pub label: String,
+    pub fg: Color,
+    pub marked: bool,
+}
+
+/// The look of every cell of the map, row by row.
+fn board_looks(
+    editor: &Editor,
+    f: &LevelFile,
+    tints: &std::collections::BTreeMap<(i32, i32), Color>,
+) -> Vec<CellLook> {
+    let legend = merged_legend(&f.legend);
+    // Cells a side wins by reaching, starred.
+    let goals: Vec<(i32, i32)> = f
+        .victory
+        .iter()
+        .filter_map(|v| match v {
+            level::Victory::ReachCell { cell, .. } => Some(*cell),
+            _ => None,
+        })
+        .collect();
+    let units: std::collections::BTreeMap<(i32, i32), &level::UnitDef> =
+        f.units.iter().map(|u| (u.cell, u)).collect();
+    let mut looks = Vec::with_capacity(f.size.0 as usize * f.size.1 as usize);
+    for (y, row) in f.map.iter().enumerate() {
+        let mut glyphs = row.chars();
+        for x in 0..f.size.0 as i32 {
+            let (x, y) = (x, y as i32);
+            let g = glyphs.next().unwrap_or(' ');
+            let terrain = legend.iter().find(|(k, _)| *k == g).map(|(_, t)| t);
+            let mut bg = terrain.map_or(Color::srgb(0.8, 0.1, 0.6), colour);
+            if let Some(t) = tints.get(&(x, y)) {
+                bg = bg.mix(t, 0.55);
+            }
+            let (label, fg) = match units.get(&(x, y)) {
+                Some(u) => {
+                    let side = f.sides.iter().position(|s| s.name == u.side).unwrap_or(0);
+                    let picked = editor.picked.as_deref() == Some(&u.name);
+                    (
+                        u.name.chars().next().unwrap_or('?').to_string(),
+                        if picked {
+                            ui::ACCENT
+                        } else {
+                            SIDE_COLOURS[side % SIDE_COLOURS.len()]
+                        },
+                    )
+                }
+                None if goals.contains(&(x, y)) => ("*".into(), ui::ACCENT),
+                None => (String::new(), ui::TEXT),
+            };
+            looks.push(CellLook {
+                bg,
+                label,
+                fg,
+                marked: editor.marked == Some((x, y)),
+            });
+        }
+    }
+    looks
+}
+
+fn cell_border(marked: bool) -> BorderColor {
+    if marked {
+        BorderColor::all(ui::BAD)
+    } else {
+        BorderColor::all(Color::srgba(0.0, 0.0, 0.0, 0.25))
+    }
+}
+
+/// Spawns the board's cells (a button each, `cell` pixels square), or says the level does
+/// not parse.
+fn spawn_board(
+    board: &mut ChildSpawnerCommands,
+    file: Option<&LevelFile>,
+    looks: Option<&[CellLook]>,
+    cell: f32,
+) {
+    let (Some(f), Some(looks)) = (file, looks) else {
+        board.spawn(ui::text(
+            "The level does not parse: fix it in a text editor (fray validate shows where).",
+            16.0,
+            ui::BAD,
+        ));
+        return;
+    };
+    let width = f.size.0 as usize;
+    for (y, row) in looks.chunks(width.max(1)).enumerate() {
+        board
+            .spawn(Node {
+                flex_direction: FlexDirection::Row,
+                ..default()
+            })
+            .with_children(|r| {
+                for (x, look) in row.iter().enumerate() {
+                    r.spawn((
+                        Button,
+                        EditorCell {
+                            x: x as i32,
+                            y: y as i32,
+                        },
                         Node {
-                            width: percent(0),
-                            height: percent(100),
+                            width: px(cell),
+                            height: px(cell),
+                            border: UiRect::all(px(if look.marked { 3 } else { 1 })),
+                            justify_content: JustifyContent::Center,
+                            align_items: AlignItems::Center,
                             ..default()
                         },
-                        BackgroundColor(ui::ACCENT),
+                        cell_border(look.marked),
+                        BackgroundColor(look.bg),
+                        look.clone(),
+                        children![ui::text(&look.label, (cell * 0.6).max(10.0), look.fg)],
                     ));
-                });
-                p.spawn((MeterText, ui::text(String::new(), 13.0, ui::TEXT)));
+                }
             });
-        });
+    }
 }
 
 /// The balance meter's lines: progress, each side's win rate with its 95% interval, draws,
@@ -1872,6 +2229,17 @@ fn finish_typing(editor: &mut Editor, t: Typing) {
                 terrain: Some(t),
             }
         }
+        Field::Stat(i) => {
+            if text.is_empty() {
+                editor.set_stat(*i, None);
+                return;
+            }
+            match text.parse::<i64>() {
+                Ok(v) => editor.set_stat(*i, Some(v)),
+                Err(_) => editor.message = format!("'{text}' is not a whole number"),
+            }
+            return;
+        }
         Field::Unit(i) => {
             let Some(unit) = editor
                 .file()
@@ -1896,8 +2264,8 @@ fn finish_typing(editor: &mut Editor, t: Typing) {
 }
 
 /// The level's name, description and seed and its sides (name and controller), each a button
-/// that opens a text field or switches the controller; the picked unit's name too.
-fn level_panel(p: &mut ChildSpawnerCommands, editor: &Editor, f: &LevelFile) {
+/// that opens a text field or switches the controller.
+fn level_panel(p: &mut ChildSpawnerCommands, f: &LevelFile) {
     p.spawn(Node {
         flex_direction: FlexDirection::Row,
         flex_wrap: FlexWrap::Wrap,
@@ -1919,15 +2287,6 @@ fn level_panel(p: &mut ChildSpawnerCommands, editor: &Editor, f: &LevelFile) {
             None,
             UiAction::Editor(EditorAction::Type(Field::Seed)),
         ));
-        if let Some(u) = &editor.picked
-            && let Some(i) = f.units.iter().position(|x| &x.name == u)
-        {
-            row.spawn(ui::button(
-                format!("Rename {u}..."),
-                None,
-                UiAction::Editor(EditorAction::Type(Field::Unit(i))),
-            ));
-        }
         for (i, side) in f.sides.iter().enumerate() {
             row.spawn(ui::button(
                 format!("{}...", side.name),
@@ -1981,19 +2340,117 @@ fn terrain_panel(p: &mut ChildSpawnerCommands, editor: &Editor, f: &LevelFile) {
             ("sight", EditorAction::TerrainSight),
             ("difficult?", EditorAction::TerrainDifficult),
         ] {
-            row.spawn((
-                Button,
-                UiAction::Editor(a),
-                ui::ButtonColour(ui::BUTTON),
-                Node {
-                    margin: UiRect::all(px(2)),
-                    padding: UiRect::axes(px(5), px(2)),
-                    border_radius: BorderRadius::all(px(4)),
-                    ..default()
-                },
-                BackgroundColor(ui::BUTTON),
-                children![ui::text(label, 13.0, ui::TEXT)],
-            ));
+            row.spawn(small_button(label, a));
         }
     });
+}
+
+/// A compact button of the side panel.
+fn small_button(label: impl AsRef<str>, a: EditorAction) -> impl Bundle {
+    (
+        Button,
+        UiAction::Editor(a),
+        ui::ButtonColour(ui::BUTTON),
+        Node {
+            margin: UiRect::all(px(2)),
+            padding: UiRect::axes(px(5), px(2)),
+            border_radius: BorderRadius::all(px(4)),
+            ..default()
+        },
+        BackgroundColor(ui::BUTTON),
+        children![ui::text(label, 13.0, ui::TEXT)],
+    )
+}
+
+/// The picked unit (Tab and Shift+Tab step through the level's units): its side and
+/// template, buttons to rename, copy and delete it, and its template's stats with the unit's
+/// overrides, each with buttons that change it (an edit of the unit's line), type it, or
+/// clear it back to the template's value.
+fn unit_panel(p: &mut ChildSpawnerCommands, editor: &Editor, f: &LevelFile) {
+    let picked = editor
+        .picked
+        .as_ref()
+        .and_then(|n| f.units.iter().enumerate().find(|(_, u)| &u.name == n));
+    p.spawn(Node {
+        flex_direction: FlexDirection::Row,
+        flex_wrap: FlexWrap::Wrap,
+        align_items: AlignItems::Center,
+        ..default()
+    })
+    .with_children(|row| {
+        row.spawn(ui::text(
+            match picked {
+                Some((i, u)) => format!("Unit {} of {}: {}", i + 1, f.units.len(), u.name),
+                None => format!("{} unit(s), none picked", f.units.len()),
+            },
+            14.0,
+            ui::ACCENT,
+        ));
+        row.spawn(small_button("< Shift+Tab", EditorAction::NextUnit(-1)));
+        row.spawn(small_button("Tab >", EditorAction::NextUnit(1)));
+    });
+    let Some((i, u)) = picked else {
+        return;
+    };
+    let template = ruleset_data::builtin(f.ruleset).and_then(|d| d.templates.get(&u.template));
+    p.spawn(ui::text(
+        format!(
+            "{} at ({}, {}), template {}{}",
+            u.side,
+            u.cell.0,
+            u.cell.1,
+            u.template,
+            template.map_or(String::new(), |t| format!(
+                " ({}; movement {}, reach {})",
+                t.name, t.movement, t.reach
+            ))
+        ),
+        13.0,
+        ui::DIM,
+    ));
+    p.spawn(Node {
+        flex_direction: FlexDirection::Row,
+        flex_wrap: FlexWrap::Wrap,
+        ..default()
+    })
+    .with_children(|row| {
+        row.spawn(small_button(
+            "Rename...",
+            EditorAction::Type(Field::Unit(i)),
+        ));
+        row.spawn(small_button("Copy C", EditorAction::CopyUnit));
+        row.spawn(small_button("Delete Del", EditorAction::DeleteUnit));
+    });
+    let Some(t) = template else {
+        return;
+    };
+    for (n, (stat, base)) in t.stats.iter().enumerate() {
+        let set = u.overrides.get(stat).copied();
+        p.spawn(Node {
+            flex_direction: FlexDirection::Row,
+            align_items: AlignItems::Center,
+            ..default()
+        })
+        .with_children(|row| {
+            row.spawn((
+                Node {
+                    width: px(150),
+                    ..default()
+                },
+                children![match set {
+                    Some(v) => ui::text(format!("{stat} {v} (template {base})"), 13.0, ui::ACCENT),
+                    None => ui::text(format!("{stat} {base}"), 13.0, ui::TEXT),
+                }],
+            ));
+            row.spawn(small_button(
+                "-",
+                EditorAction::Override { stat: n, by: -1 },
+            ));
+            row.spawn(small_button("+", EditorAction::Override { stat: n, by: 1 }));
+            row.spawn(small_button("set...", EditorAction::Type(Field::Stat(n))));
+            if set.is_some() {
+                row.spawn(small_button("clear", EditorAction::ClearOverride(n)));
+            }
+        });
+    }
 }

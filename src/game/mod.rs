@@ -98,7 +98,7 @@ pub fn edit(level: PathBuf) -> ExitCode {
         .parent()
         .filter(|d| !d.as_os_str().is_empty() && d.is_dir())
         .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
-    let mut app = window_app(&dir);
+    let mut app = window_app_sized(&dir, settings_window_size());
     app.add_plugins(keep_settings);
     app.insert_resource(editor::OpenInEditor(level));
     exit_code(app.run())
@@ -118,10 +118,7 @@ pub fn run(level: Option<PathBuf>) -> ExitCode {
         })
         .filter(|d| d.is_dir())
         .map_or_else(crate::rules::level::levels_dir, Path::to_path_buf);
-    // The window opens at the size the Settings keep.
-    let (w, h) = battle::Settings::load(&battle::Settings::path()).window_size;
-    let size = (w.clamp(640, 7680), h.clamp(400, 4320));
-    let mut app = window_app_sized(&dir, size);
+    let mut app = window_app_sized(&dir, settings_window_size());
     app.add_plugins(keep_settings);
     if let Some(path) = level {
         match crate::rules::level::load_path(&path) {
@@ -136,6 +133,12 @@ pub fn run(level: Option<PathBuf>) -> ExitCode {
         }
     }
     exit_code(app.run())
+}
+
+/// The size the game's window opens at: the one the Settings keep (within sane bounds).
+fn settings_window_size() -> (u32, u32) {
+    let (w, h) = battle::Settings::load(&battle::Settings::path()).window_size;
+    (w.clamp(640, 7680), h.clamp(400, 4320))
 }
 
 /// `fray shot LEVEL --out FILE.png [--overlay KIND --unit NAME] [--size WxH] [--layout JSON]`:
@@ -261,12 +264,8 @@ pub fn register_levels_source(app: &mut App, dir: &Path) {
     .insert_resource(levels::LevelsDir(dir.to_path_buf()));
 }
 
-/// The windowed app, listing (and watching) the levels in `levels`.
-fn window_app(levels: &Path) -> App {
-    window_app_sized(levels, (1280, 800))
-}
-
-/// [`window_app`] with a window of `size` logical pixels.
+/// The windowed app, listing (and watching) the levels in `levels`, with a window of `size`
+/// logical pixels.
 fn window_app_sized(levels: &Path, size: (u32, u32)) -> App {
     let mut app = App::new();
     register_levels_source(&mut app, levels);

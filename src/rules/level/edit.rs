@@ -770,6 +770,20 @@ fn set_legend(
     Ok(())
 }
 
+/// The text of a unit's `, overrides: {...}` field when it stands on one line after another
+/// field (the usual `(name: ..., template: "x", overrides: {"hp": 9})`), to remove it whole.
+fn override_field(text: &str, spans: &Spans, path: &[Seg]) -> Option<(usize, usize)> {
+    let (start, end) = spans.span(path)?;
+    let key = text[..start].trim_end().strip_suffix(':')?.trim_end();
+    let key = key.strip_suffix("overrides")?;
+    let before = key.trim_end();
+    let comma = before.strip_suffix(',')?;
+    if text[comma.len()..start].contains('\n') {
+        return None;
+    }
+    Some((comma.len(), end))
+}
+
 fn set_override(
     out: &mut Splice,
     text: &str,
@@ -799,6 +813,9 @@ fn set_override(
             } else if before.ends_with(',') {
                 // "a, b" -> "a": the last entry goes with the comma before it.
                 out.replace((before.len() - 1, end), String::new());
+            } else if let Some(field) = override_field(text, spans, &path) {
+                // The only entry: the whole `, overrides: {...}` goes, as if never written.
+                out.replace(field, String::new());
             } else {
                 out.replace((at, end), String::new());
             }

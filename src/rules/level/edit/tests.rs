@@ -209,7 +209,20 @@ fn overrides_fields_and_victory_conditions() {
     );
     doc.apply(&set("b", "defense", None))
         .expect("removes the last");
-    assert!(doc.text().contains(r#"overrides: {}),"#), "{}", doc.text());
+    assert!(
+        doc.text()
+            .contains(r#"(name: "b", side: "B", cell: (3, 1), template: "warrior"),"#),
+        "the last one takes the field with it: {}",
+        doc.text()
+    );
+    doc.apply(&set("a", "hp", None))
+        .expect("removes the only one");
+    assert_eq!(
+        doc.text(),
+        SMALL
+            .replace(r#""hp": 9"#, "")
+            .replace(", overrides: {}", "")
+    );
     doc.apply(&Edit::SetName("Smaller".into()))
         .expect("renames");
     assert!(
