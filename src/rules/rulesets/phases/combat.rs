@@ -698,7 +698,27 @@ pub(super) fn strike(x: &mut Exec, a: UnitId, t: UnitId, ranged: bool, blow: Blo
         .total;
     let terms = manoeuvres::rolled_terms(Phases::state(x.s()), t, rolled, ranged);
     let raw = x.reckon(t, "damage rolled", terms);
-    let (body, stun) = damage_terms(&tu, raw);
+    take_damage(x, t, &tu, raw);
+    // House rule (Move Through): the mover takes half the blow it deals.
+    if matches!(blow, Blow::MoveThrough { .. })
+        && let Some(au) = x.s().unit(a).filter(|u| u.is_active()).cloned()
+    {
+        let back = x.reckon(
+            a,
+            "Move Through: the mover's half",
+            vec![
+                Term::new("the blow's damage", raw),
+                Term::new("halved", -(raw - raw / 2)),
+            ],
+        );
+        take_damage(x, a, &au, back);
+    }
+}
+
+/// `t` takes `raw` damage: BODY after its rPD, STUN after its PD (each explained in the log),
+/// and it dies, falls or is Stunned as its pools and CON say.
+fn take_damage(x: &mut Exec, t: UnitId, tu: &Unit, raw: i64) {
+    let (body, stun) = damage_terms(tu, raw);
     let body = x.reckon(t, "BODY damage", body);
     let stun = x.reckon(t, "STUN damage", stun);
     x.add_pool(t, names::BODY, -body);
