@@ -1426,6 +1426,17 @@ const SIDE_COLOURS: [Color; 4] = [
     Color::srgb(0.95, 0.85, 0.3),
 ];
 
+/// The board cells a redraw repaints: each cell's look and the parts of it that show it.
+type CellParts<'a> = (
+    &'a EditorCell,
+    &'a mut CellLook,
+    &'a mut BackgroundColor,
+    &'a mut BorderColor,
+    &'a mut Node,
+    &'a Children,
+);
+
+#[allow(clippy::too_many_arguments)]
 fn rebuild(
     mut editor: ResMut<Editor>,
     mut commands: Commands,
@@ -1434,17 +1445,7 @@ fn rebuild(
     windows: Query<&Window>,
     mut size_drawn: Local<Vec2>,
     mut board_drawn: Local<Option<BoardShape>>,
-    mut cells: Query<
-        (
-            &EditorCell,
-            &mut CellLook,
-            &mut BackgroundColor,
-            &mut BorderColor,
-            &mut Node,
-            &Children,
-        ),
-        Without<EditorPanel>,
-    >,
+    mut cells: Query<CellParts, Without<EditorPanel>>,
     mut texts: Query<(&mut Text, &mut TextColor)>,
 ) {
     let (win_w, win_h) = windows
