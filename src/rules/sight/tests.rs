@@ -407,18 +407,24 @@ mod reference {
 
 /// A random map up to 12×12: ~60% floor, ~25% wall, ~15% slit.
 fn arb_map() -> impl Strategy<Value = TerrainMap> {
-    (0..TOPOLOGIES.len(), 1u32..=12, 1u32..=12).prop_flat_map(|(t, w, h)| {
+    arb_map_of(kinds3, |r| match r {
+        0..=11 => FLOOR,
+        12..=16 => WALL,
+        _ => SLIT,
+    })
+}
+
+/// A random map up to 12×12 of the terrain `kinds()`, each cell's kind `pick(r)` of a random
+/// `r` in `0..20`.
+fn arb_map_of(
+    kinds: fn() -> Vec<Terrain>,
+    pick: fn(u8) -> u16,
+) -> impl Strategy<Value = TerrainMap> {
+    (0..TOPOLOGIES.len(), 1u32..=12, 1u32..=12).prop_flat_map(move |(t, w, h)| {
         let grid = Grid::new(TOPOLOGIES[t], w, h);
         proptest::collection::vec(0u8..20, grid.len()).prop_map(move |raw| {
-            let cells = raw
-                .iter()
-                .map(|&r| match r {
-                    0..=11 => FLOOR,
-                    12..=16 => WALL,
-                    _ => SLIT,
-                })
-                .collect();
-            TerrainMap::new(grid, kinds3(), cells).expect("valid random map")
+            let cells = raw.iter().map(|&r| pick(r)).collect();
+            TerrainMap::new(grid, kinds(), cells).expect("valid random map")
         })
     })
 }
@@ -996,31 +1002,25 @@ proptest! {
 
 /// A random map up to 12×12 with doors: floor, wall, slit, and shut, open and locked doors.
 fn arb_door_map() -> impl Strategy<Value = TerrainMap> {
-    (0..TOPOLOGIES.len(), 1u32..=12, 1u32..=12).prop_flat_map(|(t, w, h)| {
-        let grid = Grid::new(TOPOLOGIES[t], w, h);
-        proptest::collection::vec(0u8..20, grid.len()).prop_map(move |raw| {
-            let cells = raw
-                .iter()
-                .map(|&r| match r {
-                    0..=10 => 0,
-                    11..=14 => 1,
-                    15 => 2,
-                    16 | 17 => 3,
-                    18 => 4,
-                    _ => 5,
-                })
-                .collect();
-            let kinds = vec![
-                kinds::floor(),
-                kinds::wall(),
-                kinds::slit(),
-                kinds::door_closed(),
-                kinds::door_open(),
-                kinds::door_locked(),
-            ];
-            TerrainMap::new(grid, kinds, cells).expect("valid random map")
-        })
+    arb_map_of(door_kinds, |r| match r {
+        0..=10 => 0,
+        11..=14 => 1,
+        15 => 2,
+        16 | 17 => 3,
+        18 => 4,
+        _ => 5,
     })
+}
+
+fn door_kinds() -> Vec<Terrain> {
+    vec![
+        kinds::floor(),
+        kinds::wall(),
+        kinds::slit(),
+        kinds::door_closed(),
+        kinds::door_open(),
+        kinds::door_locked(),
+    ]
 }
 
 proptest! {
@@ -1061,13 +1061,7 @@ fn a_shut_door_blocks_sight_and_an_open_one_does_not() {
     );
     let (a, b) = (d.at('a'), d.at('b'));
     let door = Cell::new(2, 1);
-    let kinds = vec![
-        kinds::floor(),
-        kinds::wall(),
-        kinds::slit(),
-        kinds::door_closed(),
-        kinds::door_open(),
-    ];
+    let kinds = door_kinds();
     let cells: Vec<u16> = d
         .map
         .grid()
