@@ -415,9 +415,10 @@ pub fn execute(x: &mut Exec, cmd: &Command) {
             unit,
             action: action @ (Action::OpenDoor { .. } | Action::CloseDoor { .. }),
         } => {
+            // The door takes the turn's move (no square of it).
             x.emit(Segments::event(Ev::MoveDone {
                 unit: *unit,
-                cost: 1,
+                cost: 0,
             }));
             x.door(*unit, action);
             after_action(x);

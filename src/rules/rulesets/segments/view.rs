@@ -260,6 +260,9 @@ pub fn log_line(s: &BattleState, e: &Ev) -> String {
                 format!("({what}; {} left)", plural(*routines, "attack routine"))
             }
         }
+        Ev::MoveDone { unit, cost: 0 } => {
+            format!("{} spends its move on the door", s.unit_name(*unit))
+        }
         Ev::MoveDone { unit, cost } => {
             format!("{} moves {}", s.unit_name(*unit), plural(*cost, "square"))
         }
