@@ -77,7 +77,14 @@ pub fn board_text_scale(font_px: f32, world_per_px: f32, ui: f32) -> f32 {
 fn keep_board_text_legible(
     camera: Query<&Projection, With<MainCamera>>,
     ui_scale: Option<Res<UiScale>>,
-    mut texts: Query<(&TextFont, &mut Transform), With<BoardText>>,
+    mut texts: Query<
+        (
+            &TextFont,
+            &mut Transform,
+            Option<&crate::game::labels::BoardLabel>,
+        ),
+        With<BoardText>,
+    >,
 ) {
     let Ok(Projection::Orthographic(ortho)) = camera.single() else {
         return;
@@ -87,11 +94,15 @@ fn keep_board_text_legible(
     if !matches!(ortho.scaling_mode, ScalingMode::WindowSize) {
         return;
     }
-    for (font, mut transform) in &mut texts {
+    let ui = ui_scale.as_ref().map_or(1.0, |s| s.0);
+    for (font, mut transform, label) in &mut texts {
         let FontSize::Px(px) = font.font_size else {
             continue;
         };
-        let k = board_text_scale(px, ortho.scale, ui_scale.as_ref().map_or(1.0, |s| s.0));
+        // A cell's movement cost sits in its corner and is sized for the cell: grown with the
+        // UI it would spill into the next cells (and under the tooltip); it stays legible.
+        let cost = label.is_some_and(|l| l.kind == crate::game::labels::LabelKind::Cost);
+        let k = board_text_scale(px, ortho.scale, if cost { 1.0 } else { ui });
         if (transform.scale.x - k).abs() > 1e-3 {
             transform.scale = Vec3::new(k, k, 1.0);
         }
