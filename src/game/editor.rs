@@ -1020,7 +1020,7 @@ fn editor_actions(
                 {
                     editor.glyph = *g;
                     editor.moving = false;
-                    editor.message = format!("Painting '{g}' ({})", t.name);
+                    editor.message = format!("Painting '{g}' ({})", t.label());
                     editor.dirty = true;
                 }
             }
@@ -1635,9 +1635,9 @@ fn rebuild(
                             BackgroundColor(colour),
                             children![ui::text(
                                 if i < 9 {
-                                    format!("[{}] '{g}' {}", i + 1, t.name)
+                                    format!("[{}] '{g}' {}", i + 1, t.label())
                                 } else {
-                                    format!("'{g}' {}", t.name)
+                                    format!("'{g}' {}", t.label())
                                 },
                                 14.0,
                                 ui::TEXT

@@ -63,6 +63,24 @@ impl Terrain {
     pub fn passable(&self) -> bool {
         self.cost.is_some()
     }
+
+    /// Its name, with a door's state ("door (shut)"), for lists where kinds of one name
+    /// stand side by side (the editor's palette).
+    ///
+    /// ```
+    /// use fray::rules::map::kinds;
+    /// assert_eq!(kinds::door_closed().label(), "door (shut)");
+    /// assert_eq!(kinds::door_locked().label(), "door (locked)");
+    /// assert_eq!(kinds::wall().label(), "wall");
+    /// ```
+    pub fn label(&self) -> String {
+        match self.door {
+            Some(Door::Closed) => format!("{} (shut)", self.name),
+            Some(Door::Open) => format!("{} (open)", self.name),
+            Some(Door::Locked) => format!("{} (locked)", self.name),
+            None => self.name.clone(),
+        }
+    }
 }
 
 /// A map's terrain: the grid, the terrain kinds, and one kind index per cell.
