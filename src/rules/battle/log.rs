@@ -139,9 +139,10 @@ pub fn describe(s: &BattleState, e: &Event) -> String {
             condition,
             on,
         } => format!(
-            "{} {} {condition:?}",
+            "{} {} {}",
             s.unit_name(*unit),
-            if *on { "is now" } else { "is no longer" }
+            if *on { "is now" } else { "is no longer" },
+            condition_words(condition)
         ),
         Event::Interrupted(i) => {
             let who: Vec<_> = i.reactors.iter().map(|&u| s.unit_name(u)).collect();
@@ -243,5 +244,42 @@ pub fn decision(s: &BattleState, d: &Decision) -> String {
             format!("{} may react: {}", s.unit_name(*unit), trigger(s, t))
         }
         Decision::Over { .. } => "the battle is over".to_string(),
+    }
+}
+
+/// A condition in words for the log: "in Total Defense", "in cover", else its name in lower
+/// case with its words apart ("prone", "holding").
+fn condition_words(c: &Condition) -> String {
+    match c {
+        Condition::TotalDefense => "in Total Defense".to_string(),
+        Condition::InCover => "in cover".to_string(),
+        other => {
+            let name = format!("{other:?}");
+            let name = name.split([' ', '{', '(']).next().unwrap_or_default();
+            let mut out = String::new();
+            for (i, ch) in name.chars().enumerate() {
+                if ch.is_uppercase() && i > 0 {
+                    out.push(' ');
+                }
+                out.extend(ch.to_lowercase());
+            }
+            out
+        }
+    }
+}
+
+#[cfg(test)]
+mod condition_words_tests {
+    use super::*;
+
+    #[test]
+    fn conditions_read_as_words_not_type_names() {
+        assert_eq!(
+            condition_words(&Condition::TotalDefense),
+            "in Total Defense"
+        );
+        assert_eq!(condition_words(&Condition::InCover), "in cover");
+        assert_eq!(condition_words(&Condition::Prone), "prone");
+        assert_eq!(condition_words(&Condition::Holding), "holding");
     }
 }

@@ -1692,7 +1692,7 @@ fn the_log_names_the_grappler_and_the_ward() {
         line(Condition::Screening { ally: U0 }, false),
         "Aldric is no longer screening Hruk"
     );
-    assert_eq!(line(Condition::Prone, true), "Aldric is now Prone");
+    assert_eq!(line(Condition::Prone, true), "Aldric is now prone");
 }
 
 #[test]
