@@ -86,7 +86,7 @@ pub fn can_strike_from(s: &BattleState, unit: UnitId, at: Cell) -> bool {
 }
 
 /// How many steps `unit` must walk to stand next to its nearest active enemy, around walls
-/// and shut doors (units do not block; terrain cost is ignored). `None`: no enemy can be
+/// shut doors and cliffs (units do not block; terrain cost is ignored). `None`: no enemy can be
 /// reached at all. A breadth-first search over the map: used where a door may open a way.
 pub fn walk_to_nearest_foe(s: &BattleState, unit: UnitId) -> Option<u32> {
     let me = s.units.get(unit.index())?;
@@ -95,7 +95,9 @@ pub fn walk_to_nearest_foe(s: &BattleState, unit: UnitId) -> Option<u32> {
     for e in &s.units {
         if e.side != me.side && e.is_active() {
             for c in grid.neighbours(e.cell) {
-                goal.set(c, true);
+                if s.terrain.height(c).abs_diff(s.terrain.height(e.cell)) <= 1 {
+                    goal.set(c, true);
+                }
             }
         }
     }
@@ -113,7 +115,10 @@ pub fn walk_to_nearest_foe(s: &BattleState, unit: UnitId) -> Option<u32> {
         let mut next = Vec::new();
         for c in frontier {
             for n in grid.neighbours(c) {
-                if s.terrain.passable(n) && !seen.get(n).copied().unwrap_or(true) {
+                if s.terrain.passable(n)
+                    && s.terrain.climb(c, n).is_some()
+                    && !seen.get(n).copied().unwrap_or(true)
+                {
                     seen.set(n, true);
                     next.push(n);
                 }

@@ -45,6 +45,10 @@ pub struct LevelFile {
     pub legend: BTreeMap<char, Terrain>,
     /// One string per row, one glyph per cell, top row first.
     pub map: Vec<String>,
+    /// The ground's height of each cell in levels (a level is as high as a cell is wide): one
+    /// string per row, one digit `0`-`9` per cell, like `map`. Left out: the map is flat.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub heights: Vec<String>,
     pub sides: Vec<SideDef>,
     pub units: Vec<UnitDef>,
     /// Any one condition met ends the battle. Empty means `[LastSideStanding]`.
@@ -372,7 +376,15 @@ fn build(file: LevelFile) -> Option<Level> {
         }
     }
     let kinds = legend.into_iter().map(|(_, t)| t).collect();
-    let terrain = TerrainMap::new(grid, kinds, cells)?;
+    let mut terrain = TerrainMap::new(grid, kinds, cells)?;
+    if !file.heights.is_empty() {
+        let heights = file
+            .heights
+            .iter()
+            .flat_map(|row| row.chars().map(|c| c.to_digit(10).map(|d| d as u8)))
+            .collect::<Option<Vec<u8>>>()?;
+        terrain = terrain.with_heights(heights)?;
+    }
     Some(Level {
         file,
         grid,
@@ -966,6 +978,44 @@ pub fn check(file: &LevelFile) -> Vec<Problem> {
                         known_glyphs()
                     )
                 });
+            }
+        }
+    }
+    if !file.heights.is_empty() && sized {
+        if file.heights.len() != height as usize {
+            out.push(
+                vec![F("heights")],
+                format!(
+                    "`heights` has {} rows but the map has {height}; give one row of digits \
+                     per map row (or leave `heights` out for a flat map)",
+                    file.heights.len()
+                ),
+            );
+        }
+        for (y, row) in file.heights.iter().enumerate() {
+            let w = row.chars().count();
+            if w != width as usize {
+                out.push(
+                    vec![F("heights"), I(y)],
+                    format!(
+                        "heights row {y} is {w} digits wide, but the map is {width} wide (one \
+                         digit per cell)"
+                    ),
+                );
+            }
+            for (x, ch) in row.chars().enumerate() {
+                if !ch.is_ascii_digit() {
+                    let path = ValuePath {
+                        segs: vec![F("heights"), I(y)],
+                        glyph: Some(x),
+                    };
+                    out.push_lazy(path, || {
+                        format!(
+                            "height {ch:?} at ({x}, {y}) is not a digit; a cell's height is 0 \
+                             to 9 levels"
+                        )
+                    });
+                }
             }
         }
     }

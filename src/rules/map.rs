@@ -95,6 +95,10 @@ pub struct TerrainMap {
     cost: CellMap<u32>,
     /// For each kind, the kind an open or closed door becomes when shut or opened.
     counterpart: Vec<Option<u16>>,
+    /// The ground's height of each cell, in levels (one level is as high as a cell is wide),
+    /// row-major; empty when the map is flat (every cell at 0).
+    #[serde(default)]
+    heights: Vec<u8>,
 }
 
 impl TerrainMap {
@@ -121,7 +125,83 @@ impl TerrainMap {
             sight,
             cost,
             counterpart,
+            heights: Vec::new(),
         })
+    }
+
+    /// The map with its ground raised: one height per cell, row-major, in levels (a level is
+    /// as high as a cell is wide). `None` if `heights` is not one per cell. All zeros is the
+    /// flat map.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use fray::rules::grid::{Cell, Diagonals, Grid, Topology};
+    /// use fray::rules::map::{TerrainMap, kinds};
+    ///
+    /// let grid = Grid::new(Topology::Square { diagonals: Diagonals::One }, 3, 1);
+    /// let flat = TerrainMap::filled(grid, kinds::floor());
+    /// let rampart = flat.clone().with_heights(vec![0, 1, 2]).unwrap();
+    /// assert_eq!(rampart.height(Cell::new(2, 0)), 2);
+    /// assert!(flat.is_flat() && !rampart.is_flat());
+    /// // Climbing one level costs one more; two levels at once is a cliff.
+    /// assert_eq!(rampart.climb(Cell::new(0, 0), Cell::new(1, 0)), Some(1));
+    /// assert_eq!(rampart.climb(Cell::new(2, 0), Cell::new(1, 0)), Some(0));
+    /// assert_eq!(rampart.climb(Cell::new(0, 0), Cell::new(2, 0)), None);
+    /// assert!(flat.clone().with_heights(vec![0, 0]).is_none());
+    /// ```
+    pub fn with_heights(mut self, heights: Vec<u8>) -> Option<Self> {
+        if heights.len() != self.grid.len() {
+            return None;
+        }
+        self.heights = if heights.iter().all(|&h| h == 0) {
+            Vec::new()
+        } else {
+            heights
+        };
+        Some(self)
+    }
+
+    /// Whether every cell's ground is at height 0 (the map has no `heights` layer).
+    #[inline]
+    pub fn is_flat(&self) -> bool {
+        self.heights.is_empty()
+    }
+
+    /// The ground's height of a cell in levels; 0 on a flat map or off the map.
+    #[inline]
+    pub fn height(&self, c: Cell) -> u8 {
+        if self.heights.is_empty() || !self.grid.contains(c) {
+            return 0;
+        }
+        self.heights
+            .get(c.y as usize * self.grid.width as usize + c.x as usize)
+            .copied()
+            .unwrap_or(0)
+    }
+
+    /// The heights layer, row-major (empty on a flat map).
+    pub fn heights(&self) -> &[u8] {
+        &self.heights
+    }
+
+    /// The highest ground on the map, in levels.
+    pub fn max_height(&self) -> u8 {
+        self.heights.iter().copied().max().unwrap_or(0)
+    }
+
+    /// What a step from `from` to the next cell `to` costs beyond `to`'s terrain, for its
+    /// change of height (house rule, every ruleset: the texts give no climbing rule): 1 to
+    /// climb one level, nothing to go down one or stay level, and `None` (no step) where the
+    /// ground differs by two levels or more: a cliff no one climbs or jumps.
+    #[inline]
+    pub fn climb(&self, from: Cell, to: Cell) -> Option<u32> {
+        let (a, b) = (self.height(from), self.height(to));
+        match b as i32 - a as i32 {
+            1 => Some(1),
+            -1..=0 => Some(0),
+            _ => None,
+        }
     }
 
     /// A map where every cell is of one kind.

@@ -419,6 +419,9 @@ pub fn sight_line(map: &TerrainMap, a: Cell, b: Cell) -> Option<(Point, Point)> 
     if a == b || !grid.contains(a) || !grid.contains(b) {
         return None;
     }
+    if !map.is_flat() {
+        return heights::sight_line(map, a, b);
+    }
     // The fast path: centre to centre, before setting up the other rays.
     let (ca, cb) = (centre(grid, a), centre(grid, b));
     let first = Ctx::new(map, (a, b)).walk(ca, cb);
@@ -482,6 +485,9 @@ pub fn cover(map: &TerrainMap, attacker: Cell, defender: Cell) -> Cover {
     }
     if attacker == defender {
         return Cover::None;
+    }
+    if !map.is_flat() {
+        return heights::cover(map, attacker, defender);
     }
     if grid.topology.is_hex() {
         Bundle::<7, 64>::new(map, attacker, defender).cover()
@@ -1278,6 +1284,8 @@ impl<'a, const N: usize, const L: usize> Bundle<'a, N, L> {
         blocked
     }
 }
+
+mod heights;
 
 #[cfg(test)]
 mod tests;

@@ -9,10 +9,24 @@
 //! (neighbouring cells always see each other), so an adjacent enemy always threatens.
 //! Reach 0 threatens nothing (an unarmed or ranged-only unit, where the ruleset says so).
 //! Impassable cells are never listed: nobody can stand there to be attacked.
+//!
+//! On a map with heights a blow reaches only ground at most one level above or below the
+//! striker's (a house rule of every ruleset, beside the climbing rule of
+//! [`TerrainMap::climb`]): the foot of a cliff or a wall top two levels up is out of reach.
 
 use crate::rules::grid::{Cell, CellMap};
 use crate::rules::map::TerrainMap;
 use crate::rules::sight::line_of_sight;
+
+/// Whether a melee blow with `reach` from `from` reaches `to`: within `reach` steps, with line
+/// of sight beyond one step, and ground at most one level apart (see the module docs).
+pub fn melee_reaches(terrain: &TerrainMap, from: Cell, reach: u32, to: Cell) -> bool {
+    let d = terrain.grid().distance_steps(from, to);
+    d >= 1
+        && d <= reach
+        && terrain.height(from).abs_diff(terrain.height(to)) <= 1
+        && (d == 1 || line_of_sight(terrain, from, to))
+}
 
 /// The cells a unit standing on `from` threatens with melee `reach`, row-major.
 pub fn threatened_by(terrain: &TerrainMap, from: Cell, reach: u32) -> Vec<Cell> {
@@ -22,8 +36,7 @@ pub fn threatened_by(terrain: &TerrainMap, from: Cell, reach: u32) -> Vec<Cell> 
     }
     grid.range(from, reach)
         .into_iter()
-        .filter(|&c| c != from && terrain.passable(c))
-        .filter(|&c| reach == 1 || line_of_sight(terrain, from, c))
+        .filter(|&c| terrain.passable(c) && melee_reaches(terrain, from, reach, c))
         .collect()
 }
 
@@ -108,5 +121,21 @@ mod tests {
         let m = threat_map(&t, &[(Cell::new(0, 0), 1), (Cell::new(4, 0), 1)]);
         let on: Vec<i32> = (0..5).filter(|&x| m[Cell::new(x, 0)]).collect();
         assert_eq!(on, vec![1, 3]);
+    }
+
+    /// A wall top two levels up is out of reach of the ground below, and the ground out of
+    /// reach of it; a step one level up is not.
+    #[test]
+    fn a_blow_reaches_ground_at_most_a_level_apart() {
+        let t = map(SQUARE, &["....."])
+            .with_heights(vec![0, 2, 2, 1, 0])
+            .expect("sized");
+        let at = |x| Cell::new(x, 0);
+        assert!(!melee_reaches(&t, at(0), 1, at(1)));
+        assert!(!melee_reaches(&t, at(1), 1, at(0)));
+        assert!(melee_reaches(&t, at(2), 1, at(3)));
+        assert!(melee_reaches(&t, at(3), 1, at(4)));
+        assert_eq!(threatened_by(&t, at(1), 1), vec![at(2)]);
+        assert_eq!(threatened_by(&t, at(4), 1), vec![at(3)]);
     }
 }

@@ -167,13 +167,13 @@ impl BattleState {
     }
 
     /// Whether `attacker` can strike `target` in melee: within its reach in steps, with line
-    /// of sight (always true between touching cells).
+    /// of sight (always true between touching cells), on ground at most a level apart
+    /// ([`crate::rules::threat::melee_reaches`]).
     pub fn in_melee_reach(&self, attacker: UnitId, target: UnitId) -> bool {
         let (Some(a), Some(t)) = (self.unit(attacker), self.unit(target)) else {
             return false;
         };
-        let d = self.grid().distance_steps(a.cell, t.cell);
-        d >= 1 && d <= a.reach && (d == 1 || sight::line_of_sight(&self.terrain, a.cell, t.cell))
+        crate::rules::threat::melee_reaches(&self.terrain, a.cell, a.reach, t.cell)
     }
 
     /// Distance in the ruleset's measure (1-2 diagonals where the grid says so).

@@ -65,6 +65,13 @@ pub enum Edit {
         offset: (i32, i32),
         fill: char,
     },
+    /// Sets the ground's height (0-9 levels) of every cell of the rectangle between two
+    /// corners (inclusive). A level without a `heights` layer gets one, flat elsewhere.
+    SetHeight {
+        from: (i32, i32),
+        to: (i32, i32),
+        height: u8,
+    },
     /// Adds a unit (its line goes after the last unit's).
     AddUnit {
         name: String,
@@ -222,6 +229,9 @@ fn edited(text: &str, edit: &Edit) -> Result<String, String> {
         }
         Edit::Resize { size, offset, fill } => {
             resize(&mut out, &spans, &file, *size, *offset, *fill)?
+        }
+        Edit::SetHeight { from, to, height } => {
+            set_height(&mut out, text, &spans, &file, (*from, *to), *height)?
         }
         Edit::AddUnit {
             name,
@@ -529,35 +539,11 @@ fn resize(
     if fill.is_control() {
         return Err(format!("{fill:?} cannot be a map glyph"));
     }
-    let old: Vec<Vec<char>> = file.map.iter().map(|r| r.chars().collect()).collect();
-    let rows: Vec<String> = (0..h as i32)
-        .map(|y| {
-            (0..w as i32)
-                .map(|x| {
-                    let (ox, oy) = (x - dx, y - dy);
-                    usize::try_from(oy)
-                        .ok()
-                        .and_then(|oy| old.get(oy))
-                        .and_then(|r| usize::try_from(ox).ok().and_then(|ox| r.get(ox)))
-                        .copied()
-                        .unwrap_or(fill)
-                })
-                .map(in_row)
-                .collect()
-        })
-        .collect();
-    let map = spans
-        .span(&[Seg::Field("map")])
-        .ok_or("the map was not found in the text")?;
-    // One row a line, indented as the first row was (or as `map:` plus four spaces).
-    let indent = spans
-        .find(&[Seg::Field("map"), Seg::Index(0)])
-        .filter(|&at| on_own_line(out.text, at))
-        .map(|at| line_indent(out.text, at))
-        .unwrap_or_else(|| format!("{}    ", line_indent(out.text, map.0)));
-    let close = line_indent(out.text, map.0);
-    let body: Vec<String> = rows.iter().map(|r| format!("{indent}\"{r}\",\n")).collect();
-    out.replace(map, format!("[\n{}{close}]", body.concat()));
+    rewrite_rows(out, spans, "map", &file.map, (w, h), (dx, dy), fill)?;
+    if !file.heights.is_empty() {
+        // New cells are level ground.
+        rewrite_rows(out, spans, "heights", &file.heights, (w, h), (dx, dy), '0')?;
+    }
     let size = spans
         .span(&[Seg::Field("size")])
         .ok_or("the size was not found in the text")?;
@@ -577,6 +563,126 @@ fn resize(
             {
                 out.replace(span, format!("({}, {})", cell.0 + dx, cell.1 + dy));
             }
+        }
+    }
+    Ok(())
+}
+
+/// Rewrites the rows of a map-shaped field (`map`, `heights`) for [`Edit::Resize`]: the old
+/// cell (x, y) moves to (x + dx, y + dy), new cells get `fill`.
+fn rewrite_rows(
+    out: &mut Splice,
+    spans: &Spans,
+    field: &'static str,
+    rows: &[String],
+    (w, h): (u32, u32),
+    (dx, dy): (i32, i32),
+    fill: char,
+) -> Result<(), String> {
+    let old: Vec<Vec<char>> = rows.iter().map(|r| r.chars().collect()).collect();
+    let rows: Vec<String> = (0..h as i32)
+        .map(|y| {
+            (0..w as i32)
+                .map(|x| {
+                    let (ox, oy) = (x - dx, y - dy);
+                    usize::try_from(oy)
+                        .ok()
+                        .and_then(|oy| old.get(oy))
+                        .and_then(|r| usize::try_from(ox).ok().and_then(|ox| r.get(ox)))
+                        .copied()
+                        .unwrap_or(fill)
+                })
+                .map(in_row)
+                .collect()
+        })
+        .collect();
+    let map = spans
+        .span(&[Seg::Field(field)])
+        .ok_or_else(|| format!("the {field} was not found in the text"))?;
+    // One row a line, indented as the first row was (or as `map:` plus four spaces).
+    let indent = spans
+        .find(&[Seg::Field(field), Seg::Index(0)])
+        .filter(|&at| on_own_line(out.text, at))
+        .map(|at| line_indent(out.text, at))
+        .unwrap_or_else(|| format!("{}    ", line_indent(out.text, map.0)));
+    let close = line_indent(out.text, map.0);
+    let body: Vec<String> = rows.iter().map(|r| format!("{indent}\"{r}\",\n")).collect();
+    out.replace(map, format!("[\n{}{close}]", body.concat()));
+    Ok(())
+}
+
+/// [`Edit::SetHeight`]: only the rows it changes are rewritten; a level without heights gets
+/// the layer after its `map`.
+fn set_height(
+    out: &mut Splice,
+    text: &str,
+    spans: &Spans,
+    file: &LevelFile,
+    (from, to): ((i32, i32), (i32, i32)),
+    height: u8,
+) -> Result<(), String> {
+    if height > 9 {
+        return Err(format!("a cell's height is 0 to 9 levels, not {height}"));
+    }
+    let (w, h) = (
+        file.map.first().map_or(0, |r| r.chars().count()) as i32,
+        file.map.len() as i32,
+    );
+    for (x, y) in [from, to] {
+        if x < 0 || y < 0 || x >= w || y >= h {
+            return Err(format!("({x}, {y}) is off the map ({w} × {h})"));
+        }
+    }
+    let mut rows: Vec<Vec<char>> = if file.heights.is_empty() {
+        vec![vec!['0'; w as usize]; h as usize]
+    } else {
+        file.heights.iter().map(|r| r.chars().collect()).collect()
+    };
+    let digit = char::from(b'0' + height);
+    let (ys, xs) = (
+        from.1.min(to.1)..=from.1.max(to.1),
+        from.0.min(to.0)..=from.0.max(to.0),
+    );
+    for y in ys.clone() {
+        let Some(row) = rows.get_mut(y as usize) else {
+            return Err(format!(
+                "heights row {y} is missing; fix `heights` by hand first"
+            ));
+        };
+        for x in xs.clone() {
+            match row.get_mut(x as usize) {
+                Some(c) => *c = digit,
+                None => {
+                    return Err(format!(
+                        "heights row {y} is too short; fix it by hand first"
+                    ));
+                }
+            }
+        }
+    }
+    let quoted = |r: &Vec<char>| format!("\"{}\"", r.iter().collect::<String>());
+    if file.heights.is_empty() {
+        let map = spans
+            .span(&[Seg::Field("map")])
+            .ok_or("the map was not found in the text")?;
+        let indent = format!("{}    ", line_indent(text, map.0));
+        let body: Vec<String> = rows
+            .iter()
+            .map(|r| format!("{indent}{},\n", quoted(r)))
+            .collect();
+        let close = line_indent(text, map.0);
+        append_line(
+            out,
+            text,
+            map,
+            &format!("heights: [\n{}{close}]", body.concat()),
+        );
+    } else {
+        for y in ys {
+            let span = spans
+                .span(&[Seg::Field("heights"), Seg::Index(y as usize)])
+                .ok_or("the heights row was not found in the text")?;
+            out.replace(span, quoted(&rows[y as usize]));
         }
     }
     Ok(())

@@ -10,6 +10,10 @@
 //! - A diagonal step may not squeeze between two impassable cells that touch only at a corner
 //!   (both orthogonal cells it passes between are impassable). Cutting past a single wall corner
 //!   is allowed. Units never block a diagonal squeeze, only terrain.
+//! - On a map with heights, climbing one level costs 1 more than the terrain; going down one
+//!   level or staying level costs nothing more; a step between grounds two or more levels
+//!   apart is a cliff and cannot be taken ([`TerrainMap::climb`], a house rule of every
+//!   ruleset: the texts give none).
 //! - Cells holding an **enemy** cannot be entered. Cells holding an **ally** may be passed
 //!   through but not ended on.
 //! - Among paths of equal cost, the one that leaves the fewest threatened cells is chosen (so
@@ -500,8 +504,13 @@ impl Reach {
                 }
             }
         }
-        let max_step =
-            enter.iter().copied().max().unwrap_or(1).max(1) as usize * if one_two { 2 } else { 1 };
+        // The ground's height per window cell, on maps with heights (climbing costs one more
+        // a level; a step of two levels or more is a cliff: [`TerrainMap::climb`]).
+        let ground: Option<Vec<u8>> =
+            (!terrain.is_flat()).then(|| (0..n).map(|i| terrain.height(self.cell_of(i))).collect());
+        let max_step = enter.iter().copied().max().unwrap_or(1).max(1) as usize
+            * if one_two { 2 } else { 1 }
+            + usize::from(ground.is_some());
         let offsets = offsets(&self.grid, self.w);
         let class_of = |c: Cell| -> usize {
             match self.grid.topology {
@@ -550,7 +559,17 @@ impl Reach {
                     (true, true) => (1 + parity as u32, 1 - parity),
                     _ => (1, parity),
                 };
-                let new_cost = current.saturating_add(cost.saturating_mul(length));
+                let climb = match &ground {
+                    None => 0,
+                    Some(g) => match i32::from(g[next]) - i32::from(g[local]) {
+                        1 => 1,
+                        -1..=0 => 0,
+                        _ => continue,
+                    },
+                };
+                let new_cost = current
+                    .saturating_add(cost.saturating_mul(length))
+                    .saturating_add(climb);
                 if new_cost > self.budget {
                     continue;
                 }

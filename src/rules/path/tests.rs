@@ -42,9 +42,16 @@ fn arb_case() -> impl Strategy<Value = Case> {
             proptest::collection::vec(any::<bool>(), n),
             0..n,
             0u32..9,
+            // Ground heights: flat half the time, else cells one or two levels up.
+            prop_oneof![
+                1 => Just(vec![0u8; n]),
+                1 => proptest::collection::vec(prop_oneof![3 => Just(0u8), 1 => Just(1u8), 1 => Just(2u8)], n),
+            ],
         )
-            .prop_map(|(grid, cells, occ, thr, start, budget)| {
-                let terrain = TerrainMap::new(grid, kinds(), cells).expect("valid kinds");
+            .prop_map(|(grid, cells, occ, thr, start, budget, heights)| {
+                let terrain = TerrainMap::new(grid, kinds(), cells)
+                    .and_then(|t| t.with_heights(heights))
+                    .expect("valid kinds and heights");
                 let mut it = occ.into_iter();
                 let mut occupants =
                     CellMap::from_fn(grid.width, grid.height, |_| it.next().unwrap_or_default());
@@ -99,7 +106,12 @@ fn brute(case: &Case) -> CellMap<Option<(u32, u32)>> {
                 }
                 d += 1;
             }
-            let c = cost + enter * length;
+            // Climbing: one more a level up; two levels or more apart, no step.
+            let rise = i32::from(case.terrain.height(next)) - i32::from(case.terrain.height(cell));
+            if rise.abs() > 1 {
+                continue;
+            }
+            let c = cost + enter * length + u32::from(rise == 1);
             if c <= case.budget {
                 let p = prov + u32::from(case.threatened[cell]);
                 dfs(case, grid, next, (c, p, d), visited, best);
@@ -175,7 +187,9 @@ proptest! {
             .map(|c| case.terrain.kind_index(c).expect("on the map"))
             .collect();
         let scaled = Case {
-            terrain: TerrainMap::new(grid, huge, cells).expect("valid kinds"),
+            terrain: TerrainMap::new(grid, huge, cells)
+                .and_then(|t| t.with_heights(case.terrain.grid().cells().map(|c| case.terrain.height(c)).collect()))
+                .expect("valid kinds"),
             budget: case.budget * SCALE,
             ..case.clone()
         };

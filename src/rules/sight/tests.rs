@@ -101,33 +101,33 @@ mod reference {
 
     /// A rational `n / d`, `d > 0`.
     #[derive(Clone, Copy, Debug)]
-    struct Frac {
-        n: R,
-        d: R,
+    pub struct Frac {
+        pub n: R,
+        pub d: R,
     }
 
     impl Frac {
-        fn new(n: R, d: R) -> Self {
+        pub fn new(n: R, d: R) -> Self {
             if d < 0 {
                 Self { n: -n, d: -d }
             } else {
                 Self { n, d }
             }
         }
-        fn cmp(self, o: Frac) -> std::cmp::Ordering {
+        pub fn cmp(self, o: Frac) -> std::cmp::Ordering {
             (self.n * o.d).cmp(&(o.n * self.d))
         }
     }
 
     /// A point `(x / d, y / d)` in sight-plane units, `d > 0`.
     #[derive(Clone, Copy, Debug)]
-    struct RPoint {
-        x: R,
-        y: R,
-        d: R,
+    pub struct RPoint {
+        pub x: R,
+        pub y: R,
+        pub d: R,
     }
 
-    fn at(p: Point, q: Point, t: Frac) -> RPoint {
+    pub fn at(p: Point, q: Point, t: Frac) -> RPoint {
         let (px, py, qx, qy) = (p.x as R, p.y as R, q.x as R, q.y as R);
         RPoint {
             x: px * t.d + t.n * (qx - px),
@@ -163,13 +163,13 @@ mod reference {
     }
 
     #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-    enum Loc {
+    pub enum Loc {
         In,
         On,
         Out,
     }
 
-    fn locate(poly: &[(R, R)], pt: RPoint) -> Loc {
+    pub fn locate(poly: &[(R, R)], pt: RPoint) -> Loc {
         let (mut pos, mut neg, mut zero) = (false, false, false);
         for i in 0..poly.len() {
             let (a, b) = (poly[i], poly[(i + 1) % poly.len()]);
@@ -253,7 +253,7 @@ mod reference {
     }
 
     /// The cells whose polygon might hold `pt`.
-    fn candidates(grid: &Grid, pt: RPoint) -> Vec<Cell> {
+    pub fn candidates(grid: &Grid, pt: RPoint) -> Vec<Cell> {
         let fx = pt.x.div_euclid(6 * pt.d) as i32;
         let fy = pt.y.div_euclid(6 * pt.d) as i32;
         let mut out = Vec::new();
@@ -393,6 +393,171 @@ mod reference {
             })
             .count();
         if seen == sd.corners().len() {
+            Cover::None
+        } else if seen > 0 {
+            Cover::Half
+        } else {
+            Cover::Full
+        }
+    }
+}
+
+/// The reference over heights: the plane reference for walls, then the ground rules of
+/// `sight::heights`, checked piece by piece like the plane rules (the ground is solid below
+/// twice its height, in half-levels; walls are as high as the sky).
+mod reference3 {
+    use super::reference::{Frac, Loc, RPoint, at, candidates, locate, polygon, segment_clear};
+    use super::*;
+
+    type R = i128;
+    const SKY: R = R::MAX / 8;
+
+    fn top(map: &TerrainMap, ends: (Cell, Cell), c: Cell) -> R {
+        let wall =
+            !map.grid().contains(c) || (c != ends.0 && c != ends.1 && map.sight(c) != Sight::Clear);
+        if wall { SKY } else { 2 * map.height(c) as R }
+    }
+
+    fn below(zp: R, zq: R, t: Frac, top: R) -> bool {
+        top == SKY || zp * t.d + t.n * (zq - zp) < top * t.d
+    }
+
+    /// Where a point lies: inside one cell, on the edge of two, or at a corner of more.
+    fn classify(grid: &Grid, m: RPoint) -> (Vec<Cell>, Vec<Cell>) {
+        let (mut inside, mut on) = (Vec::new(), Vec::new());
+        for c in candidates(grid, m) {
+            match locate(&polygon(grid, c, false), m) {
+                Loc::In => inside.push(c),
+                Loc::On => on.push(c),
+                Loc::Out => {}
+            }
+        }
+        (inside, on)
+    }
+
+    fn vertex_of(m: RPoint) -> Option<(i32, i32)> {
+        (m.x % (6 * m.d) == 0 && m.y % (6 * m.d) == 0)
+            .then(|| ((m.x / (6 * m.d)) as i32, (m.y / (6 * m.d)) as i32))
+    }
+
+    pub fn segment_clear_3d(
+        map: &TerrainMap,
+        (p, zp): (Point, R),
+        (q, zq): (Point, R),
+        ends: (Cell, Cell),
+    ) -> bool {
+        if !segment_clear(map, p, q, ends) {
+            return false;
+        }
+        let grid = map.grid();
+        let hex = grid.topology.is_hex();
+        let ground = |c: Cell| 2 * map.height(c) as R;
+        let top = |c: Cell| top(map, ends, c);
+        if p == q {
+            let m = at(p, q, Frac::new(0, 1));
+            let z = zp.min(zq);
+            let (inside, on) = classify(grid, m);
+            let t0 = Frac::new(0, 1);
+            let under = |c: Cell| below(z, z, t0, top(c));
+            return !match (inside.as_slice(), on.as_slice()) {
+                ([c], []) => below(z, z, t0, ground(*c)),
+                ([], [a, b]) => under(*a) && under(*b),
+                ([], on) if zp != zq && !hex => {
+                    let Some((i, j)) = vertex_of(m) else {
+                        panic!("corner {m:?} is no vertex: {on:?}")
+                    };
+                    let u = |x, y| under(Cell::new(x, y));
+                    (u(i - 1, j - 1) && u(i, j)) || (u(i, j - 1) && u(i - 1, j))
+                }
+                ([], on) if zp != zq => on.iter().filter(|&&c| under(c)).count() >= 2,
+                _ => false,
+            };
+        }
+        let f = |pt: Point| -> Vec<R> {
+            let (x, y) = (pt.x as R, pt.y as R);
+            if hex { vec![x, y, x - y] } else { vec![x, y] }
+        };
+        let (fp, fq) = (f(p), f(q));
+        let mut ts = vec![Frac::new(0, 1), Frac::new(1, 1)];
+        for (&a, &b) in fp.iter().zip(&fq) {
+            if a == b {
+                continue;
+            }
+            for k in a.min(b).div_euclid(6)..=a.max(b).div_euclid(6) + 1 {
+                let line = 6 * k;
+                if line >= a.min(b) && line <= a.max(b) {
+                    ts.push(Frac::new(line - a, b - a));
+                }
+            }
+        }
+        ts.sort_by(|a, b| a.cmp(*b));
+        ts.dedup_by(|a, b| a.cmp(*b) == std::cmp::Ordering::Equal);
+        for w in ts.windows(2) {
+            let mid = Frac::new(w[0].n * w[1].d + w[1].n * w[0].d, 2 * w[0].d * w[1].d);
+            let (inside, on) = classify(grid, at(p, q, mid));
+            let low = match (inside.as_slice(), on.as_slice()) {
+                ([c], []) => ground(*c),
+                ([], [a, b]) => top(*a).min(top(*b)),
+                other => panic!("piece classified as {other:?}"),
+            };
+            if below(zp, zq, w[0], low) || below(zp, zq, w[1], low) {
+                return false;
+            }
+        }
+        if !hex {
+            for &t in &ts[1..ts.len() - 1] {
+                if let Some((i, j)) = vertex_of(at(p, q, t)) {
+                    let u = |x, y| below(zp, zq, t, top(Cell::new(x, y)));
+                    if (u(i - 1, j - 1) && u(i, j)) || (u(i, j - 1) && u(i - 1, j)) {
+                        return false;
+                    }
+                }
+            }
+        }
+        true
+    }
+
+    /// The 3-D samples: the centre at mid-height, each corner at the feet and at the head.
+    pub fn samples3(map: &TerrainMap, c: Cell) -> Vec<(Point, R)> {
+        let s = samples(map.grid(), c);
+        let feet = 2 * map.height(c) as R;
+        let mut out = vec![(s.centre(), feet + 1)];
+        for &k in s.corners() {
+            out.push((k, feet));
+            out.push((k, feet + 2));
+        }
+        out
+    }
+
+    pub fn line_of_sight(map: &TerrainMap, a: Cell, b: Cell) -> bool {
+        let grid = map.grid();
+        if !grid.contains(a) || !grid.contains(b) {
+            return false;
+        }
+        let (sa, sb) = (samples3(map, a), samples3(map, b));
+        a == b
+            || sa
+                .iter()
+                .any(|&p| sb.iter().any(|&q| segment_clear_3d(map, p, q, (a, b))))
+    }
+
+    pub fn cover(map: &TerrainMap, attacker: Cell, defender: Cell) -> Cover {
+        if !line_of_sight(map, attacker, defender) {
+            return Cover::Blocked;
+        }
+        if attacker == defender {
+            return Cover::None;
+        }
+        let (sa, sd) = (samples3(map, attacker), samples3(map, defender));
+        let corners = &sd[1..];
+        let seen = corners
+            .iter()
+            .filter(|&&c| {
+                sa.iter()
+                    .any(|&p| segment_clear_3d(map, p, c, (attacker, defender)))
+            })
+            .count();
+        if seen == corners.len() {
             Cover::None
         } else if seen > 0 {
             Cover::Half
@@ -1081,4 +1246,128 @@ fn a_shut_door_blocks_sight_and_an_open_one_does_not() {
     assert_eq!(field_of_view(&m, a).get(b), Some(&true));
     assert!(m.toggle_door(door));
     assert_eq!(field_of_view(&m, a).get(b), Some(&false));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Heights.
+
+/// A random map (as [`arb_map`]) with random ground heights 0-3, about half the cells raised.
+fn arb_height_map() -> impl Strategy<Value = TerrainMap> {
+    arb_map().prop_flat_map(|map| {
+        let n = map.grid().len();
+        proptest::collection::vec(0u8..8, n).prop_map(move |raw| {
+            let heights = raw.iter().map(|&r| r.saturating_sub(4)).collect();
+            map.clone()
+                .with_heights(heights)
+                .expect("one height per cell")
+        })
+    })
+}
+
+fn arb_height_case() -> impl Strategy<Value = (TerrainMap, Cell, Cell)> {
+    arb_height_map().prop_flat_map(|map| {
+        let n = map.grid().len();
+        (Just(map), 0..n, 0..n).prop_map(|(map, i, j)| {
+            let g = *map.grid();
+            (map, g.cell_at(i), g.cell_at(j))
+        })
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    #[test]
+    fn over_heights_sight_and_cover_match_the_reference((map, a, b) in arb_height_case()) {
+        prop_assert_eq!(line_of_sight(&map, a, b), reference3::line_of_sight(&map, a, b));
+        prop_assert_eq!(cover(&map, a, b), reference3::cover(&map, a, b));
+    }
+
+    #[test]
+    fn over_heights_sight_is_symmetric((map, a, b) in arb_height_case()) {
+        prop_assert_eq!(line_of_sight(&map, a, b), line_of_sight(&map, b, a));
+    }
+
+    /// Ground raised evenly everywhere is the flat map lifted: nothing changes.
+    #[test]
+    fn an_evenly_raised_map_sees_as_the_flat_one((map, a, b) in arb_case(), h in 1u8..4) {
+        let raised = map.clone().with_heights(vec![h; map.grid().len()]).expect("sized");
+        prop_assert!(!raised.is_flat());
+        prop_assert_eq!(line_of_sight(&raised, a, b), line_of_sight(&map, a, b));
+        prop_assert_eq!(cover(&raised, a, b), cover(&map, a, b));
+    }
+
+    #[test]
+    fn over_heights_field_of_view_is_line_of_sight(map in arb_height_map(), i in any::<prop::sample::Index>()) {
+        let from = map.grid().cell_at(i.index(map.grid().len()));
+        let seen = field_of_view(&map, from);
+        for c in map.grid().cells() {
+            prop_assert_eq!(seen.get(c).copied(), Some(reference3::line_of_sight(&map, from, c)));
+        }
+    }
+}
+
+/// A one-row square map drawn from glyphs (`.` floor, `#` wall, letters floor) and heights.
+fn ridge(row: &str, heights: &[u8]) -> Drawn {
+    let mut d = Drawn::new(SQUARE, &[row]);
+    d.map = d
+        .map
+        .clone()
+        .with_heights(heights.to_vec())
+        .expect("one height a cell");
+    d
+}
+
+/// S-07 in the vertical: Alice in a ditch behind an embankment one level high is half
+/// covered from Bob on the plain: her head shows over it, her feet do not.
+#[test]
+fn an_embankment_half_covers_who_stands_behind_it() {
+    let d = ridge("b...ia.", &[0, 0, 0, 0, 1, 0, 0]);
+    assert!(d.sees('b', 'a'));
+    assert_eq!(d.cover('b', 'a'), Cover::Half);
+    // On the embankment itself nothing covers her; on flat ground neither.
+    assert_eq!(d.cover('b', 'i'), Cover::None);
+    let flat = Drawn::new(SQUARE, &["b...ia."]);
+    assert_eq!(flat.cover('b', 'a'), Cover::None);
+}
+
+/// S-06 in the vertical: Bob on top of a tower looks down on Alice in the open: no cover.
+/// Higher ground also sees over a ridge that hides her from the plain.
+#[test]
+fn high_ground_sees_over_a_ridge_that_hides_from_below() {
+    let open = ridge("b.....a", &[3, 0, 0, 0, 0, 0, 0]);
+    assert_eq!(
+        open.cover('b', 'a'),
+        Cover::None,
+        "from the tower, Alice is in the open"
+    );
+    //              tower  ridge  hollow
+    let d = ridge("b...r.a", &[3, 0, 0, 0, 2, 0, 0]);
+    assert!(d.sees('b', 'a'), "from the tower one sees over the ridge");
+    assert_eq!(d.cover('b', 'a'), Cover::Half, "but her feet are behind it");
+    let low = ridge("b...r.a", &[0, 0, 0, 0, 2, 0, 0]);
+    assert!(
+        !low.sees('b', 'a'),
+        "a ridge two levels high hides her from the plain"
+    );
+    assert_eq!(low.cover('b', 'a'), Cover::Blocked);
+}
+
+/// The ground one stands on is solid: from the edge of a cliff two levels high one sees
+/// its foot in full; from a cell back, the edge hides the corners at the foot.
+#[test]
+fn a_cliff_hides_its_foot_from_who_stands_back() {
+    let edge = ridge("ba..", &[2, 2, 0, 0]);
+    let foot = Cell::new(2, 0);
+    assert_eq!(cover(&edge.map, edge.at('a'), foot), Cover::None);
+    assert!(edge.sees('b', 'a'));
+    assert!(line_of_sight(&edge.map, edge.at('b'), foot));
+    assert_eq!(cover(&edge.map, edge.at('b'), foot), Cover::Half);
+}
+
+/// Walls are as tall as the sky: no height sees over one.
+#[test]
+fn no_height_sees_over_a_wall() {
+    let d = ridge("b..#..a", &[9, 0, 0, 0, 0, 0, 0]);
+    assert!(!d.sees('b', 'a'));
 }

@@ -634,3 +634,78 @@ fn legend_entries_are_added_changed_and_removed_as_written() {
         .is_err()
     );
 }
+
+#[test]
+fn heights_are_added_set_row_by_row_resized_and_validated() {
+    let mut doc = LevelDoc::new(SMALL);
+    // A flat level gets a `heights` layer after its map.
+    doc.apply(&Edit::SetHeight {
+        from: (2, 0),
+        to: (3, 0),
+        height: 2,
+    })
+    .expect("raises");
+    assert_eq!(file(doc.text()).heights, ["0022", "0000"]);
+    assert!(level::validate("x.ron", doc.text()).is_empty());
+    let built = level::load("x.ron", doc.text()).expect("loads");
+    assert_eq!(built.terrain.height(crate::rules::grid::Cell::new(3, 0)), 2);
+    // Then an edit changes only the rows it touches.
+    let before = doc.text().to_string();
+    doc.apply(&Edit::SetHeight {
+        from: (0, 1),
+        to: (0, 1),
+        height: 1,
+    })
+    .expect("raises");
+    let changed = changed_lines(&before, doc.text());
+    assert_eq!(changed.len(), 1, "{changed:?}");
+    assert_eq!(file(doc.text()).heights, ["0022", "1000"]);
+    // Resizing keeps heights with their cells; new cells are level.
+    doc.apply(&Edit::Resize {
+        size: (5, 3),
+        offset: (1, 0),
+        fill: '.',
+    })
+    .expect("resizes");
+    assert_eq!(file(doc.text()).heights, ["00022", "01000", "00000"]);
+    assert!(level::validate("x.ron", doc.text()).is_empty());
+    // Refusals change nothing.
+    let before = doc.text().to_string();
+    for bad in [
+        Edit::SetHeight {
+            from: (0, 0),
+            to: (9, 9),
+            height: 1,
+        },
+        Edit::SetHeight {
+            from: (0, 0),
+            to: (0, 0),
+            height: 10,
+        },
+    ] {
+        assert!(doc.apply(&bad).is_err());
+        assert_eq!(doc.text(), before);
+    }
+    doc.undo();
+    assert_eq!(file(doc.text()).heights, ["0022", "1000"]);
+}
+
+#[test]
+fn a_bad_heights_layer_is_reported_where_it_is() {
+    let text = SMALL.replace(
+        "    sides:",
+        "    heights: [\n        \"0010\",\n        \"0x0\",\n    ],\n    sides:",
+    );
+    let problems = level::validate("x.ron", &text);
+    let said: Vec<String> = problems.iter().map(|d| d.to_string()).collect();
+    assert!(
+        said.iter()
+            .any(|d| d.contains("x.ron:13:9") && d.contains("3 digits wide")),
+        "{said:?}"
+    );
+    assert!(
+        said.iter()
+            .any(|d| d.contains("x.ron:13:11") && d.contains("not a digit")),
+        "{said:?}"
+    );
+}

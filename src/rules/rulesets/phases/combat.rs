@@ -302,10 +302,7 @@ pub(super) fn aoo_reactors(s: &BattleState, mover: UnitId, from: Cell) -> Vec<Un
 /// Whether `e` threatens `c`: within its reach, with sight beyond 1 hex.
 pub(super) fn threatens(s: &BattleState, e: UnitId, c: Cell) -> bool {
     let eu = &s.units[e.index()];
-    let d = s.grid().distance_steps(eu.cell, c);
-    d >= 1
-        && d <= eu.reach
-        && (d == 1 || crate::rules::sight::line_of_sight(&s.terrain, eu.cell, c))
+    crate::rules::threat::melee_reaches(&s.terrain, eu.cell, eu.reach, c)
 }
 
 /// Units with an attack readied for an enemy coming within reach, that `mover` just came

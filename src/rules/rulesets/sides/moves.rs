@@ -182,8 +182,7 @@ pub fn line(a: Cell, b: Cell) -> Vec<Cell> {
 
 /// Whether a unit at `from` with melee `reach` can strike `target` at `to`.
 fn reaches_from(s: &BattleState, from: Cell, reach: u32, to: Cell) -> bool {
-    let d = s.grid().distance_steps(from, to);
-    d >= 1 && d <= reach && (d == 1 || sight::line_of_sight(&s.terrain, from, to))
+    crate::rules::threat::melee_reaches(&s.terrain, from, reach, to)
 }
 
 /// Checks a Charge of `unit` at `target` ending on `to` (S-65, S-66): a straight line of at
@@ -220,6 +219,11 @@ pub fn charge_plan(
         let Some(terrain_cost) = s.terrain.cost(c) else {
             return Err(format!("the straight line to {to} is blocked at {c}"));
         };
+        let Some(climb) = s.terrain.climb(from, c) else {
+            return Err(format!(
+                "the straight line to {to} runs up or down a cliff at {c}"
+            ));
+        };
         if let Some(o) = s.unit_at(c)
             && s.units[o.index()].is_active()
             && s.are_enemies(unit, o)
@@ -252,7 +256,7 @@ pub fn charge_plan(
                 Diagonals::One => {}
             }
         }
-        cost += terrain_cost * length;
+        cost += terrain_cost * length + climb;
     }
     let max = u.movement * 2;
     if cost > max {
@@ -292,7 +296,7 @@ pub fn charge_path(s: &BattleState, plan: &ChargePlan) -> Path {
         .cells
         .windows(2)
         .map(|p| {
-            cost += s.terrain.cost(p[1]).unwrap_or(1);
+            cost += s.terrain.cost(p[1]).unwrap_or(1) + s.terrain.climb(p[0], p[1]).unwrap_or(0);
             Step {
                 from: p[0],
                 to: p[1],
