@@ -82,6 +82,18 @@ pub struct Options {
     pub alerted: Vec<String>,
     /// `action-points`: when Action Points refresh.
     pub ap_refresh: ApRefresh,
+    /// `sides`: execution attacks (S-164..S-175). Each assassin spent the minute before the
+    /// battle stalking its target unseen, so it may execute it in the surprise round; the
+    /// target must start surprised (`surprised` names it or its side).
+    pub executions: Vec<Execution>,
+}
+
+/// An assassin and the target it has been stalking (see [`Options::executions`]).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Execution {
+    pub assassin: String,
+    pub target: String,
 }
 
 /// When Action Points refresh in `action-points`.
@@ -1261,6 +1273,56 @@ pub fn check(file: &LevelFile) -> Vec<Problem> {
                     "options.surprised names '{name}', which is neither a side nor a unit; \
                      the sides are {}",
                     quoted_list(file.sides.iter().map(|s| s.name.as_str()))
+                ),
+            );
+        }
+    }
+    let side_of = |name: &str| {
+        file.units
+            .iter()
+            .find(|u| u.name == name)
+            .map(|u| u.side.as_str())
+    };
+    for (i, e) in o.executions.iter().enumerate() {
+        let at = |f: &'static str| vec![F("options"), F("executions"), I(i), F(f)];
+        if file.ruleset != RulesetId::Sides {
+            out.push(
+                vec![F("options"), F("executions"), I(i)],
+                "only `sides` has execution attacks; remove options.executions".to_string(),
+            );
+            continue;
+        }
+        for (field, name) in [("assassin", &e.assassin), ("target", &e.target)] {
+            if !is_unit(name) {
+                out.push(
+                    at(field),
+                    format!("options.executions {i} names '{name}' as its {field}, but no unit has that name"),
+                );
+            }
+        }
+        let (a, t) = (side_of(&e.assassin), side_of(&e.target));
+        if a.is_some() && a == t {
+            out.push(
+                at("target"),
+                format!(
+                    "{} and {} are both of {}: an assassin stalks an enemy",
+                    e.assassin,
+                    e.target,
+                    a.unwrap_or_default()
+                ),
+            );
+        }
+        let surprised = o
+            .surprised
+            .iter()
+            .any(|n| *n == e.target || Some(n.as_str()) == t);
+        if t.is_some() && !surprised {
+            out.push(
+                at("target"),
+                format!(
+                    "{} must start unaware to be executed (S-164): add it or its side to \
+                     options.surprised",
+                    e.target
                 ),
             );
         }

@@ -202,6 +202,9 @@ pub enum Action {
     Grapple { target: UnitId },
     /// Use a Skill: first aid on a downed ally.
     FirstAid { target: UnitId },
+    /// An execution attack on a wholly unaware `target` the unit has been stalking (`sides`,
+    /// S-164..S-175).
+    Execute { target: UnitId },
     /// Try to break free of every grappler (`sides`: a Main action and an opposed check).
     BreakFree,
     /// Let go of the unit being grappled (`sides`).
@@ -293,6 +296,7 @@ impl Action {
             Action::Shove { .. } => "Shove",
             Action::Grapple { .. } => "Grapple",
             Action::FirstAid { .. } => "First Aid",
+            Action::Execute { .. } => "Execution Attack",
             Action::BreakFree => "Break Free",
             Action::Release => "Release",
             Action::Drag { .. } => "Drag",
@@ -355,6 +359,7 @@ impl Action {
             Action::Swarm { target }
             | Action::Grapple { target }
             | Action::FirstAid { target }
+            | Action::Execute { target }
             | Action::Resuscitate { target }
             | Action::Cast { target }
             | Action::Disarm { target }
@@ -482,6 +487,8 @@ pub enum Purpose {
     Spell,
     /// A test to resist a mental effect (`alternating` Resist).
     Resist,
+    /// A saving throw (`sides`: the Physical save against an execution, S-173).
+    Save,
 }
 
 /// Why a unit is being asked to react.

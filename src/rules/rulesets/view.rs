@@ -139,6 +139,7 @@ pub fn label(s: &BattleState, cmd: &Command) -> String {
             },
             Action::Grapple { target } => format!("Grapple {}", name(*target)),
             Action::FirstAid { target } => format!("First aid on {}", name(*target)),
+            Action::Execute { target } => format!("Execute {}", name(*target)),
             Action::Drag { to } => format!("Drag the held foe to {to}"),
             Action::Throw { to } => format!("Throw the held foe to {to}"),
             Action::Resuscitate { target } => format!("Resuscitate {}", name(*target)),

@@ -357,6 +357,10 @@ pub fn check_action(s: &BattleState, r: &State, cmd: &Command) -> Result<(), Str
                 need_main(s, p, unit)?;
                 moves::throw_ok(s, unit, *to).map(|_| ())
             }
+            Action::Execute { target } => {
+                need_main(s, p, unit)?;
+                super::execution::check(s, r, unit, *target)
+            }
             Action::FirstAid { target } => {
                 need_main(s, p, unit)?;
                 let Some(t) = s.unit(*target) else {
@@ -497,6 +501,18 @@ fn act_commands(s: &BattleState, r: &State, unit: UnitId) -> Vec<Command> {
                     action: Action::FirstAid { target: t },
                 });
             }
+        }
+    }
+    for e in &s.level.options.executions {
+        if *e.assassin == *u.name
+            && let Some(t) = s
+                .unit_ids()
+                .find(|&t| *s.units[t.index()].name == *e.target)
+        {
+            candidates.push(Command::Act {
+                unit,
+                action: Action::Execute { target: t },
+            });
         }
     }
     candidates.extend(
@@ -781,6 +797,7 @@ fn act(x: &mut Exec, unit: UnitId, action: &Action) {
         Action::Drag { to } => moves::drag(x, unit, *to),
         Action::Throw { to } => moves::throw(x, unit, *to),
         Action::FirstAid { target } => first_aid(x, unit, *target),
+        Action::Execute { target } => super::execution::execute(x, unit, *target),
         _ => {}
     }
 }

@@ -163,7 +163,7 @@ fn unarmed_dice(u: &Unit) -> DiceExpr {
 }
 
 /// The damage dice of the attack (S-127).
-fn damage_dice(s: &BattleState, spec: &Spec) -> DiceExpr {
+pub(super) fn damage_dice(s: &BattleState, spec: &Spec) -> DiceExpr {
     let Some(u) = s.unit(spec.attacker) else {
         return ndx(0, 1, 0);
     };

@@ -36,6 +36,7 @@
 
 pub mod actions;
 pub mod combat;
+pub mod execution;
 pub mod moves;
 pub mod turns;
 pub mod view;
