@@ -8,6 +8,10 @@
 //!   a flat `Vec<bool>`: an integer Amanatides–Woo DDA on squares, the usual cube-lerp line
 //!   (floats, rounded) on hexes. It never stops early.
 //! - `line_of_sight`, `cover`: `fray::rules::sight`.
+//!
+//! `heights/square32`: a 32×32 map with 10% walls, the size of a large level, flat and then
+//! with a third of its cells raised one or two levels; the ratio of the two is the price of
+//! sight in three dimensions (`sight::heights`).
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use fray::rules::grid::{Cell, Diagonals, Grid, HexOrientation, Topology};
@@ -190,5 +194,57 @@ fn bench(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, bench);
+fn bench_heights(c: &mut Criterion) {
+    let square = Topology::Square {
+        diagonals: Diagonals::One,
+    };
+    let flat = case(square, 32, 10, 0x5eed_0006);
+    let mut rng = Rng(0x5eed_0007);
+    let heights = (0..flat.map.grid().len())
+        .map(|_| match rng.below(6) {
+            0 => 1,
+            1 => 2,
+            _ => 0,
+        })
+        .collect();
+    let raised = flat
+        .map
+        .clone()
+        .with_heights(heights)
+        .expect("one per cell");
+    let seen = |m: &TerrainMap| {
+        flat.pairs
+            .iter()
+            .filter(|&&(a, b)| line_of_sight(m, a, b))
+            .count()
+    };
+    eprintln!(
+        "heights/square32: {}/1000 pairs in sight flat, {} with heights",
+        seen(&flat.map),
+        seen(&raised)
+    );
+    let mut group = c.benchmark_group("heights/square32");
+    group.throughput(Throughput::Elements(flat.pairs.len() as u64));
+    for (name, map) in [("flat", &flat.map), ("raised", &raised)] {
+        group.bench_function(format!("line_of_sight/{name}"), |bench| {
+            bench.iter(|| {
+                flat.pairs
+                    .iter()
+                    .filter(|&&(a, b)| line_of_sight(map, black_box(a), black_box(b)))
+                    .count()
+            })
+        });
+        group.bench_function(format!("cover/{name}"), |bench| {
+            bench.iter(|| {
+                flat.pairs
+                    .iter()
+                    .map(|&(a, b)| cover(map, black_box(a), black_box(b)) as usize)
+                    .sum::<usize>()
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench, bench_heights);
 criterion_main!(benches);

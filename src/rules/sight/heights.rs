@@ -87,11 +87,29 @@ struct Query<'a> {
     /// The plane verdict (walls only) of each pair of plane samples, once walked.
     walls: Vec<Option<bool>>,
     planes: usize,
+    /// The raised cells a segment between the two cells can cross: centre and top (in
+    /// half-levels), from the rectangle of offset cells between them, grown by one.
+    raised: Vec<(i64, i64, i64)>,
 }
 
 impl<'a> Query<'a> {
     fn new(map: &'a TerrainMap, a: Cell, b: Cell) -> Self {
-        let planes = if map.grid().topology.is_hex() { 7 } else { 5 };
+        let grid = map.grid();
+        let planes = if grid.topology.is_hex() { 7 } else { 5 };
+        // Every point of a segment between the two cells' samples lies in a cell of this
+        // rectangle: on squares the segment stays in the cells' bounding box; on hexes the
+        // offset layout shifts a row by at most one column either way.
+        let mut raised = Vec::new();
+        for y in (a.y.min(b.y) - 1).max(0)..=(a.y.max(b.y) + 1).min(grid.height as i32 - 1) {
+            for x in (a.x.min(b.x) - 1).max(0)..=(a.x.max(b.x) + 1).min(grid.width as i32 - 1) {
+                let c = Cell::new(x, y);
+                let h = map.height(c);
+                if h > 0 {
+                    let ctr = centre(grid, c);
+                    raised.push((i64::from(ctr.x), i64::from(ctr.y), 2 * i64::from(h)));
+                }
+            }
+        }
         Self {
             map,
             ctx: Ctx::new(map, (a, b)),
@@ -99,6 +117,7 @@ impl<'a> Query<'a> {
             dst: samples3(map, b),
             walls: vec![None; planes * planes],
             planes,
+            raised,
         }
     }
 
@@ -134,7 +153,7 @@ impl<'a> Query<'a> {
     fn under_ground(&self, s: Sample, d: Sample) -> bool {
         let seg = Seg::new(s, d);
         let zmin = s.z.min(d.z);
-        if zmin >= 2 * i64::from(self.map.max_height()) {
+        if self.raised.iter().all(|&(_, _, top)| top <= zmin) {
             return false;
         }
         if self.interiors(&seg, zmin) {
@@ -154,20 +173,12 @@ impl<'a> Query<'a> {
     fn interiors(&self, seg: &Seg, zmin: i64) -> bool {
         let hex = self.ctx.is_hex();
         let half = if hex { S } else { S / 2 };
-        let grid = self.map.grid();
         let (lo_x, hi_x) = (seg.px.min(seg.px + seg.dx), seg.px.max(seg.px + seg.dx));
         let (lo_y, hi_y) = (seg.py.min(seg.py + seg.dy), seg.py.max(seg.py + seg.dy));
-        for (i, &h) in self.map.heights().iter().enumerate() {
-            let top = 2 * i64::from(h);
+        for &(cx, cy, top) in &self.raised {
             if top <= zmin {
                 continue;
             }
-            let c = Cell::new(
-                (i % grid.width as usize) as i32,
-                (i / grid.width as usize) as i32,
-            );
-            let ctr = centre(grid, c);
-            let (cx, cy) = (i64::from(ctr.x), i64::from(ctr.y));
             if hi_x <= cx - half || lo_x >= cx + half || hi_y <= cy - half || lo_y >= cy + half {
                 continue;
             }

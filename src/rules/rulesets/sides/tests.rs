@@ -1219,6 +1219,13 @@ fn random_play_ends_and_replays_on_the_keep() {
     playouts_end_and_replay("sides_keep_arrow_slits.ron");
 }
 
+/// Heights and a gate: every command random play is offered (climbs, cliffs, reach over a
+/// level, the gate) is accepted, and battles end.
+#[test]
+fn random_play_ends_and_replays_on_the_gatehouse() {
+    playouts_end_and_replay("sides_gatehouse.ron");
+}
+
 /// Random play on a crowded field with every template, more seeds: every listed command is
 /// accepted (random_play asserts it), and battles end.
 #[test]
@@ -1741,4 +1748,96 @@ fn the_odds_say_what_total_defense_would_leave_and_the_dice_agree() {
     let mut b = b;
     b.units[1].conditions.insert(Condition::TotalDefense);
     assert_eq!(answered_odds(&b, U0, U1, false), None);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Execution attacks (S-164..S-175)
+
+/// A melee execution hits without a roll (S-172); a passed save still takes the hit's maximum
+/// damage (S-175); the stalk is spoilt once the assassin has moved.
+#[test]
+fn a_melee_execution_hits_and_a_passed_save_takes_the_maximum() {
+    let units = r#"
+        (name: "Pip", side: "Party", cell: (3, 2), template: "cutthroat"),
+        (name: "Hruk", side: "Foes", cell: (4, 2), template: "reaver"),
+        (name: "Tobin", side: "Foes", cell: (7, 4), template: "archer"),
+    "#;
+    let options = r#"surprised: ["Foes"], executions: [(assassin: "Pip", target: "Hruk")]"#;
+    let level = field().units(units).options(options).level();
+    // The save: 1d20 = 17, + STR 2 - Pip's skill 1 = 18 against 15, passed.
+    let (mut b, _) = BattleState::start_with_tape(&level, 1, [17]);
+    let before = hp(&b, U1);
+    let events = run(&mut b, act(U0, Action::Execute { target: U1 }));
+    assert_eq!(
+        rolls(&events, Purpose::Attack),
+        vec![],
+        "no attack roll in melee"
+    );
+    assert_eq!(rolls(&events, Purpose::Save), vec![(18, Some(15))]);
+    assert!(events.iter().any(|e| matches!(
+        e,
+        Event::Attacked {
+            hit: true,
+            ranged: false,
+            ..
+        }
+    )));
+    // The cutthroat's knife: the dice's maximum.
+    let most = combat::damage_dice(
+        &b,
+        &Spec {
+            attacker: U0,
+            target: U1,
+            ranged: false,
+            kind: Kind::Normal,
+            swarm: 0,
+        },
+    )
+    .range()
+    .1;
+    assert_eq!(hp(&b, U1), before - most);
+    // Moving first spoils the stalk (S-167).
+    let (mut b, _) = BattleState::start_with_tape(&level, 1, [17]);
+    run(&mut b, mv(U0, 3, 1));
+    reject(&mut b, act(U0, Action::Execute { target: U1 }), "spoilt");
+}
+
+/// A level's executions are checked: only in `sides`, on enemies that start surprised, naming
+/// units that exist, each at its own line.
+#[test]
+fn a_levels_executions_are_validated() {
+    let text = |options: &str| {
+        format!(
+            r#"(name: "E", ruleset: "sides", topology: Square(diagonals: One), size: (4, 1),
+                map: ["...."],
+                sides: [(name: "A", controller: Human), (name: "B", controller: Ai)],
+                units: [
+                    (name: "a", side: "A", cell: (0, 0), template: "warrior"),
+                    (name: "b", side: "B", cell: (3, 0), template: "warrior"),
+                    (name: "c", side: "B", cell: (2, 0), template: "warrior"),
+                ],
+                options: ({options}))"#
+        )
+    };
+    let said = |options: &str| -> Vec<String> {
+        crate::rules::level::validate("e.ron", &text(options))
+            .iter()
+            .map(|d| d.to_string())
+            .collect()
+    };
+    assert!(said(r#"surprised: ["B"], executions: [(assassin: "a", target: "b")]"#).is_empty());
+    let unaware = said(r#"executions: [(assassin: "a", target: "b")]"#);
+    assert!(
+        unaware.iter().any(|d| d.contains("must start unaware")),
+        "{unaware:?}"
+    );
+    let same = said(r#"surprised: ["B"], executions: [(assassin: "c", target: "b")]"#);
+    assert!(same.iter().any(|d| d.contains("both of B")), "{same:?}");
+    let ghost = said(r#"surprised: ["B"], executions: [(assassin: "z", target: "b")]"#);
+    assert!(
+        ghost
+            .iter()
+            .any(|d| d.starts_with("e.ron:9:") && d.contains("'z'")),
+        "{ghost:?}"
+    );
 }
