@@ -90,6 +90,9 @@ struct Query<'a> {
     /// The raised cells a segment between the two cells can cross: centre and top (in
     /// half-levels), from the rectangle of offset cells between them, grown by one.
     raised: Vec<(i64, i64, i64)>,
+    /// The raised cell that last blocked a segment: tried first, as the rays of one query
+    /// are mostly stopped by the same rise.
+    last: std::cell::Cell<usize>,
 }
 
 impl<'a> Query<'a> {
@@ -118,6 +121,7 @@ impl<'a> Query<'a> {
             walls: vec![None; planes * planes],
             planes,
             raised,
+            last: std::cell::Cell::new(0),
         }
     }
 
@@ -171,29 +175,39 @@ impl<'a> Query<'a> {
 
     /// Rule 1: every raised cell's open interior, below its ground.
     fn interiors(&self, seg: &Seg, zmin: i64) -> bool {
-        let hex = self.ctx.is_hex();
-        let half = if hex { S } else { S / 2 };
-        let (lo_x, hi_x) = (seg.px.min(seg.px + seg.dx), seg.px.max(seg.px + seg.dx));
-        let (lo_y, hi_y) = (seg.py.min(seg.py + seg.dy), seg.py.max(seg.py + seg.dy));
-        for &(cx, cy, top) in &self.raised {
-            if top <= zmin {
-                continue;
-            }
-            if hi_x <= cx - half || lo_x >= cx + half || hi_y <= cy - half || lo_y >= cy + half {
-                continue;
-            }
-            let mut t = Interval::unit();
-            t.slab(seg.px, seg.dx, cx, half);
-            t.slab(seg.py, seg.dy, cy, half);
-            if hex {
-                t.slab(seg.px - seg.py, seg.dx - seg.dy, cx - cy, half);
-            }
-            t.below(seg.pz, seg.dz, top);
-            if t.nonempty() {
+        let n = self.raised.len();
+        let first = self.last.get().min(n.saturating_sub(1));
+        // The last blocker first, then the others in order.
+        let order = std::iter::once(first).chain((0..n).filter(|&i| i != first));
+        for i in order.take(n) {
+            if self.blocks_inside(seg, zmin, self.raised[i]) {
+                self.last.set(i);
                 return true;
             }
         }
         false
+    }
+
+    /// Whether the segment passes under the ground of the raised cell `(cx, cy, top)`.
+    fn blocks_inside(&self, seg: &Seg, zmin: i64, (cx, cy, top): (i64, i64, i64)) -> bool {
+        if top <= zmin {
+            return false;
+        }
+        let hex = self.ctx.is_hex();
+        let half = if hex { S } else { S / 2 };
+        let (lo_x, hi_x) = (seg.px.min(seg.px + seg.dx), seg.px.max(seg.px + seg.dx));
+        let (lo_y, hi_y) = (seg.py.min(seg.py + seg.dy), seg.py.max(seg.py + seg.dy));
+        if hi_x <= cx - half || lo_x >= cx + half || hi_y <= cy - half || lo_y >= cy + half {
+            return false;
+        }
+        let mut t = Interval::unit();
+        t.slab(seg.px, seg.dx, cx, half);
+        t.slab(seg.py, seg.dy, cy, half);
+        if hex {
+            t.slab(seg.px - seg.py, seg.dx - seg.dy, cx - cy, half);
+        }
+        t.below(seg.pz, seg.dz, top);
+        t.nonempty()
     }
 
     /// Rule 2 on squares: a projection along the grid line `x = 6k` or `y = 6k`.
