@@ -56,7 +56,11 @@ impl Command {
         match self {
             Command::Attack { target, ranged, .. } => Some((*target, *ranged)),
             Command::Act {
-                action: Action::Cast { target },
+                action:
+                    Action::Cast {
+                        target,
+                        spell: Spell::MagicMissile,
+                    },
                 ..
             } => Some((*target, true)),
             _ => None,
@@ -79,7 +83,10 @@ impl Command {
             },
             Command::Act {
                 unit,
-                action: Action::Cast { target },
+                action: Action::Cast {
+                    target,
+                    spell: Spell::MagicMissile,
+                },
             },
         ]
     }
@@ -111,7 +118,7 @@ impl Command {
             Command::Attack { target, .. } => Anchor::unit(*target),
             Command::Act { action, .. } => action.anchor(),
             Command::Declare {
-                intent: Intent::Spell { target },
+                intent: Intent::Spell { target, .. },
                 ..
             } => Anchor::unit(*target),
             Command::React { reaction, .. } => match reaction {
@@ -228,8 +235,13 @@ pub enum Action {
     /// Reload a ranged weapon (may take several actions).
     Reload,
     // --- casters (segments, alternating, action-points house rules)
-    /// Cast the unit's spell at `target`.
-    Cast { target: UnitId },
+    /// Cast a spell at `target` (`segments` has several: `spell`, Magic Missile when left out;
+    /// the other rulesets know one spell and take only that).
+    Cast {
+        target: UnitId,
+        #[serde(default, skip_serializing_if = "Spell::is_magic_missile")]
+        spell: Spell,
+    },
     // --- phases (added)
     /// Take a Recovery: a full-phase action that regains STUN.
     TakeRecovery,
@@ -356,7 +368,7 @@ impl Action {
             | Action::Grapple { target }
             | Action::FirstAid { target }
             | Action::Resuscitate { target }
-            | Action::Cast { target }
+            | Action::Cast { target, .. }
             | Action::Disarm { target }
             | Action::Grab { target }
             | Action::Haymaker { target }
@@ -409,12 +421,61 @@ pub enum Intent {
     Melee,
     /// Use a missile weapon.
     Missile,
-    /// Cast the unit's spell at `target`.
-    Spell { target: UnitId },
+    /// Cast `spell` at `target` (Magic Missile when left out).
+    Spell {
+        target: UnitId,
+        #[serde(default, skip_serializing_if = "Spell::is_magic_missile")]
+        spell: Spell,
+    },
     /// Move only (up to the full movement rate).
     Run,
     /// Do nothing this round.
     Hold,
+}
+
+/// A spell a `segments` caster may know (house rule (spells) in `assets/rulesets/segments.ron`).
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
+pub enum Spell {
+    /// Darts of force at an enemy; they never miss.
+    #[default]
+    MagicMissile,
+    /// An ally (or the caster) gains an attack routine and twice its movement for some rounds.
+    Haste,
+    /// Heals an ally next to the caster (or the caster).
+    CureLightWounds,
+    /// An enemy that fails its saving throw is held: it takes no turns for some rounds.
+    HoldPerson,
+    /// The caster's armour class improves for some rounds; Magic Missile cannot harm it.
+    Shield,
+}
+
+impl Spell {
+    /// Every spell, in the order the engine lists them.
+    pub const ALL: [Spell; 5] = [
+        Spell::MagicMissile,
+        Spell::Haste,
+        Spell::CureLightWounds,
+        Spell::HoldPerson,
+        Spell::Shield,
+    ];
+
+    /// Its name in logs, menus and rejections.
+    pub fn name(self) -> &'static str {
+        match self {
+            Spell::MagicMissile => "Magic Missile",
+            Spell::Haste => "Haste",
+            Spell::CureLightWounds => "Cure Light Wounds",
+            Spell::HoldPerson => "Hold Person",
+            Spell::Shield => "Shield",
+        }
+    }
+
+    /// Whether it is Magic Missile (the default, left out of saved commands).
+    pub fn is_magic_missile(&self) -> bool {
+        *self == Spell::MagicMissile
+    }
 }
 
 /// An answer to a reaction prompt.
@@ -781,7 +842,10 @@ mod tests {
         // Declarations and reactions point at their target, an abort at its action's.
         let spell = Command::Declare {
             unit: u,
-            intent: Intent::Spell { target: t },
+            intent: Intent::Spell {
+                target: t,
+                spell: crate::rules::battle::Spell::MagicMissile,
+            },
         };
         assert_eq!(spell.anchor(), Anchor::unit(t));
         let react = |reaction| Command::React { unit: u, reaction };

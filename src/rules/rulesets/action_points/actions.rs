@@ -39,8 +39,16 @@ pub(super) fn target_ok(s: &BattleState, cmd: &Command) -> Result<(), Rejected> 
         } => (*unit, *target, if *ranged { 1 } else { 0 }),
         Command::Act {
             unit,
-            action: Action::Cast { target },
-        } => (*unit, *target, 2),
+            action: Action::Cast { target, spell },
+        } => {
+            if !spell.is_magic_missile() {
+                return Err(Rejected::new(format!(
+                    "{} is a segments spell; a caster here knows only its one spell",
+                    spell.name()
+                )));
+            }
+            (*unit, *target, 2)
+        }
         _ => return Ok(()),
     };
     let Some(t) = s.unit(target) else {
@@ -282,7 +290,7 @@ pub(super) fn perform(x: &mut Exec, cmd: &Command) {
         } => combat::declare_attack(x, *unit, *target, AttackKind::of(*ranged)),
         Command::Act {
             unit,
-            action: Action::Cast { target },
+            action: Action::Cast { target, .. },
         } => combat::declare_attack(x, *unit, *target, AttackKind::Spell),
         _ => {}
     }
