@@ -247,6 +247,8 @@ pub enum Action {
     TakeRecovery,
     /// Ready a move action (`phases`): move to `to` when `trigger` happens.
     ReadyMove { trigger: ReadyTrigger, to: Cell },
+    /// Ready a free action (`phases`, P-139): drop prone when `trigger` happens.
+    ReadyProne { trigger: ReadyTrigger },
     /// Take up the other weapon: a unit with a melee and a ranged weapon holds one of them
     /// (`alternating` Brandish).
     Brandish,
@@ -277,6 +279,9 @@ pub enum Action {
     PresenceAttack { target: UnitId },
     /// Analyse `target` for weaknesses (`phases`: a move action, +1 OCV against it).
     Analyse { target: UnitId },
+    /// Press the Advantage against `target` (`action-points` Special Action, house rule X-36):
+    /// spend Advantage on a melee attack with the unit's `press` bonus to hit and to damage.
+    PressAdvantage { target: UnitId },
     // --- doors (every ruleset, at its own price)
     /// Open the closed door on `cell`, next to the unit.
     OpenDoor { cell: Cell },
@@ -294,6 +299,7 @@ impl Action {
             Action::Delay => "Delay",
             Action::Ready { .. } => "Ready",
             Action::ReadyMove { .. } => "Ready a Move",
+            Action::ReadyProne { .. } => "Ready to Drop Prone",
             Action::Dodge => "Dodge",
             Action::Withdraw { .. } => "Withdraw",
             Action::Recover => "Recover",
@@ -332,6 +338,7 @@ impl Action {
             Action::Brace => "Brace",
             Action::PresenceAttack { .. } => "Presence Attack",
             Action::Analyse { .. } => "Analyse",
+            Action::PressAdvantage { .. } => "Press the Advantage",
             Action::OpenDoor { .. } => "Open a Door",
             Action::CloseDoor { .. } => "Close a Door",
         }
@@ -374,11 +381,13 @@ impl Action {
             | Action::Haymaker { target }
             | Action::PresenceAttack { target }
             | Action::Analyse { target }
+            | Action::PressAdvantage { target }
             | Action::CommandAlly { ally: target } => Anchor::unit(target),
             Action::StandUp
             | Action::GoProne
             | Action::Delay
             | Action::Ready { .. }
+            | Action::ReadyProne { .. }
             | Action::Dodge
             | Action::Recover
             | Action::Disengage
