@@ -147,6 +147,9 @@ pub fn label(s: &BattleState, cmd: &Command) -> String {
                 format!("Cast at {}", name(*target))
             }
             Action::Cast { target, spell } => format!("Cast {} on {}", spell.name(), name(*target)),
+            Action::PressAdvantage { target } => {
+                format!("Press the Advantage on {}", name(*target))
+            }
             Action::OpenDoor { cell } => format!("Open the door at {cell}"),
             Action::CloseDoor { cell } => format!("Shut the door at {cell}"),
             other => other.name().to_string(),
