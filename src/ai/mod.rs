@@ -226,6 +226,9 @@ impl Ai {
         if matches!(s.pending(), Decision::Declare { .. }) {
             return declaration(&legal);
         }
+        if let Some(cast) = declared_spell(&legal) {
+            return cast;
+        }
         let started = Instant::now();
         let mut view = s.clone();
         rulesets::redact(&mut view, side);
@@ -809,6 +812,25 @@ fn declaration(legal: &[Command]) -> Command {
     match (intent(&legal[0]), missile) {
         (Some(Intent::Melee), Some(m)) => m.clone(),
         _ => legal[0].clone(),
+    }
+}
+
+/// The cast of a declared spell that is not Magic Missile (`segments`: Haste, Cure Light
+/// Wounds, Hold Person, Shield), when it is the unit's only way to act this turn: the spell was
+/// declared for a reason, and its worth (an ally hasted or healed, a foe held for rounds) lies
+/// beyond what the play-out and the position score can see, so the search would end the turn
+/// instead. Magic Missile's damage is in the score ([`rulesets::pending_damage`]): the search
+/// judges it.
+fn declared_spell(legal: &[Command]) -> Option<Command> {
+    let acts = legal
+        .iter()
+        .any(|c| matches!(c, Command::Move { .. } | Command::Attack { .. }));
+    let mut casts = legal.iter().filter(|c| {
+        matches!(c, Command::Act { action: Action::Cast { spell, .. }, .. } if !spell.is_magic_missile())
+    });
+    match (acts, casts.next(), casts.next()) {
+        (false, Some(cast), None) => Some(cast.clone()),
+        _ => None,
     }
 }
 

@@ -7,7 +7,7 @@
 //! condition; a test plays every level at random and checks that every command the ruleset lists
 //! and every condition a unit gets has its entry.
 
-use crate::rules::battle::{Action, Command, Condition, Intent, Reaction};
+use crate::rules::battle::{Action, Command, Condition, Intent, Reaction, Spell};
 use crate::rules::ruleset_data;
 use crate::rules::rulesets::RulesetId;
 use serde::{Deserialize, Serialize};
@@ -111,7 +111,13 @@ pub fn key(cmd: &Command) -> (EntryKind, &'static str) {
             match intent {
                 Intent::Melee => "Declare Melee",
                 Intent::Missile => "Declare Missile",
-                Intent::Spell { .. } => "Declare Spell",
+                Intent::Spell { spell, .. } => match spell {
+                    Spell::MagicMissile => "Declare Spell",
+                    Spell::Haste => "Declare Haste",
+                    Spell::CureLightWounds => "Declare Cure Light Wounds",
+                    Spell::HoldPerson => "Declare Hold Person",
+                    Spell::Shield => "Declare Shield",
+                },
                 Intent::Run => "Declare Run",
                 Intent::Hold => "Declare Hold",
             },
@@ -139,6 +145,15 @@ fn action_key(action: &Action) -> &'static str {
     match action {
         // A shove that knocks down reads differently from one that pushes.
         Action::Shove { prone: true, .. } => "Shove Prone",
+        // Each `segments` spell has its own entry; Magic Missile (every ruleset's one spell)
+        // is plain "Cast".
+        Action::Cast { spell, .. } => match spell {
+            Spell::MagicMissile => "Cast",
+            Spell::Haste => "Cast Haste",
+            Spell::CureLightWounds => "Cast Cure Light Wounds",
+            Spell::HoldPerson => "Cast Hold Person",
+            Spell::Shield => "Cast Shield",
+        },
         other => other.name(),
     }
 }

@@ -56,7 +56,11 @@ impl Command {
         match self {
             Command::Attack { target, ranged, .. } => Some((*target, *ranged)),
             Command::Act {
-                action: Action::Cast { target },
+                action:
+                    Action::Cast {
+                        target,
+                        spell: Spell::MagicMissile,
+                    },
                 ..
             } => Some((*target, true)),
             _ => None,
@@ -79,7 +83,10 @@ impl Command {
             },
             Command::Act {
                 unit,
-                action: Action::Cast { target },
+                action: Action::Cast {
+                    target,
+                    spell: Spell::MagicMissile,
+                },
             },
         ]
     }
@@ -111,7 +118,7 @@ impl Command {
             Command::Attack { target, .. } => Anchor::unit(*target),
             Command::Act { action, .. } => action.anchor(),
             Command::Declare {
-                intent: Intent::Spell { target },
+                intent: Intent::Spell { target, .. },
                 ..
             } => Anchor::unit(*target),
             Command::React { reaction, .. } => match reaction {
@@ -231,13 +238,20 @@ pub enum Action {
     /// Reload a ranged weapon (may take several actions).
     Reload,
     // --- casters (segments, alternating, action-points house rules)
-    /// Cast the unit's spell at `target`.
-    Cast { target: UnitId },
+    /// Cast a spell at `target` (`segments` has several: `spell`, Magic Missile when left out;
+    /// the other rulesets know one spell and take only that).
+    Cast {
+        target: UnitId,
+        #[serde(default, skip_serializing_if = "Spell::is_magic_missile")]
+        spell: Spell,
+    },
     // --- phases (added)
     /// Take a Recovery: a full-phase action that regains STUN.
     TakeRecovery,
     /// Ready a move action (`phases`): move to `to` when `trigger` happens.
     ReadyMove { trigger: ReadyTrigger, to: Cell },
+    /// Ready a free action (`phases`, P-139): drop prone when `trigger` happens.
+    ReadyProne { trigger: ReadyTrigger },
     /// Take up the other weapon: a unit with a melee and a ranged weapon holds one of them
     /// (`alternating` Brandish).
     Brandish,
@@ -268,6 +282,9 @@ pub enum Action {
     PresenceAttack { target: UnitId },
     /// Analyse `target` for weaknesses (`phases`: a move action, +1 OCV against it).
     Analyse { target: UnitId },
+    /// Press the Advantage against `target` (`action-points` Special Action, house rule X-36):
+    /// spend Advantage on a melee attack with the unit's `press` bonus to hit and to damage.
+    PressAdvantage { target: UnitId },
     // --- doors (every ruleset, at its own price)
     /// Open the closed door on `cell`, next to the unit.
     OpenDoor { cell: Cell },
@@ -285,6 +302,7 @@ impl Action {
             Action::Delay => "Delay",
             Action::Ready { .. } => "Ready",
             Action::ReadyMove { .. } => "Ready a Move",
+            Action::ReadyProne { .. } => "Ready to Drop Prone",
             Action::Dodge => "Dodge",
             Action::Withdraw { .. } => "Withdraw",
             Action::Recover => "Recover",
@@ -324,6 +342,7 @@ impl Action {
             Action::Brace => "Brace",
             Action::PresenceAttack { .. } => "Presence Attack",
             Action::Analyse { .. } => "Analyse",
+            Action::PressAdvantage { .. } => "Press the Advantage",
             Action::OpenDoor { .. } => "Open a Door",
             Action::CloseDoor { .. } => "Close a Door",
         }
@@ -361,17 +380,19 @@ impl Action {
             | Action::FirstAid { target }
             | Action::Execute { target }
             | Action::Resuscitate { target }
-            | Action::Cast { target }
+            | Action::Cast { target, .. }
             | Action::Disarm { target }
             | Action::Grab { target }
             | Action::Haymaker { target }
             | Action::PresenceAttack { target }
             | Action::Analyse { target }
+            | Action::PressAdvantage { target }
             | Action::CommandAlly { ally: target } => Anchor::unit(target),
             Action::StandUp
             | Action::GoProne
             | Action::Delay
             | Action::Ready { .. }
+            | Action::ReadyProne { .. }
             | Action::Dodge
             | Action::Recover
             | Action::Disengage
@@ -414,12 +435,61 @@ pub enum Intent {
     Melee,
     /// Use a missile weapon.
     Missile,
-    /// Cast the unit's spell at `target`.
-    Spell { target: UnitId },
+    /// Cast `spell` at `target` (Magic Missile when left out).
+    Spell {
+        target: UnitId,
+        #[serde(default, skip_serializing_if = "Spell::is_magic_missile")]
+        spell: Spell,
+    },
     /// Move only (up to the full movement rate).
     Run,
     /// Do nothing this round.
     Hold,
+}
+
+/// A spell a `segments` caster may know (house rule (spells) in `assets/rulesets/segments.ron`).
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
+pub enum Spell {
+    /// Darts of force at an enemy; they never miss.
+    #[default]
+    MagicMissile,
+    /// An ally (or the caster) gains an attack routine and twice its movement for some rounds.
+    Haste,
+    /// Heals an ally next to the caster (or the caster).
+    CureLightWounds,
+    /// An enemy that fails its saving throw is held: it takes no turns for some rounds.
+    HoldPerson,
+    /// The caster's armour class improves for some rounds; Magic Missile cannot harm it.
+    Shield,
+}
+
+impl Spell {
+    /// Every spell, in the order the engine lists them.
+    pub const ALL: [Spell; 5] = [
+        Spell::MagicMissile,
+        Spell::Haste,
+        Spell::CureLightWounds,
+        Spell::HoldPerson,
+        Spell::Shield,
+    ];
+
+    /// Its name in logs, menus and rejections.
+    pub fn name(self) -> &'static str {
+        match self {
+            Spell::MagicMissile => "Magic Missile",
+            Spell::Haste => "Haste",
+            Spell::CureLightWounds => "Cure Light Wounds",
+            Spell::HoldPerson => "Hold Person",
+            Spell::Shield => "Shield",
+        }
+    }
+
+    /// Whether it is Magic Missile (the default, left out of saved commands).
+    pub fn is_magic_missile(&self) -> bool {
+        *self == Spell::MagicMissile
+    }
 }
 
 /// An answer to a reaction prompt.
@@ -788,7 +858,10 @@ mod tests {
         // Declarations and reactions point at their target, an abort at its action's.
         let spell = Command::Declare {
             unit: u,
-            intent: Intent::Spell { target: t },
+            intent: Intent::Spell {
+                target: t,
+                spell: crate::rules::battle::Spell::MagicMissile,
+            },
         };
         assert_eq!(spell.anchor(), Anchor::unit(t));
         let react = |reaction| Command::React { unit: u, reaction };

@@ -144,7 +144,13 @@ pub fn label(s: &BattleState, cmd: &Command) -> String {
             Action::Throw { to } => format!("Throw the held foe to {to}"),
             Action::Resuscitate { target } => format!("Resuscitate {}", name(*target)),
             Action::CommandAlly { ally } => format!("Command {}", name(*ally)),
-            Action::Cast { target } => format!("Cast at {}", name(*target)),
+            Action::Cast { target, spell } if spell.is_magic_missile() => {
+                format!("Cast at {}", name(*target))
+            }
+            Action::Cast { target, spell } => format!("Cast {} on {}", spell.name(), name(*target)),
+            Action::PressAdvantage { target } => {
+                format!("Press the Advantage on {}", name(*target))
+            }
             Action::OpenDoor { cell } => format!("Open the door at {cell}"),
             Action::CloseDoor { cell } => format!("Shut the door at {cell}"),
             other => other.name().to_string(),
@@ -155,7 +161,12 @@ pub fn label(s: &BattleState, cmd: &Command) -> String {
             let what = match intent {
                 Intent::Melee => "fight in melee".to_string(),
                 Intent::Missile => "shoot".to_string(),
-                Intent::Spell { target } => format!("cast at {}", name(*target)),
+                Intent::Spell { target, spell } if spell.is_magic_missile() => {
+                    format!("cast at {}", name(*target))
+                }
+                Intent::Spell { target, spell } => {
+                    format!("cast {} on {}", spell.name(), name(*target))
+                }
                 Intent::Run => "run".to_string(),
                 Intent::Hold => "hold".to_string(),
             };

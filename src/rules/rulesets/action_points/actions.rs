@@ -13,7 +13,11 @@ pub(super) fn cost(s: &BattleState, cmd: &Command) -> i64 {
         return 0;
     };
     match cmd {
-        Command::Attack { .. } => u.stat(names::ATTACK_AP).max(1),
+        Command::Attack { .. }
+        | Command::Act {
+            action: Action::PressAdvantage { .. },
+            ..
+        } => u.stat(names::ATTACK_AP).max(1),
         Command::Act {
             action: Action::Cast { .. },
             ..
@@ -39,8 +43,16 @@ pub(super) fn target_ok(s: &BattleState, cmd: &Command) -> Result<(), Rejected> 
         } => (*unit, *target, if *ranged { 1 } else { 0 }),
         Command::Act {
             unit,
-            action: Action::Cast { target },
-        } => (*unit, *target, 2),
+            action: Action::Cast { target, spell },
+        } => {
+            if !spell.is_magic_missile() {
+                return Err(Rejected::new(format!(
+                    "{} is a segments spell; a caster here knows only its one spell",
+                    spell.name()
+                )));
+            }
+            (*unit, *target, 2)
+        }
         _ => return Ok(()),
     };
     let Some(t) = s.unit(target) else {
@@ -145,6 +157,20 @@ pub(super) fn check(s: &BattleState, r: &State, cmd: &Command) -> Result<(), Rej
             target_ok(s, cmd)
         }
         Command::Act {
+            action: Action::PressAdvantage { target },
+            ..
+        } => {
+            press_ok(s, r, cmd)?;
+            target_ok(
+                s,
+                &Command::Attack {
+                    unit,
+                    target: *target,
+                    ranged: false,
+                },
+            )
+        }
+        Command::Act {
             action: Action::Guard,
             ..
         } => {
@@ -166,8 +192,8 @@ pub(super) fn check(s: &BattleState, r: &State, cmd: &Command) -> Result<(), Rej
             s.door_check(unit, action).map_err(Rejected::new)
         }
         Command::Act { action, .. } => Err(Rejected::new(format!(
-            "{} is not an action in the action-points ruleset (Move, Attack, Cast, Guard, a \
-             door, End Turn)",
+            "{} is not an action in the action-points ruleset (Move, Attack, Cast, Guard, Press \
+             the Advantage, a door, End Turn)",
             action.name()
         ))),
         Command::Pick { .. } | Command::Declare { .. } => Err(Rejected::new(
@@ -203,6 +229,25 @@ pub(super) fn legal(s: &BattleState, r: &State) -> Vec<Command> {
                         }
                     }
                 }
+                for target in s.enemies_of(unit) {
+                    let press = Command::Act {
+                        unit,
+                        action: Action::PressAdvantage { target },
+                    };
+                    if press_ok(s, r, &press).is_ok()
+                        && target_ok(
+                            s,
+                            &Command::Attack {
+                                unit,
+                                target,
+                                ranged: false,
+                            },
+                        )
+                        .is_ok()
+                    {
+                        out.push(press);
+                    }
+                }
                 if !u.has(&Condition::Guarding) {
                     out.push(Command::Act {
                         unit,
@@ -224,8 +269,35 @@ pub(super) fn legal(s: &BattleState, r: &State) -> Vec<Command> {
         }
         _ => {}
     }
-    let _ = r;
     out
+}
+
+/// Whether the unit of `cmd` (a Press the Advantage) may press now: its Combat Style has the
+/// Special Advantage, it holds Advantage, and it has the AP (a Special Action is never
+/// extended over two turns: house rule X-36).
+fn press_ok(s: &BattleState, r: &State, cmd: &Command) -> Result<(), Rejected> {
+    let u = &s.units[cmd.unit().index()];
+    if u.stat(names::PRESS) <= 0 {
+        return Err(Rejected::new(format!(
+            "{}'s combat style has no Special Advantage (Press the Advantage)",
+            u.name
+        )));
+    }
+    if !r.advantage.contains(&cmd.unit()) {
+        return Err(Rejected::new(format!(
+            "{} has no Advantage to press (gain it with an attack that beats the number by 5, or \
+             a dodge that makes an attack miss)",
+            u.name
+        )));
+    }
+    let need = cost(s, cmd);
+    if u.pool(names::AP) < need {
+        return Err(Rejected::new(format!(
+            "{} needs {need} AP to press the Advantage (a Special Action is not extended)",
+            u.name
+        )));
+    }
+    Ok(())
 }
 
 pub(super) fn execute(x: &mut Exec, cmd: &Command) {
@@ -282,8 +354,22 @@ pub(super) fn perform(x: &mut Exec, cmd: &Command) {
         } => combat::declare_attack(x, *unit, *target, AttackKind::of(*ranged)),
         Command::Act {
             unit,
-            action: Action::Cast { target },
+            action: Action::Cast { target, .. },
         } => combat::declare_attack(x, *unit, *target, AttackKind::Spell),
+        Command::Act {
+            unit,
+            action: Action::PressAdvantage { target },
+        } => {
+            x.emit(ActionPoints::event(Ev::Advantage {
+                unit: *unit,
+                on: false,
+            }));
+            x.emit(ActionPoints::event(Ev::Pressing {
+                unit: *unit,
+                on: true,
+            }));
+            combat::declare_attack(x, *unit, *target, AttackKind::Melee);
+        }
         _ => {}
     }
 }

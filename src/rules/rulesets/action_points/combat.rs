@@ -1,6 +1,6 @@
 //! Attacks, the Dodge reaction, and damage.
 
-use super::{ActionPoints, AttackKind, names, turns};
+use super::{ActionPoints, AttackKind, Ev, names, turns};
 use crate::rules::battle::common::ndx;
 use crate::rules::battle::{
     Condition, Event, Exec, Interrupt, PendingAttack, Purpose, Reaction, Resume, Status, Term,
@@ -62,18 +62,33 @@ pub(super) fn resolve_attack(x: &mut Exec, p: &PendingAttack) {
     let kind = ActionPoints::note_of(&p.note);
     let a = x.s().units[p.attacker.index()].clone();
     let t = x.s().units[p.target.index()].clone();
+    let pressing = ActionPoints::state(x.s()).pressing == Some(p.attacker);
+    if pressing {
+        x.emit(ActionPoints::event(Ev::Pressing {
+            unit: p.attacker,
+            on: false,
+        }));
+    }
     if !a.is_active() || !t.is_active() {
         return;
     }
+    let press = if pressing { a.stat(names::PRESS) } else { 0 };
     let defense = x.reckon(p.target, "defense", defense_terms(&t));
     let roll = x.roll(
         Some(p.attacker),
         None,
         Purpose::Attack,
-        &ndx(1, 20, a.stat(names::ATTACK)),
+        &ndx(1, 20, a.stat(names::ATTACK) + press),
         Some(defense),
     );
     let hit = roll.total >= defense;
+    // House rule X-36: a telling blow, or an attack dodged, gives Advantage to a unit whose
+    // Combat Style can use it.
+    if hit && !pressing && roll.total >= defense + 5 {
+        gain_advantage(x, p.attacker);
+    } else if !hit && t.has(&Condition::Dodging) {
+        gain_advantage(x, p.target);
+    }
     x.emit(Event::Attacked {
         attacker: p.attacker,
         target: p.target,
@@ -94,12 +109,21 @@ pub(super) fn resolve_attack(x: &mut Exec, p: &PendingAttack) {
         vec![
             Term::new("rolled", dmg.total),
             Term::new("armor", -armor),
-            Term::new("raised to the minimum, 1", (1 - raw).max(0)),
+            Term::new("pressing the Advantage", press),
+            Term::new("raised to the minimum, 1", (1 - raw - press).max(0)),
         ],
     );
     x.add_pool(p.target, names::HP, -amount);
     if x.s().units[p.target.index()].pool(names::HP) <= 0 {
         x.set_status(p.target, Status::Down);
+    }
+}
+
+/// `unit` gains Advantage (house rule X-36) if its Combat Style can use it and it has none.
+fn gain_advantage(x: &mut Exec, unit: UnitId) {
+    let has = ActionPoints::state(x.s()).advantage.contains(&unit);
+    if !has && x.s().units[unit.index()].stat(names::PRESS) > 0 {
+        x.emit(ActionPoints::event(Ev::Advantage { unit, on: true }));
     }
 }
 

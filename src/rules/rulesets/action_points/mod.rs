@@ -18,6 +18,12 @@
 //!   +`dodge` defense against that attack). One reaction per threat; reactions resolve before
 //!   the attacker declares anything else.
 //! - A turn ends when the unit ends it or has no AP left.
+//! - Advantage and Special Actions (X-36, X-37, house rule: the text's pages on them are not
+//!   in it): a unit whose Combat Style has Press the Advantage (`press` > 0) gains Advantage
+//!   when its attack beats the number needed by 5 or more, or when an attack on it misses
+//!   while it dodges; it keeps it to the end of the round. Press the Advantage is then a
+//!   primary action priced like an attack: a melee attack at +`press` to hit and to damage,
+//!   open to Dodge like any attack, that spends the Advantage.
 
 mod actions;
 mod combat;
@@ -74,6 +80,9 @@ pub(super) mod names {
     pub const SPELL_DAMAGE_DICE: &str = "spell_damage_dice";
     /// Spell damage die.
     pub const SPELL_DAMAGE_DIE: &str = "spell_damage_die";
+    /// The Combat Style's Special Advantage, Press the Advantage: its bonus to hit and to
+    /// damage (0: the style has none, and the unit never gains Advantage).
+    pub const PRESS: &str = "press";
 }
 
 /// The ruleset's bookkeeping.
@@ -87,6 +96,12 @@ pub struct State {
     pub turn: usize,
     /// An extended action waiting to complete, per unit.
     pub extended: PerUnit<Option<Extended>>,
+    /// Units holding Advantage (house rule X-36), until they spend it or the round ends.
+    #[serde(default)]
+    pub advantage: Vec<UnitId>,
+    /// The unit whose attack under way presses the Advantage.
+    #[serde(default)]
+    pub pressing: Option<UnitId>,
 }
 
 /// An action started with too few AP: `remaining` AP are due at the unit's next turn.
@@ -114,6 +129,10 @@ pub enum Ev {
     },
     /// `unit`'s extended action is complete (or was lost).
     ExtendedDone { unit: UnitId, completed: bool },
+    /// `unit` gains (`on`) or spends or loses its Advantage.
+    Advantage { unit: UnitId, on: bool },
+    /// `unit`'s attack under way presses the Advantage (`on`), or has been resolved.
+    Pressing { unit: UnitId, on: bool },
 }
 
 /// Which of a unit's attacks: what an attack paused for a Dodge notes
@@ -203,7 +222,7 @@ impl crate::rules::rulesets::Ruleset for ActionPoints {
     }
     /// "X's turn" comes from the engine's own event right after.
     fn bookkeeping(e: &Ev) -> bool {
-        matches!(e, Ev::Turn { .. })
+        matches!(e, Ev::Turn { .. } | Ev::Pressing { on: false, .. })
     }
     fn spends_from_coming_turn(s: &BattleState, r: &State, unit: UnitId) -> bool {
         turns::spends_from_coming_turn(s, r, unit)
@@ -234,6 +253,13 @@ pub fn apply(s: &mut State, e: &Ev) {
         Ev::ExtendedDone { unit, .. } => {
             s.extended.set(*unit, None);
         }
+        Ev::Advantage { unit, on } => {
+            s.advantage.retain(|u| u != unit);
+            if *on {
+                s.advantage.push(*unit);
+            }
+        }
+        Ev::Pressing { unit, on } => s.pressing = on.then_some(*unit),
     }
 }
 

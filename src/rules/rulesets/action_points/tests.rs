@@ -468,3 +468,34 @@ fn the_odds_say_what_a_dodge_would_leave_and_match_the_prompt_and_the_dice() {
     spent.units[1].pools.insert("ap".into(), 0);
     assert_eq!(answered_odds(&spent, U0, U1, false), None);
 }
+
+/// House rule X-36: only a Combat Style with a Special Advantage (`press` > 0) gains and
+/// presses the Advantage; the scenario `advantage_press.ron` shows a fighter doing both.
+#[test]
+fn a_style_without_a_special_advantage_never_gains_advantage() {
+    let units = r#"
+        (name: "Archer", side: "Company", cell: (1, 1), template: "archer"),
+        (name: "Scout", side: "Cult", cell: (2, 1), template: "scout", overrides: {"hp": 30}),
+    "#;
+    // Initiative 6 + 3 and 1 + 4: the archer first; her blow: 20 + 4 = 24 against 15.
+    let (mut b, _) = BattleState::start_with_tape(&field(units, ""), 1, [6, 1, 20, 3]);
+    run(&mut b, attack(U0, U1));
+    run(&mut b, decline(U1));
+    assert!(state(&b).advantage.is_empty());
+    reject(
+        &mut b,
+        act(U0, Action::PressAdvantage { target: U1 }),
+        "no Special Advantage",
+    );
+    assert!(
+        !b.legal_commands().iter().any(|c| matches!(
+            c,
+            Command::Act {
+                action: Action::PressAdvantage { .. },
+                ..
+            }
+        )),
+        "{:?}",
+        b.legal_commands()
+    );
+}

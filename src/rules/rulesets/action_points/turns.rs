@@ -118,6 +118,10 @@ fn end_round(x: &mut Exec) {
     for u in x.s().unit_ids().collect::<Vec<_>>() {
         x.set_condition(u, Condition::Guarding, false);
     }
+    // Advantage lasts to the end of the round (house rule X-36).
+    for unit in ActionPoints::state(x.s()).advantage.clone() {
+        x.emit(ActionPoints::event(Ev::Advantage { unit, on: false }));
+    }
 }
 
 /// Starts the turn of the first unit at or after `from` in the order that can act; skips

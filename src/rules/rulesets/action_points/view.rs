@@ -33,6 +33,17 @@ pub(super) fn log_line(s: &BattleState, e: &Ev) -> String {
             s.unit_name(*unit),
             describe(s, ActionPoints::state(s), command).label
         ),
+        Ev::Advantage { unit, on: true } => format!(
+            "{} gains the Advantage (Press the Advantage until the round ends)",
+            s.unit_name(*unit)
+        ),
+        Ev::Advantage { unit, on: false } => {
+            format!("{} no longer has the Advantage", s.unit_name(*unit))
+        }
+        Ev::Pressing { unit, on: true } => {
+            format!("{} presses the Advantage", s.unit_name(*unit))
+        }
+        Ev::Pressing { .. } => String::new(),
         Ev::ExtendedDone { unit, completed } => {
             if *completed {
                 format!("{} completes the extended action", s.unit_name(*unit))

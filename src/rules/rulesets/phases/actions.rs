@@ -174,9 +174,14 @@ pub(super) fn check_act(
                     Ok(())
                 }
             }
-            Action::Ready { trigger } | Action::ReadyMove { trigger, .. } => {
+            Action::Ready { trigger }
+            | Action::ReadyMove { trigger, .. }
+            | Action::ReadyProne { trigger } => {
                 if !attack_free {
                     return no_action("Ready (an attack action)");
+                }
+                if matches!(action, Action::ReadyProne { .. }) && unit.is_prone() {
+                    return reject(format!("{n} is already prone"));
                 }
                 if let Action::ReadyMove { to, .. } = action {
                     if unit.is_prone() {
@@ -480,6 +485,14 @@ pub(super) fn legal(s: &BattleState, r: &State) -> Vec<Command> {
                     },
                 });
             }
+            // P-139: the free action readied (dropping prone), listed for an enemy coming
+            // within reach; any trigger is accepted.
+            candidates.push(Command::Act {
+                unit,
+                action: Action::ReadyProne {
+                    trigger: ReadyTrigger::EnemyInReach,
+                },
+            });
             candidates.extend(
                 manoeuvres::candidates(s, unit)
                     .into_iter()
@@ -684,6 +697,16 @@ pub(super) fn perform(x: &mut Exec, cmd: &Command) {
                 x.emit(Phases::event(Ev::Held {
                     unit: u,
                     held: Some(Held::ReadyMove(trigger.clone(), *to)),
+                }));
+            }
+            Action::ReadyProne { trigger } => {
+                spend(x, u, |b| {
+                    b.actions += 1;
+                    b.attack = true;
+                });
+                x.emit(Phases::event(Ev::Held {
+                    unit: u,
+                    held: Some(Held::ReadyProne(trigger.clone())),
                 }));
             }
             Action::Recover => {

@@ -134,6 +134,7 @@ fn can_take_ready(s: &BattleState, h: UnitId, actor: UnitId) -> bool {
             ready_attack(s, h, actor).is_some() || ready_step(s, h, actor).is_some()
         }
         Some(Some(Held::ReadyMove(..))) => ready_move_path(s, h).is_some(),
+        Some(Some(Held::ReadyProne(_))) => s.unit(h).is_some_and(|u| !u.is_prone()),
         _ => false,
     }
 }
@@ -175,7 +176,18 @@ pub(super) fn check_react(
         (Trigger::Ready { .. }, Reaction::Attack { .. })
             if !matches!(r.held.get(u), Some(Some(Held::Ready(_)))) =>
         {
-            reject(format!("{n} readied a move, not an attack"))
+            reject(format!(
+                "{n} readied a move or a free action, not an attack"
+            ))
+        }
+        (Trigger::Ready { .. }, Reaction::TakeHeld)
+            if matches!(r.held.get(u), Some(Some(Held::ReadyProne(_)))) =>
+        {
+            if s.unit(u).is_some_and(|x| x.is_prone()) {
+                reject(format!("{n} is already prone"))
+            } else {
+                Ok(())
+            }
         }
         (Trigger::Ready { .. }, Reaction::TakeHeld) => {
             if !matches!(r.held.get(u), Some(Some(Held::ReadyMove(..)))) {
@@ -510,6 +522,7 @@ fn resume(x: &mut Exec, r: Resume, trigger: &Trigger) {
 fn fire_ready(x: &mut Exec, h: UnitId, actor: UnitId) {
     let r = Phases::state(x.s());
     let is_move = matches!(r.held.get(h), Some(Some(Held::ReadyMove(..))));
+    let is_prone = matches!(r.held.get(h), Some(Some(Held::ReadyProne(_))));
     let walk_path = ready_move_path(x.s(), h);
     let mut order: Vec<UnitId> = r.order.iter().copied().filter(|&o| o != h).collect();
     let at = order
@@ -527,6 +540,11 @@ fn fire_ready(x: &mut Exec, h: UnitId, actor: UnitId) {
         x.emit(Phases::event(Ev::Done { unit: h }));
     }
     x.set_condition(h, Condition::Dodging, false);
+    if is_prone {
+        // P-139: the readied free action, dropping prone; no step comes with it.
+        x.set_condition(h, Condition::Prone, true);
+        return;
+    }
     if is_move {
         manoeuvres::let_go(x, h);
     }

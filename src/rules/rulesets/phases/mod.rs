@@ -195,6 +195,8 @@ pub enum Held {
     Ready(ReadyTrigger),
     /// A readied move action to a hex, taken when the trigger happens.
     ReadyMove(ReadyTrigger, Cell),
+    /// A readied free action, dropping prone, taken when the trigger happens (P-139).
+    ReadyProne(ReadyTrigger),
 }
 
 impl Held {
@@ -202,7 +204,7 @@ impl Held {
     pub(super) fn trigger(&self) -> Option<&ReadyTrigger> {
         match self {
             Held::Delay => None,
-            Held::Ready(t) | Held::ReadyMove(t, _) => Some(t),
+            Held::Ready(t) | Held::ReadyMove(t, _) | Held::ReadyProne(t) => Some(t),
         }
     }
 }

@@ -986,7 +986,10 @@ fn arbitrary_commands_never_panic_and_rejections_change_nothing() {
                             },
                             9 => Command::Act {
                                 unit,
-                                action: Action::Cast { target },
+                                action: Action::Cast {
+                                    target,
+                                    spell: crate::rules::battle::Spell::MagicMissile,
+                                },
                             },
                             10 => Command::Act {
                                 unit,

@@ -58,6 +58,18 @@ pub(super) fn log_line(s: &BattleState, e: &Ev) -> String {
         },
         Ev::Held {
             unit,
+            held: Some(Held::ReadyProne(t)),
+        } => match t {
+            ReadyTrigger::EnemyInReach => format!(
+                "{} readies to drop prone when an enemy comes within reach",
+                n(unit)
+            ),
+            ReadyTrigger::UnitActs { unit: t } => {
+                format!("{} readies to drop prone when {} acts", n(unit), n(t))
+            }
+        },
+        Ev::Held {
+            unit,
             held: Some(Held::ReadyMove(t, to)),
         } => match t {
             ReadyTrigger::EnemyInReach => format!(
@@ -172,7 +184,7 @@ pub(super) fn clock(s: &BattleState, r: &State) -> Clock {
             let mut label = format!("CV {}", r.scores.get(u).copied().unwrap_or(0));
             match r.held.get(u) {
                 Some(Some(Held::Delay)) => label.push_str(" \u{b7} delaying"),
-                Some(Some(Held::Ready(_) | Held::ReadyMove(..))) => {
+                Some(Some(Held::Ready(_) | Held::ReadyMove(..) | Held::ReadyProne(_))) => {
                     label.push_str(" \u{b7} readied")
                 }
                 _ => {}
@@ -254,7 +266,9 @@ pub(super) fn describe(s: &BattleState, r: &State, cmd: &Command) -> CommandInfo
                 "full phase".to_string()
             }
             Action::Delay => "not an action".to_string(),
-            Action::Dodge | Action::Ready { .. } => "attack action".to_string(),
+            Action::Dodge | Action::Ready { .. } | Action::ReadyProne { .. } => {
+                "attack action".to_string()
+            }
             Action::ReadyMove { to, .. } => {
                 info.path = move_path(s, u, *to, half(unit));
                 "attack action (readies a move action)".to_string()
@@ -316,6 +330,12 @@ pub(super) fn describe(s: &BattleState, r: &State, cmd: &Command) -> CommandInfo
             }
             _ => "free (attack of opportunity or readied attack)".to_string(),
         },
+        Command::React {
+            reaction: Reaction::TakeHeld,
+            ..
+        } if matches!(r.held.get(u), Some(Some(Held::ReadyProne(_)))) => {
+            "free (readied free action: drop prone)".to_string()
+        }
         Command::React {
             reaction: Reaction::TakeHeld,
             ..

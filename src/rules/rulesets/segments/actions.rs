@@ -2,13 +2,14 @@
 //! make, and checking, listing and executing commands.
 
 use super::names::{HP, LONG_RANGE, RANGE, SPELL_RANGE};
+use super::spells::{self, Aim, aim, can_cast, castable};
 use super::turns::{
     Mode, advance, after_action, can_still_cast, finish_turn, has_missile, is_caster, mode,
     next_to_declare, run_budget, stat, walk_budget,
 };
 use super::{Ev, Phase, SEGMENTS, Segments, State, TurnKind, combat};
 use crate::rules::battle::{
-    Action, BattleState, Command, Decision, Exec, Intent, Reaction, Rejected, UnitId,
+    Action, BattleState, Command, Decision, Exec, Intent, Reaction, Rejected, Spell, UnitId,
 };
 use crate::rules::rulesets::Member;
 
@@ -22,8 +23,8 @@ pub(crate) struct Allowed {
     pub move_budget: Result<u32, String>,
     pub melee: Result<(), String>,
     pub missile: Result<(), String>,
-    /// The target it must cast at (`None`: any), or why it may not cast.
-    pub cast: Result<Option<UnitId>, String>,
+    /// The spell and target it must cast (`None`: any), or why it may not cast.
+    pub cast: Result<Option<(UnitId, Spell)>, String>,
     pub delay: Result<(), String>,
 }
 
@@ -47,7 +48,7 @@ pub(crate) fn allowed(s: &BattleState, r: &State) -> Option<Allowed> {
         match m {
             Mode::Melee | Mode::Missile => Ok(walk_budget(s, u)),
             Mode::Run | Mode::Free => Ok(run_budget(s, u)),
-            Mode::Spell(_) => Err(format!(
+            Mode::Spell(..) => Err(format!(
                 "{who} declared a spell: it may cast it or do nothing, not move"
             )),
             Mode::Hold => Err(format!("{who} declared Hold: it does nothing this round")),
@@ -91,7 +92,10 @@ pub(crate) fn allowed(s: &BattleState, r: &State) -> Option<Allowed> {
         Err(format!("{who} has already acted and may not begin a spell"))
     } else {
         match m {
-            Mode::Spell(target) => Ok(Some(target)),
+            Mode::Spell(_, spell) if !can_cast(s, u, spell) => {
+                Err(format!("{who} has no {} left to cast", spell.name()))
+            }
+            Mode::Spell(target, spell) => Ok(Some((target, spell))),
             Mode::Free => Ok(None),
             _ => Err(format!(
                 "{who} did not declare a spell this round and may not substitute one"
@@ -129,35 +133,36 @@ pub(super) fn turn_exhausted(s: &BattleState, r: &State) -> bool {
 // ---------------------------------------------------------------------------------------------
 // Commands
 
-/// The declarations `unit` may make, the sensible default first: its spell at the nearest foe
-/// in range, else its missile weapon if a foe is in range, else melee.
+/// The declarations `unit` may make, the sensible default first (the AI declares it; see
+/// [`default_declaration`]): a spell, else its missile weapon if a foe is in range, else melee.
 pub(crate) fn declarations(s: &BattleState, unit: UnitId) -> Vec<Intent> {
     let mut foes = s.enemies_of(unit);
     foes.sort_by_key(|&e| (s.distance(unit, e), e));
+    let mut friends: Vec<UnitId> = s
+        .unit_ids()
+        .filter(|&a| s.units[a.index()].is_active() && !s.are_enemies(unit, a))
+        .filter(|&a| s.units[a.index()].side == s.units[unit.index()].side)
+        .collect();
+    friends.sort_by_key(|&a| (s.distance(unit, a), a));
     let mut out = Vec::new();
-    if can_still_cast(s, unit) {
-        out.extend(foes.iter().map(|&target| Intent::Spell { target }));
+    for spell in castable(s, unit) {
+        let targets: Vec<UnitId> = match aim(spell) {
+            Aim::Enemy => foes.clone(),
+            Aim::Ally | Aim::Touch => friends.clone(),
+            Aim::Caster => vec![unit],
+        };
+        out.extend(
+            targets
+                .into_iter()
+                .filter(|&target| spells::declarable(s, unit, target, spell).is_ok())
+                .map(|target| Intent::Spell { target, spell }),
+        );
     }
     if has_missile(s, unit) {
         out.push(Intent::Missile);
     }
     out.extend([Intent::Melee, Intent::Run, Intent::Hold]);
-    let in_range = |range: i64| {
-        foes.iter()
-            .copied()
-            .find(|&e| i64::from(s.distance(unit, e)) <= range && s.can_see(unit, e))
-    };
-    let default = if can_still_cast(s, unit)
-        && let Some(target) = in_range(stat(s, unit, SPELL_RANGE))
-    {
-        Intent::Spell { target }
-    } else if has_missile(s, unit)
-        && in_range(stat(s, unit, LONG_RANGE).max(stat(s, unit, RANGE))).is_some()
-    {
-        Intent::Missile
-    } else {
-        Intent::Melee
-    };
+    let default = default_declaration(s, unit, &foes, &friends);
     if let Some(i) = out.iter().position(|x| *x == default) {
         let d = out.remove(i);
         out.insert(0, d);
@@ -165,31 +170,152 @@ pub(crate) fn declarations(s: &BattleState, unit: UnitId) -> Vec<Intent> {
     out
 }
 
+/// The declaration the engine lists first, which the AI makes: Cure Light Wounds on the most
+/// hurt of the caster and the allies next to it when one is at half its hit points or less;
+/// Haste on the ally (or itself) with the strongest melee routine not yet hasted, when no foe
+/// stands next to the caster; Hold Person on the foe in range with the most hit points, when
+/// Magic Missile would not fell it; Magic Missile at the nearest foe in range; Shield when no
+/// foe is in range but one has a missile weapon; else its missile weapon if a foe is in range,
+/// else melee. `foes` and `friends` (itself included) are sorted nearest first.
+fn default_declaration(
+    s: &BattleState,
+    unit: UnitId,
+    foes: &[UnitId],
+    friends: &[UnitId],
+) -> Intent {
+    let r = super::Segments::state(s);
+    let hp = |u: UnitId| s.units[u.index()].pool(HP);
+    let in_range = |range: i64| {
+        foes.iter()
+            .copied()
+            .find(|&e| i64::from(s.distance(unit, e)) <= range && s.can_see(unit, e))
+    };
+    let spell_range = stat(s, unit, SPELL_RANGE);
+    let reachable = |t: UnitId| {
+        i64::from(s.distance(unit, t)) <= spell_range && (t == unit || s.can_see(unit, t))
+    };
+    if can_cast(s, unit, Spell::CureLightWounds)
+        && let Some(target) = friends
+            .iter()
+            .copied()
+            .filter(|&a| s.distance(unit, a) <= 1 && 2 * hp(a) <= stat(s, a, HP))
+            .min_by_key(|&a| (hp(a) * 100 / stat(s, a, HP).max(1), a))
+    {
+        return Intent::Spell {
+            target,
+            spell: Spell::CureLightWounds,
+        };
+    }
+    let beside = foes.first().is_some_and(|&e| s.distance(unit, e) <= 1);
+    if can_cast(s, unit, Spell::Haste)
+        && !beside
+        && !foes.is_empty()
+        && let Some(target) = friends
+            .iter()
+            .copied()
+            .filter(|&a| reachable(a) && !spells::hasted(r, a))
+            .max_by_key(|&a| {
+                let melee = combat::damage_dice(s, a, combat::Kind::Melee)
+                    .distribution()
+                    .expect(|d| d as f64);
+                (
+                    (melee * combat::strikes(s, a, combat::Kind::Melee) as f64 * 100.0) as i64,
+                    std::cmp::Reverse(a),
+                )
+            })
+    {
+        return Intent::Spell {
+            target,
+            spell: Spell::Haste,
+        };
+    }
+    let missile_damage = combat::damage_dice(s, unit, combat::Kind::Spell)
+        .distribution()
+        .expect(|d| d.max(1) as f64);
+    if can_cast(s, unit, Spell::HoldPerson)
+        && let Some(target) = foes
+            .iter()
+            .copied()
+            .filter(|&e| reachable(e) && !spells::held(r, e))
+            .filter(|&e| !can_cast(s, unit, Spell::MagicMissile) || hp(e) as f64 > missile_damage)
+            .max_by_key(|&e| (hp(e), std::cmp::Reverse(e)))
+    {
+        return Intent::Spell {
+            target,
+            spell: Spell::HoldPerson,
+        };
+    }
+    if can_cast(s, unit, Spell::MagicMissile)
+        && let Some(target) = in_range(spell_range)
+    {
+        return Intent::Spell {
+            target,
+            spell: Spell::MagicMissile,
+        };
+    }
+    if can_cast(s, unit, Spell::Shield)
+        && !spells::shielded(r, unit)
+        && foes.iter().any(|&e| has_missile(s, e))
+    {
+        return Intent::Spell {
+            target: unit,
+            spell: Spell::Shield,
+        };
+    }
+    if has_missile(s, unit)
+        && in_range(stat(s, unit, LONG_RANGE).max(stat(s, unit, RANGE))).is_some()
+    {
+        Intent::Missile
+    } else {
+        Intent::Melee
+    }
+}
+
 fn check_declaration(s: &BattleState, unit: UnitId, intent: &Intent) -> Result<(), Rejected> {
     let who = s.unit_name(unit);
     match intent {
-        Intent::Spell { target } => {
+        Intent::Spell { target, spell } => {
             if !is_caster(s, unit) {
                 return Err(Rejected::new(format!("{who} knows no spell")));
             }
-            if !can_still_cast(s, unit) {
-                return Err(Rejected::new(format!("{who} has no spell left to cast")));
-            }
-            let Some(t) = s.unit(*target) else {
-                return Err(Rejected::new(format!("there is no {target}")));
-            };
-            if !s.are_enemies(unit, *target) || !t.is_active() {
+            if !spells::knows(s, unit, *spell) {
                 return Err(Rejected::new(format!(
-                    "{} is not an enemy in the fight; {who} must aim its spell at one",
-                    t.name
+                    "{who} does not know {}",
+                    spell.name()
                 )));
             }
-            Ok(())
+            if !can_cast(s, unit, *spell) {
+                return Err(Rejected::new(format!(
+                    "{who} has no {} left to cast",
+                    spell.name()
+                )));
+            }
+            spells::declarable(s, unit, *target, *spell)
         }
         Intent::Missile if !has_missile(s, unit) => {
             Err(Rejected::new(format!("{who} has no missile weapon")))
         }
         _ => Ok(()),
+    }
+}
+
+/// Whether `caster` may begin `spell` at `target` from where both stand.
+pub(crate) fn cast_target_ok(
+    s: &BattleState,
+    caster: UnitId,
+    target: UnitId,
+    spell: Spell,
+) -> Result<(), Rejected> {
+    if !can_cast(s, caster, spell) {
+        return Err(Rejected::new(format!(
+            "{} has no {} to cast",
+            s.unit_name(caster),
+            spell.name()
+        )));
+    }
+    match aim(spell) {
+        Aim::Enemy => combat::target_ok(s, caster, target, combat::Kind::Spell),
+        _ => spells::ally_target_ok(s, caster, target, spell),
     }
 }
 
@@ -264,20 +390,20 @@ pub fn check(s: &BattleState, r: &State, cmd: &Command) -> Result<(), Rejected> 
             combat::target_ok(s, unit, *target, combat::kind_of(*ranged))
         }
         Command::Act {
-            action: Action::Cast { target },
+            action: Action::Cast { target, spell },
             ..
         } => {
             let must = a.cast.map_err(Rejected::new)?;
-            if let Some(t) = must
-                && t != *target
+            if let Some((t, sp)) = must
+                && (t != *target || sp != *spell)
             {
                 return Err(Rejected::new(format!(
-                    "{who} declared its spell at {}: it may cast at {} or not at all",
-                    s.unit_name(t),
+                    "{who} declared {} at {}: it may cast that or nothing",
+                    sp.name(),
                     s.unit_name(t)
                 )));
             }
-            combat::target_ok(s, unit, *target, combat::Kind::Spell)
+            cast_target_ok(s, unit, *target, *spell)
         }
         // House rule: opening or shutting a door takes the unit's move of its turn.
         Command::Act {
@@ -330,16 +456,24 @@ pub fn legal(s: &BattleState, r: &State) -> Vec<Command> {
                     action: Action::Delay,
                 });
             }
-            for target in s.enemies_of(unit) {
-                if let Ok(must) = a.cast
-                    && must.is_none_or(|t| t == target)
-                    && combat::target_ok(s, unit, target, combat::Kind::Spell).is_ok()
-                {
-                    out.push(Command::Act {
+            // Spells at an enemy come before the attacks on it; spells at allies after all.
+            let casts = |target: UnitId, enemy: bool| -> Vec<Command> {
+                let Ok(must) = a.cast else { return Vec::new() };
+                castable(s, unit)
+                    .into_iter()
+                    .filter(|&spell| (aim(spell) == Aim::Enemy) == enemy)
+                    .filter(|&spell| {
+                        must.is_none_or(|m| m == (target, spell))
+                            && cast_target_ok(s, unit, target, spell).is_ok()
+                    })
+                    .map(|spell| Command::Act {
                         unit,
-                        action: Action::Cast { target },
-                    });
-                }
+                        action: Action::Cast { target, spell },
+                    })
+                    .collect()
+            };
+            for target in s.enemies_of(unit) {
+                out.extend(casts(target, true));
                 for (ranged, ok) in [(false, &a.melee), (true, &a.missile)] {
                     if ok.is_ok()
                         && combat::target_ok(s, unit, target, combat::kind_of(ranged)).is_ok()
@@ -351,6 +485,9 @@ pub fn legal(s: &BattleState, r: &State) -> Vec<Command> {
                         });
                     }
                 }
+            }
+            for target in s.unit_ids().filter(|&t| !s.are_enemies(unit, t)) {
+                out.extend(casts(target, false));
             }
             if let Ok(budget) = a.move_budget {
                 out.extend(
@@ -406,9 +543,9 @@ pub fn execute(x: &mut Exec, cmd: &Command) {
         }
         Command::Act {
             unit,
-            action: Action::Cast { target },
+            action: Action::Cast { target, spell },
         } => {
-            combat::begin_cast(x, *unit, *target);
+            combat::begin_cast(x, *unit, *target, *spell);
             after_action(x);
         }
         Command::Act {

@@ -4,17 +4,18 @@
 use super::names::{
     AC, DAMAGE_BONUS, DAMAGE_DICE, DAMAGE_DIE, HP, LONG_RANGE, MISSILE_BONUS, RANGE,
     RANGED_DAMAGE_BONUS, RANGED_DAMAGE_DICE, RANGED_DAMAGE_DIE, RATE_OF_FIRE, SET_VS_CHARGE,
-    SPELL_DAMAGE_BONUS, SPELL_DAMAGE_DICE, SPELL_DAMAGE_DIE, SPELL_MISSILES, SPELL_RANGE, SPELLS,
-    STRIKES, THAC0,
+    SPELL_DAMAGE_BONUS, SPELL_DAMAGE_DICE, SPELL_DAMAGE_DIE, SPELL_MISSILES, SPELL_RANGE, STRIKES,
+    THAC0,
 };
+use super::spells::{self, armour_class, held, shielded};
 use super::turns::{
     Mode, after_action, casting_time, finish_turn, is_casting, mode, stat, surprised_now,
 };
 use super::{Ev, Phase, Segments, State};
 use crate::rules::battle::common::ndx;
 use crate::rules::battle::{
-    BattleState, Condition, Event, Exec, Interrupt, Purpose, Reaction, Rejected, Resume, Status,
-    Term, Trigger, UnitId,
+    BattleState, Condition, Event, Exec, Interrupt, Purpose, Reaction, Rejected, Resume, Spell,
+    Status, Term, Trigger, UnitId,
 };
 use crate::rules::dice::DiceExpr;
 use crate::rules::grid::Cell;
@@ -105,10 +106,17 @@ pub(crate) fn to_hit(
     kind: Kind,
 ) -> (DiceExpr, i64, String) {
     let thac0 = stat(s, attacker, THAC0);
-    let ac = stat(s, target, AC);
+    let ac = armour_class(s, target, kind == Kind::Missile);
     let needed = thac0 - ac;
     let mut bonus = 0;
     let mut notes = format!("THAC0 {thac0} - AC {ac}");
+    if ac != stat(s, target, AC) {
+        notes.push_str(" (Shield)");
+    }
+    if held(Segments::state(s), target) {
+        bonus += HELD_BONUS;
+        notes.push_str(&format!(", held {HELD_BONUS:+}"));
+    }
     if kind == Kind::Missile {
         let mb = stat(s, attacker, MISSILE_BONUS);
         bonus += mb;
@@ -122,6 +130,9 @@ pub(crate) fn to_hit(
     }
     (ndx(1, 20, bonus), needed, notes)
 }
+
+/// To hit a unit held by Hold Person (house rule (spells)).
+pub(crate) const HELD_BONUS: i64 = 4;
 
 /// The damage of one hit (before doubling) and of a spell.
 pub(crate) fn damage_dice(s: &BattleState, attacker: UnitId, kind: Kind) -> DiceExpr {
@@ -163,9 +174,12 @@ fn reaches(s: &BattleState, e: UnitId, cell: Cell) -> bool {
     d >= 1 && d <= u.reach && (d == 1 || sight::line_of_sight(&s.terrain, u.cell, cell))
 }
 
-/// Whether `e` may react at all now: in the fight, not surprised, not casting.
+/// Whether `e` may react at all now: in the fight, not surprised, casting or held.
 pub(crate) fn can_react(s: &BattleState, r: &State, e: UnitId) -> bool {
-    s.unit(e).is_some_and(|u| u.is_active()) && !surprised_now(r, e) && !is_casting(r, e)
+    s.unit(e).is_some_and(|u| u.is_active())
+        && !surprised_now(r, e)
+        && !is_casting(r, e)
+        && !held(r, e)
 }
 
 /// Enemies `mover` leaves the reach of by stepping from `from` to `to`: each may take a
@@ -399,7 +413,10 @@ pub(crate) fn strike(x: &mut Exec, attacker: UnitId, target: UnitId, kind: Kind,
         "roll needed to hit",
         vec![
             Term::new("THAC0", stat(x.s(), attacker, THAC0)),
-            Term::new("target's AC", -stat(x.s(), target, AC)),
+            Term::new(
+                "target's AC",
+                -armour_class(x.s(), target, kind == Kind::Missile),
+            ),
         ],
     );
     let roll = x.roll(Some(attacker), None, Purpose::Attack, &dice, Some(needed));
@@ -452,7 +469,7 @@ pub(crate) fn deal(x: &mut Exec, target: UnitId, amount: i64, defer: bool) {
     }
 }
 
-fn spoil(x: &mut Exec, caster: UnitId) {
+pub(crate) fn spoil(x: &mut Exec, caster: UnitId) {
     x.emit(Segments::event(Ev::Spoiled { caster }));
     x.set_condition(caster, Condition::Casting, false);
 }
@@ -462,17 +479,18 @@ fn spoil(x: &mut Exec, caster: UnitId) {
 
 /// Begins casting: the slot is used now; the spell goes off when its casting time has passed.
 /// In a simultaneous segment, damage already taken in it spoils the spell at once.
-pub(crate) fn begin_cast(x: &mut Exec, caster: UnitId, target: UnitId) {
+pub(crate) fn begin_cast(x: &mut Exec, caster: UnitId, target: UnitId, spell: Spell) {
     let r = Segments::state(x.s());
     let tick = r.tick;
     let hurt_now = r.simultaneous && r.at(caster).hurt == tick;
-    let t = casting_time(x.s(), caster);
-    x.add_pool(caster, SPELLS, -1);
+    let t = casting_time(x.s(), caster, spell);
+    x.add_pool(caster, spells::stats_of(spell).pool, -1);
     x.emit(Segments::event(Ev::CastBegun {
         caster,
         target,
         start: tick,
         last: tick + t - 1,
+        spell,
     }));
     x.set_condition(caster, Condition::Casting, true);
     if hurt_now {
@@ -520,13 +538,14 @@ pub(crate) fn end_segment(x: &mut Exec) {
         spoil(x, caster);
     }
     let r = Segments::state(x.s());
-    let due: Vec<(UnitId, UnitId)> = r
+    let due: Vec<(UnitId, UnitId, Spell)> = r
         .casting
         .iter()
         .filter(|c| c.last <= tick)
-        .map(|c| (c.caster, c.target))
+        .map(|c| (c.caster, c.target, c.spell))
         .collect();
-    for (caster, target) in due {
+    spells::expire(x, tick);
+    for (caster, target, spell) in due {
         if x.over() {
             return;
         }
@@ -535,9 +554,20 @@ pub(crate) fn end_segment(x: &mut Exec) {
             target,
             round,
             segment: segment + 1,
+            spell,
         }));
         x.set_condition(caster, Condition::Casting, false);
-        if x.s().units[target.index()].is_active() {
+        if !x.s().units[target.index()].is_active() {
+            continue;
+        }
+        if spell != Spell::MagicMissile {
+            spells::go_off(x, caster, target, spell, tick);
+        } else if shielded(Segments::state(x.s()), target) {
+            x.emit(Segments::event(Ev::Resisted {
+                unit: target,
+                spell,
+            }));
+        } else {
             let dice = damage_dice(x.s(), caster, Kind::Spell);
             let rolled = x
                 .roll(Some(caster), None, Purpose::Spell, &dice, None)

@@ -25,9 +25,10 @@
 //!   `rate_of_fire` missiles) at one target. A unit with `attacks` > 1 uses its first in its
 //!   segment and the others in the segment after the other side's initiative segment (at once
 //!   if its own segment is later).
-//! - **Spells** (G-57..G-65): casting begins in the caster's segment `s` and occupies segments
+//! - **Spells** (G-57..G-67): casting begins in the caster's segment `s` and occupies segments
 //!   `s` to `s + t - 1`; the spell goes off at the start of segment `s + t` (Halvaine: 4 + 2 =
-//!   6). Damage taken while casting spoils it.
+//!   6). Damage taken while casting spoils it. Five spells, each with its own casting time
+//!   (Magic Missile, Haste (G-66), Cure Light Wounds, Hold Person, Shield): `spells.rs`.
 //! - **Interrupts** (G-07): leaving an enemy's reach gives it a fleeing attack; moving into the
 //!   reach of a spear set against a charge lets the spearman strike first, for double damage.
 //!   Both are [`crate::rules::battle::Decision::React`] prompts.
@@ -36,9 +37,12 @@
 
 mod actions;
 mod combat;
+mod spells;
 mod turns;
 mod view;
 
+#[cfg(test)]
+mod spell_tests;
 #[cfg(test)]
 mod tests;
 
@@ -51,7 +55,7 @@ pub use view::{
 
 use crate::rules::battle::ids::PerUnit;
 use crate::rules::battle::{
-    BattleState, Command, Decision, Event, Exec, Intent, Rejected, SideId, UnitId,
+    BattleState, Command, Decision, Event, Exec, Intent, Rejected, SideId, Spell, UnitId,
 };
 use crate::rules::rulesets::view::{Clock, CommandInfo, Odds};
 use crate::rules::rulesets::{LevelProblem, Never};
@@ -102,6 +106,30 @@ pub(crate) mod names {
     pub const SPELL_DAMAGE_DICE: &str = "spell_damage_dice";
     pub const SPELL_DAMAGE_DIE: &str = "spell_damage_die";
     pub const SPELL_DAMAGE_BONUS: &str = "spell_damage_bonus";
+    /// Haste: slots, the pool of slots left, casting time, rounds it lasts.
+    pub const HASTE_SLOTS: &str = "haste_slots";
+    pub const HASTE: &str = "haste";
+    pub const HASTE_CASTING_TIME: &str = "haste_casting_time";
+    pub const HASTE_ROUNDS: &str = "haste_rounds";
+    /// Cure Light Wounds: slots, pool, casting time, the die it heals.
+    pub const CURE_SLOTS: &str = "cure_slots";
+    pub const CURE: &str = "cure";
+    pub const CURE_CASTING_TIME: &str = "cure_casting_time";
+    pub const CURE_DIE: &str = "cure_die";
+    /// Hold Person: slots, pool, casting time, rounds it lasts.
+    pub const HOLD_SLOTS: &str = "hold_slots";
+    pub const HOLD: &str = "hold";
+    pub const HOLD_CASTING_TIME: &str = "hold_casting_time";
+    pub const HOLD_ROUNDS: &str = "hold_rounds";
+    /// Shield: slots, pool, casting time, rounds, the AC it gives (against missiles, and else).
+    pub const SHIELD_SLOTS: &str = "shield_slots";
+    pub const SHIELD: &str = "shield";
+    pub const SHIELD_CASTING_TIME: &str = "shield_casting_time";
+    pub const SHIELD_ROUNDS: &str = "shield_rounds";
+    pub const SHIELD_AC: &str = "shield_ac";
+    pub const SHIELD_MISSILE_AC: &str = "shield_missile_ac";
+    /// Saving throw against spells: a d20 of at least this resists Hold Person.
+    pub const SAVE: &str = "save";
 
     // Moving and surprise.
     /// Movement rate: squares it may run.
@@ -162,6 +190,9 @@ pub struct Turn {
 pub struct Casting {
     pub caster: UnitId,
     pub target: UnitId,
+    /// The spell (Magic Missile when left out).
+    #[serde(default, skip_serializing_if = "Spell::is_magic_missile")]
+    pub spell: Spell,
     /// The tick casting began in (its first segment).
     pub start: u32,
     /// The tick of its last segment.
@@ -192,6 +223,13 @@ pub struct Memo {
     pub extra_done: bool,
     /// The tick in which it last took damage (0: never).
     pub hurt: u32,
+    /// The last tick it is hasted, held, shielded (0: it is not). These last across rounds.
+    #[serde(default)]
+    pub hasted_until: u32,
+    #[serde(default)]
+    pub held_until: u32,
+    #[serde(default)]
+    pub shielded_until: u32,
 }
 
 /// The memo [`State::at`] gives for a unit the state has none for (before the surprise roll,
@@ -208,6 +246,9 @@ const NO_UNIT: Memo = Memo {
     moved: true,
     extra_done: true,
     hurt: 0,
+    hasted_until: 0,
+    held_until: 0,
+    shielded_until: 0,
 };
 
 /// The ruleset's bookkeeping.
@@ -303,6 +344,8 @@ pub enum Ev {
         target: UnitId,
         start: u32,
         last: u32,
+        #[serde(default, skip_serializing_if = "Spell::is_magic_missile")]
+        spell: Spell,
     },
     /// `caster`'s spell was spoiled (damage while casting, or the caster fell).
     Spoiled { caster: UnitId },
@@ -313,7 +356,19 @@ pub enum Ev {
         target: UnitId,
         round: u32,
         segment: u32,
+        #[serde(default, skip_serializing_if = "Spell::is_magic_missile")]
+        spell: Spell,
     },
+    /// `unit` is under `spell` (Haste, Hold Person, Shield) up to tick `until`.
+    Enchanted {
+        unit: UnitId,
+        spell: Spell,
+        until: u32,
+    },
+    /// `unit` made its saving throw against `spell`.
+    Resisted { unit: UnitId, spell: Spell },
+    /// `spell`'s effect on `unit` is over.
+    Expired { unit: UnitId, spell: Spell },
 }
 
 /// The `segments` ruleset (see [`crate::rules::rulesets::Ruleset`]).
@@ -443,6 +498,9 @@ pub fn apply(s: &mut State, e: &Ev) {
                 *m = Memo {
                     surprise: m.surprise,
                     hurt: m.hurt,
+                    hasted_until: m.hasted_until,
+                    held_until: m.held_until,
+                    shielded_until: m.shielded_until,
                     ..Memo::default()
                 };
             }
@@ -548,14 +606,38 @@ pub fn apply(s: &mut State, e: &Ev) {
             target,
             start,
             last,
+            spell,
         } => s.casting.push(Casting {
             caster: *caster,
             target: *target,
+            spell: *spell,
             start: *start,
             last: *last,
         }),
+        Ev::Enchanted { unit, spell, until } => {
+            if let Some(e) = s.units.get_mut(*unit).and_then(|m| effect(m, *spell)) {
+                *e = *until;
+            }
+        }
+        Ev::Expired { unit, spell } => {
+            if let Some(e) = s.units.get_mut(*unit).and_then(|m| effect(m, *spell)) {
+                *e = 0;
+            }
+        }
+        Ev::Resisted { .. } => {}
         Ev::Spoiled { caster } | Ev::SpellWentOff { caster, .. } => {
             s.casting.retain(|c| c.caster != *caster)
         }
+    }
+}
+
+/// The last tick of `spell`'s effect on the unit of `m` (`None`: Magic Missile and Cure Light
+/// Wounds last no time).
+fn effect(m: &mut Memo, spell: Spell) -> Option<&mut u32> {
+    match spell {
+        Spell::Haste => Some(&mut m.hasted_until),
+        Spell::HoldPerson => Some(&mut m.held_until),
+        Spell::Shield => Some(&mut m.shielded_until),
+        Spell::MagicMissile | Spell::CureLightWounds => None,
     }
 }

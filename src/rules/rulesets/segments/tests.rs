@@ -169,7 +169,10 @@ fn only_a_one_segment_spell_is_fully_cast_in_a_surprise_segment() {
         assert_eq!(b.pending(), Decision::Act { unit: U0 });
         let cast = Command::Act {
             unit: U0,
-            action: Action::Cast { target: U1 },
+            action: Action::Cast {
+                target: U1,
+                spell: crate::rules::battle::Spell::MagicMissile,
+            },
         };
         let words = rulesets::describe(&b, &cast).cost;
         let when = if time == 1 {
@@ -185,7 +188,8 @@ fn only_a_one_segment_spell_is_fully_cast_in_a_surprise_segment() {
                 caster: U0,
                 target: U1,
                 start: 1,
-                last: time
+                last: time,
+                spell: crate::rules::battle::Spell::MagicMissile,
             }),
             "{evs:?}"
         );
@@ -200,7 +204,8 @@ fn only_a_one_segment_spell_is_fully_cast_in_a_surprise_segment() {
                 caster: U0,
                 target: U1,
                 round: 0,
-                segment: went_off_after + 1
+                segment: went_off_after + 1,
+                spell: crate::rules::battle::Spell::MagicMissile,
             }],
             "casting time {time}"
         );
@@ -285,7 +290,14 @@ const SKIRMISH: &str = r#"
 fn declarations_stay_hidden_from_the_other_side_until_revealed() {
     let (mut b, _) = BattleState::start_with_tape(&field(SKIRMISH, ALERTED), 1, [1, 6]);
     declare(&mut b, 0, Intent::Melee);
-    let e = declare(&mut b, 1, Intent::Spell { target: U2 });
+    let e = declare(
+        &mut b,
+        1,
+        Intent::Spell {
+            target: U2,
+            spell: crate::rules::battle::Spell::MagicMissile,
+        },
+    );
     // The party's own view keeps its declarations; the orcs' view has none of them.
     let mut orcs = b.clone();
     rulesets::redact(&mut orcs, SideId(1));
@@ -297,7 +309,13 @@ fn declarations_stay_hidden_from_the_other_side_until_revealed() {
     );
     let mut party = b.clone();
     rulesets::redact(&mut party, SideId(0));
-    assert_eq!(intents(&party)[1], Some(Intent::Spell { target: U2 }));
+    assert_eq!(
+        intents(&party)[1],
+        Some(Intent::Spell {
+            target: U2,
+            spell: crate::rules::battle::Spell::MagicMissile
+        })
+    );
     // The event that carried the declaration is redacted too.
     let shown = rulesets::redact_event(&b, &e[0], SideId(1));
     assert_eq!(
@@ -332,7 +350,13 @@ fn declarations_stay_hidden_from_the_other_side_until_revealed() {
     let (mut other, _) = BattleState::start_with_tape(&field(SKIRMISH, ALERTED), 99, [1, 6]);
     for (u, i) in [
         (0, Intent::Melee),
-        (1, Intent::Spell { target: U2 }),
+        (
+            1,
+            Intent::Spell {
+                target: U2,
+                spell: crate::rules::battle::Spell::MagicMissile,
+            },
+        ),
         (2, Intent::Melee),
         (3, Intent::Missile),
     ] {
@@ -354,9 +378,21 @@ fn ai(seed: u64) -> Ai {
 fn an_ai_decides_the_same_whatever_the_other_side_declared() {
     let level = field(SKIRMISH, ALERTED);
     let variants = [
-        [Intent::Melee, Intent::Spell { target: U2 }],
+        [
+            Intent::Melee,
+            Intent::Spell {
+                target: U2,
+                spell: crate::rules::battle::Spell::MagicMissile,
+            },
+        ],
         [Intent::Run, Intent::Hold],
-        [Intent::Hold, Intent::Spell { target: UnitId(3) }],
+        [
+            Intent::Hold,
+            Intent::Spell {
+                target: UnitId(3),
+                spell: crate::rules::battle::Spell::MagicMissile,
+            },
+        ],
     ];
     let mut views = Vec::new();
     let mut declarations = Vec::new();
@@ -400,7 +436,14 @@ fn an_ai_decides_the_same_whatever_the_other_side_declared() {
 fn declarations_are_binding_in_kind() {
     let (mut b, _) = BattleState::start_with_tape(&field(SKIRMISH, ALERTED), 1, [6, 1]);
     declare(&mut b, 0, Intent::Run);
-    declare(&mut b, 1, Intent::Spell { target: U2 });
+    declare(
+        &mut b,
+        1,
+        Intent::Spell {
+            target: U2,
+            spell: crate::rules::battle::Spell::MagicMissile,
+        },
+    );
     declare(&mut b, 2, Intent::Hold);
     declare(&mut b, 3, Intent::Hold);
     // Segment 1: the party. Garrick declared Run: he may move up to his mv (12), not attack.
@@ -424,11 +467,14 @@ fn declarations_are_binding_in_kind() {
     let r = b
         .check(&Command::Act {
             unit: U1,
-            action: Action::Cast { target: UnitId(3) },
+            action: Action::Cast {
+                target: UnitId(3),
+                spell: crate::rules::battle::Spell::MagicMissile,
+            },
         })
         .expect_err("another target");
     assert!(
-        r.reason.contains("declared its spell at Orc"),
+        r.reason.contains("declared Magic Missile at Orc"),
         "{}",
         r.reason
     );
@@ -442,7 +488,10 @@ fn declarations_are_binding_in_kind() {
     let legal = b.legal_commands();
     assert!(legal.contains(&Command::Act {
         unit: U1,
-        action: Action::Cast { target: U2 }
+        action: Action::Cast {
+            target: U2,
+            spell: crate::rules::battle::Spell::MagicMissile
+        }
     }));
     assert!(legal.contains(&Command::EndTurn { unit: U1 }));
     // Electing not to cast keeps the spell slot.
@@ -510,7 +559,14 @@ fn a_spell_begun_late_goes_on_into_the_next_round() {
     "#;
     // Round 1: party 1, orcs 4 (the party acts in 4). Round 2: 3, 3. Spell: 2d4+2 = 2+2+2.
     let (mut b, _) = BattleState::start_with_tape(&field(units, ALERTED), 1, [1, 4, 3, 3, 2, 2]);
-    declare(&mut b, 0, Intent::Spell { target: U1 });
+    declare(
+        &mut b,
+        0,
+        Intent::Spell {
+            target: U1,
+            spell: crate::rules::battle::Spell::MagicMissile,
+        },
+    );
     declare(&mut b, 1, Intent::Hold);
     // Halvaine holds his spell from segment 4 to 10, then begins it.
     for _ in 4..10 {
@@ -534,7 +590,10 @@ fn a_spell_begun_late_goes_on_into_the_next_round() {
         &b,
         &Command::Act {
             unit: U0,
-            action: Action::Cast { target: U1 },
+            action: Action::Cast {
+                target: U1,
+                spell: crate::rules::battle::Spell::MagicMissile,
+            },
         },
     )
     .cost;
@@ -546,14 +605,18 @@ fn a_spell_begun_late_goes_on_into_the_next_round() {
         &mut b,
         Command::Act {
             unit: U0,
-            action: Action::Cast { target: U1 },
+            action: Action::Cast {
+                target: U1,
+                spell: crate::rules::battle::Spell::MagicMissile,
+            },
         },
     );
     assert!(rules(&e).contains(&Ev::CastBegun {
         caster: U0,
         target: U1,
         start: 10,
-        last: 11
+        last: 11,
+        spell: crate::rules::battle::Spell::MagicMissile,
     }));
     // Round 2: Halvaine, still casting, declares nothing; the turn-order panel says when his
     // spell goes off.
@@ -582,7 +645,8 @@ fn a_spell_begun_late_goes_on_into_the_next_round() {
             caster: U0,
             target: U1,
             round: 2,
-            segment: 2
+            segment: 2,
+            spell: crate::rules::battle::Spell::MagicMissile,
         }),
         "{evs:?}"
     );
@@ -600,7 +664,14 @@ fn in_a_simultaneous_segment_damage_before_the_casting_began_spoils_it_too() {
     "#;
     let (mut b, _) = BattleState::start_with_tape(&field(units, ALERTED), 1, [3, 3, 15, 1]);
     declare(&mut b, 0, Intent::Melee);
-    declare(&mut b, 1, Intent::Spell { target: U0 });
+    declare(
+        &mut b,
+        1,
+        Intent::Spell {
+            target: U0,
+            spell: crate::rules::battle::Spell::MagicMissile,
+        },
+    );
     assert!(state(&b).simultaneous);
     run(
         &mut b,
@@ -615,7 +686,10 @@ fn in_a_simultaneous_segment_damage_before_the_casting_began_spoils_it_too() {
         &mut b,
         Command::Act {
             unit: U1,
-            action: Action::Cast { target: U0 },
+            action: Action::Cast {
+                target: U0,
+                spell: crate::rules::battle::Spell::MagicMissile,
+            },
         },
     );
     let evs = rules(&e);
@@ -643,7 +717,10 @@ fn rejections_say_why_and_change_nothing() {
         &mut b,
         Command::Declare {
             unit: U0,
-            intent: Intent::Spell { target: U2 },
+            intent: Intent::Spell {
+                target: U2,
+                spell: crate::rules::battle::Spell::MagicMissile,
+            },
         },
         "knows no spell",
     );
@@ -670,11 +747,21 @@ fn rejections_say_why_and_change_nothing() {
         &mut b,
         Command::Declare {
             unit: U1,
-            intent: Intent::Spell { target: U0 },
+            intent: Intent::Spell {
+                target: U0,
+                spell: crate::rules::battle::Spell::MagicMissile,
+            },
         },
-        "not an enemy",
+        "aimed at an enemy",
     );
-    declare(&mut b, 1, Intent::Spell { target: U2 });
+    declare(
+        &mut b,
+        1,
+        Intent::Spell {
+            target: U2,
+            spell: crate::rules::battle::Spell::MagicMissile,
+        },
+    );
     declare(&mut b, 2, Intent::Melee);
     declare(&mut b, 3, Intent::Missile);
     // Segment 1: Garrick (Melee).
@@ -722,7 +809,10 @@ fn rejections_say_why_and_change_nothing() {
         &mut b,
         Command::Act {
             unit: U0,
-            action: Action::Cast { target: U2 },
+            action: Action::Cast {
+                target: U2,
+                spell: crate::rules::battle::Spell::MagicMissile,
+            },
         },
         "knows no spell",
     );
@@ -894,7 +984,14 @@ fn the_clock_and_the_menu_speak_in_segments() {
     );
     assert!(c.order[0].current && c.order[0].label == "to declare");
     declare(&mut b, 0, Intent::Melee);
-    declare(&mut b, 1, Intent::Spell { target: U2 });
+    declare(
+        &mut b,
+        1,
+        Intent::Spell {
+            target: U2,
+            spell: crate::rules::battle::Spell::MagicMissile,
+        },
+    );
     declare(&mut b, 2, Intent::Melee);
     declare(&mut b, 3, Intent::Missile);
     // The orc archer shoots in segment 1 (2 - 2 would be 0), the orc in 2, the party in 4.
@@ -967,7 +1064,10 @@ fn the_clock_and_the_menu_speak_in_segments() {
         &b,
         &Command::Act {
             unit: U1,
-            action: Action::Cast { target: U2 },
+            action: Action::Cast {
+                target: U2,
+                spell: crate::rules::battle::Spell::MagicMissile,
+            },
         },
     );
     assert!(cast.cost.contains("start of segment 5"), "{}", cast.cost);
@@ -1008,7 +1108,10 @@ fn the_clock_and_the_menu_speak_in_segments() {
             b,
             &Command::Declare {
                 unit: U1,
-                intent: Intent::Spell { target: U2 },
+                intent: Intent::Spell {
+                    target: U2,
+                    spell: crate::rules::battle::Spell::MagicMissile,
+                },
             },
         )
         .cost
@@ -1131,7 +1234,10 @@ fn arbitrary_commands_never_panic_and_rejections_change_nothing() {
                         },
                         4 => Command::Act {
                             unit,
-                            action: Action::Cast { target },
+                            action: Action::Cast {
+                                target,
+                                spell: crate::rules::battle::Spell::MagicMissile,
+                            },
                         },
                         5 => Command::Act {
                             unit,
@@ -1139,7 +1245,10 @@ fn arbitrary_commands_never_panic_and_rejections_change_nothing() {
                         },
                         6 => Command::Declare {
                             unit,
-                            intent: Intent::Spell { target },
+                            intent: Intent::Spell {
+                                target,
+                                spell: crate::rules::battle::Spell::MagicMissile,
+                            },
                         },
                         7 => Command::Declare {
                             unit,

@@ -4,14 +4,14 @@
 
 use super::actions::turn_exhausted;
 use super::names::{
-    ATTACKS, HP, MISSILE_BONUS, MV, NEVER_SURPRISED, RANGE, SPELL_CASTING_TIME, SPELL_RANGE,
-    SPELL_SLOTS, SPELLS, SURPRISE_BONUS, SURPRISES_ON,
+    ATTACKS, HP, MISSILE_BONUS, MV, NEVER_SURPRISED, RANGE, SURPRISE_BONUS, SURPRISES_ON,
 };
+use super::spells::{self, castable, hasted, held, knows};
 use super::{Ev, Phase, SEGMENTS, Segments, State, TurnKind, combat};
 use crate::rules::battle::common::ndx;
 use crate::rules::battle::ids::PerUnit;
 use crate::rules::battle::{
-    BattleState, Condition, Decision, Event, Exec, Intent, Purpose, SideId, UnitId,
+    BattleState, Condition, Decision, Event, Exec, Intent, Purpose, SideId, Spell, UnitId,
 };
 use crate::rules::rulesets::Member;
 
@@ -27,21 +27,31 @@ pub(crate) fn side_of(s: &BattleState, u: UnitId) -> SideId {
     s.unit(u).map_or(SideId(0), |x| x.side)
 }
 
-/// Attack routines per round (at least 1).
+/// Whether `u` is under a haste spell now (G-66).
+fn is_hasted(s: &BattleState, u: UnitId) -> bool {
+    hasted(Segments::state(s), u)
+}
+
+/// Attack routines per round (at least 1); a haste spell adds one (G-66).
 pub(crate) fn attacks(s: &BattleState, u: UnitId) -> u32 {
-    stat(s, u, ATTACKS).clamp(1, 10) as u32
+    stat(s, u, ATTACKS).clamp(1, 10) as u32 + u32::from(is_hasted(s, u))
 }
 
-/// Squares a unit may move and still attack.
+/// Squares a unit may move and still attack (twice as many when hasted).
 pub(crate) fn walk_budget(s: &BattleState, u: UnitId) -> u32 {
-    s.unit(u).map_or(0, |x| x.movement)
+    s.unit(u).map_or(0, |x| x.movement) * haste_factor(s, u)
 }
 
-/// Squares a unit may move when it does nothing else (its movement rate `mv`).
+fn haste_factor(s: &BattleState, u: UnitId) -> u32 {
+    if is_hasted(s, u) { 2 } else { 1 }
+}
+
+/// Squares a unit may move when it does nothing else (its movement rate `mv`; twice it when
+/// hasted).
 pub(crate) fn run_budget(s: &BattleState, u: UnitId) -> u32 {
     let mv = stat(s, u, MV);
     if mv > 0 {
-        mv.min(1000) as u32
+        mv.min(1000) as u32 * haste_factor(s, u)
     } else {
         walk_budget(s, u) * 2
     }
@@ -53,16 +63,17 @@ pub(crate) fn has_missile(s: &BattleState, u: UnitId) -> bool {
 
 /// Whether `u` knows a spell at all (it may have no casting left).
 pub(crate) fn is_caster(s: &BattleState, u: UnitId) -> bool {
-    stat(s, u, SPELL_RANGE) > 0 && stat(s, u, SPELL_SLOTS) > 0
+    Spell::ALL.into_iter().any(|sp| knows(s, u, sp))
 }
 
-/// Whether `u` can still cast its spell (a caster with a slot left).
+/// Whether `u` can still cast a spell (a caster with a slot left).
 pub(crate) fn can_still_cast(s: &BattleState, u: UnitId) -> bool {
-    is_caster(s, u) && s.unit(u).is_some_and(|x| x.pool(SPELLS) > 0)
+    !castable(s, u).is_empty()
 }
 
-pub(crate) fn casting_time(s: &BattleState, u: UnitId) -> u32 {
-    stat(s, u, SPELL_CASTING_TIME).clamp(1, 30) as u32
+/// Segments `u` takes to cast `spell`.
+pub(crate) fn casting_time(s: &BattleState, u: UnitId, spell: Spell) -> u32 {
+    spells::casting_time_of(s, u, spell)
 }
 
 pub(crate) fn is_casting(r: &State, u: UnitId) -> bool {
@@ -118,7 +129,7 @@ pub(crate) enum Mode {
     Free,
     Melee,
     Missile,
-    Spell(UnitId),
+    Spell(UnitId, Spell),
     Run,
     Hold,
 }
@@ -131,7 +142,7 @@ pub(crate) fn mode(r: &State, u: UnitId) -> Mode {
         None => Mode::Free,
         Some(Intent::Melee) => Mode::Melee,
         Some(Intent::Missile) => Mode::Missile,
-        Some(Intent::Spell { target }) => Mode::Spell(target),
+        Some(Intent::Spell { target, spell }) => Mode::Spell(target, spell),
         Some(Intent::Run) => Mode::Run,
         Some(Intent::Hold) => Mode::Hold,
     }
@@ -153,10 +164,10 @@ fn extra_due(s: &BattleState, r: &State, u: UnitId, n: u32) -> bool {
         && n == other_segment(s, r, side_of(s, u)) + 1
 }
 
-/// The units taking turns in round segment `n`, in unit order.
+/// The units taking turns in round segment `n`, in unit order (a held unit takes none).
 fn round_queue(s: &BattleState, r: &State, n: u32) -> Vec<UnitId> {
     s.unit_ids()
-        .filter(|&u| s.units[u.index()].is_active() && !is_casting(r, u))
+        .filter(|&u| s.units[u.index()].is_active() && !is_casting(r, u) && !held(r, u))
         .filter(|&u| {
             if r.at(u).holding {
                 true
@@ -182,9 +193,12 @@ pub fn start(x: &mut Exec) {
     for u in x.s().unit_ids().collect::<Vec<_>>() {
         let hp = stat(x.s(), u, HP);
         x.set_pool(u, HP, hp);
-        if is_caster(x.s(), u) {
-            let slots = stat(x.s(), u, SPELL_SLOTS);
-            x.set_pool(u, SPELLS, slots);
+        for spell in Spell::ALL {
+            if knows(x.s(), u, spell) {
+                let st = spells::stats_of(spell);
+                let slots = stat(x.s(), u, st.slots);
+                x.set_pool(u, st.pool, slots);
+            }
         }
     }
     surprise(x);
@@ -337,7 +351,7 @@ pub(crate) fn advance(x: &mut Exec) {
                 }
                 let next = (r.turn..r.queue.len()).find(|&i| {
                     let u = r.queue[i];
-                    x.s().units[u.index()].is_active() && !is_casting(r, u)
+                    x.s().units[u.index()].is_active() && !is_casting(r, u) && !held(r, u)
                 });
                 match next {
                     Some(i) => begin_turn(x, i),
@@ -376,6 +390,7 @@ fn next_segment(x: &mut Exec) {
                 .filter(|&u| {
                     x.s().units[u.index()].is_active()
                         && !is_casting(r, u)
+                        && !held(r, u)
                         && surprise.get(u).is_some_and(|&k| k < n)
                 })
                 .collect();
@@ -438,7 +453,7 @@ fn begin_turn(x: &mut Exec, index: usize) {
     };
     let a = attacks(x.s(), u);
     let routines = match (kind, mode(r, u)) {
-        (_, Mode::Spell(_) | Mode::Run | Mode::Hold) => 0,
+        (_, Mode::Spell(..) | Mode::Run | Mode::Hold) => 0,
         (TurnKind::Surprise, _) => a.saturating_sub(spent),
         (TurnKind::Extra, _) => extra_routines(x.s(), r, u),
         (TurnKind::Main | TurnKind::Held, _) => {

@@ -10,13 +10,17 @@
 use super::Segments;
 use super::actions::allowed;
 use super::combat::{self, Kind};
-use super::names::{MISSILE_BONUS, SET_VS_CHARGE, SPELLS};
+use super::names::{
+    CURE_DIE, HASTE_ROUNDS, HOLD_ROUNDS, MISSILE_BONUS, SAVE, SET_VS_CHARGE, SHIELD_AC,
+    SHIELD_MISSILE_AC, SHIELD_ROUNDS,
+};
+use super::spells;
 use super::turns::{
     Mode, attacks, casting_time, mode, next_to_declare, side_segment, stat, unit_segment,
 };
 use super::{Ev, Phase, SEGMENTS, State, TurnKind};
 use crate::rules::battle::{
-    Action, BattleState, Command, Event, Intent, Reaction, SideId, Trigger, UnitId,
+    Action, BattleState, Command, Event, Intent, Reaction, SideId, Spell, Trigger, UnitId,
 };
 use crate::rules::dice::{BattleRng, DiceExpr};
 use crate::rules::rulesets::Member;
@@ -62,7 +66,12 @@ fn intent_words(s: &BattleState, intent: &Option<Intent>) -> String {
         None => "(hidden)".to_string(),
         Some(Intent::Melee) => "fight in melee".to_string(),
         Some(Intent::Missile) => "use a missile weapon".to_string(),
-        Some(Intent::Spell { target }) => format!("cast a spell at {}", s.unit_name(*target)),
+        Some(Intent::Spell { target, spell }) if spell.is_magic_missile() => {
+            format!("cast a spell at {}", s.unit_name(*target))
+        }
+        Some(Intent::Spell { target, spell }) => {
+            format!("cast {} on {}", spell.name(), s.unit_name(*target))
+        }
         Some(Intent::Run) => "run".to_string(),
         Some(Intent::Hold) => "hold (do nothing)".to_string(),
     }
@@ -94,14 +103,38 @@ fn declaration_effect(s: &BattleState, unit: UnitId, intent: &Intent) -> String 
                 plural(n, "missile")
             )
         }
-        Intent::Spell { target } => {
-            let t = casting_time(s, unit);
-            let left = s.unit(unit).map_or(0, |u| u.pool(SPELLS));
-            let now = match combat::target_ok(s, unit, *target, Kind::Spell) {
+        Intent::Spell { target, spell } => {
+            let t = casting_time(s, unit, *spell);
+            let left = s
+                .unit(unit)
+                .map_or(0, |u| u.pool(spells::stats_of(*spell).pool));
+            let now = match super::actions::cast_target_ok(s, unit, *target, *spell) {
                 Ok(()) => "in range and sight now".to_string(),
                 Err(e) => e.reason,
             };
-            format!("{t}-segment spell, never misses, {left} left; {now}")
+            let what = match spell {
+                Spell::MagicMissile => "never misses".to_string(),
+                Spell::Haste => format!(
+                    "+1 attack routine and double movement for {} rounds",
+                    stat(s, unit, HASTE_ROUNDS)
+                ),
+                Spell::CureLightWounds => format!("heals 1d{}", stat(s, unit, CURE_DIE)),
+                Spell::HoldPerson => format!(
+                    "held {} rounds unless it saves ({}+ on a d20)",
+                    stat(s, unit, HOLD_ROUNDS),
+                    stat(s, *target, SAVE)
+                ),
+                Spell::Shield => format!(
+                    "AC {} ({} vs missiles) for {} rounds, Magic Missile cannot harm",
+                    stat(s, unit, SHIELD_AC),
+                    stat(s, unit, SHIELD_MISSILE_AC),
+                    stat(s, unit, SHIELD_ROUNDS)
+                ),
+            };
+            format!(
+                "{} ({t}-segment spell), {what}, {left} left; {now}",
+                spell.name()
+            )
         }
         Intent::Run => format!(
             "move up to {} squares, no attack",
@@ -146,6 +179,21 @@ pub(crate) fn goes_off_words(s: &BattleState, r: &State, last: u32) -> String {
     } else {
         format!("at the start of segment {}{}", n + 1, of_round(round))
     }
+}
+
+/// Tick `tick` in words: "round 3, segment 4" (or a surprise segment).
+pub(crate) fn tick_words(s: &BattleState, r: &State, tick: u32) -> String {
+    let _ = s;
+    let ss = r.surprise_segments;
+    if tick <= ss {
+        return format!("surprise segment {tick}");
+    }
+    let into = tick - ss;
+    format!(
+        "round {}, segment {}",
+        (into - 1) / SEGMENTS + 1,
+        (into - 1) % SEGMENTS + 1
+    )
 }
 
 /// One line of the combat log for a ruleset event.
@@ -286,21 +334,62 @@ pub fn log_line(s: &BattleState, e: &Ev) -> String {
             target,
             start,
             last,
-        } => format!(
-            "{} begins casting at {} ({} of casting)",
-            s.unit_name(*caster),
-            s.unit_name(*target),
-            plural(last + 1 - start, "segment")
-        ),
+            spell,
+        } => {
+            let what = if spell.is_magic_missile() {
+                format!("at {}", s.unit_name(*target))
+            } else {
+                format!("{} on {}", spell.name(), s.unit_name(*target))
+            };
+            format!(
+                "{} begins casting {what} ({} of casting)",
+                s.unit_name(*caster),
+                plural(last + 1 - start, "segment")
+            )
+        }
         Ev::Spoiled { caster } => format!("{}'s spell is spoiled", s.unit_name(*caster)),
+        Ev::Enchanted { unit, spell, until } => {
+            let who = s.unit_name(*unit);
+            let what = match spell {
+                Spell::Haste => "is hasted: one more attack routine a round, twice the movement",
+                Spell::HoldPerson => "is held: no turns and no reactions, and hit at +4",
+                _ => "is shielded: a better AC, and Magic Missile cannot harm it",
+            };
+            format!(
+                "{who} {what}, to the end of {}",
+                tick_words(s, Segments::state(s), *until)
+            )
+        }
+        Ev::Resisted { unit, spell } => match spell {
+            Spell::MagicMissile => {
+                format!("{}'s Shield stops the Magic Missile", s.unit_name(*unit))
+            }
+            _ => format!("{} resists {}", s.unit_name(*unit), spell.name()),
+        },
+        Ev::Expired { unit, spell } => format!(
+            "{} is no longer {}",
+            s.unit_name(*unit),
+            match spell {
+                Spell::Haste => "hasted",
+                Spell::HoldPerson => "held",
+                _ => "shielded",
+            }
+        ),
         Ev::SpellWentOff {
             caster,
             target,
             round,
             segment,
+            spell,
         } => format!(
-            "{}'s spell goes off at {} ({})",
+            "{}'s {} goes off {} {} ({})",
             s.unit_name(*caster),
+            if spell.is_magic_missile() {
+                "spell"
+            } else {
+                spell.name()
+            },
+            if spell.is_magic_missile() { "at" } else { "on" },
             s.unit_name(*target),
             if *round == 0 {
                 format!("as surprise segment {} ends", segment - 1)
@@ -475,10 +564,10 @@ pub fn describe(s: &BattleState, r: &State, cmd: &Command) -> CommandInfo {
             let _ = target;
         }
         Command::Act {
-            action: Action::Cast { .. },
+            action: Action::Cast { spell, .. },
             ..
         } => {
-            let t = casting_time(s, unit);
+            let t = casting_time(s, unit, *spell);
             info.cost = format!(
                 "begins a {}-segment spell: it goes off {} unless damage spoils it",
                 t,
@@ -520,6 +609,7 @@ pub fn describe(s: &BattleState, r: &State, cmd: &Command) -> CommandInfo {
 pub fn pending_damage(s: &BattleState, r: &State) -> Vec<(UnitId, UnitId, f64)> {
     r.casting
         .iter()
+        .filter(|c| c.spell == Spell::MagicMissile && !spells::shielded(r, c.target))
         .map(|c| {
             let dice = combat::damage_dice(s, c.caster, combat::Kind::Spell);
             let mean = dice.distribution().expect(|d| d.max(1) as f64);

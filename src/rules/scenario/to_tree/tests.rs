@@ -61,7 +61,10 @@ fn commands() {
         },
         Command::Act {
             unit: u,
-            action: Action::Cast { target: UnitId(1) },
+            action: Action::Cast {
+                target: UnitId(1),
+                spell: crate::rules::battle::Spell::MagicMissile,
+            },
         },
         Command::Act {
             unit: u,
@@ -70,7 +73,10 @@ fn commands() {
         Command::EndTurn { unit: u },
         Command::Declare {
             unit: u,
-            intent: Intent::Spell { target: UnitId(5) },
+            intent: Intent::Spell {
+                target: UnitId(5),
+                spell: crate::rules::battle::Spell::MagicMissile,
+            },
         },
         Command::React {
             unit: u,
