@@ -977,6 +977,133 @@ fn the_level_editor_paints_moves_saves_and_undoes() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A hex level in the editor is drawn as the battle board draws it: every cell's button sits
+/// where the battle board puts that cell (the same offsets, scaled), so pointy odd rows sit
+/// half a cell right and flat odd columns half a cell down; a point is picked as the battle
+/// picks it (a hex's box corner belongs to its neighbour); a pressed hex is the cell painted.
+#[test]
+fn a_hex_levels_editor_cells_sit_where_the_battle_board_puts_them() {
+    use fray::game::editor::{EditorCell, EditorGeometry};
+    use std::collections::BTreeMap;
+    for level in ["phases_hex_skirmish.ron", "phases_flat_canyon.ron"] {
+        let dir = temp_dir(&format!("editor-hex-{level}"));
+        let path = dir.join(level);
+        std::fs::copy(levels_dir().join(level), &path).expect("copy");
+        let file = fray::rules::level::load_path(&path).expect("loads").file;
+        let grid = fray::rules::grid::Grid::new(file.topology, file.size.0, file.size.1);
+        let mut app = app_on(&dir, |_| {});
+        app.update();
+        tap(&mut app, KeyCode::KeyE);
+        app.update();
+        assert_eq!(screen(&app), Screen::Editor);
+        let geometry = *app
+            .world_mut()
+            .query::<&EditorGeometry>()
+            .single(app.world())
+            .expect("the board's geometry");
+        assert_eq!(geometry.layout.grid, grid);
+        let mut q = app.world_mut().query::<(&EditorCell, &Node)>();
+        let px = |v: Val| match v {
+            Val::Px(p) => p,
+            other => panic!("{other:?} is not in pixels"),
+        };
+        let centres: BTreeMap<(i32, i32), Vec2> = q
+            .iter(app.world())
+            .map(|(c, n)| {
+                assert_eq!(n.position_type, PositionType::Absolute);
+                let (w, h) = (px(n.width), px(n.height));
+                let tile = geometry.layout.tile_size;
+                assert!((w / h - tile.x / tile.y).abs() < 1e-3, "a hex's own shape");
+                (
+                    (c.x, c.y),
+                    Vec2::new(px(n.left) + w / 2.0, px(n.top) + h / 2.0),
+                )
+            })
+            .collect();
+        assert_eq!(
+            centres.len(),
+            grid.cells().count(),
+            "{level}: a button a cell"
+        );
+        // The battle board's centres, scaled, with y turned down.
+        let board = BoardLayout::new(grid);
+        let world0 = board.cell_center(Cell::new(0, 0)).expect("in");
+        let ui0 = centres[&(0, 0)];
+        for c in grid.cells() {
+            let w = board.cell_center(c).expect("in") - world0;
+            let want = ui0 + Vec2::new(w.x, -w.y) * geometry.scale;
+            let got = centres[&(c.x, c.y)];
+            assert!(
+                got.distance(want) < 0.01,
+                "{level}: {c:?} at {got}, the battle board puts it at {want}"
+            );
+            // Picking the centre picks the cell.
+            assert_eq!(geometry.cell_at(got), Some(c), "{level}: {c:?}");
+        }
+        let cell = geometry.cell_size();
+        match file.topology {
+            Topology::Hex {
+                orientation: HexOrientation::Pointy,
+            } => {
+                let shift = centres[&(0, 1)].x - centres[&(0, 0)].x;
+                assert!((shift - cell.x / 2.0).abs() < 0.01, "odd rows half right");
+                assert!(centres[&(0, 1)].y > centres[&(0, 0)].y, "row 1 below row 0");
+            }
+            _ => {
+                let shift = centres[&(1, 0)].y - centres[&(0, 0)].y;
+                assert!((shift - cell.y / 2.0).abs() < 0.01, "odd columns half down");
+            }
+        }
+        // The corner of (1, 1)'s box nearest (0, 0) is outside its hex: that point belongs to
+        // a neighbour, as on the battle board.
+        let corner = centres[&(1, 1)] - cell / 2.0 + Vec2::splat(1.0);
+        let picked = geometry.cell_at(corner).expect("on the board");
+        assert_ne!(
+            picked,
+            Cell::new(1, 1),
+            "{level}: a box corner is not the hex"
+        );
+        let world = board.cell_center(Cell::new(0, 0)).expect("in")
+            + Vec2::new(corner.x - ui0.x, ui0.y - corner.y) / geometry.scale;
+        assert_eq!(
+            Some(picked),
+            fray::game::input::cell_at(&board, world),
+            "{level}: the battle's own pick"
+        );
+        // A pressed hex is the cell painted: the third glyph of the palette, on a cell of an
+        // odd row and column that has another.
+        tap(&mut app, KeyCode::Digit3);
+        let glyph = app.world().resource::<fray::game::editor::Editor>().glyph;
+        let at = grid
+            .cells()
+            .map(|c| (c.x, c.y))
+            .find(|&(x, y)| {
+                x % 2 == 1
+                    && y % 2 == 1
+                    && file.map[y as usize].chars().nth(x as usize) != Some(glyph)
+            })
+            .expect("a cell to paint");
+        press_cell(&mut app, at);
+        let text = app
+            .world()
+            .resource::<fray::game::editor::Editor>()
+            .doc
+            .as_ref()
+            .expect("open")
+            .text()
+            .to_string();
+        let painted = fray::rules::level::load("x.ron", &text)
+            .expect("valid")
+            .file;
+        assert_eq!(
+            painted.map[at.1 as usize].chars().nth(at.0 as usize),
+            Some(glyph),
+            "{level}"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
 /// The picked unit's panel, through its buttons and keys: Tab and Shift+Tab step through the
 /// level's units; -, + and a typed value override a stat of its template (an edit of that
 /// unit's line only, undone and redone like any other), and "clear" drops the override; a
@@ -1809,6 +1936,111 @@ fn a_playtest_from_the_editor_comes_back_to_it() {
             .is_some_and(|d| d.text().contains("\"Playtested\""))
     );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The way back from a playtest is on screen: the battle's top bar has a "Back to editor"
+/// button, the pause menu offers it first (in place of "Save and quit"), and Q goes back
+/// whether the battle is paused or not; each time the editor is as it was left. A battle
+/// that is not a playtest shows none of it.
+#[test]
+fn a_playtest_shows_the_way_back_to_the_editor_and_q_or_the_button_takes_it() {
+    use fray::game::editor::Editor;
+    use fray::game::ui::UiAction;
+    let dir = temp_dir("editor-playtest-back");
+    std::fs::copy(
+        levels_dir().join("sides_village_brawl.ron"),
+        dir.join("a_village.ron"),
+    )
+    .expect("copy");
+    let mut app = app_on(&dir, |_| {});
+    app.update();
+    tap(&mut app, KeyCode::KeyE);
+    app.update();
+    app.world_mut()
+        .resource_mut::<Editor>()
+        .apply(fray::rules::level::edit::Edit::SetName("Playtested".into()));
+    let playtest = |app: &mut App| {
+        tap(app, KeyCode::KeyP);
+        app.update();
+        app.update();
+        assert_eq!(screen(app), Screen::Battle);
+        assert_eq!(battle(app).setup.level.name(), "Playtested");
+    };
+    let back_in_editor = |app: &mut App, how: &str| {
+        app.update();
+        app.update();
+        assert_eq!(screen(app), Screen::Editor, "{how}");
+        let editor = app.world().resource::<Editor>();
+        assert!(!editor.playtesting, "{how}");
+        assert!(
+            editor
+                .doc
+                .as_ref()
+                .is_some_and(|d| d.text().contains("\"Playtested\"")),
+            "{how}: the edit is still there"
+        );
+    };
+    let shows_back = |app: &mut App| texts(app).iter().any(|t| t.contains("Back to editor"));
+    // The top bar's button.
+    playtest(&mut app);
+    assert!(shows_back(&mut app), "{:?}", texts(&mut app));
+    press_button(&mut app, UiAction::BackToEditor);
+    back_in_editor(&mut app, "the top bar's button");
+    // Q, not paused.
+    playtest(&mut app);
+    tap(&mut app, KeyCode::KeyQ);
+    back_in_editor(&mut app, "Q");
+    // Esc opens the pause menu, which offers it first; Q there too.
+    playtest(&mut app);
+    tap(&mut app, KeyCode::Escape);
+    app.update();
+    let shown = texts(&mut app);
+    assert!(shown.iter().any(|t| t == "Paused (playtest)"), "{shown:?}");
+    assert!(
+        !shown.iter().any(|t| t.contains("Save and quit")),
+        "{shown:?}"
+    );
+    tap(&mut app, KeyCode::KeyQ);
+    back_in_editor(&mut app, "Esc, then Q");
+    // The pause menu's button.
+    playtest(&mut app);
+    tap(&mut app, KeyCode::Escape);
+    app.update();
+    let mut q = app.world_mut().query::<(Entity, &UiAction)>();
+    let buttons: Vec<Entity> = q
+        .iter(app.world())
+        .filter(|(_, a)| **a == UiAction::BackToEditor)
+        .map(|(e, _)| e)
+        .collect();
+    assert_eq!(buttons.len(), 2, "the top bar's and the pause menu's");
+    let in_pause_menu = |app: &App, mut e: Entity| loop {
+        if app
+            .world()
+            .get::<Name>(e)
+            .is_some_and(|n| n.as_str() == "Pause menu")
+        {
+            return true;
+        }
+        match app.world().get::<ChildOf>(e) {
+            Some(parent) => e = parent.parent(),
+            None => return false,
+        }
+    };
+    let pause_button = *buttons
+        .iter()
+        .find(|e| in_pause_menu(&app, **e))
+        .expect("the pause menu has one");
+    app.world_mut()
+        .entity_mut(pause_button)
+        .insert(Interaction::Pressed);
+    back_in_editor(&mut app, "the pause menu's button");
+    let _ = std::fs::remove_dir_all(&dir);
+    // An ordinary battle: no way to an editor, and Q does nothing until paused.
+    let mut app = battle_app(BattleSetup::new(ruins(), None));
+    assert!(!shows_back(&mut app));
+    tap(&mut app, KeyCode::KeyQ);
+    app.update();
+    assert_eq!(screen(&app), Screen::Battle);
 }
 
 /// Every text on screen, spans included, one string per text.

@@ -912,14 +912,18 @@ pub enum Pattern {
     Cursor = 2,
     /// A valid target or destination of the chosen action: corner brackets.
     Target = 3,
+    /// The whole cell, opaque, with a darker rim: the level editor's hex cells, tinted with
+    /// their terrain's colour.
+    Cell = 4,
 }
 
 impl Pattern {
-    pub const ALL: [Pattern; 4] = [
+    pub const ALL: [Pattern; 5] = [
         Pattern::Reach,
         Pattern::Threat,
         Pattern::Cursor,
         Pattern::Target,
+        Pattern::Cell,
     ];
 }
 
@@ -974,9 +978,16 @@ fn pattern_pixels(p: Pattern, shape: TileShape) -> Vec<u8> {
                         0
                     }
                 }
+                Pattern::Cell => 255,
+            };
+            // The editor's cell: a rim a quarter as bright, so neighbours stay apart.
+            let v = if p == Pattern::Cell && d < 1.5 {
+                64
+            } else {
+                255
             };
             let i = ((y * w + x) * 4) as usize;
-            out[i..i + 4].copy_from_slice(&[255, 255, 255, a]);
+            out[i..i + 4].copy_from_slice(&[v, v, v, a]);
         }
     }
     out

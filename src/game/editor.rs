@@ -6,7 +6,8 @@
 //! Keys: 1-9 pick a palette glyph, U switches between painting and units (click a unit to pick
 //! it, or Tab and Shift+Tab to step through the level's units, then a cell to move it there;
 //! C then a cell places a copy; Delete removes it), Ctrl+Z /
-//! Ctrl+Y undo and redo, Ctrl+S saves, P playtests, `[` and `]` open the previous or next level,
+//! Ctrl+Y undo and redo, Ctrl+S saves, P playtests (the battle's "Back to editor" button, or
+//! Q, comes back), `[` and `]` open the previous or next level,
 //! Esc goes back (asking first when there are unsaved changes). B runs the balance meter:
 //! the AI plays the level as it stands against itself on a background thread
 //! ([`crate::balance::Meter`], the games `fray balance` plays) and the panel shows each side's
@@ -28,9 +29,12 @@
 use std::path::PathBuf;
 
 use bevy::prelude::*;
-use bevy::ui::RelativeCursorPosition;
+use bevy::ui::{ComputedNode, RelativeCursorPosition, UiGlobalTransform};
+
+mod board;
 
 use super::Screen;
+use super::art::Art;
 use super::battle::{Battle, BattleSetup};
 use super::levels::{Catalog, LevelsDir};
 use super::overlays::{ForcedOverlay, OverlayKind, forced_layers};
@@ -39,11 +43,13 @@ use super::ui::{self, UiAction, UiClick};
 use crate::ai::sim::Caps;
 use crate::ai::{Difficulty, Kind};
 use crate::balance::Meter;
-use crate::rules::grid::Topology;
+use crate::rules::grid::{Grid, Topology};
 use crate::rules::level::edit::{Edit, LevelDoc, blank, locate};
 use crate::rules::level::{self, LevelFile, merged_legend};
 use crate::rules::map::{Sight, Terrain};
 use crate::rules::ruleset_data::{self, RulesetData};
+use board::{BoardShape, CellParts, board_looks, spawn_board};
+pub use board::{CellLook, EditorGeometry};
 
 pub(super) fn plugin(app: &mut App) {
     app.init_resource::<Editor>()
@@ -65,6 +71,7 @@ pub(super) fn plugin(app: &mut App) {
                 click_cells,
                 editor_actions,
                 rebuild,
+                status_line,
                 meter_panel,
                 scroll_panel,
             )
@@ -598,18 +605,68 @@ fn spawn_frame(commands: &mut Commands) -> (Entity, Entity) {
             BackgroundColor(ui::BG),
         ))
         .with_children(|root| {
-            board = root
-                .spawn((
-                    EditorBoard,
+            // The board, and under it the status line: the last message (an edit refused,
+            // saved, a question before unsaved changes are dropped), always in view.
+            root.spawn(Node {
+                flex_grow: 1.0,
+                min_width: px(0),
+                flex_direction: FlexDirection::Column,
+                row_gap: px(6),
+                ..default()
+            })
+            .with_children(|left| {
+                board = left
+                    .spawn((
+                        EditorBoard,
+                        Node {
+                            flex_grow: 1.0,
+                            flex_direction: FlexDirection::Column,
+                            align_items: AlignItems::Center,
+                            justify_content: JustifyContent::Center,
+                            ..default()
+                        },
+                    ))
+                    .id();
+                left.spawn((
+                    EditorStatus,
                     Node {
-                        flex_grow: 1.0,
-                        flex_direction: FlexDirection::Column,
-                        align_items: AlignItems::Center,
-                        justify_content: JustifyContent::Center,
+                        min_height: px(STATUS_HEIGHT),
+                        padding: UiRect::axes(px(8), px(4)),
                         ..default()
                     },
-                ))
-                .id();
+                    BackgroundColor(ui::PANEL),
+                    children![ui::text(String::new(), 15.0, ui::TEXT)],
+                ));
+                // The balance meter, in view whatever the panel's scroll: its text and bar
+                // are filled in by `meter_panel`.
+                left.spawn(Node {
+                    width: percent(100),
+                    height: px(6),
+                    min_height: px(6),
+                    flex_shrink: 0.0,
+                    ..default()
+                })
+                .insert(BackgroundColor(ui::PANEL))
+                .with_children(|bar| {
+                    bar.spawn((
+                        MeterBar,
+                        Node {
+                            width: percent(0),
+                            height: percent(100),
+                            ..default()
+                        },
+                        BackgroundColor(ui::ACCENT),
+                    ));
+                });
+                left.spawn((
+                    MeterText,
+                    ui::text(String::new(), 13.0, ui::TEXT),
+                    Node {
+                        min_height: px(METER_HEIGHT),
+                        ..default()
+                    },
+                ));
+            });
             root.spawn((
                 Node {
                     width: px(PANEL_WIDTH),
@@ -662,6 +719,42 @@ fn spawn_frame(commands: &mut Commands) -> (Entity, Entity) {
 
 /// The side panel's width in logical pixels (its scroll bar included).
 const PANEL_WIDTH: f32 = 346.0;
+
+/// The status line under the board: the editor's last message.
+#[derive(Component)]
+pub struct EditorStatus;
+
+/// The status line's height (two lines of text).
+const STATUS_HEIGHT: f32 = 44.0;
+
+/// The balance meter's room under the status line (its bar and three lines).
+const METER_HEIGHT: f32 = 54.0;
+
+/// Shows the editor's last message in the status line; a question (unsaved changes about to
+/// be dropped) stands out.
+fn status_line(
+    editor: Res<Editor>,
+    status: Query<&Children, With<EditorStatus>>,
+    mut texts: Query<(&mut Text, &mut TextColor)>,
+) {
+    let colour = if editor.confirm_leave || editor.confirm_close {
+        ui::BAD
+    } else {
+        ui::TEXT
+    };
+    for children in &status {
+        if let Some(&child) = children.first()
+            && let Ok((mut text, mut c)) = texts.get_mut(child)
+        {
+            if text.0 != editor.message {
+                text.0.clone_from(&editor.message);
+            }
+            if c.0 != colour {
+                c.0 = colour;
+            }
+        }
+    }
+}
 
 /// Scrolls the side panel: the mouse wheel over it, PgUp and PgDn anywhere (not while
 /// typing); keeps the scroll inside the contents and sizes the scroll bar's thumb to the part
@@ -864,13 +957,19 @@ fn editor_keys(
     }
 }
 
+/// A pressed board cell: the cell under the pointer (on hexes a button's box overlaps its
+/// neighbours', so the pointer decides, as on the battle board), else the button's own.
 fn click_cells(
     pressed: Query<(&Interaction, &EditorCell), Changed<Interaction>>,
+    window: Query<&Window, With<bevy::window::PrimaryWindow>>,
+    map: Query<(&EditorGeometry, &ComputedNode, &UiGlobalTransform)>,
     mut editor: ResMut<Editor>,
 ) {
     for (interaction, cell) in &pressed {
         if *interaction == Interaction::Pressed {
-            click_cell(&mut editor, (cell.x, cell.y));
+            let at = board::pointed_cell(window.single().ok(), map.single().ok())
+                .map_or((cell.x, cell.y), |c| (c.x, c.y));
+            click_cell(&mut editor, at);
         }
     }
 }
@@ -1400,42 +1499,6 @@ fn editor_actions(
     }
 }
 
-/// The colour a terrain is drawn in.
-fn colour(t: &Terrain) -> Color {
-    if t.name.contains("water") {
-        // Deep (impassable) water darker than shallow, but never wall-grey.
-        return if t.cost.is_none() {
-            Color::srgb(0.12, 0.22, 0.42)
-        } else {
-            Color::srgb(0.25, 0.4, 0.62)
-        };
-    }
-    match (t.cost, t.sight) {
-        (None, Sight::Slit) => Color::srgb(0.45, 0.4, 0.5),
-        (None, _) => Color::srgb(0.22, 0.21, 0.25),
-        (Some(_), Sight::Opaque) => Color::srgb(0.2, 0.42, 0.22),
-        _ if t.difficult => Color::srgb(0.5, 0.43, 0.3),
-        _ => Color::srgb(0.68, 0.64, 0.55),
-    }
-}
-
-const SIDE_COLOURS: [Color; 4] = [
-    Color::srgb(0.35, 0.6, 1.0),
-    Color::srgb(1.0, 0.4, 0.35),
-    Color::srgb(0.45, 0.9, 0.45),
-    Color::srgb(0.95, 0.85, 0.3),
-];
-
-/// The board cells a redraw repaints: each cell's look and the parts of it that show it.
-type CellParts<'a> = (
-    &'a EditorCell,
-    &'a mut CellLook,
-    &'a mut BackgroundColor,
-    &'a mut BorderColor,
-    &'a mut Node,
-    &'a Children,
-);
-
 #[allow(clippy::too_many_arguments)]
 fn rebuild(
     mut editor: ResMut<Editor>,
@@ -1447,6 +1510,8 @@ fn rebuild(
     mut board_drawn: Local<Option<BoardShape>>,
     mut cells: Query<CellParts, Without<EditorPanel>>,
     mut texts: Query<(&mut Text, &mut TextColor)>,
+    mut markers: Query<&mut Visibility, With<board::HexMarker>>,
+    art: Res<Art>,
 ) {
     let (win_w, win_h) = windows
         .iter()
@@ -1474,52 +1539,40 @@ fn rebuild(
         _ => Vec::new(),
     };
     let board_w = (win_w - PANEL_WIDTH - 40.0).max(200.0);
-    let board_h = (win_h - 80.0).max(200.0);
-    let cell = file.as_ref().map_or(24.0, |f| {
-        (board_w / f.size.0.max(1) as f32)
-            .min(board_h / f.size.1.max(1) as f32)
-            .clamp(8.0, 48.0)
-            .floor()
+    let board_h = (win_h - 80.0 - STATUS_HEIGHT - METER_HEIGHT).max(200.0);
+    // The battle board's layout of the map (squares or hexes), fitted to the room.
+    let geometry = file.as_ref().map(|f| {
+        EditorGeometry::fit(
+            Grid::new(f.topology, f.size.0, f.size.1),
+            Vec2::new(board_w, board_h),
+        )
     });
     // The board: its cells are spawned once for a map and cell size; after that an edit
     // repaints only the cells whose look changed (a painted cell, a moved unit...).
     let looks = file.as_ref().map(|f| board_looks(&editor, f, &tints));
-    let shape = (
-        board,
-        file.as_ref().map(|f| (f.size, cell as u32)),
-        looks.as_ref().map_or(0, Vec::len),
-    );
+    let shape = (board, geometry, looks.as_ref().map_or(0, Vec::len));
     if *board_drawn != Some(shape) || std::mem::take(&mut editor.respawn_board) {
         *board_drawn = Some(shape);
         commands
             .entity(board)
             .despawn_children()
-            .with_children(|board| spawn_board(board, file.as_ref(), looks.as_deref(), cell));
+            .with_children(|board| {
+                spawn_board(
+                    board,
+                    file.as_ref(),
+                    looks.as_deref(),
+                    geometry.as_ref(),
+                    &art,
+                )
+            });
     } else if let (Some(f), Some(looks)) = (&file, &looks) {
-        let width = f.size.0 as usize;
-        for (at, mut look, mut bg, mut border, mut node, children) in &mut cells {
-            let Some(new) = looks.get(at.y as usize * width + at.x as usize) else {
-                continue;
-            };
-            if *look == *new {
-                continue;
-            }
-            if bg.0 != new.bg {
-                bg.0 = new.bg;
-            }
-            if look.marked != new.marked {
-                *border = cell_border(new.marked);
-                node.border = UiRect::all(px(if new.marked { 3 } else { 1 }));
-            }
-            if (&look.label, look.fg) != (&new.label, new.fg)
-                && let Some(&child) = children.first()
-                && let Ok((mut text, mut colour)) = texts.get_mut(child)
-            {
-                text.0 = super::menu::ascii(&new.label);
-                colour.0 = new.fg;
-            }
-            *look = new.clone();
-        }
+        board::repaint(
+            looks,
+            f.size.0.max(1) as usize,
+            &mut cells,
+            &mut texts,
+            &mut markers,
+        );
     }
     commands
         .entity(panel)
@@ -1560,9 +1613,6 @@ fn rebuild(
                     14.0,
                     ui::DIM,
                 ));
-                if !editor.message.is_empty() {
-                    p.spawn(ui::text(editor.message.clone(), 14.0, ui::TEXT));
-                }
                 if problems.is_empty() {
                     p.spawn(ui::text("No problems: the level plays.", 14.0, ui::GOOD));
                 } else {
@@ -1658,6 +1708,7 @@ fn rebuild(
                     ("Save ^S", EditorAction::Save),
                     ("Playtest P", EditorAction::Playtest),
                     ("Balance B", EditorAction::Balance),
+                    ("New level N", EditorAction::NewLevel),
                     ("< [", EditorAction::Cycle(-1)),
                     ("] >", EditorAction::Cycle(1)),
                     ("Back Esc", EditorAction::Leave),
@@ -1665,155 +1716,7 @@ fn rebuild(
                     row.spawn(ui::button(label, None, UiAction::Editor(a)));
                 }
             });
-            // The balance meter: its text and bar are filled in by `meter_panel`.
-            p.spawn(Node {
-                width: percent(100),
-                height: px(6),
-                min_height: px(6),
-                flex_shrink: 0.0,
-                ..default()
-            })
-            .insert(BackgroundColor(ui::BG))
-            .with_children(|bar| {
-                bar.spawn((
-                    MeterBar,
-                    Node {
-                        width: percent(0),
-                        height: percent(100),
-                        ..default()
-                    },
-                    BackgroundColor(ui::ACCENT),
-                ));
-            });
-            p.spawn((MeterText, ui::text(String::new(), 13.0, ui::TEXT)));
         });
-}
-
-/// The board entity and what its cells were spawned for: the map's size and the cell size
-/// (none when the level does not parse), and the number of cells.
-type BoardShape = (Entity, Option<((u32, u32), u32)>, usize);
-
-/// How a board cell looks: its colour (terrain and overlay), its label (a unit's initial, a
-/// goal's star) and the label's colour, and whether it is marked (a clicked problem).
-#[derive(Component, Clone, Debug, PartialEq)]
-pub struct CellLook {
-    pub bg: Color,
-    pub label: String,
-    pub fg: Color,
-    pub marked: bool,
-}
-
-/// The look of every cell of the map, row by row.
-fn board_looks(
-    editor: &Editor,
-    f: &LevelFile,
-    tints: &std::collections::BTreeMap<(i32, i32), Color>,
-) -> Vec<CellLook> {
-    let legend = merged_legend(&f.legend);
-    // Cells a side wins by reaching, starred.
-    let goals: Vec<(i32, i32)> = f
-        .victory
-        .iter()
-        .filter_map(|v| match v {
-            level::Victory::ReachCell { cell, .. } => Some(*cell),
-            _ => None,
-        })
-        .collect();
-    let units: std::collections::BTreeMap<(i32, i32), &level::UnitDef> =
-        f.units.iter().map(|u| (u.cell, u)).collect();
-    let mut looks = Vec::with_capacity(f.size.0 as usize * f.size.1 as usize);
-    for (y, row) in f.map.iter().enumerate() {
-        let mut glyphs = row.chars();
-        for x in 0..f.size.0 as i32 {
-            let (x, y) = (x, y as i32);
-            let g = glyphs.next().unwrap_or(' ');
-            let terrain = legend.iter().find(|(k, _)| *k == g).map(|(_, t)| t);
-            let mut bg = terrain.map_or(Color::srgb(0.8, 0.1, 0.6), colour);
-            if let Some(t) = tints.get(&(x, y)) {
-                bg = bg.mix(t, 0.55);
-            }
-            let (label, fg) = match units.get(&(x, y)) {
-                Some(u) => {
-                    let side = f.sides.iter().position(|s| s.name == u.side).unwrap_or(0);
-                    let picked = editor.picked.as_deref() == Some(&u.name);
-                    (
-                        u.name.chars().next().unwrap_or('?').to_string(),
-                        if picked {
-                            ui::ACCENT
-                        } else {
-                            SIDE_COLOURS[side % SIDE_COLOURS.len()]
-                        },
-                    )
-                }
-                None if goals.contains(&(x, y)) => ("*".into(), ui::ACCENT),
-                None => (String::new(), ui::TEXT),
-            };
-            looks.push(CellLook {
-                bg,
-                label,
-                fg,
-                marked: editor.marked == Some((x, y)),
-            });
-        }
-    }
-    looks
-}
-
-fn cell_border(marked: bool) -> BorderColor {
-    if marked {
-        BorderColor::all(ui::BAD)
-    } else {
-        BorderColor::all(Color::srgba(0.0, 0.0, 0.0, 0.25))
-    }
-}
-
-/// Spawns the board's cells (a button each, `cell` pixels square), or says the level does
-/// not parse.
-fn spawn_board(
-    board: &mut ChildSpawnerCommands,
-    file: Option<&LevelFile>,
-    looks: Option<&[CellLook]>,
-    cell: f32,
-) {
-    let (Some(f), Some(looks)) = (file, looks) else {
-        board.spawn(ui::text(
-            "The level does not parse: fix it in a text editor (fray validate shows where).",
-            16.0,
-            ui::BAD,
-        ));
-        return;
-    };
-    let width = f.size.0 as usize;
-    for (y, row) in looks.chunks(width.max(1)).enumerate() {
-        board
-            .spawn(Node {
-                flex_direction: FlexDirection::Row,
-                ..default()
-            })
-            .with_children(|r| {
-                for (x, look) in row.iter().enumerate() {
-                    r.spawn((
-                        Button,
-                        EditorCell {
-                            x: x as i32,
-                            y: y as i32,
-                        },
-                        Node {
-                            width: px(cell),
-                            height: px(cell),
-                            border: UiRect::all(px(if look.marked { 3 } else { 1 })),
-                            justify_content: JustifyContent::Center,
-                            align_items: AlignItems::Center,
-                            ..default()
-                        },
-                        cell_border(look.marked),
-                        BackgroundColor(look.bg),
-                        look.clone(),
-                        children![ui::text(&look.label, (cell * 0.6).max(10.0), look.fg)],
-                    ));
-                }
-            });
-    }
 }
 
 /// The balance meter's lines: progress, each side's win rate with its 95% interval, draws,

@@ -169,11 +169,17 @@ fn keyboard(
     mut moved: MessageWriter<CursorMoved>,
     mut submit: MessageWriter<Submit>,
     mut toasts: MessageWriter<Toast>,
+    editor: Option<Res<super::editor::Editor>>,
 ) {
     let click = |clicks: &mut MessageWriter<UiClick>, a: UiAction| {
         clicks.write(UiClick(a));
     };
     let bound = &settings.keys;
+    // A playtest: the quit key goes back to the editor, paused or not.
+    if editor.is_some_and(|e| e.playtesting) && bound.just_pressed(&keys::QUIT, &keys) {
+        click(&mut clicks, UiAction::BackToEditor);
+        return;
+    }
     // Settings and saves work everywhere on the battle screen.
     for key in keys::HOTKEYS {
         if let Some(action) = &key.button

@@ -438,8 +438,9 @@ fn save_on_exit(
     battle: Option<ResMut<Battle>>,
     state: Option<Res<State<Screen>>>,
     stay: Option<Res<StayOnBattle>>,
+    editor: Option<Res<editor::Editor>>,
 ) {
-    if exits.read().count() == 0 || stay.is_some() {
+    if exits.read().count() == 0 || stay.is_some() || editor.is_some_and(|e| e.playtesting) {
         return;
     }
     if let (Some(mut b), Some(s)) = (battle, state)

@@ -89,7 +89,16 @@ pub fn load(path: &Path) -> Result<Battle, String> {
     Ok(battle)
 }
 
-fn autosave_each_round(mut battle: ResMut<Battle>, mut toasts: MessageWriter<Toast>) {
+/// Every round's autosave; not in a playtest (a battle started from the level editor on the
+/// level as it stands, unsaved perhaps): Continue must not resume it.
+fn autosave_each_round(
+    mut battle: ResMut<Battle>,
+    mut toasts: MessageWriter<Toast>,
+    editor: Option<Res<super::editor::Editor>>,
+) {
+    if editor.is_some_and(|e| e.playtesting) {
+        return;
+    }
     let round = battle.state.round;
     if round > battle.saved_round && battle.queue.is_empty() && battle.state.outcome.is_none() {
         battle.saved_round = round;

@@ -55,6 +55,8 @@ pub enum UiAction {
     Resume,
     Pause,
     SaveAndQuit,
+    /// Leave a playtest (a battle started from the level editor) for the editor, as it was.
+    BackToEditor,
     HandOver,
     ToggleThreat,
     /// Fold or open the turn order panel.

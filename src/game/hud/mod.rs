@@ -564,6 +564,8 @@ fn battle_actions(
                 }
                 commands.set_state(Screen::Title);
             }
+            // A playtest is not saved: the level it plays is the editor's, as it stands.
+            UiAction::BackToEditor => commands.set_state(Screen::Editor),
             UiAction::ShowResult if battle.finished() => {
                 // The battle is over: nothing to continue.
                 if replay.is_none() {

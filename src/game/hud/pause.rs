@@ -44,7 +44,12 @@ fn unblock_input(mut blocked: ResMut<InputBlocked>, hotseat: Res<HotSeat>) {
     blocked.0 = hotseat.waiting;
 }
 
-fn spawn_pause_menu(mut commands: Commands, settings: Res<crate::game::battle::Settings>) {
+fn spawn_pause_menu(
+    mut commands: Commands,
+    settings: Res<crate::game::battle::Settings>,
+    editor: Option<Res<crate::game::editor::Editor>>,
+) {
+    let playtest = editor.is_some_and(|e| e.playtesting);
     commands
         .spawn((
             Name::new("Pause menu"),
@@ -83,12 +88,26 @@ fn spawn_pause_menu(mut commands: Commands, settings: Res<crate::game::battle::S
                 BorderColor::all(ui::ACCENT),
                 BackgroundColor(Color::srgb(0.07, 0.065, 0.085)),
             ))
-            .with_children(|p| pause_panel(p, &settings));
+            .with_children(|p| pause_panel(p, &settings, playtest));
         });
 }
 
-fn pause_panel(p: &mut ChildSpawnerCommands, settings: &crate::game::battle::Settings) {
-    p.spawn(ui::text("Paused", 36.0, ui::ACCENT));
+/// The menu; in a playtest (a battle started from the level editor) its first entry goes back
+/// to the editor, in place of saving and quitting to the title.
+fn pause_panel(
+    p: &mut ChildSpawnerCommands,
+    settings: &crate::game::battle::Settings,
+    playtest: bool,
+) {
+    p.spawn(ui::text(
+        if playtest {
+            "Paused (playtest)"
+        } else {
+            "Paused"
+        },
+        36.0,
+        ui::ACCENT,
+    ));
     // The menu on the left, the Settings screen's rows on the right (a click or their number
     // key cycles each), so the panel stays short enough for a 640-pixel window.
     p.spawn(Node {
@@ -106,6 +125,13 @@ fn pause_panel(p: &mut ChildSpawnerCommands, settings: &crate::game::battle::Set
             ..default()
         })
         .with_children(|p| {
+            if playtest {
+                p.spawn(ui::button(
+                    "Back to editor",
+                    Some(&settings.keys.name(&keys::QUIT)),
+                    UiAction::BackToEditor,
+                ));
+            }
             p.spawn(ui::button(
                 "Resume",
                 Some(&settings.keys.name(&keys::CANCEL)),
@@ -126,11 +152,13 @@ fn pause_panel(p: &mut ChildSpawnerCommands, settings: &crate::game::battle::Set
                 Some(&settings.keys.name(&keys::RULES)),
                 UiAction::RulesHelp,
             ));
-            p.spawn(ui::button(
-                "Save and quit to title",
-                Some(&settings.keys.name(&keys::QUIT)),
-                UiAction::SaveAndQuit,
-            ));
+            if !playtest {
+                p.spawn(ui::button(
+                    "Save and quit to title",
+                    Some(&settings.keys.name(&keys::QUIT)),
+                    UiAction::SaveAndQuit,
+                ));
+            }
         });
         row.spawn(Node {
             flex_direction: FlexDirection::Column,

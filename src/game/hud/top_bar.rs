@@ -50,8 +50,10 @@ fn top_bar(
     settings: Res<Settings>,
     bar: Query<Entity, With<TopBar>>,
     window: Query<&Window, With<bevy::window::PrimaryWindow>>,
+    editor: Option<Res<crate::game::editor::Editor>>,
     mut last: Local<String>,
 ) {
+    let playtest = editor.is_some_and(|e| e.playtesting);
     let Some(state) = &view.state else {
         return;
     };
@@ -59,7 +61,7 @@ fn top_bar(
     let two_rows = HudLayout::of(window.single().ok()).two_rows;
     // The bar's entity too: a battle loaded in the state just left has a new, empty bar.
     let key = format!(
-        "{}|{settings:?}|{two_rows}|{:?}",
+        "{}|{settings:?}|{two_rows}|{playtest}|{:?}",
         clock.headline,
         bar.single().ok()
     );
@@ -71,6 +73,26 @@ fn top_bar(
         return;
     };
     commands.entity(bar).despawn_children().with_children(|b| {
+        // A playtest says so first, with the way back to the editor.
+        if playtest {
+            b.spawn((
+                Button,
+                UiAction::BackToEditor,
+                ui::ButtonColour(ui::BUTTON_ON),
+                Node {
+                    padding: UiRect::axes(px(8), px(3)),
+                    border_radius: BorderRadius::all(px(3)),
+                    flex_shrink: 0.0,
+                    ..default()
+                },
+                BackgroundColor(ui::BUTTON_ON),
+                children![ui::text(
+                    format!("[{}] Back to editor", settings.keys.name(&keys::QUIT)),
+                    14.0,
+                    ui::TEXT
+                )],
+            ));
+        }
         // The title never wraps into the buttons: on a narrow window it has a row of its own.
         b.spawn((
             ui::text(&clock.headline, 17.0, ui::ACCENT),

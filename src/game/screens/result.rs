@@ -25,7 +25,17 @@ pub(super) fn plugin(app: &mut App) {
         );
 }
 
-fn spawn_result(mut commands: Commands, battle: Option<Res<Battle>>) {
+fn spawn_result(
+    mut commands: Commands,
+    battle: Option<Res<Battle>>,
+    editor: Option<Res<crate::game::editor::Editor>>,
+) {
+    // A playtest's Back returns to the level editor (through the setup screen's hook).
+    let back = if editor.is_some_and(|e| e.playtesting) {
+        "Back to editor"
+    } else {
+        "Back"
+    };
     let Some(battle) = battle else {
         commands.set_state(Screen::Title);
         return;
@@ -120,7 +130,7 @@ fn spawn_result(mut commands: Commands, battle: Option<Res<Battle>>) {
                 r.spawn(ui::button("Board", Some("V"), UiAction::BackToBoard));
                 r.spawn(ui::button("Replay", Some("P"), UiAction::Replay));
                 r.spawn(ui::button("Rematch", Some("R"), UiAction::Rematch));
-                r.spawn(ui::button("Back", Some("B"), UiAction::Back));
+                r.spawn(ui::button(back, Some("B"), UiAction::Back));
             });
         });
 }

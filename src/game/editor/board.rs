@@ -1,0 +1,347 @@
+//! The editor's board: each cell of the map a button, laid out as the battle board lays out
+//! its tiles ([`BoardLayout`]: squares, pointy hexes with odd rows half a cell right, flat
+//! hexes with odd columns half a cell down), and a click picks the cell under the pointer as
+//! the battle does ([`crate::game::input::cell_at`]: the nearest cell centre).
+
+use bevy::prelude::*;
+use bevy::ui::{ComputedNode, UiGlobalTransform};
+
+use super::{Editor, EditorCell};
+use crate::game::art::{Art, Pattern, TileShape};
+use crate::game::board::BoardLayout;
+use crate::game::ui;
+use crate::rules::grid::{Cell, Grid};
+use crate::rules::level::{self, LevelFile, merged_legend};
+use crate::rules::map::{Sight, Terrain};
+
+/// The smallest and largest width of a cell on the editor's board, in logical pixels.
+const CELL_MIN: f32 = 8.0;
+const CELL_MAX: f32 = 48.0;
+
+/// Where the editor draws a map's cells: the battle board's own layout, scaled so that a cell
+/// is a whole number of pixels wide, in UI pixels from the board's top-left corner (y down).
+#[derive(Component, Clone, Copy, Debug, PartialEq)]
+pub struct EditorGeometry {
+    pub layout: BoardLayout,
+    /// UI pixels per world unit of the battle board.
+    pub scale: f32,
+    /// The battle board's bounds (world units, y up).
+    bounds: Rect,
+}
+
+impl EditorGeometry {
+    /// The largest layout of `grid` that fits in `room` (logical pixels), its cells between
+    /// 8 and 48 pixels wide.
+    pub fn fit(grid: Grid, room: Vec2) -> Self {
+        let layout = BoardLayout::new(grid);
+        let bounds = layout.bounds();
+        let tile = layout.tile_size.x;
+        let size = bounds.size().max(Vec2::ONE);
+        let fits = (room.x / size.x).min(room.y / size.y);
+        let cell = (tile * fits).clamp(CELL_MIN, CELL_MAX).floor();
+        Self {
+            layout,
+            scale: cell / tile,
+            bounds,
+        }
+    }
+
+    /// A cell's width in pixels (what the board was fitted to).
+    pub fn cell_width(&self) -> f32 {
+        self.layout.tile_size.x * self.scale
+    }
+
+    /// A cell's drawn size (a hex's is its bounding box).
+    pub fn cell_size(&self) -> Vec2 {
+        Vec2::new(self.layout.tile_size.x, self.layout.tile_size.y) * self.scale
+    }
+
+    /// The whole board's size.
+    pub fn size(&self) -> Vec2 {
+        self.bounds.size() * self.scale
+    }
+
+    /// The centre of an in-bounds cell: where the battle board puts it, scaled, y down.
+    pub fn centre(&self, cell: Cell) -> Option<Vec2> {
+        let w = self.layout.cell_center(cell)?;
+        Some(Vec2::new(w.x - self.bounds.min.x, self.bounds.max.y - w.y) * self.scale)
+    }
+
+    /// The cell under a point of the board (pixels from its top-left corner), picked as the
+    /// battle picks the cell under the mouse.
+    pub fn cell_at(&self, p: Vec2) -> Option<Cell> {
+        let world = Vec2::new(
+            self.bounds.min.x + p.x / self.scale,
+            self.bounds.max.y - p.y / self.scale,
+        );
+        crate::game::input::cell_at(&self.layout, world)
+    }
+}
+
+/// The cell under the mouse on the editor's board, if the pointer is over it: the pressed
+/// button's own rectangle is only right on squares (a hex's box overlaps its neighbours').
+pub(super) fn pointed_cell(
+    window: Option<&Window>,
+    map: Option<(&EditorGeometry, &ComputedNode, &UiGlobalTransform)>,
+) -> Option<Cell> {
+    let cursor = window?.physical_cursor_position()?;
+    let (geometry, node, at) = map?;
+    let top_left = at.translation - node.size() / 2.0;
+    geometry.cell_at((cursor - top_left) * node.inverse_scale_factor())
+}
+
+/// The colour a terrain is drawn in.
+pub(super) fn colour(t: &Terrain) -> Color {
+    if t.name.contains("water") {
+        // Deep (impassable) water darker than shallow, but never wall-grey.
+        return if t.cost.is_none() {
+            Color::srgb(0.12, 0.22, 0.42)
+        } else {
+            Color::srgb(0.25, 0.4, 0.62)
+        };
+    }
+    match (t.cost, t.sight) {
+        (None, Sight::Slit) => Color::srgb(0.45, 0.4, 0.5),
+        (None, _) => Color::srgb(0.22, 0.21, 0.25),
+        (Some(_), Sight::Opaque) => Color::srgb(0.2, 0.42, 0.22),
+        _ if t.difficult => Color::srgb(0.5, 0.43, 0.3),
+        _ => Color::srgb(0.68, 0.64, 0.55),
+    }
+}
+
+const SIDE_COLOURS: [Color; 4] = [
+    Color::srgb(0.35, 0.6, 1.0),
+    Color::srgb(1.0, 0.4, 0.35),
+    Color::srgb(0.45, 0.9, 0.45),
+    Color::srgb(0.95, 0.85, 0.3),
+];
+
+/// The board cells a redraw repaints: each cell's look and the parts of it that show it (a
+/// square's background and border; a hex's image, and its marker, the second child).
+pub(super) type CellParts<'a> = (
+    &'a EditorCell,
+    &'a mut CellLook,
+    &'a mut BackgroundColor,
+    &'a mut BorderColor,
+    &'a mut Node,
+    Option<&'a mut ImageNode>,
+    &'a Children,
+);
+
+/// A hex cell's outline shown when it is marked (a clicked problem).
+#[derive(Component)]
+pub(super) struct HexMarker;
+
+/// Repaints the cells whose look changed (the same entities: only their colours and labels).
+pub(super) fn repaint(
+    looks: &[CellLook],
+    width: usize,
+    cells: &mut Query<CellParts, Without<super::EditorPanel>>,
+    texts: &mut Query<(&mut Text, &mut TextColor)>,
+    markers: &mut Query<&mut Visibility, With<HexMarker>>,
+) {
+    for (at, mut look, mut bg, mut border, mut node, image, children) in cells {
+        let Some(new) = looks.get(at.y as usize * width + at.x as usize) else {
+            continue;
+        };
+        if *look == *new {
+            continue;
+        }
+        match image {
+            Some(mut image) if image.color != new.bg => image.color = new.bg,
+            Some(_) => {}
+            None if bg.0 != new.bg => bg.0 = new.bg,
+            None => {}
+        }
+        if look.marked != new.marked {
+            if let Some(&marker) = children.get(1)
+                && let Ok(mut v) = markers.get_mut(marker)
+            {
+                *v = marker_visibility(new.marked);
+            } else {
+                *border = cell_border(new.marked);
+                node.border = UiRect::all(px(if new.marked { 3 } else { 1 }));
+            }
+        }
+        if (&look.label, look.fg) != (&new.label, new.fg)
+            && let Some(&child) = children.first()
+            && let Ok((mut text, mut colour)) = texts.get_mut(child)
+        {
+            text.0 = crate::game::menu::ascii(&new.label);
+            colour.0 = new.fg;
+        }
+        *look = new.clone();
+    }
+}
+
+fn marker_visibility(marked: bool) -> Visibility {
+    if marked {
+        Visibility::Inherited
+    } else {
+        Visibility::Hidden
+    }
+}
+
+/// The board entity and what its cells were spawned for: the map's layout and scale (none
+/// when the level does not parse), and the number of cells.
+pub(super) type BoardShape = (Entity, Option<EditorGeometry>, usize);
+
+/// How a board cell looks: its colour (terrain and overlay), its label (a unit's initial, a
+/// goal's star) and the label's colour, and whether it is marked (a clicked problem).
+#[derive(Component, Clone, Debug, PartialEq)]
+pub struct CellLook {
+    pub bg: Color,
+    pub label: String,
+    pub fg: Color,
+    pub marked: bool,
+}
+
+/// The look of every cell of the map, row by row.
+pub(super) fn board_looks(
+    editor: &Editor,
+    f: &LevelFile,
+    tints: &std::collections::BTreeMap<(i32, i32), Color>,
+) -> Vec<CellLook> {
+    let legend = merged_legend(&f.legend);
+    // Cells a side wins by reaching, starred.
+    let goals: Vec<(i32, i32)> = f
+        .victory
+        .iter()
+        .filter_map(|v| match v {
+            level::Victory::ReachCell { cell, .. } => Some(*cell),
+            _ => None,
+        })
+        .collect();
+    let units: std::collections::BTreeMap<(i32, i32), &level::UnitDef> =
+        f.units.iter().map(|u| (u.cell, u)).collect();
+    let mut looks = Vec::with_capacity(f.size.0 as usize * f.size.1 as usize);
+    for (y, row) in f.map.iter().enumerate() {
+        let mut glyphs = row.chars();
+        for x in 0..f.size.0 as i32 {
+            let (x, y) = (x, y as i32);
+            let g = glyphs.next().unwrap_or(' ');
+            let terrain = legend.iter().find(|(k, _)| *k == g).map(|(_, t)| t);
+            let mut bg = terrain.map_or(Color::srgb(0.8, 0.1, 0.6), colour);
+            if let Some(t) = tints.get(&(x, y)) {
+                bg = bg.mix(t, 0.55);
+            }
+            let (label, fg) = match units.get(&(x, y)) {
+                Some(u) => {
+                    let side = f.sides.iter().position(|s| s.name == u.side).unwrap_or(0);
+                    let picked = editor.picked.as_deref() == Some(&u.name);
+                    (
+                        u.name.chars().next().unwrap_or('?').to_string(),
+                        if picked {
+                            ui::ACCENT
+                        } else {
+                            SIDE_COLOURS[side % SIDE_COLOURS.len()]
+                        },
+                    )
+                }
+                None if goals.contains(&(x, y)) => ("*".into(), ui::ACCENT),
+                None => (String::new(), ui::TEXT),
+            };
+            looks.push(CellLook {
+                bg,
+                label,
+                fg,
+                marked: editor.marked == Some((x, y)),
+            });
+        }
+    }
+    looks
+}
+
+fn cell_border(marked: bool) -> BorderColor {
+    if marked {
+        BorderColor::all(ui::BAD)
+    } else {
+        BorderColor::all(Color::srgba(0.0, 0.0, 0.0, 0.25))
+    }
+}
+
+/// Spawns the board's cells (a button each, where the battle board puts that cell), or says
+/// the level does not parse. Squares are drawn as coloured boxes with a thin border, hexes
+/// as a hex image tinted with the terrain's colour (its box would overlap its neighbours).
+pub(super) fn spawn_board(
+    board: &mut ChildSpawnerCommands,
+    file: Option<&LevelFile>,
+    looks: Option<&[CellLook]>,
+    geometry: Option<&EditorGeometry>,
+    art: &Art,
+) {
+    let (Some(f), Some(looks), Some(geometry)) = (file, looks, geometry) else {
+        board.spawn(ui::text(
+            "The level does not parse: fix it in a text editor (fray validate shows where).",
+            16.0,
+            ui::BAD,
+        ));
+        return;
+    };
+    let width = f.size.0.max(1) as usize;
+    let size = geometry.size();
+    let cell = geometry.cell_size();
+    let shape = TileShape::of(f.topology);
+    let hex = shape != TileShape::Square;
+    let font = (geometry.cell_width() * 0.6).max(10.0);
+    board
+        .spawn((
+            *geometry,
+            Node {
+                width: px(size.x),
+                height: px(size.y),
+                flex_shrink: 0.0,
+                ..default()
+            },
+        ))
+        .with_children(|map| {
+            for (i, look) in looks.iter().enumerate() {
+                let at = Cell::new((i % width) as i32, (i / width) as i32);
+                let Some(centre) = geometry.centre(at) else {
+                    continue;
+                };
+                let mut e = map.spawn((
+                    Button,
+                    EditorCell { x: at.x, y: at.y },
+                    Node {
+                        position_type: PositionType::Absolute,
+                        left: px(centre.x - cell.x / 2.0),
+                        top: px(centre.y - cell.y / 2.0),
+                        width: px(cell.x),
+                        height: px(cell.y),
+                        border: UiRect::all(px(if hex || !look.marked { 1 } else { 3 })),
+                        justify_content: JustifyContent::Center,
+                        align_items: AlignItems::Center,
+                        ..default()
+                    },
+                    look.clone(),
+                ));
+                if hex {
+                    e.insert((
+                        BorderColor::all(Color::NONE),
+                        BackgroundColor(Color::NONE),
+                        ImageNode::new(art.pattern(Pattern::Cell, shape)).with_color(look.bg),
+                    ))
+                    .with_children(|c| {
+                        c.spawn(ui::text(&look.label, font, look.fg));
+                        c.spawn((
+                            HexMarker,
+                            marker_visibility(look.marked),
+                            Node {
+                                position_type: PositionType::Absolute,
+                                left: px(0),
+                                top: px(0),
+                                width: percent(100),
+                                height: percent(100),
+                                ..default()
+                            },
+                            ImageNode::new(art.pattern(Pattern::Cursor, shape)).with_color(ui::BAD),
+                        ));
+                    });
+                } else {
+                    e.insert((cell_border(look.marked), BackgroundColor(look.bg)))
+                        .with_child(ui::text(&look.label, font, look.fg));
+                }
+            }
+        });
+}
