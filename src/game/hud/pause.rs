@@ -127,6 +127,11 @@ fn pause_panel(p: &mut ChildSpawnerCommands, settings: &crate::game::battle::Set
                 UiAction::RulesHelp,
             ));
             p.spawn(ui::button(
+                "All settings and keys",
+                Some("K"),
+                UiAction::Settings,
+            ));
+            p.spawn(ui::button(
                 "Save and quit to title",
                 Some(&settings.keys.name(&keys::QUIT)),
                 UiAction::SaveAndQuit,
