@@ -362,6 +362,24 @@ fn an_ai_versus_ai_battle_is_played_to_the_result_screen() {
     let shown = texts(&mut app);
     assert!(shown.contains(&headline), "{headline:?} not in {shown:?}");
     assert!(shown.iter().any(|t| t.contains("Rematch")));
+    // A second Enter (the banner's key pressed twice) does not start a new battle past the
+    // Result screen; nor does Enter held down into it, repeating.
+    let commands = battle(&app).commands.clone();
+    tap(&mut app, KeyCode::Enter);
+    key(&mut app, KeyCode::Enter, true);
+    for _ in 0..4 {
+        app.update();
+        key(&mut app, KeyCode::Enter, false);
+        key(&mut app, KeyCode::Enter, true);
+    }
+    key(&mut app, KeyCode::Enter, false);
+    app.update();
+    assert_eq!(
+        screen(&app),
+        Screen::Result,
+        "Enter does not leave the result"
+    );
+    assert_eq!(battle(&app).commands, commands, "no new battle began");
     // V goes back to the final board, with the battle as it ended.
     let commands = battle(&app).commands.len();
     tap(&mut app, KeyCode::KeyV);
@@ -2343,6 +2361,8 @@ fn the_result_screen_steps_through_the_replay_one_command_at_a_time() {
             std::thread::sleep(Duration::from_millis(1));
         }
     }
+    // The banner comes up; Enter (pressed while it is up) goes on.
+    app.update();
     tap(&mut app, KeyCode::Enter);
     app.update();
     assert_eq!(screen(&app), Screen::Result);
@@ -2670,4 +2690,418 @@ fn a_battle_loaded_in_the_state_just_left_shows_its_panels() {
     assert!(shown.iter().any(|t| t == "Turn order"), "{shown:?}");
     assert!(shown.iter().any(|t| t.contains("End turn")), "{shown:?}");
     assert!(shown.iter().any(|t| t.contains("Threat")), "{shown:?}");
+}
+
+#[test]
+fn a_digit_held_after_it_picked_a_unit_does_not_also_press_the_action_menu() {
+    let level = fray::rules::level::load_path(&levels_dir().join("sides_village_brawl.ron"))
+        .expect("the village brawl");
+    let mut setup = BattleSetup::new(level, None);
+    setup.seed = 2001;
+    setup.controls = vec![SideControl::Human; 2];
+    let mut app = battle_app(setup);
+    assert!(
+        matches!(battle(&app).state.pending(), Decision::Pick { .. }),
+        "a side picks first, not {:?}",
+        battle(&app).state.pending()
+    );
+    let view = app.world().resource::<fray::game::hud::View>();
+    let (unit, hotkey) = view
+        .menu
+        .iter()
+        .find_map(|e| match e.commands.as_slice() {
+            [Command::Pick { unit }] => Some((*unit, e.hotkey?)),
+            _ => None,
+        })
+        .expect("a pick entry with a digit");
+    let code = fray::game::input::key_of(hotkey).expect("a key code");
+    // The digit goes down and stays down for several frames, repeating as an X server
+    // reports a held key without detectable autorepeat: a release and a press in one frame.
+    key(&mut app, code, true);
+    app.update();
+    for _ in 0..10 {
+        key(&mut app, code, false);
+        key(&mut app, code, true);
+        app.update();
+    }
+    key(&mut app, code, false);
+    app.update();
+    app.update();
+    assert_eq!(
+        battle(&app).commands,
+        vec![Command::Pick { unit }],
+        "the held digit only picked"
+    );
+    assert_eq!(acting(&app), unit);
+    // Released and pressed again, the same digit presses the action menu's entry.
+    let view = app.world().resource::<fray::game::hud::View>();
+    let entry = view
+        .menu
+        .iter()
+        .find(|e| e.hotkey == Some(hotkey))
+        .cloned()
+        .expect("the action menu has an entry on the same digit");
+    tap(&mut app, code);
+    app.update();
+    if entry.commands.len() == 1 {
+        assert_eq!(battle(&app).commands.len(), 2, "a fresh press acts");
+    } else {
+        assert_eq!(
+            app.world().resource::<fray::game::hud::Targeting>().group,
+            Some(entry.group.clone()),
+            "a fresh press chooses the entry"
+        );
+    }
+}
+
+#[test]
+fn a_saved_window_size_larger_than_the_screen_opens_fitted_on_it() {
+    use bevy::window::{Monitor, PrimaryMonitor, PrimaryWindow};
+    use fray::game::screens::settings::{FitWindowToScreen, ScreenSize, SettingKind};
+    let mut app = app_on(&levels_dir(), |app| {
+        app.insert_resource(FitWindowToScreen);
+    });
+    app.world_mut().spawn((
+        Window {
+            resolution: (1280, 800).into(),
+            ..default()
+        },
+        PrimaryWindow,
+    ));
+    app.world_mut().spawn((
+        Monitor {
+            name: None,
+            physical_width: 1024,
+            physical_height: 640,
+            physical_position: IVec2::ZERO,
+            refresh_rate_millihertz: None,
+            scale_factor: 1.0,
+            video_modes: Vec::new(),
+        },
+        PrimaryMonitor,
+    ));
+    app.world_mut().resource_mut::<Settings>().window_size = (1280, 800);
+    for _ in 0..3 {
+        app.update();
+    }
+    let mut q = app
+        .world_mut()
+        .query_filtered::<&Window, With<PrimaryWindow>>();
+    let w = q.single(app.world()).expect("one window");
+    assert_eq!(
+        (w.width(), w.height()),
+        (1024.0, 640.0),
+        "fitted to the screen"
+    );
+    assert_eq!(app.world().resource::<ScreenSize>().0, Some((1024, 640)));
+    // The Settings size row offers only sizes that fit this screen.
+    let mut s = app.world().resource::<Settings>().clone();
+    SettingKind::WindowSize.cycle(&mut s, Some((1024, 640)));
+    assert_eq!(s.window_size, (1024, 640));
+}
+
+#[test]
+fn the_rules_reference_and_the_menu_agree_on_what_each_sides_action_costs() {
+    use fray::game::menu::described;
+    use fray::rules::battle::BattleState;
+    use fray::rules::reference;
+    let mut checked = 0;
+    for file in ["sides_village_brawl.ron", "sides_keep_arrow_slits.ron"] {
+        let level = fray::rules::level::load_path(&levels_dir().join(file)).expect("level");
+        let (mut s, _) = BattleState::start(&level, 7);
+        // Every unit's first turn: each Act command's cost, as the menu gives it, names the
+        // kind of action the rules reference's entry names first ("Move", "Main", "free").
+        for _ in 0..40 {
+            if s.outcome.is_some() {
+                break;
+            }
+            let legal = described(&s);
+            for d in &legal {
+                if !matches!(d.command, Command::Act { .. }) {
+                    continue;
+                }
+                let Some(entry) = reference::for_command(s.rules.id(), &d.command) else {
+                    continue;
+                };
+                let first = entry.cost.split_whitespace().next().unwrap_or("");
+                assert!(
+                    d.info.cost.contains(first),
+                    "{file}: {:?} costs '{}' in the menu, '{}' in the reference",
+                    d.command,
+                    d.info.cost,
+                    entry.cost
+                );
+                checked += 1;
+            }
+            let next = legal
+                .iter()
+                .find(|d| matches!(d.command, Command::EndTurn { .. }))
+                .unwrap_or(&legal[0])
+                .command
+                .clone();
+            s.execute(&next).expect("legal");
+        }
+    }
+    assert!(checked > 20, "only {checked} commands checked");
+}
+
+#[test]
+fn action_points_cells_show_what_the_move_costs_in_ap() {
+    use fray::game::overlays::{cost_count, layers};
+    assert_eq!(cost_count("2 AP"), Some("2AP".into()));
+    assert_eq!(
+        cost_count("3 AP (extended: 1 AP next turn)"),
+        Some("3AP".into())
+    );
+    assert_eq!(cost_count("Move action"), None);
+    assert_eq!(cost_count("1 action, 1 stamina"), None);
+    let app = hot_seat();
+    let view = app.world().resource::<fray::game::hud::View>();
+    let state = view.state.clone().expect("a state");
+    let l = layers(&state, &view.legal, view.acting, None, None, false);
+    assert!(!l.reach.is_empty(), "the acting unit can move");
+    for (c, _) in &l.reach {
+        let d = view
+            .legal
+            .iter()
+            .find(|d| {
+                d.command
+                    == Command::Move {
+                        unit: acting(&app),
+                        to: *c,
+                    }
+            })
+            .expect("a move there");
+        let shown = l
+            .reach_text
+            .iter()
+            .find(|(x, _)| x == c)
+            .map(|(_, t)| t.clone());
+        assert_eq!(
+            shown,
+            cost_count(&d.info.cost),
+            "at {c:?}: '{}'",
+            d.info.cost
+        );
+        assert!(shown.is_some_and(|t| t.ends_with("AP")));
+    }
+}
+
+#[test]
+fn the_pause_menu_opens_every_setting_and_key_and_back_returns_to_the_battle() {
+    let mut app = hot_seat();
+    let to = first_move(&app);
+    let unit = acting(&app);
+    app.world_mut().write_message(fray::game::battle::Submit {
+        command: Command::Move { unit, to },
+        human: true,
+    });
+    for _ in 0..3 {
+        app.update();
+    }
+    let commands = battle(&app).commands.clone();
+    tap(&mut app, KeyCode::Escape);
+    assert!(
+        texts(&mut app)
+            .iter()
+            .any(|t| t == "[K] All settings and keys"),
+        "the pause menu offers the Settings screen"
+    );
+    tap(&mut app, KeyCode::KeyK);
+    app.update();
+    assert_eq!(screen(&app), Screen::Settings);
+    assert!(
+        texts(&mut app).iter().any(|t| t.contains("Reset keys")),
+        "the key table is there"
+    );
+    tap(&mut app, KeyCode::Escape);
+    app.update();
+    assert_eq!(screen(&app), Screen::Battle, "Back returns to the battle");
+    assert_eq!(battle(&app).commands, commands, "the battle is as it was");
+    assert_eq!(battle(&app).state.units[unit.index()].cell, to);
+    // From the title, Back goes to the title as before.
+    tap(&mut app, KeyCode::Escape);
+    tap(&mut app, KeyCode::KeyQ);
+    app.update();
+    assert_eq!(screen(&app), Screen::Title);
+}
+
+#[test]
+fn every_save_has_a_thumbnail_and_the_load_screen_shows_a_damaged_or_missing_one_as_such() {
+    isolate_saves();
+    let mut app = hot_seat();
+    tap(&mut app, KeyCode::F5);
+    let quick = saves::slot_path(battle(&app), Slot::Quick);
+    assert!(saves::load(&quick).is_ok(), "the quick save was written");
+    let thumb = saves::thumbnail_path(&quick);
+    assert!(thumb.exists(), "a thumbnail beside the save");
+    let picture = saves::read_thumbnail(&quick).expect("a picture");
+    let grid = *battle(&app).state.grid();
+    assert!(picture.width() >= grid.width && picture.height() >= grid.height);
+    // Each unit is a dot of its side's colour where it stands now.
+    let k = picture.width() / grid.width;
+    let u = &battle(&app).state.units[0];
+    let at = ((u.cell.y as u32 * k + k / 2) * picture.width() + u.cell.x as u32 * k + k / 2) * 4;
+    let data = picture.data.as_ref().expect("pixels");
+    let colour = fray::game::units::side_colour(Some(u.side.index())).to_srgba();
+    assert_eq!(
+        data[at as usize],
+        (colour.red * 255.0) as u8,
+        "the unit's dot"
+    );
+    // A damaged picture is told, and the save itself is untouched.
+    std::fs::write(&thumb, b"not a png").expect("write");
+    assert_eq!(
+        saves::read_thumbnail(&quick).err().as_deref(),
+        Some("picture damaged")
+    );
+    app.world_mut()
+        .resource_mut::<NextState<Screen>>()
+        .set(Screen::Load);
+    app.update();
+    app.update();
+    assert_eq!(screen(&app), Screen::Load);
+    assert!(
+        texts(&mut app).iter().any(|t| t == "picture damaged"),
+        "the Load screen says the picture is damaged"
+    );
+    assert!(saves::load(&quick).is_ok(), "the save still loads");
+    std::fs::remove_file(&thumb).expect("removed");
+    assert_eq!(
+        saves::read_thumbnail(&quick).err().as_deref(),
+        Some("no picture")
+    );
+}
+
+/// Every spending of a pool an action is paid from (AP, actions, stamina, focus, reactions,
+/// spells, a loaded missile) says what paid for it, every refill says it is the new round, and
+/// the `action-points` initiative line gives each score as its roll plus its rating.
+#[test]
+fn every_cost_line_in_the_log_names_what_it_paid_for() {
+    let pools = [
+        "ap",
+        "actions",
+        "stamina",
+        "focus",
+        "reactions",
+        "spells",
+        "loaded",
+    ];
+    let mut checked = 0;
+    for file in [
+        "action_points_ruins.ron",
+        "alternating_bridge.ron",
+        "phases_flat_canyon.ron",
+        "sides_village_brawl.ron",
+        "segments_crypt.ron",
+    ] {
+        let level = fray::rules::level::load_path(&levels_dir().join(file)).expect("level");
+        let mut setup = BattleSetup::new(level, None);
+        setup.seed = 17;
+        let mut b = Battle::new(setup);
+        for i in 0..250usize {
+            if b.state.outcome.is_some() {
+                break;
+            }
+            let legal = b.state.legal_commands();
+            // Mostly actions (they cost), now and then the first command (often a move or
+            // the end of the turn) so that rounds go by.
+            let pick = if i % 3 == 0 {
+                legal[0].clone()
+            } else {
+                legal[(i * 7) % legal.len()].clone()
+            };
+            b.submit(&pick, false).expect("legal");
+            b.show_all();
+        }
+        for line in &b.log {
+            let t = &line.text;
+            let Some((pool, rest)) = pools.iter().find_map(|p| {
+                let key = format!(" {p} ");
+                t.find(&key).map(|at| (*p, &t[at + key.len()..]))
+            }) else {
+                continue;
+            };
+            // "<value> (<delta>...)"
+            let Some(open) = rest.find(" (") else {
+                continue;
+            };
+            if rest[..open].parse::<i64>().is_err() {
+                continue;
+            }
+            let inside = &rest[open + 2..];
+            checked += 1;
+            if inside.starts_with('-') {
+                assert!(
+                    inside.contains(" for ") || inside.contains(" during "),
+                    "{file}: '{t}' says not what paid {pool}"
+                );
+            } else {
+                assert!(
+                    inside.contains("new round")
+                        || inside.contains("new turn")
+                        || inside.contains(" from "),
+                    "{file}: '{t}' says not why {pool} grew"
+                );
+            }
+        }
+        if file.starts_with("action_points") {
+            let init = b
+                .log
+                .iter()
+                .find(|l| l.text.starts_with("Initiative order: "))
+                .expect("an initiative line");
+            assert!(
+                init.text.contains(" rolled + ") && init.text.contains(" rating"),
+                "{}",
+                init.text
+            );
+        }
+    }
+    assert!(checked > 30, "only {checked} cost lines checked");
+}
+
+/// A unit's condition marks come back with its token when the battle screen is built anew
+/// (back from the Settings screen, Continue, a quick load): the marks were cached by unit
+/// and the new tokens were left without them.
+#[test]
+fn condition_marks_come_back_when_the_battle_screen_is_rebuilt() {
+    let mut app = hot_seat();
+    let unit = acting(&app);
+    app.world_mut().write_message(fray::game::battle::Submit {
+        command: Command::Act {
+            unit,
+            action: fray::rules::battle::Action::Guard,
+        },
+        human: true,
+    });
+    for _ in 0..4 {
+        app.update();
+    }
+    assert!(
+        battle(&app).state.units[unit.index()]
+            .conditions
+            .iter()
+            .any(|c| matches!(c, fray::rules::battle::Condition::Guarding)),
+        "the unit guards"
+    );
+    let sprites = |app: &mut App| {
+        let mut q = app.world_mut().query::<&Sprite>();
+        q.iter(app.world()).count()
+    };
+    let before = sprites(&mut app);
+    tap(&mut app, KeyCode::Escape);
+    tap(&mut app, KeyCode::KeyK);
+    app.update();
+    assert_eq!(screen(&app), Screen::Settings);
+    tap(&mut app, KeyCode::Escape);
+    for _ in 0..4 {
+        app.update();
+    }
+    assert_eq!(screen(&app), Screen::Battle);
+    assert_eq!(
+        sprites(&mut app),
+        before,
+        "every token's parts and marks are back"
+    );
 }

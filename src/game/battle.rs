@@ -143,6 +143,9 @@ pub struct Queued {
     /// The first event of its command (a move's steps join into one log line only within
     /// one command).
     pub first: bool,
+    /// Why it changes a pool, when the log should say ("for Attack Fang", "new round"):
+    /// see [`causes`].
+    pub cause: Option<String>,
 }
 
 /// The state before an undoable move.
@@ -195,8 +198,23 @@ pub fn log_text(state: &BattleState, event: &Event) -> String {
 ///
 /// The steps of one move make one line: a step that goes on from where the last line's move
 /// of the same unit ended (with nothing logged between) extends that line.
-fn push_line(log: &mut Vec<LogLine>, state: &BattleState, event: &Event, same_command: bool) {
-    let line = LogLine::of(state, event);
+///
+/// `cause` says why a pool changes ("for Attack Fang"): it goes in the line's brackets,
+/// "Ida ap 2 (-1 for Attack Fang)".
+fn push_line(
+    log: &mut Vec<LogLine>,
+    state: &BattleState,
+    event: &Event,
+    same_command: bool,
+    cause: Option<&str>,
+) {
+    let mut line = LogLine::of(state, event);
+    if let Some(cause) = cause {
+        line.text = with_cause(&line.text, cause);
+        for (_, t) in &mut line.others {
+            *t = with_cause(t, cause);
+        }
+    }
     // The last line shown, past the empty ones.
     let shown = log.iter().rposition(|l| !l.text.is_empty());
     if same_command
@@ -225,6 +243,77 @@ fn push_line(log: &mut Vec<LogLine>, state: &BattleState, event: &Event, same_co
         return;
     }
     log.push(line);
+}
+
+/// The pools an action is paid from (the rest, hp and the like, are explained by their
+/// damage lines).
+const COST_POOLS: [&str; 7] = [
+    "ap",
+    "actions",
+    "stamina",
+    "focus",
+    "reactions",
+    "spells",
+    "loaded",
+];
+
+/// Why each of a command's events changes a pool, for the log: "for Attack Fang" for what
+/// the command's own unit pays from a [`COST_POOLS`] pool, "new turn" or "new round" for a
+/// refill after the unit's turn or a round starts, "from Wait" for what the command itself
+/// gives back, "during Pick Roland" for what another unit pays in the command, `None`
+/// otherwise. A secret declaration (`segments`) names nothing.
+pub fn causes(before: &BattleState, cmd: &Command, events: &[Event]) -> Vec<Option<String>> {
+    let label = rulesets::describe(before, cmd).label;
+    let secret = matches!(cmd, Command::Declare { .. });
+    let mut new_round = false;
+    let mut turns: Vec<crate::rules::battle::UnitId> = Vec::new();
+    events
+        .iter()
+        .map(|e| {
+            match e {
+                Event::RoundStarted { .. } => new_round = true,
+                Event::TurnStarted { unit } => turns.push(*unit),
+                _ => {}
+            }
+            match e {
+                Event::Pool {
+                    unit, pool, delta, ..
+                } if COST_POOLS.contains(&&**pool) => {
+                    if *delta < 0 && *unit == cmd.unit() && !secret {
+                        Some(format!("for {label}"))
+                    } else if *delta > 0 && turns.contains(unit) {
+                        Some("new turn".to_string())
+                    } else if *delta > 0 && new_round {
+                        Some("new round".to_string())
+                    } else if *delta > 0 && *unit == cmd.unit() && !secret {
+                        Some(format!("from {label}"))
+                    } else if *delta < 0 && !secret {
+                        // Paid by another unit in this command (an extended action going on
+                        // as its turn starts, a reaction taken for it).
+                        Some(format!("during {label}"))
+                    } else {
+                        None
+                    }
+                }
+                _ => None,
+            }
+        })
+        .collect()
+}
+
+/// A pool line with its cause after the change in its brackets: "Ida ap 2 (-1)" -> "Ida ap
+/// 2 (-1 for Attack Fang)", "Ida ap 0 (-1, all it had left)" -> "Ida ap 0 (-1 for Attack
+/// Fang, all it had left)".
+fn with_cause(text: &str, cause: &str) -> String {
+    if text.is_empty() {
+        return String::new();
+    }
+    let Some(open) = text.rfind('(') else {
+        return format!("{text} ({cause})");
+    };
+    let (head, inner) = text.split_at(open + 1);
+    let end = inner.find([',', ')']).unwrap_or(inner.len());
+    format!("{head}{} {cause}{}", &inner[..end], &inner[end..])
 }
 
 /// Ruleset events that only keep the engine's books ([`rulesets::bookkeeping`]: "(between
@@ -272,12 +361,14 @@ impl Battle {
     pub fn replay(setup: BattleSetup, commands: &[Command]) -> Result<Self, String> {
         let mut b = Battle::new(setup);
         for (i, c) in commands.iter().enumerate() {
+            let before = b.state.clone();
             let events = b
                 .state
                 .execute(c)
                 .map_err(|r| format!("command {} of the replay was rejected: {r}", i + 1))?;
-            for (k, e) in events.iter().enumerate() {
-                push_line(&mut b.log, &b.state, e, k > 0);
+            let why = causes(&before, c, &events);
+            for (k, (e, cause)) in events.iter().zip(why).enumerate() {
+                push_line(&mut b.log, &b.state, e, k > 0, cause.as_deref());
             }
             b.commands.push(c.clone());
         }
@@ -330,6 +421,7 @@ impl Battle {
         self.confirm_load = false;
         let before = (self.state.clone(), self.commands.len(), self.log.len());
         let events = self.state.execute(cmd).map_err(|r| r.reason)?;
+        let why = causes(&before.0, cmd, &events);
         // Undo: only moves, only by the same human side, only while no die is rolled.
         let rolled = events.iter().any(|e| matches!(e, Event::Rolled { .. }));
         let moving = menu::is_moving(&before.0, cmd);
@@ -350,10 +442,11 @@ impl Battle {
             });
         }
         self.commands.push(cmd.clone());
-        for (i, event) in events.into_iter().enumerate() {
+        for (i, (event, cause)) in events.into_iter().zip(why).enumerate() {
             self.queue.push_back(Queued {
                 event,
                 first: i == 0,
+                cause,
             });
         }
         Ok(())
@@ -387,7 +480,13 @@ impl Battle {
     pub fn show_next(&mut self) -> Option<Event> {
         let q = self.queue.pop_front()?;
         self.shown.apply(&q.event);
-        push_line(&mut self.log, &self.shown, &q.event, !q.first);
+        push_line(
+            &mut self.log,
+            &self.shown,
+            &q.event,
+            !q.first,
+            q.cause.as_deref(),
+        );
         if self.queue.is_empty() {
             // In step with the truth (the random generator included).
             self.shown = self.state.clone();
@@ -518,12 +617,44 @@ impl Settings {
         (2560, 1440),
     ];
 
-    /// The window size after `now` in [`Settings::WINDOW_SIZES`] (the first if `now` is none
-    /// of them).
-    pub fn next_window_size(now: (u32, u32)) -> (u32, u32) {
-        let sizes = &Self::WINDOW_SIZES;
-        let i = sizes.iter().position(|s| *s == now);
-        sizes[i.map_or(0, |i| (i + 1) % sizes.len())]
+    /// The window size after `now`: the next larger of [`Settings::WINDOW_SIZES`] that fits
+    /// in `screen` (logical pixels; `None`: any), from the smallest again after the largest,
+    /// so the cycle always runs small to large whatever size it starts from.
+    pub fn next_window_size(now: (u32, u32), screen: Option<(u32, u32)>) -> (u32, u32) {
+        let fits: Vec<(u32, u32)> = Self::WINDOW_SIZES
+            .iter()
+            .copied()
+            .filter(|&s| screen.is_none_or(|m| Self::fits(s, m)))
+            .collect();
+        let area = |s: (u32, u32)| u64::from(s.0) * u64::from(s.1);
+        fits.iter()
+            .copied()
+            .find(|&s| area(s) > area(now))
+            .or_else(|| fits.first().copied())
+            .unwrap_or_else(|| Self::fit_window(Self::WINDOW_SIZES[0], screen))
+    }
+
+    /// Whether a window of `size` fits on a screen of `screen` (both logical pixels).
+    pub fn fits(size: (u32, u32), screen: (u32, u32)) -> bool {
+        size.0 <= screen.0 && size.1 <= screen.1
+    }
+
+    /// The window size to open at for a saved `size` on a screen of `screen` (logical
+    /// pixels; `None` when it is not known): the saved size if it fits, else the largest of
+    /// [`Settings::WINDOW_SIZES`] that does, else the screen itself.
+    pub fn fit_window(size: (u32, u32), screen: Option<(u32, u32)>) -> (u32, u32) {
+        let Some(m) = screen else {
+            return size;
+        };
+        if Self::fits(size, m) {
+            return size;
+        }
+        Self::WINDOW_SIZES
+            .iter()
+            .rev()
+            .copied()
+            .find(|&s| Self::fits(s, m))
+            .unwrap_or((size.0.min(m.0).max(320), size.1.min(m.1).max(200)))
     }
 
     /// The next value of a cycling setting.
@@ -620,7 +751,7 @@ mod tests {
         };
         let mut log = vec![LogLine::plain("before")];
         for e in [Event::TurnEnded { unit: u }, done(true)] {
-            push_line(&mut log, &state, &e, true);
+            push_line(&mut log, &state, &e, true, None);
         }
         let texts: Vec<&str> = log.iter().map(|l| l.text.as_str()).collect();
         assert_eq!(
@@ -629,7 +760,7 @@ mod tests {
         );
         let mut log = Vec::new();
         for e in [Event::TurnEnded { unit: u }, done(false)] {
-            push_line(&mut log, &state, &e, true);
+            push_line(&mut log, &state, &e, true, None);
         }
         let texts: Vec<&str> = log.iter().map(|l| l.text.as_str()).collect();
         assert_eq!(texts, ["Garrick ends its turn", ""]);
@@ -663,10 +794,10 @@ mod tests {
         };
         let mut log = vec![LogLine::plain("before")];
         // One move of three steps, then a second move (another command) of one.
-        push_line(&mut log, &state, &step(1, 1, (2, 1)), false);
-        push_line(&mut log, &state, &step(2, 1, (3, 1)), true);
-        push_line(&mut log, &state, &step(3, 1, (3, 2)), true);
-        push_line(&mut log, &state, &step(3, 2, (3, 3)), false);
+        push_line(&mut log, &state, &step(1, 1, (2, 1)), false, None);
+        push_line(&mut log, &state, &step(2, 1, (3, 1)), true, None);
+        push_line(&mut log, &state, &step(3, 1, (3, 2)), true, None);
+        push_line(&mut log, &state, &step(3, 2, (3, 3)), false, None);
         let texts: Vec<&str> = log.iter().map(|l| l.text.as_str()).collect();
         assert_eq!(
             texts,
@@ -676,6 +807,19 @@ mod tests {
                 "Garrick moves (3, 2) -> (3, 3)"
             ]
         );
+    }
+
+    #[test]
+    fn a_cost_line_names_its_cause_after_the_change() {
+        assert_eq!(
+            with_cause("Ida ap 2 (-1)", "for Attack Fang"),
+            "Ida ap 2 (-1 for Attack Fang)"
+        );
+        assert_eq!(
+            with_cause("Ida ap 0 (-1, all it had left)", "for Attack Fang"),
+            "Ida ap 0 (-1 for Attack Fang, all it had left)"
+        );
+        assert_eq!(with_cause("", "for X"), "");
     }
 
     #[test]
@@ -702,5 +846,55 @@ mod tests {
             "unreadable: defaults"
         );
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_saved_window_larger_than_the_screen_is_fitted_and_the_size_cycle_runs_small_to_large() {
+        // The play-test's case: 1280x800 saved, a 1024x640 screen.
+        assert_eq!(
+            Settings::fit_window((1280, 800), Some((1024, 640))),
+            (1024, 640)
+        );
+        assert_eq!(
+            Settings::fit_window((1920, 1080), Some((1600, 1000))),
+            (1600, 1000)
+        );
+        // A size that fits, or an unknown screen: kept.
+        assert_eq!(
+            Settings::fit_window((1280, 800), Some((1920, 1080))),
+            (1280, 800)
+        );
+        assert_eq!(Settings::fit_window((1280, 800), None), (1280, 800));
+        // A screen smaller than every listed size: the screen.
+        assert_eq!(
+            Settings::fit_window((1280, 800), Some((800, 600))),
+            (800, 600)
+        );
+        // The cycle offers only what fits, small to large, then wraps.
+        let screen = Some((1920, 1080));
+        let mut seen = vec![(1024, 640)];
+        for _ in 0..4 {
+            let next = Settings::next_window_size(*seen.last().unwrap_or(&(0, 0)), screen);
+            seen.push(next);
+        }
+        assert_eq!(
+            seen,
+            [
+                (1024, 640),
+                (1280, 800),
+                (1600, 1000),
+                (1920, 1080),
+                (1024, 640)
+            ]
+        );
+        // From a size not in the list: the next larger one, not the first.
+        assert_eq!(
+            Settings::next_window_size((1366, 768), screen),
+            (1600, 1000)
+        );
+        assert_eq!(
+            Settings::next_window_size((1024, 640), Some((1024, 640))),
+            (1024, 640)
+        );
     }
 }

@@ -26,6 +26,7 @@ pub(super) fn plugin(app: &mut App) {
         .init_resource::<PointerOverUi>()
         .add_message::<CursorMoved>()
         .add_systems(OnEnter(Screen::Battle), reset_cursor)
+        .add_systems(PreUpdate, latch_held_keys.after(bevy::input::InputSystems))
         .add_systems(
             Update,
             (
@@ -37,6 +38,44 @@ pub(super) fn plugin(app: &mut App) {
                 .in_set(super::AppSystems::RecordInput)
                 .run_if(in_state(Screen::Battle).and_then(resource_exists::<Battle>)),
         );
+}
+
+/// Keys that were held down when the screen or the battle's decision changed. Such a key
+/// does not act again until it is released: a digit held after it picked a unit does not
+/// also press the new action menu's entry, an Enter held from the "Battle over" banner does
+/// not press a button of the Result screen. An X server without detectable autorepeat
+/// reports a held key as a release and a press in one frame; that is not a new press either.
+fn latch_held_keys(
+    mut keys: ResMut<ButtonInput<KeyCode>>,
+    screen: Option<Res<State<Screen>>>,
+    battle: Option<Res<Battle>>,
+    mut latched: Local<Vec<KeyCode>>,
+    mut last: Local<Option<(Screen, usize, bool)>>,
+) {
+    let now = (
+        screen.map_or_else(Screen::default, |s| *s.get()),
+        battle.as_ref().map_or(0, |b| b.commands.len()),
+        battle.as_ref().is_some_and(|b| b.finished()),
+    );
+    latched.retain(|k| keys.pressed(*k));
+    if last.is_some_and(|l| l != now) {
+        let held: Vec<KeyCode> = keys
+            .get_pressed()
+            .filter(|k| !keys.just_pressed(**k) || keys.just_released(**k))
+            .copied()
+            .collect();
+        for k in held {
+            if !latched.contains(&k) {
+                latched.push(k);
+            }
+        }
+    }
+    *last = Some(now);
+    for k in latched.iter() {
+        if keys.just_pressed(*k) {
+            keys.clear_just_pressed(*k);
+        }
+    }
 }
 
 /// The board cell the player points at (mouse or keyboard).
@@ -205,6 +244,9 @@ fn keyboard(
         }
         if bound.just_pressed(&keys::QUIT, &keys) {
             click(&mut clicks, UiAction::SaveAndQuit);
+        }
+        if keys.just_pressed(KeyCode::KeyK) {
+            click(&mut clicks, UiAction::Settings);
         }
         return;
     }

@@ -32,38 +32,58 @@ pub struct BoardLabel {
     pub kind: LabelKind,
 }
 
-/// The kinds of board labels, most important first.
+/// The kinds of board labels, in the order they are placed. A cell's cost comes before the
+/// names: it has one cell to go in, a name has the ring around its token, so a name never
+/// takes a cost's place.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum LabelKind {
     /// The cover and odds at the cursor: around the cursor's cell.
     Cursor,
-    /// A unit's name: below its token, else above or beside it.
-    Name,
     /// A cell's cost: in a corner of that (empty) cell.
     Cost,
+    /// A unit's name: below its token, else above or beside it.
+    Name,
 }
 
-/// One label to place: its size and the centres it may take, best first.
+/// One label to place: its size and the centres it may take, best first. A label that
+/// belongs to a token (a name) gives the token's rectangle as `owner`: it only goes where its
+/// own token is the nearest, so it never reads as another token's.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LabelRequest {
     pub size: Vec2,
     pub candidates: Vec<Vec2>,
+    pub owner: Option<Rect>,
 }
 
 /// Where each label goes (its centre), or `None` when every candidate would cover a token
-/// (`obstacles`) or a label placed before it. Labels are placed in the order given.
+/// (`obstacles`) or a label placed before it, or (for a label with an owner) sit nearer
+/// another token than its own. Labels are placed in the order given.
 pub fn place_labels(obstacles: &[Rect], requests: &[LabelRequest]) -> Vec<Option<Vec2>> {
     let mut placed: Vec<Rect> = Vec::new();
     let overlaps = |a: Rect, b: &Rect| {
         let i = a.intersect(*b);
         i.width() > 0.01 && i.height() > 0.01
     };
+    // The distance from a label's rectangle to a token's (0 when they touch).
+    let gap = |a: Rect, b: &Rect| {
+        let dx = (b.min.x - a.max.x).max(a.min.x - b.max.x).max(0.0);
+        let dy = (b.min.y - a.max.y).max(a.min.y - b.max.y).max(0.0);
+        dx.hypot(dy)
+    };
     requests
         .iter()
         .map(|r| {
             let at = r.candidates.iter().copied().find(|c| {
                 let rect = Rect::from_center_size(*c, r.size);
-                !obstacles.iter().any(|o| overlaps(rect, o))
+                let nearest_is_own = r.owner.is_none_or(|own| {
+                    let mine = gap(rect, &own);
+                    obstacles
+                        .iter()
+                        .filter(|o| **o != own)
+                        .all(|o| gap(rect, o) > mine)
+                });
+                nearest_is_own
+                    && !obstacles.iter().any(|o| overlaps(rect, o))
                     && !placed.iter().any(|p| overlaps(rect, p))
             })?;
             placed.push(Rect::from_center_size(at, r.size));
@@ -101,15 +121,17 @@ pub fn around(anchor: Rect, size: Vec2, gap: f32, below_first: bool) -> Vec<Vec2
     out
 }
 
-/// Centres for a label of `size` inside `cell`'s corners: top right first.
+/// Centres for a label of `size` inside `cell`'s corners: bottom right first (y up), so a
+/// cost keeps one place from cell to cell and leaves the cell's top free for the name of a
+/// token above it.
 pub fn corners(cell: Rect, size: Vec2) -> Vec<Vec2> {
     let h = size / 2.0;
     let (lo, hi) = (cell.min + h, cell.max - h);
     vec![
-        Vec2::new(hi.x, hi.y),
-        Vec2::new(lo.x, hi.y),
         Vec2::new(hi.x, lo.y),
         Vec2::new(lo.x, lo.y),
+        Vec2::new(hi.x, hi.y),
+        Vec2::new(lo.x, hi.y),
     ]
 }
 
@@ -189,11 +211,16 @@ fn place(
                 LabelKind::Name => around(anchor, size, gap, true),
                 LabelKind::Cost => corners(anchor, size),
             };
+            let owner = (l.kind == LabelKind::Name).then_some(anchor);
             Some((
                 e,
                 l.kind,
                 parent.unwrap_or(Vec2::ZERO),
-                LabelRequest { size, candidates },
+                LabelRequest {
+                    size,
+                    candidates,
+                    owner,
+                },
             ))
         })
         .collect();
@@ -252,12 +279,14 @@ mod tests {
                 2.0,
                 false,
             ),
+            owner: None,
         }];
         for token in &tokens {
             let size = text_size("Red Ida", 15.0);
             requests.push(LabelRequest {
                 size,
                 candidates: around(*token, size, 2.0, true),
+                owner: Some(*token),
             });
         }
         for x in -2..5 {
@@ -267,6 +296,7 @@ mod tests {
                     requests.push(LabelRequest {
                         size,
                         candidates: corners(rect(x, y), size),
+                        owner: None,
                     });
                 }
             }
@@ -282,6 +312,24 @@ mod tests {
             "the cursor's label always finds room here"
         );
         assert!(placed.len() > requests.len() / 2, "most labels are shown");
+        // Each name sits nearer its own token than any other.
+        for (r, spot) in requests.iter().zip(&spots) {
+            let (Some(own), Some(p)) = (r.owner, spot) else {
+                continue;
+            };
+            let label = Rect::from_center_size(*p, r.size);
+            let d = |t: &Rect| {
+                let dx = (t.min.x - label.max.x).max(label.min.x - t.max.x).max(0.0);
+                let dy = (t.min.y - label.max.y).max(label.min.y - t.max.y).max(0.0);
+                dx.hypot(dy)
+            };
+            for t in tokens.iter().filter(|t| **t != own) {
+                assert!(
+                    d(t) > d(&own),
+                    "the name at {p:?} reads as {t:?}'s, not {own:?}'s"
+                );
+            }
+        }
         for (i, a) in placed.iter().enumerate() {
             for t in &tokens {
                 assert!(!overlap(*a, *t), "label {a:?} covers token {t:?}");
@@ -299,6 +347,7 @@ mod tests {
         let r = LabelRequest {
             size,
             candidates: around(anchor, size, 2.0, true),
+            owner: None,
         };
         assert_eq!(
             place_labels(&[], std::slice::from_ref(&r)),

@@ -211,6 +211,48 @@ const THUMB_CELL: u32 = 6;
 /// A small picture of a level's map: one colour per terrain picture, hex rows (or columns)
 /// offset by half a cell, units as dots in their side's colour.
 pub fn thumbnail(level: &Level) -> Image {
+    let units: Vec<(Cell, Option<usize>)> = level
+        .file
+        .units
+        .iter()
+        .enumerate()
+        .map(|(i, u)| (Cell::new(u.cell.0, u.cell.1), level.unit_side(i)))
+        .collect();
+    let (w, h, px) = thumbnail_pixels(level, &units);
+    rgba_image(w, h, px)
+}
+
+/// A battle's board as it stands, in the same style: its level's map and its standing (or
+/// fallen) units where they are now. RGBA8 rows, `(width, height, pixels)`.
+pub fn battle_thumbnail(
+    level: &Level,
+    state: &crate::rules::battle::BattleState,
+) -> (u32, u32, Vec<u8>) {
+    let units: Vec<(Cell, Option<usize>)> = state
+        .units
+        .iter()
+        .filter(|u| u.status != crate::rules::battle::Status::Dead)
+        .map(|u| (u.cell, Some(u.side.index())))
+        .collect();
+    thumbnail_pixels(level, &units)
+}
+
+/// An RGBA8 picture as a Bevy image.
+pub fn rgba_image(w: u32, h: u32, px: Vec<u8>) -> Image {
+    Image::new(
+        Extent3d {
+            width: w,
+            height: h,
+            depth_or_array_layers: 1,
+        },
+        TextureDimension::D2,
+        px,
+        TextureFormat::Rgba8UnormSrgb,
+        RenderAssetUsages::MAIN_WORLD | RenderAssetUsages::RENDER_WORLD,
+    )
+}
+
+fn thumbnail_pixels(level: &Level, units: &[(Cell, Option<usize>)]) -> (u32, u32, Vec<u8>) {
     let grid = level.grid;
     let hex = grid.topology.is_hex();
     let pointy = matches!(
@@ -254,12 +296,11 @@ pub fn thumbnail(level: &Level) -> Image {
             }
         }
     }
-    for (i, u) in level.file.units.iter().enumerate() {
-        let c = Cell::new(u.cell.0, u.cell.1);
+    for &(c, side) in units {
         if !grid.contains(c) {
             continue;
         }
-        let colour = side_colour(level.unit_side(i)).to_srgba();
+        let colour = side_colour(side).to_srgba();
         let rgba = [
             (colour.red * 255.0) as u8,
             (colour.green * 255.0) as u8,
@@ -273,15 +314,5 @@ pub fn thumbnail(level: &Level) -> Image {
             }
         }
     }
-    Image::new(
-        Extent3d {
-            width: w,
-            height: h,
-            depth_or_array_layers: 1,
-        },
-        TextureDimension::D2,
-        px,
-        TextureFormat::Rgba8UnormSrgb,
-        RenderAssetUsages::MAIN_WORLD | RenderAssetUsages::RENDER_WORLD,
-    )
+    (w, h, px)
 }

@@ -226,7 +226,8 @@ pub fn shot(
 /// never `fray shot` nor the tests).
 fn keep_settings(app: &mut App) {
     let path = battle::Settings::path();
-    app.insert_resource(battle::Settings::load(&path));
+    app.insert_resource(battle::Settings::load(&path))
+        .insert_resource(screens::settings::FitWindowToScreen);
     app.add_systems(Last, move |settings: Res<battle::Settings>| {
         if settings.is_changed()
             && !settings.is_added()

@@ -85,6 +85,9 @@ const CURSOR: Color = Color::srgba(1.0, 1.0, 1.0, 0.9);
 pub struct Layers {
     /// Reachable cells and the cost to each.
     pub reach: Vec<(Cell, u32)>,
+    /// What a reachable cell shows, when the move's cost in the ruleset's terms is a count of
+    /// its own ("2AP" in `action-points`) rather than the path's movement cost.
+    pub reach_text: Vec<(Cell, String)>,
     pub threat: Vec<Cell>,
     /// Cells of valid targets or destinations of the chosen group (or of attacks).
     pub targets: Vec<Cell>,
@@ -97,6 +100,16 @@ pub struct Layers {
     pub label: Vec<String>,
     /// For `fray shot --overlay sight`: the cover of every cell from the unit.
     pub cover_map: Vec<(Cell, Cover)>,
+}
+
+/// A move's cost as a reachable cell shows it, when the ruleset counts it in a unit of its
+/// own: "2 AP" and "2 AP (extended: 1 AP next turn)" give "2AP"; "Move action" gives `None`
+/// (the cell shows the path's movement cost).
+pub fn cost_count(cost: &str) -> Option<String> {
+    let mut words = cost.split_whitespace();
+    let n: u32 = words.next()?.parse().ok()?;
+    let unit = words.next()?;
+    (unit.len() <= 3 && unit.chars().all(|c| c.is_ascii_uppercase())).then(|| format!("{n}{unit}"))
 }
 
 /// The overlay layers for a state, its legal commands and the cursor.
@@ -118,6 +131,9 @@ pub fn layers(
             && !out.reach.iter().any(|(x, _)| *x == c)
         {
             out.reach.push((c, p.cost()));
+            if let Some(t) = cost_count(&d.info.cost) {
+                out.reach_text.push((c, t));
+            }
         }
         let is_target = match group {
             Some(gr) => g == gr && gr != "Move",
@@ -298,7 +314,8 @@ fn draw(
         }
     };
     let key = Some((layers.clone(), pointed));
-    if *last == key {
+    // Unchanged and still drawn (the battle screen built anew, back from Settings, has none).
+    if *last == key && !existing.is_empty() {
         return;
     }
     *last = key;
@@ -385,7 +402,11 @@ fn draw(
                 Rect::from_center_half_size(p, half),
                 LabelKind::Cost,
                 3.0,
-                cost.to_string(),
+                layers
+                    .reach_text
+                    .iter()
+                    .find(|(x, _)| x == c)
+                    .map_or_else(|| cost.to_string(), |(_, t)| t.clone()),
                 size * 0.2,
                 Color::srgb(0.85, 0.95, 1.0),
             );

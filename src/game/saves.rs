@@ -61,9 +61,59 @@ pub fn save_in(battle: &Battle, dir: &Path, slot: Slot) -> Result<PathBuf, Strin
     .write(dir)
 }
 
-/// Writes the battle's `slot` in the save folder (a quick save notes how far it holds).
+/// The thumbnail picture of the save at `save`: beside it, `.png` for `.ron`.
+pub fn thumbnail_path(save: &Path) -> PathBuf {
+    save.with_extension("png")
+}
+
+/// Writes the thumbnail of `battle`'s board as it stands next to its save `save`, atomically
+/// (a PNG of a few pixels a cell, for the Load screen).
+pub fn write_thumbnail(battle: &Battle, save: &Path) -> Result<PathBuf, String> {
+    let (w, h, px) = super::levels::battle_thumbnail(&battle.setup.level, &battle.state);
+    let picture = image::RgbaImage::from_raw(w, h, px).ok_or("the picture has no pixels")?;
+    let mut bytes = std::io::Cursor::new(Vec::new());
+    picture
+        .write_to(&mut bytes, image::ImageFormat::Png)
+        .map_err(|e| e.to_string())?;
+    let path = thumbnail_path(save);
+    crate::rules::replay::write_atomic_bytes(&path, bytes.get_ref())
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    Ok(path)
+}
+
+/// The most a thumbnail file may weigh.
+const MAX_THUMBNAIL_BYTES: u64 = 1 << 20;
+
+/// The thumbnail of the save at `save`, read for the Load screen: an error in words when it
+/// is missing ("no picture") or cannot be read as one ("picture damaged"). Never panics.
+pub fn read_thumbnail(save: &Path) -> Result<Image, String> {
+    use std::io::Read;
+    let path = thumbnail_path(save);
+    let file = std::fs::File::open(&path).map_err(|_| "no picture".to_string())?;
+    let mut bytes = Vec::new();
+    file.take(MAX_THUMBNAIL_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|_| "picture damaged".to_string())?;
+    if bytes.len() as u64 > MAX_THUMBNAIL_BYTES {
+        return Err("picture damaged".into());
+    }
+    let picture = image::load_from_memory_with_format(&bytes, image::ImageFormat::Png)
+        .map_err(|_| "picture damaged".to_string())?
+        .to_rgba8();
+    let (w, h) = picture.dimensions();
+    if w == 0 || h == 0 || w > 4096 || h > 4096 {
+        return Err("picture damaged".into());
+    }
+    Ok(super::levels::rgba_image(w, h, picture.into_raw()))
+}
+
+/// Writes the battle's `slot` in the save folder (a quick save notes how far it holds), and
+/// its thumbnail beside it (a thumbnail that cannot be written leaves the save as it is).
 pub fn save(battle: &mut Battle, slot: Slot) -> Result<PathBuf, String> {
     let path = save_in(battle, &save_dir(), slot)?;
+    if let Err(e) = write_thumbnail(battle, &path) {
+        warn!("no thumbnail for {}: {e}", path.display());
+    }
     if slot == Slot::Quick {
         battle.quick_saved = battle.commands.len();
     }

@@ -560,6 +560,7 @@ fn place_tokens(
     view: Res<View>,
     anim: Res<Anim>,
     cursor: Res<CursorCell>,
+    targeting: Res<crate::game::hud::Targeting>,
     art: Res<Art>,
     mut tokens: Query<(&UnitToken, &mut Transform, &Children)>,
     mut parts: ParamSet<(
@@ -571,14 +572,14 @@ fn place_tokens(
         Query<(Entity, Option<&Children>), With<StatusIcons>>,
         Query<&mut Visibility, (With<HealthBack>, Without<UnitToken>)>,
     )>,
-    mut last_icons: Local<Vec<Vec<Icon>>>,
+    mut last_icons: Local<Vec<(Option<Entity>, Vec<Icon>)>>,
 ) {
     let s = view.state.as_ref().unwrap_or(&battle.shown);
     let layout = BoardLayout::new(*s.grid());
     let size = layout.tile_size.x.min(layout.tile_size.y);
     let acting = battle.shown.pending().unit();
     if last_icons.len() != s.units.len() {
-        *last_icons = vec![Vec::new(); s.units.len()];
+        *last_icons = vec![(None, Vec::new()); s.units.len()];
     }
     // The acting unit's name gives way to a hovered neighbour's: two names side by side run
     // into each other at the fitted zoom.
@@ -586,6 +587,19 @@ fn place_tokens(
         s.unit_ids()
             .any(|id| Some(id) != acting && s.units[id.index()].cell == c)
     });
+    // While a group is chosen (Charge, Shove...), the units it may target are named, so the
+    // player knows whom each entry of its list means.
+    let named_targets: Vec<UnitId> = targeting
+        .group
+        .as_deref()
+        .map(|g| {
+            view.legal
+                .iter()
+                .filter(|d| crate::game::hud::group_label(&d.command) == g)
+                .filter_map(|d| d.command.anchor().unit)
+                .collect()
+        })
+        .unwrap_or_default();
     for (token, mut transform, children) in &mut tokens {
         let Some(u) = s.units.get(token.0) else {
             continue;
@@ -674,7 +688,7 @@ fn place_tokens(
                 };
             }
             if let Ok(mut v) = parts.p3().get_mut(child) {
-                *v = if hovered || (is_acting && !other_hovered) {
+                *v = if hovered || (is_acting && !other_hovered) || named_targets.contains(&id) {
                     Visibility::Inherited
                 } else {
                     Visibility::Hidden
@@ -694,8 +708,11 @@ fn place_tokens(
             icons.insert(0, Icon::Down);
         }
         icons.truncate(4);
-        if last_icons[token.0] != icons {
-            last_icons[token.0] = icons.clone();
+        // The holder too: tokens spawned anew (a quick load, a battle loaded in the state just
+        // left) have empty holders, whatever icons the old ones showed.
+        let holder = children.iter().find(|c| parts.p5().get(*c).is_ok());
+        if last_icons[token.0] != (holder, icons.clone()) {
+            last_icons[token.0] = (holder, icons.clone());
             for child in children.iter() {
                 if let Ok((holder, _)) = parts.p5().get(child) {
                     commands

@@ -166,6 +166,11 @@ pub fn render_log(b: &BattleState, events: &[Event]) -> String {
 /// leaves either the old file or the new one, never half; a failed write removes its
 /// temporary file.
 pub fn write_atomic(path: &Path, text: &str) -> std::io::Result<()> {
+    write_atomic_bytes(path, text.as_bytes())
+}
+
+/// [`write_atomic`] for bytes (a save's thumbnail picture).
+pub fn write_atomic_bytes(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     use std::io::Write;
     use std::sync::atomic::{AtomicU64, Ordering};
     static NEXT: AtomicU64 = AtomicU64::new(0);
@@ -185,7 +190,7 @@ pub fn write_atomic(path: &Path, text: &str) -> std::io::Result<()> {
     };
     let written = (|| {
         let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(text.as_bytes())?;
+        f.write_all(bytes)?;
         f.sync_all()?;
         std::fs::rename(&tmp, path)
     })();

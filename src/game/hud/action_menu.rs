@@ -16,7 +16,7 @@ use crate::rules::rulesets;
 pub(super) fn plugin(app: &mut App) {
     app.add_systems(
         Update,
-        (action_menu, menu_hover_help)
+        (action_menu, scroll_menu, menu_hover_help)
             .chain()
             .in_set(HudSystems::Panels),
     );
@@ -128,7 +128,13 @@ fn menu_hover_help(
     }
 }
 
-/// Spawns the (empty) menu at the top of the right panel.
+/// The scrolling list of a long menu's entries (a wheel over it scrolls it).
+#[derive(Component)]
+pub struct MenuList;
+
+/// Spawns the (empty) menu at the top of the right panel. A menu too long for the panel
+/// shrinks to the room the log leaves and its entries scroll; its title, End turn, Cancel
+/// and Undo stay in view.
 pub(super) fn spawn(p: &mut ChildSpawnerCommands) {
     p.spawn((
         MenuPanel,
@@ -136,10 +142,44 @@ pub(super) fn spawn(p: &mut ChildSpawnerCommands) {
         Node {
             flex_direction: FlexDirection::Column,
             row_gap: px(2),
-            flex_shrink: 0.0,
+            flex_shrink: 1.0,
+            min_height: px(0),
+            overflow: Overflow::clip(),
             ..default()
         },
     ));
+}
+
+/// The mouse wheel over a long menu's entries scrolls them.
+fn scroll_menu(
+    wheel: Res<bevy::input::mouse::AccumulatedMouseScroll>,
+    mut lists: Query<
+        (
+            &bevy::ui::RelativeCursorPosition,
+            &mut ScrollPosition,
+            &ComputedNode,
+        ),
+        With<MenuList>,
+    >,
+) {
+    if wheel.delta.y == 0.0 {
+        return;
+    }
+    let d = match wheel.unit {
+        bevy::input::mouse::MouseScrollUnit::Line => wheel.delta.y * 20.0,
+        bevy::input::mouse::MouseScrollUnit::Pixel => wheel.delta.y,
+    };
+    // Over the list, its entries included (a button hides its parent's hover).
+    for (over, mut pos, node) in &mut lists {
+        if !over.cursor_over() {
+            continue;
+        }
+        let max = ((node.content_size().y - node.size().y) * node.inverse_scale_factor()).max(0.0);
+        let y = (pos.y - d).clamp(0.0, max);
+        if pos.y != y {
+            pos.y = y;
+        }
+    }
 }
 
 /// The odds in words for an attack command, if it is one.
@@ -272,6 +312,12 @@ fn action_menu(
     };
     let can_undo = battle.can_undo();
     let group = targeting.group.clone();
+    let end_turn = view
+        .menu
+        .iter()
+        .position(|e| matches!(e.commands.as_slice(), [Command::EndTurn { .. }]))
+        .filter(|_| group.is_none() || view.sub.is_empty())
+        .map_or(UiAction::CancelTarget, UiAction::Menu);
     let (cancel, undo) = (
         settings.keys.name(&keys::CANCEL),
         settings.keys.name(&keys::UNDO),
@@ -295,19 +341,45 @@ fn action_menu(
                 };
                 p.spawn(ui::text(what, 13.0, ui::TEXT));
             }
-            for (label, action, on) in lines {
-                p.spawn((
+            let entry = |(label, action, on): (String, UiAction, bool)| {
+                (
                     Button,
                     action,
                     ui::ButtonColour(if on { ui::BUTTON_ON } else { ui::BUTTON }),
                     Node {
                         padding: UiRect::axes(px(6), px(3)),
                         border_radius: BorderRadius::all(px(3)),
+                        flex_shrink: 0.0,
                         ..default()
                     },
                     BackgroundColor(if on { ui::BUTTON_ON } else { ui::BUTTON }),
                     children![ui::text(label, 14.0, ui::TEXT)],
-                ));
+                )
+            };
+            // End turn stays below the list, in view however long the list is.
+            let (last, lines): (Vec<_>, Vec<_>) =
+                lines.into_iter().partition(|(_, a, _)| *a == end_turn);
+            p.spawn((
+                MenuList,
+                Interaction::default(),
+                bevy::ui::RelativeCursorPosition::default(),
+                ScrollPosition::default(),
+                Node {
+                    flex_direction: FlexDirection::Column,
+                    row_gap: px(2),
+                    flex_shrink: 1.0,
+                    min_height: px(0),
+                    overflow: Overflow::scroll_y(),
+                    ..default()
+                },
+            ))
+            .with_children(|list| {
+                for line in lines {
+                    list.spawn(entry(line));
+                }
+            });
+            for line in last {
+                p.spawn(entry(line));
             }
             if group.is_some() {
                 p.spawn(ui::button("Cancel", Some(&cancel), UiAction::CancelTarget));

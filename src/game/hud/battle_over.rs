@@ -50,10 +50,12 @@ fn banner(
         }
         return;
     }
-    if keys::CONFIRM.just_pressed(&keys_in) {
-        clicks.write(UiClick(UiAction::ShowResult));
-    }
     if !banners.is_empty() {
+        // Only a key pressed while the banner is up goes on: the Enter that dealt the
+        // winning blow (its events all shown in the same frame) must not skip the banner.
+        if keys::CONFIRM.just_pressed(&keys_in) {
+            clicks.write(UiClick(UiAction::ShowResult));
+        }
         return;
     }
     let head = headline(&battle.state).unwrap_or_else(|| "The battle is over".into());

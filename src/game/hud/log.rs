@@ -47,8 +47,11 @@ pub(super) fn spawn(p: &mut ChildSpawnerCommands) {
         Interaction::default(),
         Node {
             flex_direction: FlexDirection::Column,
+            // The room the menu leaves (a basis of 0: the log never pushes the menu), and
+            // at least 96 units: a long action menu scrolls rather than squeeze it out.
             flex_grow: 1.0,
-            min_height: px(0),
+            flex_basis: px(0),
+            min_height: px(96),
             margin: UiRect::top(px(8)),
             overflow: Overflow::clip(),
             justify_content: JustifyContent::FlexEnd,

@@ -573,6 +573,14 @@ fn battle_actions(
                 }
                 commands.set_state(Screen::Result);
             }
+            // The pause menu's "All settings and keys": the Settings screen, whose Back
+            // comes back to this battle.
+            UiAction::Settings if Pause::is_paused(pause.as_deref()) => {
+                commands.insert_resource(crate::game::screens::settings::BackFromSettings(
+                    Screen::Battle,
+                ));
+                commands.set_state(Screen::Settings);
+            }
             UiAction::RulesHelp => {
                 help.open = !help.open;
                 help.page = 0;

@@ -152,6 +152,11 @@ fn pause_panel(
                 Some(&settings.keys.name(&keys::RULES)),
                 UiAction::RulesHelp,
             ));
+            p.spawn(ui::button(
+                "All settings and keys",
+                Some("K"),
+                UiAction::Settings,
+            ));
             if !playtest {
                 p.spawn(ui::button(
                     "Save and quit to title",

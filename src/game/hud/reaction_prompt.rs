@@ -32,7 +32,9 @@ fn reaction_prompt(
     } else {
         String::new()
     };
-    if *last == key {
+    // The same question still on screen: nothing to do. (Back from the Settings screen, the
+    // battle's panels are new and the prompt must be put up again.)
+    if *last == key && (!react || !modals.is_empty()) {
         return;
     }
     *last = key;

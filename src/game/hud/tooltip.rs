@@ -299,7 +299,7 @@ fn tooltip(
         if let Some(rect) = on_screen(cell)
             && let Some(window) = camera.logical_viewport_size()
         {
-            let avoid: Vec<Rect> = view
+            let mut avoid: Vec<Rect> = view
                 .acting
                 .and_then(|a| state.unit(a))
                 .and_then(|u| on_screen(u.cell))
@@ -332,6 +332,19 @@ fn tooltip(
                     ))
                 }))
                 .collect();
+            // The cursor's own label ("in sight, no cover / Hit 38%") is never covered: it
+            // says what the tooltip's pointer is about.
+            avoid.extend(labels.iter().filter_map(|(l, text, font, at)| {
+                let FontSize::Px(px) = font.font_size else {
+                    return None;
+                };
+                let scale = at.scale().x;
+                (l.kind == crate::game::labels::LabelKind::Cursor && scale > 0.0).then_some(())?;
+                to_screen(Rect::from_center_size(
+                    at.translation().truncate(),
+                    crate::game::labels::text_size(&text.0, px) * scale,
+                ))
+            }));
             let bounds = if board.width() > 200.0 && board.height() > 120.0 {
                 board
             } else {

@@ -1,5 +1,7 @@
 //! The Load screen: every saved battle, newest first (level, sides, round, date, which slot,
-//! and how it ended), each a button; a damaged save is listed with its problem and left alone.
+//! and how it ended), each a button beside a thumbnail of its board (written with the save;
+//! a missing or damaged picture says so); a damaged save is listed with its problem and left
+//! alone.
 //! Keys: 1-9 load the first nine, B or Esc go back.
 
 use bevy::prelude::*;
@@ -10,8 +12,9 @@ use crate::game::saves::{self, SaveStatus};
 use crate::game::ui::{self, UiAction, UiClick};
 use crate::saves::{Listed, Slot};
 
-/// At most this many saves are listed (the newest).
-const SHOWN: usize = 12;
+/// At most this many saves are listed (the newest): the nine with a number key, which fit
+/// with their thumbnails in a 640-pixel-high window.
+const SHOWN: usize = 9;
 
 pub(super) fn plugin(app: &mut App) {
     app.init_resource::<SaveList>()
@@ -60,7 +63,58 @@ pub fn describe(l: &Listed) -> String {
     }
 }
 
-fn spawn_load(mut commands: Commands, mut list: ResMut<SaveList>, status: Res<SaveStatus>) {
+/// The thumbnail's box on the Load screen, in UI units.
+const THUMB: Vec2 = Vec2::new(72.0, 44.0);
+
+/// A save's thumbnail in the list: its picture fitted to [`THUMB`], or in words why there
+/// is none ("no picture", "picture damaged").
+fn spawn_thumbnail(
+    row: &mut ChildSpawnerCommands,
+    images: &mut Assets<Image>,
+    save: &std::path::Path,
+) {
+    match saves::read_thumbnail(save) {
+        Ok(image) => {
+            let (w, h) = (image.width() as f32, image.height() as f32);
+            let k = (THUMB.x / w).min(THUMB.y / h);
+            row.spawn(Node {
+                width: px(THUMB.x),
+                height: px(THUMB.y),
+                justify_content: JustifyContent::Center,
+                align_items: AlignItems::Center,
+                flex_shrink: 0.0,
+                ..default()
+            })
+            .with_children(|b| {
+                b.spawn((
+                    ImageNode::new(images.add(image)),
+                    Node {
+                        width: px(w * k),
+                        height: px(h * k),
+                        ..default()
+                    },
+                ));
+            });
+        }
+        Err(why) => {
+            row.spawn((
+                ui::text(why, 11.0, ui::DIM),
+                Node {
+                    width: px(THUMB.x),
+                    flex_shrink: 0.0,
+                    ..default()
+                },
+            ));
+        }
+    }
+}
+
+fn spawn_load(
+    mut commands: Commands,
+    mut list: ResMut<SaveList>,
+    status: Res<SaveStatus>,
+    mut images: ResMut<Assets<Image>>,
+) {
     let listed = crate::saves::list(&saves::save_dir());
     list.0.clear();
     commands
@@ -83,24 +137,42 @@ fn spawn_load(mut commands: Commands, mut list: ResMut<SaveList>, status: Res<Sa
             if listed.is_empty() {
                 p.spawn(ui::text("No saves yet.", 18.0, ui::DIM));
             }
-            for l in listed.iter().take(SHOWN) {
-                let line = describe(l);
-                if l.save.is_ok() {
-                    let n = list.0.len();
-                    let key = (n < 9).then(|| (n + 1).to_string());
-                    p.spawn(ui::button(line, key.as_deref(), UiAction::LoadSave(n)));
-                    list.0.push(l.path.clone());
-                } else {
-                    p.spawn((
-                        ui::text(line, 14.0, ui::BAD),
-                        Node {
-                            max_width: px(900),
-                            margin: UiRect::all(px(4)),
-                            ..default()
-                        },
-                    ));
+            // The rows line up on the left, the thumbnails in a column.
+            p.spawn(Node {
+                flex_direction: FlexDirection::Column,
+                align_items: AlignItems::FlexStart,
+                row_gap: px(4),
+                ..default()
+            })
+            .with_children(|col| {
+                for l in listed.iter().take(SHOWN) {
+                    let line = describe(l);
+                    col.spawn(Node {
+                        flex_direction: FlexDirection::Row,
+                        align_items: AlignItems::Center,
+                        column_gap: px(8),
+                        ..default()
+                    })
+                    .with_children(|row| {
+                        spawn_thumbnail(row, &mut images, &l.path);
+                        if l.save.is_ok() {
+                            let n = list.0.len();
+                            let key = (n < 9).then(|| (n + 1).to_string());
+                            row.spawn(ui::button(line, key.as_deref(), UiAction::LoadSave(n)));
+                            list.0.push(l.path.clone());
+                        } else {
+                            row.spawn((
+                                ui::text(line, 14.0, ui::BAD),
+                                Node {
+                                    max_width: px(900),
+                                    margin: UiRect::all(px(4)),
+                                    ..default()
+                                },
+                            ));
+                        }
+                    });
                 }
-            }
+            });
             if listed.len() > SHOWN {
                 p.spawn(ui::text(
                     format!("{} older saves are not shown", listed.len() - SHOWN),

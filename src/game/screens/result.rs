@@ -136,7 +136,9 @@ fn spawn_result(
 }
 
 fn result_keys(keys: Res<ButtonInput<KeyCode>>, mut clicks: MessageWriter<UiClick>) {
-    if keys.just_pressed(KeyCode::KeyR) || keys.just_pressed(KeyCode::Enter) {
+    // R only: an Enter pressed twice on the "Battle over" banner must not start a new battle
+    // before the player has read this screen.
+    if keys.just_pressed(KeyCode::KeyR) {
         clicks.write(UiClick(UiAction::Rematch));
     }
     if keys.just_pressed(KeyCode::KeyV) {

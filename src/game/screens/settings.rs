@@ -10,7 +10,9 @@
 //! Esc stops waiting; 0 puts every key back.
 
 use bevy::prelude::*;
-use bevy::window::{MonitorSelection, PrimaryWindow, WindowMode};
+use bevy::window::{
+    Monitor, MonitorSelection, OnMonitor, PrimaryMonitor, PrimaryWindow, WindowMode, WindowPosition,
+};
 
 use crate::game::Screen;
 use crate::game::battle::Settings;
@@ -19,10 +21,16 @@ use crate::game::ui::{self, UiAction, UiClick};
 
 pub(super) fn plugin(app: &mut App) {
     app.init_resource::<KeyTable>()
+        .init_resource::<ScreenSize>()
+        .init_resource::<BackFromSettings>()
+        .add_systems(
+            Update,
+            fit_to_screen.in_set(crate::game::AppSystems::TickTimers),
+        )
         .add_systems(OnEnter(Screen::Settings), spawn_settings)
         .add_systems(
             Update,
-            settings_keys
+            (settings_keys, scroll_settings)
                 .run_if(in_state(Screen::Settings))
                 .in_set(crate::game::AppSystems::RecordInput),
         )
@@ -37,6 +45,64 @@ pub(super) fn plugin(app: &mut App) {
                 .chain()
                 .in_set(crate::game::AppSystems::Update),
         );
+}
+
+/// Where the Settings screen's Back goes: the Title, or the battle it was opened from (the
+/// pause menu's "All settings and keys").
+#[derive(Resource, Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BackFromSettings(pub Screen);
+
+impl Default for BackFromSettings {
+    fn default() -> Self {
+        Self(Screen::Title)
+    }
+}
+
+/// The logical size of the screen the game's window is on, once the windowing knows it
+/// (`None` headless): the window size cycle offers only the sizes that fit on it.
+#[derive(Resource, Default, Debug, Clone, Copy, PartialEq)]
+pub struct ScreenSize(pub Option<(u32, u32)>);
+
+/// The game's own window (`fray`, `fray edit`, not `fray shot`) is kept on its screen: a
+/// saved size larger than the screen is cut to the largest listed size that fits, centred.
+#[derive(Resource, Default, Debug, Clone, Copy)]
+pub struct FitWindowToScreen;
+
+/// Follows the screen the window is on ([`ScreenSize`]) and, with [`FitWindowToScreen`],
+/// shrinks a window that does not fit on it (a size saved on a larger monitor).
+fn fit_to_screen(
+    mut windows: Query<(&mut Window, Option<&OnMonitor>), With<PrimaryWindow>>,
+    monitors: Query<(&Monitor, Has<PrimaryMonitor>)>,
+    fit: Option<Res<FitWindowToScreen>>,
+    mut screen: ResMut<ScreenSize>,
+) {
+    let Ok((mut w, on)) = windows.single_mut() else {
+        return;
+    };
+    let monitor = on
+        .and_then(|o| monitors.get(o.0).ok())
+        .or_else(|| monitors.iter().find(|(_, primary)| *primary))
+        .or_else(|| monitors.iter().next());
+    let Some((m, _)) = monitor else {
+        return;
+    };
+    let scale = m.scale_factor.max(0.1);
+    let size = (
+        (f64::from(m.physical_width) / scale) as u32,
+        (f64::from(m.physical_height) / scale) as u32,
+    );
+    if screen.0 != Some(size) {
+        screen.0 = Some(size);
+    }
+    if fit.is_none() || w.mode != WindowMode::Windowed {
+        return;
+    }
+    let now = (w.width().round() as u32, w.height().round() as u32);
+    let fitted = Settings::fit_window(now, Some(size));
+    if fitted != now {
+        w.resolution.set(fitted.0 as f32, fitted.1 as f32);
+        w.position = WindowPosition::Centered(MonitorSelection::Current);
+    }
 }
 
 /// One setting of the Settings screen, in its order.
@@ -88,15 +154,18 @@ impl SettingKind {
         }
     }
 
-    /// Moves the setting on to its next value.
-    pub fn cycle(self, s: &mut Settings) {
+    /// Moves the setting on to its next value (a window size: the next that fits on
+    /// `screen`, see [`Settings::next_window_size`]).
+    pub fn cycle(self, s: &mut Settings, screen: Option<(u32, u32)>) {
         match self {
             SettingKind::Window => s.fullscreen = !s.fullscreen,
             SettingKind::UiScale => s.ui_scale = Settings::cycle(&Settings::UI_SCALES, s.ui_scale),
             SettingKind::Speed => s.speed = Settings::cycle(&Settings::SPEEDS, s.speed),
             SettingKind::AiPace => s.ai_pace = Settings::cycle(&Settings::PACES, s.ai_pace),
             SettingKind::Palette => s.colour_blind = !s.colour_blind,
-            SettingKind::WindowSize => s.window_size = Settings::next_window_size(s.window_size),
+            SettingKind::WindowSize => {
+                s.window_size = Settings::next_window_size(s.window_size, screen)
+            }
         }
     }
 }
@@ -154,50 +223,103 @@ const KEY_TABLE_HELP: &str =
 
 fn spawn_settings(mut commands: Commands, settings: Res<Settings>, mut table: ResMut<KeyTable>) {
     *table = KeyTable::default();
+    // A page that scrolls (wheel, PgUp / PgDn) when the window is too short for it (1024x640
+    // at a 125% UI scale); centred when it fits (the auto margins).
     commands
         .spawn((
             Name::new("Settings"),
             SettingsRoot,
             DespawnOnExit(Screen::Settings),
-            ui::screen_root(),
+            Node {
+                width: percent(100),
+                height: percent(100),
+                flex_direction: FlexDirection::Column,
+                align_items: AlignItems::Center,
+                overflow: Overflow::scroll_y(),
+                ..default()
+            },
+            ScrollPosition::default(),
+            BackgroundColor(ui::BG),
         ))
-        .with_children(|p| {
-            p.spawn(ui::text("Settings", 36.0, ui::ACCENT));
-            p.spawn(Node {
-                flex_direction: FlexDirection::Row,
-                flex_wrap: FlexWrap::Wrap,
-                justify_content: JustifyContent::Center,
-                column_gap: px(24),
-                row_gap: px(8),
-                max_width: percent(96),
+        .with_children(|root| {
+            root.spawn(Node {
+                flex_direction: FlexDirection::Column,
+                align_items: AlignItems::Center,
+                row_gap: px(10),
+                flex_shrink: 0.0,
+                margin: UiRect::vertical(Val::Auto),
+                padding: UiRect::vertical(px(8)),
                 ..default()
             })
-            .with_children(|row| {
-                row.spawn(Node {
-                    flex_direction: FlexDirection::Column,
-                    align_items: AlignItems::Stretch,
-                    ..default()
-                })
-                .with_children(|p| spawn_rows(p, &settings));
-                row.spawn((
-                    Name::new("Key table"),
-                    Node {
-                        flex_direction: FlexDirection::Column,
-                        align_items: AlignItems::Stretch,
-                        row_gap: px(2),
-                        max_width: px(560),
-                        ..default()
-                    },
-                ))
-                .with_children(|p| spawn_key_table(p, &settings.keys));
-            });
-            p.spawn(ui::text(
-                format!("Kept in {}", Settings::path().display()),
-                13.0,
-                ui::DIM,
-            ));
-            p.spawn(ui::button("Back", Some("Esc"), UiAction::Back));
+            .with_children(|p| settings_page(p, &settings));
         });
+}
+
+/// The page of the Settings screen: the rows, the key table, where they are kept, Back.
+fn settings_page(p: &mut ChildSpawnerCommands, settings: &Settings) {
+    p.spawn(ui::text("Settings", 36.0, ui::ACCENT));
+    p.spawn(Node {
+        flex_direction: FlexDirection::Row,
+        flex_wrap: FlexWrap::Wrap,
+        justify_content: JustifyContent::Center,
+        column_gap: px(24),
+        row_gap: px(8),
+        max_width: percent(96),
+        ..default()
+    })
+    .with_children(|row| {
+        row.spawn(Node {
+            flex_direction: FlexDirection::Column,
+            align_items: AlignItems::Stretch,
+            ..default()
+        })
+        .with_children(|p| spawn_rows(p, settings));
+        row.spawn((
+            Name::new("Key table"),
+            Node {
+                flex_direction: FlexDirection::Column,
+                align_items: AlignItems::Stretch,
+                row_gap: px(2),
+                max_width: px(560),
+                ..default()
+            },
+        ))
+        .with_children(|p| spawn_key_table(p, &settings.keys));
+    });
+    p.spawn(ui::text(
+        format!("Kept in {}", Settings::path().display()),
+        13.0,
+        ui::DIM,
+    ));
+    p.spawn(ui::button("Back", Some("Esc"), UiAction::Back));
+}
+
+/// The wheel, PgUp and PgDn scroll the Settings page when it is taller than the window.
+fn scroll_settings(
+    wheel: Res<bevy::input::mouse::AccumulatedMouseScroll>,
+    keys: Res<ButtonInput<KeyCode>>,
+    mut roots: Query<(&mut ScrollPosition, &bevy::ui::ComputedNode), With<SettingsRoot>>,
+) {
+    let mut d = match wheel.unit {
+        bevy::input::mouse::MouseScrollUnit::Line => wheel.delta.y * 24.0,
+        bevy::input::mouse::MouseScrollUnit::Pixel => wheel.delta.y,
+    };
+    if keys.just_pressed(KeyCode::PageUp) {
+        d += 200.0;
+    }
+    if keys.just_pressed(KeyCode::PageDown) {
+        d -= 200.0;
+    }
+    if d == 0.0 {
+        return;
+    }
+    for (mut pos, node) in &mut roots {
+        let max = ((node.content_size().y - node.size().y) * node.inverse_scale_factor()).max(0.0);
+        let y = (pos.y - d).clamp(0.0, max);
+        if pos.y != y {
+            pos.y = y;
+        }
+    }
 }
 
 /// The key table: a heading, the slots in two columns, the message line and the reset button.
@@ -248,6 +370,7 @@ fn settings_keys(
     mut settings: ResMut<Settings>,
     mut table: ResMut<KeyTable>,
     mut clicks: MessageWriter<UiClick>,
+    mut back: ResMut<BackFromSettings>,
     mut next: ResMut<NextState<Screen>>,
 ) {
     if table.waiting {
@@ -292,7 +415,7 @@ fn settings_keys(
         clicks.write(UiClick(UiAction::Rebind(table.selected)));
     }
     if keys.just_pressed(KeyCode::Escape) || keys.just_pressed(KeyCode::KeyB) {
-        next.set(Screen::Title);
+        next.set(std::mem::take(&mut *back).0);
     }
 }
 
@@ -303,11 +426,13 @@ fn setting_clicks(
     mut settings: ResMut<Settings>,
     mut table: ResMut<KeyTable>,
     screen: Res<State<Screen>>,
+    monitor: Res<ScreenSize>,
+    mut back: ResMut<BackFromSettings>,
     mut next: ResMut<NextState<Screen>>,
 ) {
     for UiClick(action) in clicks.read() {
         match action {
-            UiAction::Setting(kind) => kind.cycle(&mut settings),
+            UiAction::Setting(kind) => kind.cycle(&mut settings, monitor.0),
             UiAction::Rebind(i) if *i < keys::SLOTS.len() => {
                 table.selected = *i;
                 table.waiting = true;
@@ -326,7 +451,9 @@ fn setting_clicks(
                 table.waiting = false;
                 table.message = "Every key is back to its default".into();
             }
-            UiAction::Back if *screen.get() == Screen::Settings => next.set(Screen::Title),
+            UiAction::Back if *screen.get() == Screen::Settings => {
+                next.set(std::mem::take(&mut *back).0)
+            }
             _ => {}
         }
     }
@@ -347,6 +474,7 @@ fn apply_settings(
     mut window: Query<&mut Window, With<PrimaryWindow>>,
     ui_scale: Option<ResMut<UiScale>>,
     mut commands: Commands,
+    screen: Res<ScreenSize>,
     mut first: Local<bool>,
     mut last_factor: Local<f32>,
 ) {
@@ -378,7 +506,8 @@ fn apply_settings(
         if w.mode != mode {
             w.mode = mode;
         }
-        let (width, height) = settings.window_size;
+        // Never larger than the screen (a size saved on a larger monitor).
+        let (width, height) = Settings::fit_window(settings.window_size, screen.0);
         let size = Vec2::new(width as f32, height as f32);
         if resize && !settings.fullscreen && Vec2::new(w.width(), w.height()) != size {
             w.resolution.set(size.x, size.y);

@@ -307,6 +307,8 @@ fn rebuild_setup(
                     flex_grow: 1.0,
                     row_gap: px(6),
                     min_width: px(0),
+                    min_height: px(0),
+                    overflow: Overflow::clip_y(),
                     ..default()
                 })
                 .with_children(|d| {
@@ -464,20 +466,22 @@ fn rebuild_setup(
                             d.spawn(ui::text("Loading...", 18.0, ui::DIM));
                         }
                     }
-                    d.spawn(Node {
-                        flex_direction: FlexDirection::Row,
-                        column_gap: px(8),
-                        margin: UiRect::top(px(12)),
-                        ..default()
-                    })
-                    .with_children(|r| {
-                        r.spawn(ui::button("Start battle", Some("Enter"), UiAction::Start));
-                        r.spawn(ui::button("Back", Some("Esc"), UiAction::Back));
-                    });
-                    if !setup.message.is_empty() {
-                        d.spawn(ui::text(&setup.message, 16.0, ui::BAD));
-                    }
                 });
+            });
+            // Start and Back stay in one place at the bottom whatever level is selected.
+            root.spawn(Node {
+                flex_direction: FlexDirection::Row,
+                align_items: AlignItems::Center,
+                column_gap: px(8),
+                flex_shrink: 0.0,
+                ..default()
+            })
+            .with_children(|r| {
+                r.spawn(ui::button("Start battle", Some("Enter"), UiAction::Start));
+                r.spawn(ui::button("Back", Some("Esc"), UiAction::Back));
+                if !setup.message.is_empty() {
+                    r.spawn(ui::text(&setup.message, 16.0, ui::BAD));
+                }
             });
         });
 }

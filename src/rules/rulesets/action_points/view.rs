@@ -9,11 +9,26 @@ use crate::rules::rulesets::view::{self as shared, Clock, CommandInfo, Odds, Ord
 /// One line for one of the ruleset's events (the combat log, `fray replay`).
 pub(super) fn log_line(s: &BattleState, e: &Ev) -> String {
     match e {
-        Ev::Initiative { order, .. } => format!(
+        // Each score with its terms: "Pip 10 = 6 rolled + 4 rating".
+        Ev::Initiative { order, scores } => format!(
             "Initiative order: {}",
             order
                 .iter()
-                .map(|u| s.unit_name(*u).to_string())
+                .map(|u| {
+                    let name = s.unit_name(*u);
+                    let Some(&score) = scores.get(u.index()) else {
+                        return name.to_string();
+                    };
+                    let rating = s.units[u.index()].stat(names::INITIATIVE_RATING);
+                    if s.units[u.index()].has(&Condition::Surprised) {
+                        format!("{name} {score} = {rating} rating (surprised: no roll)")
+                    } else {
+                        format!(
+                            "{name} {score} = {} rolled + {rating} rating",
+                            score - rating
+                        )
+                    }
+                })
                 .collect::<Vec<_>>()
                 .join(", ")
         ),
