@@ -2955,6 +2955,18 @@ fn every_save_has_a_thumbnail_and_the_load_screen_shows_a_damaged_or_missing_one
         saves::read_thumbnail(&quick).err().as_deref(),
         Some("picture damaged")
     );
+    // Other tests of this binary write saves into the same folder in the same second, and the
+    // Load screen lists only the newest few: date this save ahead so that it is listed first.
+    let text = std::fs::read_to_string(&quick).expect("read the save");
+    let at = text.find("saved_at:").expect("a saved_at field") + "saved_at:".len();
+    let digits = text[at..]
+        .char_indices()
+        .skip_while(|(_, c)| c.is_whitespace())
+        .find(|(_, c)| !c.is_ascii_digit())
+        .map_or(text.len(), |(i, _)| at + i);
+    let dated = format!("{} 4102444800{}", &text[..at], &text[digits..]);
+    std::fs::write(&quick, dated).expect("write the save");
+    assert!(saves::load(&quick).is_ok(), "the re-dated save loads");
     app.world_mut()
         .resource_mut::<NextState<Screen>>()
         .set(Screen::Load);

@@ -237,6 +237,7 @@ fn spawn_tilemap(commands: &mut Commands, terrain: &TerrainMap, art: &Art) -> En
                     position,
                     texture_index: TileTextureIndex(index),
                     tilemap_id: TilemapId(board),
+                    color: TileColor(height_shade(terrain, cell)),
                     ..Default::default()
                 },
             ))
@@ -260,6 +261,17 @@ fn spawn_tilemap(commands: &mut Commands, terrain: &TerrainMap, art: &Art) -> En
         },
     ));
     board
+}
+
+/// The tint of a cell's tile for its ground's height: the highest ground keeps its colours,
+/// lower ground is drawn darker (a flat map is not tinted).
+pub fn height_shade(terrain: &TerrainMap, cell: Cell) -> Color {
+    let top = terrain.max_height();
+    if top == 0 {
+        return Color::WHITE;
+    }
+    let k = 0.62 + 0.38 * f32::from(terrain.height(cell)) / f32::from(top);
+    Color::srgb(k, k, k)
 }
 
 /// The grid a board entity draws.

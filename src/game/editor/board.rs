@@ -214,6 +214,20 @@ pub(super) fn board_looks(
         .collect();
     let units: std::collections::BTreeMap<(i32, i32), &level::UnitDef> =
         f.units.iter().map(|u| (u.cell, u)).collect();
+    // Ground heights, as the battle board shades them: lower ground darker.
+    let height = |x: i32, y: i32| -> u32 {
+        f.heights
+            .get(y as usize)
+            .and_then(|r| r.chars().nth(x as usize))
+            .and_then(|c| c.to_digit(10))
+            .unwrap_or(0)
+    };
+    let top = f
+        .heights
+        .iter()
+        .flat_map(|r| r.chars().filter_map(|c| c.to_digit(10)))
+        .max()
+        .unwrap_or(0);
     let mut looks = Vec::with_capacity(f.size.0 as usize * f.size.1 as usize);
     for (y, row) in f.map.iter().enumerate() {
         let mut glyphs = row.chars();
@@ -222,6 +236,11 @@ pub(super) fn board_looks(
             let g = glyphs.next().unwrap_or(' ');
             let terrain = legend.iter().find(|(k, _)| *k == g).map(|(_, t)| t);
             let mut bg = terrain.map_or(Color::srgb(0.8, 0.1, 0.6), colour);
+            if top > 0 {
+                let k = 0.62 + 0.38 * height(x, y) as f32 / top as f32;
+                let c = bg.to_srgba();
+                bg = Color::srgb(c.red * k, c.green * k, c.blue * k);
+            }
             if let Some(t) = tints.get(&(x, y)) {
                 bg = bg.mix(t, 0.55);
             }

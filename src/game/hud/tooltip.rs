@@ -136,8 +136,14 @@ pub fn tooltip_lines(
         Some(crate::rules::map::Door::Locked) => " (locked)",
         None => "",
     };
+    let height = match s.terrain.height(cell) {
+        _ if s.terrain.is_flat() => String::new(),
+        0 => ", ground level".to_string(),
+        1 => ", 1 level up (climbing it costs 1 more)".to_string(),
+        h => format!(", {h} levels up"),
+    };
     out.push(format!(
-        "{}{door} {cell}: {cost}{}",
+        "{}{door} {cell}: {cost}{}{height}",
         terrain.name,
         if terrain.difficult { ", difficult" } else { "" }
     ));
