@@ -446,6 +446,51 @@ fn e_ends_the_turn_and_a_click_on_a_cell_moves_there() {
     );
 }
 
+/// A move of several steps is one log line, and the panel shows where it ended, not where
+/// its first step went (the line grows in place as the steps are shown).
+#[test]
+fn the_log_panel_shows_a_whole_move_once_its_steps_are_shown() {
+    let mut app = hot_seat();
+    // Steps shown one at a time, as a player sees them (the tests' default skips that).
+    app.world_mut().resource_mut::<Settings>().skip_animations = false;
+    let unit = acting(&app);
+    let start = battle(&app).state.units[unit.index()].cell;
+    let grid = *battle(&app).state.grid();
+    let to = battle(&app)
+        .state
+        .legal_commands()
+        .into_iter()
+        .filter_map(|c| match c {
+            Command::Move { to, .. } => Some(to),
+            _ => None,
+        })
+        .max_by_key(|&c| grid.distance(start, c))
+        .expect("a move");
+    assert!(grid.distance(start, to) >= 2, "a move of several steps");
+    let layout = BoardLayout::new(grid);
+    app.world_mut().resource_mut::<MouseWorld>().0 = layout.cell_center(to);
+    app.update();
+    click(&mut app);
+    for _ in 0..600 {
+        if battle(&app).queue.is_empty() {
+            break;
+        }
+        app.update();
+    }
+    app.update();
+    app.update();
+    let name = battle(&app).state.units[unit.index()].name.to_string();
+    let moves: Vec<String> = texts(&mut app)
+        .into_iter()
+        .filter(|t| t.starts_with(&format!("{name} moves")))
+        .collect();
+    assert_eq!(moves.len(), 1, "one line for the move: {moves:?}");
+    assert!(
+        moves[0].starts_with(&format!("{name} moves {start} -> {to}, ")),
+        "the line ends where the unit stands: {moves:?}"
+    );
+}
+
 #[test]
 fn the_keyboard_cursor_and_enter_move_and_undo_takes_it_back() {
     let mut app = hot_seat();

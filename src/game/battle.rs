@@ -258,7 +258,7 @@ const COST_POOLS: [&str; 7] = [
 ];
 
 /// Why each of a command's events changes a pool, for the log: "for Attack Fang" for what
-/// the command's own unit pays from a [`COST_POOLS`] pool, "new turn" or "new round" for a
+/// the command's own unit pays from a `COST_POOLS` pool, "new turn" or "new round" for a
 /// refill after the unit's turn or a round starts, "from Wait" for what the command itself
 /// gives back, "during Pick Roland" for what another unit pays in the command, `None`
 /// otherwise. A secret declaration (`segments`) names nothing.

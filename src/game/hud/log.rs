@@ -102,7 +102,7 @@ fn combat_log(
     hovered: Query<&Interaction, With<LogPanel>>,
     lines: Query<Entity, With<LogLines>>,
     mut header: Query<&mut Text, With<LogHeader>>,
-    mut last: Local<(usize, usize, Option<SideId>, Option<Entity>)>,
+    mut last: Local<(usize, usize, Option<SideId>, Option<Entity>, String)>,
 ) {
     const SHOWN: usize = 40;
     let visible: Vec<&str> = battle
@@ -130,7 +130,14 @@ fn combat_log(
         }
     }
     // The lines' entity too: a battle loaded in the state just left has new, empty panels.
-    let key = (visible.len(), scroll.0, view.viewer, lines.single().ok());
+    // And the last line's text: a move's steps extend one line in place (`push_line`).
+    let key = (
+        visible.len(),
+        scroll.0,
+        view.viewer,
+        lines.single().ok(),
+        visible.last().map_or_else(String::new, |l| l.to_string()),
+    );
     if *last == key {
         return;
     }

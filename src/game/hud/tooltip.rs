@@ -137,7 +137,7 @@ pub fn tooltip_lines(
         None => "",
     };
     let height = match s.terrain.height(cell) {
-        _ if s.terrain.is_flat() => String::new(),
+        _ if s.terrain.is_flat() || terrain.cost.is_none() => String::new(),
         0 => ", ground level".to_string(),
         1 => ", 1 level up (climbing it costs 1 more)".to_string(),
         h => format!(", {h} levels up"),
