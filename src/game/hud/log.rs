@@ -39,6 +39,10 @@ fn reset_scroll(mut scroll: ResMut<LogScroll>) {
     *scroll = LogScroll(0);
 }
 
+/// What the log panel last drew: the visible lines' count, the scroll, the viewer, the
+/// lines' entity and the last line's text.
+type Drawn = (usize, usize, Option<SideId>, Option<Entity>, String);
+
 /// Spawns the (empty) log below the menu in the right panel.
 pub(super) fn spawn(p: &mut ChildSpawnerCommands) {
     p.spawn((
@@ -102,7 +106,7 @@ fn combat_log(
     hovered: Query<&Interaction, With<LogPanel>>,
     lines: Query<Entity, With<LogLines>>,
     mut header: Query<&mut Text, With<LogHeader>>,
-    mut last: Local<(usize, usize, Option<SideId>, Option<Entity>, String)>,
+    mut last: Local<Drawn>,
 ) {
     const SHOWN: usize = 40;
     let visible: Vec<&str> = battle
