@@ -496,6 +496,32 @@ pub fn cover(map: &TerrainMap, attacker: Cell, defender: Cell) -> Cover {
     }
 }
 
+/// The cover verdict from `seen(j)`: whether any attacker sample reaches the defender's
+/// sample `j` (0 its centre, 1..=`corners` its corners). Asked lazily, corners first: all
+/// seen is no cover, some half, none but the centre full, nothing blocked. The plane and the
+/// three-dimensional queries share it.
+fn cover_verdict(corners: usize, mut seen: impl FnMut(usize) -> bool) -> Cover {
+    let (mut any, mut missed) = (false, false);
+    for j in 1..=corners {
+        if seen(j) {
+            any = true;
+        } else {
+            missed = true;
+        }
+        if any && missed {
+            return Cover::Half;
+        }
+    }
+    if any {
+        Cover::None
+    } else if seen(0) {
+        // No corner is seen, but the centre is.
+        Cover::Full
+    } else {
+        Cover::Blocked
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // The walker.
 
@@ -1162,25 +1188,7 @@ impl<'a, const N: usize, const L: usize> Bundle<'a, N, L> {
 
     /// The cover of `b` from `a` (see [`cover`]).
     fn cover(mut self) -> Cover {
-        let (mut seen, mut unseen) = (false, false);
-        for j in 1..N {
-            if (0..N).any(|i| self.clear(i, j)) {
-                seen = true;
-            } else {
-                unseen = true;
-            }
-            if seen && unseen {
-                return Cover::Half;
-            }
-        }
-        if seen {
-            Cover::None
-        } else if (0..N).any(|i| self.clear(i, 0)) {
-            // No corner is seen, but the centre is.
-            Cover::Full
-        } else {
-            Cover::Blocked
-        }
+        cover_verdict(N - 1, |j| (0..N).any(|i| self.clear(i, j)))
     }
 
     /// Drops every live ray that the cell `c` blocks by rules 1–2.

@@ -478,22 +478,5 @@ pub(super) fn sight_line(map: &TerrainMap, a: Cell, b: Cell) -> Option<(Point, P
 pub(super) fn cover(map: &TerrainMap, attacker: Cell, defender: Cell) -> Cover {
     let mut q = Query::new(map, attacker, defender);
     let (src, dst) = (q.src.clone(), q.dst.clone());
-    let (mut seen, mut unseen) = (false, false);
-    for &d in &dst[1..] {
-        if src.iter().any(|&s| q.clear(s, d)) {
-            seen = true;
-        } else {
-            unseen = true;
-        }
-        if seen && unseen {
-            return Cover::Half;
-        }
-    }
-    if seen {
-        Cover::None
-    } else if src.iter().any(|&s| q.clear(s, dst[0])) {
-        Cover::Full
-    } else {
-        Cover::Blocked
-    }
+    super::cover_verdict(dst.len() - 1, |j| src.iter().any(|&s| q.clear(s, dst[j])))
 }

@@ -313,9 +313,10 @@ mod reference {
         }
     }
 
-    pub fn segment_clear(map: &TerrainMap, p: Point, q: Point, ends: (Cell, Cell)) -> bool {
-        let grid = map.grid();
-        let hex = grid.topology.is_hex();
+    /// The parameters, sorted and distinct, where the segment `p`-`q` crosses a line of the
+    /// grid (two families on squares, three on hexes), with its ends 0 and 1: between two
+    /// neighbours the segment lies inside one cell or along one edge.
+    pub fn crossings(hex: bool, p: Point, q: Point) -> Vec<Frac> {
         let f = |pt: Point| -> Vec<R> {
             let (x, y) = (pt.x as R, pt.y as R);
             if hex { vec![x, y, x - y] } else { vec![x, y] }
@@ -335,6 +336,13 @@ mod reference {
         }
         ts.sort_by(|a, b| a.cmp(*b));
         ts.dedup_by(|a, b| a.cmp(*b) == std::cmp::Ordering::Equal);
+        ts
+    }
+
+    pub fn segment_clear(map: &TerrainMap, p: Point, q: Point, ends: (Cell, Cell)) -> bool {
+        let grid = map.grid();
+        let hex = grid.topology.is_hex();
+        let ts = crossings(hex, p, q);
         if p == q {
             return !blocked_at(map, ends, p, q, at(p, q, Frac::new(0, 1)));
         }
@@ -406,7 +414,9 @@ mod reference {
 /// `sight::heights`, checked piece by piece like the plane rules (the ground is solid below
 /// twice its height, in half-levels; walls are as high as the sky).
 mod reference3 {
-    use super::reference::{Frac, Loc, RPoint, at, candidates, locate, polygon, segment_clear};
+    use super::reference::{
+        Frac, Loc, RPoint, at, candidates, crossings, locate, polygon, segment_clear,
+    };
     use super::*;
 
     type R = i128;
@@ -473,25 +483,7 @@ mod reference3 {
                 _ => false,
             };
         }
-        let f = |pt: Point| -> Vec<R> {
-            let (x, y) = (pt.x as R, pt.y as R);
-            if hex { vec![x, y, x - y] } else { vec![x, y] }
-        };
-        let (fp, fq) = (f(p), f(q));
-        let mut ts = vec![Frac::new(0, 1), Frac::new(1, 1)];
-        for (&a, &b) in fp.iter().zip(&fq) {
-            if a == b {
-                continue;
-            }
-            for k in a.min(b).div_euclid(6)..=a.max(b).div_euclid(6) + 1 {
-                let line = 6 * k;
-                if line >= a.min(b) && line <= a.max(b) {
-                    ts.push(Frac::new(line - a, b - a));
-                }
-            }
-        }
-        ts.sort_by(|a, b| a.cmp(*b));
-        ts.dedup_by(|a, b| a.cmp(*b) == std::cmp::Ordering::Equal);
+        let ts = crossings(hex, p, q);
         for w in ts.windows(2) {
             let mid = Frac::new(w[0].n * w[1].d + w[1].n * w[0].d, 2 * w[0].d * w[1].d);
             let (inside, on) = classify(grid, at(p, q, mid));
