@@ -217,3 +217,45 @@ fn a_fog_sight_of_zero_is_an_error_where_it_stands() {
         + 1;
     assert!(shown.contains(&format!("line: {line}")), "{shown}");
 }
+
+/// S-125: in the dark, an archer may shoot a foe its side sees (through an ally's eyes) but it
+/// does not, at -4; a foe no one of its side sees cannot be shot at all (S-126).
+#[test]
+fn an_archer_shoots_at_minus_4_a_foe_only_an_ally_sees_in_the_dark() {
+    let level = |options: &str| {
+        Field::new(RulesetId::Sides)
+            .topology("Square(diagonals: One)")
+            .sides(r#"(name: "Party", controller: Human), (name: "Foes", controller: Ai)"#)
+            .map(&["............"; 3])
+            .units(
+                r#"(name: "Mira", side: "Party", cell: (0, 1), template: "archer"),
+                   (name: "Aldric", side: "Party", cell: (5, 1), template: "warrior"),
+                   (name: "Hruk", side: "Foes", cell: (8, 1), template: "reaver")"#,
+            )
+            .options(options)
+            .level()
+    };
+    let unseen = |events: &[Event]| {
+        events.iter().any(|e| match e {
+            Event::Reckoned { terms, .. } => terms
+                .iter()
+                .any(|t| t.label == "unseen target" && t.value == -4),
+            _ => false,
+        })
+    };
+    let shot = |options: &str| {
+        let (mut b, _) = BattleState::start_with_tape(&level(options), 1, [5, 2]);
+        run(&mut b, pick(U0));
+        (b.execute(&shoot(U0, U2)), b)
+    };
+    // Sight 4: Aldric sees Hruk (3 steps), Mira (8 steps) does not.
+    let (events, b) = shot("fog: (sight: 4)");
+    assert!(!hidden(&b, PARTY, U2));
+    assert!(unseen(&events.expect("the shot is allowed")));
+    // No fog, or fog without a sight range: Mira sees Hruk, no penalty.
+    assert!(!unseen(&shot("").0.expect("shot")));
+    assert!(!unseen(&shot("fog: ()").0.expect("shot")));
+    // Sight 2: no one of the Party sees Hruk: no shot.
+    let (refused, _) = shot("fog: (sight: 2)");
+    assert!(refused.is_err_and(|r| r.reason.contains("out of its side's sight")));
+}
