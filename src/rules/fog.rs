@@ -14,10 +14,10 @@
 //!   rejected), and its moves are planned as if the cells of foes it does not see were empty:
 //!   a move that runs into one stops on the step before it, and the hidden foe is seen.
 //! - A side's view ([`redact`]) keeps a foe it does not see where it last saw it (a ghost),
-//!   unless it sees that cell now; a foe it never saw, or whose last cell it sees empty, leaves
-//!   the view (it is marked unknown and out of play there, yet still counts as standing). The
-//!   AI plans on that view; the game draws it for the side whose turn it is in hot-seat, and
-//!   for the human side against the AI.
+//!   unless it sees that cell now; then the foe is unknown, guessed on the nearest cell the
+//!   side does not see (the AI looks for it there; the game does not draw it). The AI plans
+//!   on that view; the game draws it for the side whose turn it is in hot-seat, and for the
+//!   human side against the AI.
 //! - The log leaves out, for a side, the lines about units it does not see
 //!   ([`shows`]).
 //!
@@ -54,10 +54,10 @@ pub struct Knowledge {
     last: Vec<Vec<Option<Cell>>>,
     /// On a side's view: whose view it is. A view's knowledge is frozen.
     pub view_of: Option<SideId>,
-    /// On a view: the units of other sides it does not know where to find (out of play there).
+    /// On a view: the units of other sides it does not know where to find. They are guessed
+    /// on the nearest cell out of its sight from where they were last seen (where its AI
+    /// looks for them; the game does not draw them).
     unknown: Vec<bool>,
-    /// On a view: those of `unknown` that were standing (their side is not beaten there).
-    unknown_standing: Vec<bool>,
     /// On a view: the units shown where they were last seen.
     ghost: Vec<bool>,
 }
@@ -97,7 +97,6 @@ pub fn start(state: &BattleState) -> Option<Arc<Knowledge>> {
         last: vec![state.units.iter().map(|u| Some(u.cell)).collect(); sides],
         view_of: None,
         unknown: Vec::new(),
-        unknown_standing: Vec::new(),
         ghost: Vec::new(),
     };
     refresh(state, &mut k);
@@ -155,6 +154,11 @@ pub fn visible(state: &BattleState, side: SideId, unit: UnitId) -> bool {
             .copied()
             .unwrap_or(true),
     }
+}
+
+/// Whether the game draws `unit` on this state: not on a view that only guesses where it is.
+pub fn drawn(state: &BattleState, unit: UnitId) -> bool {
+    !state.fog.as_ref().is_some_and(|k| k.is_unknown(unit))
 }
 
 /// Whether the knowledge of a fogged battle (not a view) hides `unit` from `side`.
@@ -256,16 +260,11 @@ pub fn redact(state: &mut BattleState, viewer: SideId) {
     let n = state.units.len();
     let mut ghost = vec![false; n];
     let mut unknown = vec![false; n];
-    let mut unknown_standing = vec![false; n];
     let seen: Vec<bool> = (0..n)
         .map(|i| visible(state, viewer, UnitId(i as u16)))
         .collect();
-    let eyes: Vec<Cell> = state
-        .units
-        .iter()
-        .filter(|u| u.side == viewer && u.is_active())
-        .map(|u| u.cell)
-        .collect();
+    let in_sight = seen_cells(state, viewer);
+    let lit = |c: Cell| in_sight.get(c).copied().unwrap_or(false);
     let mut taken: Vec<Cell> = state
         .units
         .iter()
@@ -273,46 +272,40 @@ pub fn redact(state: &mut BattleState, viewer: SideId) {
         .filter(|(u, s)| **s && u.status != Status::Dead)
         .map(|(u, _)| u.cell)
         .collect();
+    let grid = *state.grid();
     for i in 0..n {
         if seen[i] {
             continue;
         }
         let last = k.last_seen(viewer, UnitId(i as u16));
-        let place = last.filter(|&c| {
-            !taken.contains(&c) && !eyes.iter().any(|&e| sees(&state.terrain, k.sight, e, c))
+        let place = last.filter(|&c| !taken.contains(&c) && !lit(c));
+        // Its last cell is seen empty: it went out of sight from there, so it is guessed on
+        // the nearest cell the side does not see (the AI then looks for it there).
+        let guess = last.and_then(|from| {
+            grid.cells()
+                .filter(|&c| !lit(c) && !taken.contains(&c) && state.terrain.passable(c))
+                .min_by_key(|&c| (grid.distance(from, c), c.y, c.x))
         });
         let u = &mut state.units[i];
-        match place {
-            Some(c) => {
-                u.cell = c;
-                ghost[i] = true;
-                taken.push(c);
-            }
-            None => {
-                unknown_standing[i] = u.is_active();
-                u.status = Status::Dead;
-                unknown[i] = true;
-            }
+        if let Some(c) = place {
+            u.cell = c;
+            ghost[i] = true;
+            taken.push(c);
+            continue;
         }
+        // (A foe stands on a cell out of sight, so there is always one to guess.)
+        if let Some(c) = guess.or(last) {
+            u.cell = c;
+            taken.push(c);
+        }
+        unknown[i] = true;
     }
     state.fog = Some(Arc::new(Knowledge {
         view_of: Some(viewer),
         ghost,
         unknown,
-        unknown_standing,
         ..(*k).clone()
     }));
-}
-
-/// On a view: whether `side` has units the view leaves out that still stand (so the side is
-/// not beaten there).
-pub fn has_unknown(state: &BattleState, side: SideId) -> bool {
-    state.fog.as_ref().is_some_and(|k| {
-        k.unknown_standing
-            .iter()
-            .enumerate()
-            .any(|(i, &u)| u && state.units.get(i).is_some_and(|x| x.side == side))
-    })
 }
 
 #[cfg(test)]

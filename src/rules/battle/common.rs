@@ -13,11 +13,15 @@ use crate::rules::sight::{self, Cover};
 use crate::rules::threat;
 
 impl BattleState {
-    /// The active unit standing on `c`.
+    /// The unit, active or down, standing on `c` (on a side's view under fog, one it knows
+    /// stands there: not a foe it only guesses there, [`fog::drawn`]).
     pub fn unit_at(&self, c: Cell) -> Option<UnitId> {
         self.units
             .iter()
-            .position(|u| u.cell == c && u.status != Status::Dead)
+            .enumerate()
+            .position(|(i, u)| {
+                u.cell == c && u.status != Status::Dead && fog::drawn(self, UnitId(i as u16))
+            })
             .map(|i| UnitId(i as u16))
     }
 

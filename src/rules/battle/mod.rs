@@ -413,9 +413,7 @@ impl BattleState {
         };
         let alive: Vec<SideId> = (0..self.sides.len())
             .map(|i| SideId(i as u8))
-            .filter(|&s| {
-                self.standing(s).next().is_some() || crate::rules::fog::has_unknown(self, s)
-            })
+            .filter(|&s| self.standing(s).next().is_some())
             .collect();
         if alive.is_empty() {
             return Some(Outcome {

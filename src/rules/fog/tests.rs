@@ -83,19 +83,18 @@ fn a_view_keeps_a_hidden_foe_where_it_was_last_seen_unless_that_cell_is_seen_emp
     assert_eq!(view.units[1].cell, Cell::new(6, 0));
     assert_eq!(view.victory_check(), None);
     // Seen on the open row, then gone behind the wall: its last cell is in sight and empty,
-    // so the view does not know where it is; its side is not beaten there.
+    // so the view does not know where it is, and guesses it on the nearest cell out of sight:
+    // (4, 2), two steps from (6, 4) (its real cell, (6, 1), is three).
     place(&mut b, U1, 6, 4);
     place(&mut b, U1, 6, 1);
     let mut view = b.clone();
     rulesets::redact(&mut view, PARTY);
     let k = view.fog.clone().expect("fogged");
     assert!(k.is_unknown(U1) && !k.is_ghost(U1));
-    assert_eq!(
-        view.units[1].status,
-        Status::Dead,
-        "out of play in the view"
-    );
-    assert_eq!(view.victory_check(), None, "an unknown foe still stands");
+    assert!(!visible(&view, PARTY, U1), "the game does not draw a guess");
+    assert_eq!(view.units[1].cell, Cell::new(4, 2));
+    assert_eq!(view.units[1].status, Status::Active);
+    assert_eq!(view.victory_check(), None);
     // The side's own view shows everything of its own.
     let mut own = b.clone();
     rulesets::redact(&mut own, FOES);
