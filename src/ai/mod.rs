@@ -784,9 +784,19 @@ fn strikes_when_engaged(s: &BattleState, legal: Vec<Command>) -> Vec<Command> {
     if !applies {
         return legal;
     }
+    // An execution (`sides`, S-164) is a strike too: a sure hit on an unaware mark.
     legal
         .into_iter()
-        .filter(|c| c.attack_target().is_some())
+        .filter(|c| {
+            c.attack_target().is_some()
+                || matches!(
+                    c,
+                    Command::Act {
+                        action: Action::Execute { .. },
+                        ..
+                    }
+                )
+        })
         .collect()
 }
 

@@ -933,3 +933,41 @@ fn under_fog_the_ai_does_not_react_to_a_foe_it_cannot_see() {
         "seen, the scout's cell matters"
     );
 }
+
+/// `sides` execution attacks (S-164..S-175): in the surprise round, an assassin executes the
+/// unaware mark it has stalked (a sure hit and a save against falling at 0 HP) rather than
+/// striking or shooting it as usual, and it does so first: the first blood raises the alarm
+/// and spoils every other stalk (S-167). Pip is next to Tobin; Mira shoots from afar at Hale.
+#[test]
+fn an_assassin_executes_its_unaware_mark_first() {
+    let src = "(name: \"t\", ruleset: \"sides\", topology: Square(diagonals: One), size: (10, 4),
+          map: [\"..........\", \"..........\", \"..........\", \"..........\"],
+          sides: [(name: \"Party\", controller: Ai), (name: \"Garrison\", controller: Ai)],
+          units: [(name: \"Pip\", side: \"Party\", cell: (7, 3), template: \"cutthroat\"),
+                  (name: \"Mira\", side: \"Party\", cell: (0, 0), template: \"archer\"),
+                  (name: \"Tobin\", side: \"Garrison\", cell: (8, 3), template: \"archer\"),
+                  (name: \"Hale\", side: \"Garrison\", cell: (6, 0), template: \"archer\")],
+          options: (surprised: [\"Garrison\"], executions: [(assassin: \"Pip\", target: \"Tobin\"),
+                                                        (assassin: \"Mira\", target: \"Hale\")]))";
+    let level = level::load("t.ron", src).unwrap_or_else(|e| panic!("{e:?}"));
+    let marks = [(UnitId(0), UnitId(2)), (UnitId(1), UnitId(3))];
+    for seed in 1..=6 {
+        let (mut b, _) = BattleState::start(&level, seed);
+        let mut ai = normal(seed);
+        let first = loop {
+            let cmd = ai.decide(&b).expect("a command");
+            if !matches!(cmd, Command::Pick { .. }) {
+                break cmd;
+            }
+            b.execute(&cmd).expect("legal");
+        };
+        let done = match first {
+            Command::Act {
+                unit,
+                action: Action::Execute { target },
+            } => (unit, target),
+            other => panic!("seed {seed}: {}", b.show(&other)),
+        };
+        assert!(marks.contains(&done), "seed {seed}");
+    }
+}
