@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::rules::battle::Action;
+use crate::rules::grid::Cell;
 use crate::rules::level::{self, Level};
 
 fn level(map: &[&str], units: &str) -> Level {
@@ -885,4 +886,33 @@ fn a_unit_opens_the_door_that_is_its_way_to_the_foe() {
         }
     }
     assert_eq!(opened, 5, "opened the door in {opened} of 5 seeds");
+}
+
+/// A duelist shut in behind a locked door whose lock the level lets it pick (a Short Task,
+/// A-62), its foe beyond the wall: it picks the lock, the only way to the foe.
+#[test]
+fn a_unit_picks_the_lock_that_is_its_way_to_the_foe() {
+    let src = "(name: \"t\", ruleset: \"alternating\", topology: Square(diagonals: OneTwo),
+        size: (8, 5), map: [\"..#.....\", \"..#.....\", \"..L.....\", \"..#.....\", \"..#.....\"],
+        sides: [(name: \"A\", controller: Ai), (name: \"B\", controller: Ai)],
+        units: [(name: \"F\", side: \"A\", cell: (1, 2), template: \"duelist\"),
+                (name: \"G\", side: \"B\", cell: (6, 1), template: \"duelist\")],
+        tasks: [(name: \"the lock\", cell: (2, 2))])";
+    let l = level::load("t.ron", src).unwrap_or_else(|e| panic!("{e:?}"));
+    let task = Command::Act {
+        unit: UnitId(0),
+        action: Action::ShortTask {
+            cell: Cell::new(2, 2),
+        },
+    };
+    let mut picked = 0;
+    for seed in 1..4 {
+        let (mut b, _) = BattleState::start(&l, seed);
+        until_turn_of(&mut b, UnitId(0));
+        assert!(b.legal_commands().contains(&task));
+        if normal(seed).decide(&b).expect("a command") == task {
+            picked += 1;
+        }
+    }
+    assert_eq!(picked, 3, "picked the lock in {picked} of 3 seeds");
 }

@@ -81,6 +81,8 @@ pub trait Ruleset {
         underdog_holds_first_round: false,
         strikes_when_engaged: false,
     };
+    /// Whether its units may carry out a level's `tasks` (the `alternating` Short Task).
+    const SHORT_TASKS: bool = false;
 
     /// The opening events: initiative, surprise, the first turn.
     fn start(x: &mut Exec);
@@ -226,6 +228,11 @@ macro_rules! registry {
             /// The AI's habits for it.
             pub fn ai_hints(self) -> AiHints {
                 match self { $(RulesetId::$v => <$m::$t as Ruleset>::AI),+ }
+            }
+
+            /// Whether its units may carry out a level's `tasks`.
+            pub fn short_tasks(self) -> bool {
+                match self { $(RulesetId::$v => <$m::$t as Ruleset>::SHORT_TASKS),+ }
             }
 
             /// Its own level checks.

@@ -5,7 +5,7 @@
 use super::actions::holds_melee;
 use super::{
     Alternating, AttackNote, DEATH_STEP, Ev, LUCK_BONUS, MULTIPLE_ATTACK_PENALTY,
-    RESUSCITATE_DIFFICULTY, names,
+    RESUSCITATE_DIFFICULTY, TASK_DIFFICULTY, names,
 };
 use crate::rules::battle::common::dice;
 use crate::rules::battle::{
@@ -326,6 +326,34 @@ pub(super) fn resuscitate(x: &mut Exec, unit: UnitId, target: UnitId) {
             x.set_pool(target, names::HEALTH, 1);
         }
         x.set_status(target, Status::Active);
+    }
+}
+
+/// The attribute, skill and difficulty of the test of the level's task on `cell` (house rule
+/// "Short Task": where the level is silent, dexterity + athletics against 8).
+pub fn task_test(s: &BattleState, cell: Cell) -> (String, String, i64) {
+    let task = s.task_at(cell);
+    let attribute = task.and_then(|t| t.attribute.clone());
+    let skill = task.and_then(|t| t.skill.clone());
+    (
+        attribute.unwrap_or_else(|| names::DEXTERITY.to_string()),
+        skill.unwrap_or_else(|| names::ATHLETICS.to_string()),
+        task.and_then(|t| t.difficulty).unwrap_or(TASK_DIFFICULTY),
+    )
+}
+
+/// A-62 Short Task (its three actions paid): the test of the task on `cell`; on a success the
+/// task's effect happens (a locked door is unlocked); on a failure nothing, and the unit may
+/// try again.
+pub(super) fn short_task(x: &mut Exec, unit: UnitId, cell: Cell) {
+    if x.s().task_check(unit, cell).is_err() {
+        return;
+    }
+    let (attribute, skill, difficulty) = task_test(x.s(), cell);
+    let u = &x.s().units[unit.index()];
+    let expr = test_expr(u.stat(&attribute), u.stat(&skill), 0);
+    if test(x, unit, Purpose::Skill, &expr, difficulty) {
+        x.task_done(unit, cell);
     }
 }
 
