@@ -550,13 +550,32 @@ pub(super) fn roll_with_advantage(
 /// critical damage; a ranged attack's luck of 1 strikes a random other character within 1 m
 /// of the target instead. A unit about to be hit may react (Dodge, Parry, Block).
 pub(super) fn attack(x: &mut Exec, attacker: UnitId, target: UnitId, ranged: bool, extra_adv: i64) {
-    let a = x.s().units[attacker.index()].clone();
+    let before = count_attack(x, attacker);
+    attack_counted(x, attacker, target, ranged, extra_adv, before);
+}
+
+/// Counts an attack of `attacker` towards the multiple attack penalty; returns
+/// how many it made before it this round.
+fn count_attack(x: &mut Exec, attacker: UnitId) -> i64 {
     let before = Alternating::state(x.s())
         .attacks
         .get(attacker)
         .copied()
         .unwrap_or(0) as i64;
     x.emit(Alternating::event(Ev::AttackMade { unit: attacker }));
+    before
+}
+
+/// [`attack`], already counted: `before` attacks came earlier this round.
+fn attack_counted(
+    x: &mut Exec,
+    attacker: UnitId,
+    target: UnitId,
+    ranged: bool,
+    extra_adv: i64,
+    before: i64,
+) {
+    let a = x.s().units[attacker.index()].clone();
     if ranged && a.stat(names::RELOAD_ACTIONS) > 0 {
         x.set_pool(attacker, names::LOADED, 0);
     }
@@ -831,15 +850,22 @@ pub(super) fn death_test(x: &mut Exec, unit: UnitId) {
 }
 
 /// A killing strike on an unconscious enemy: a combat-skill test with advantage against its
-/// constitution kills it; a failure makes a sneak attack instead.
+/// constitution kills it; a failure makes a sneak attack instead. It is an attack: it counts
+/// towards the multiple attack penalty and takes it; the sneak attack after a
+/// failure is the same attack, not counted twice.
 pub(super) fn killing_strike(x: &mut Exec, attacker: UnitId, target: UnitId) {
     let a = x.s().units[attacker.index()].clone();
     let con = x.s().units[target.index()].stat(names::CONSTITUTION);
-    let expr = dice(&format!("1d{}", a.stat(names::COMBAT).max(1)));
+    let before = count_attack(x, attacker);
+    let expr = dice(&format!(
+        "1d{}{:+}",
+        a.stat(names::COMBAT).max(1),
+        -MULTIPLE_ATTACK_PENALTY * before
+    ));
     let best = roll_with_advantage(x, attacker, Purpose::Attack, &expr, 1, Some(con));
     if best >= con {
         x.set_status(target, Status::Dead);
     } else {
-        attack(x, attacker, target, false, 1);
+        attack_counted(x, attacker, target, false, 1, before);
     }
 }
