@@ -563,6 +563,8 @@ pub enum Purpose {
     Resist,
     /// A saving throw (`sides`: the Physical save against an execution, S-173).
     Save,
+    /// A morale check (`sides`, house rule for S-176..S-180).
+    Morale,
 }
 
 /// Why a unit is being asked to react.
