@@ -916,3 +916,38 @@ fn a_unit_picks_the_lock_that_is_its_way_to_the_foe() {
     }
     assert_eq!(picked, 3, "picked the lock in {picked} of 3 seeds");
 }
+
+/// The AI knows a unit that broke in a morale check (`sides`, house rule S-176..S-180) is all
+/// but lost: its side's score drops nearly as if it were down, its foes' rises.
+#[test]
+fn a_broken_unit_counts_nearly_as_lost() {
+    use crate::rules::rulesets::Member;
+    use crate::rules::rulesets::sides::{Ev, Sides};
+    let l = open_level(
+        "sides",
+        (8, 5),
+        "(name: \"A1\", side: \"A\", cell: (0, 0), template: \"warrior\"),
+         (name: \"B1\", side: \"B\", cell: (7, 4), template: \"warrior\"),
+         (name: \"B2\", side: \"B\", cell: (7, 0), template: \"warrior\")",
+        "",
+    );
+    let (b, _) = BattleState::start(&l, 1);
+    let mut broke = b.clone();
+    broke.apply(&Sides::event(Ev::Breaks { unit: UnitId(2) }));
+    let mut down = b.clone();
+    down.apply(&crate::rules::battle::Event::Status {
+        unit: UnitId(2),
+        status: crate::rules::battle::Status::Down,
+    });
+    let (a, bside) = (SideId(0), SideId(1));
+    let (s0, s1, s2) = (
+        eval::score(&b, bside),
+        eval::score(&broke, bside),
+        eval::score(&down, bside),
+    );
+    assert!(
+        s1 < s0 - 10.0 && s1 > s2,
+        "B: {s0} standing, {s1} broken, {s2} down"
+    );
+    assert!(eval::score(&broke, a) > eval::score(&b, a) + 10.0);
+}

@@ -156,6 +156,11 @@ pub trait Ruleset {
     fn pending_damage(_s: &BattleState, _r: &Self::State) -> Vec<(UnitId, UnitId, f64)> {
         Vec::new()
     }
+    /// Whether `unit`, still standing, has broken and flees (`sides` morale): lost to its side
+    /// (an AI hint).
+    fn broken(_s: &BattleState, _r: &Self::State, _unit: UnitId) -> bool {
+        false
+    }
     /// Removes from `state` what `viewer` cannot know.
     fn redact(_state: &mut BattleState, _viewer: SideId) {}
     /// An event as `viewer`'s side may see it.
@@ -426,6 +431,10 @@ macro_rules! registry {
         }
 
         /// Damage under way that lands later, as (caster, target, expected damage).
+        pub fn broken(s: &BattleState, unit: UnitId) -> bool {
+            match &s.rules { $(RulesState::$v(r) => <$m::$t as Ruleset>::broken(s, r, unit)),+ }
+        }
+
         pub fn pending_damage(s: &BattleState) -> Vec<(UnitId, UnitId, f64)> {
             match &s.rules { $(RulesState::$v(r) => <$m::$t as Ruleset>::pending_damage(s, r)),+ }
         }

@@ -176,6 +176,9 @@ impl crate::rules::rulesets::Ruleset for Sides {
     fn odds(s: &BattleState, r: &State, a: UnitId, t: UnitId, ranged: bool) -> Option<Odds> {
         odds(s, r, a, t, ranged)
     }
+    fn broken(_s: &BattleState, r: &State, unit: UnitId) -> bool {
+        morale::fleeing(r, unit)
+    }
     fn answered_odds(
         s: &BattleState,
         r: &State,

@@ -244,3 +244,6 @@ pub(super) fn apply(m: &mut Morale, e: &Ev) {
         _ => {}
     }
 }
+
+#[cfg(test)]
+mod tests;
