@@ -21,12 +21,15 @@
 //!   target may take Total Defense and its allies may Snap Attack the attacker
 //!   ([`Trigger::Attacked`]). A command waiting for such answers is kept in
 //!   [`State::deferred`] and goes on (or is cancelled if no longer possible) afterwards.
+//! - **Morale** (house rule for S-176..S-180, [`morale`]): a side checks when it has lost half
+//!   its units or a leader falls; 2d6 over a unit's `morale` breaks it; a fleeing unit runs by
+//!   itself for the map's edge and leaves; a side whose every standing unit flees routs.
 //!
 //! The files: this one holds the state, the events and [`apply`], and the [`Ruleset`] impl;
 //! [`turns`] the initiative, rounds and whose turn it is; [`actions`] what each action costs,
 //! whether it is legal and what it does; [`moves`] movement, charges, screens and hauling a
-//! grappled foe; [`combat`] attacks, reactions and damage; [`view`] the clock, the menu, the
-//! odds and the log lines.
+//! grappled foe; [`combat`] attacks, reactions and damage; [`morale`] morale checks, flight and
+//! rout; [`view`] the clock, the menu, the odds and the log lines.
 //!
 //! [`Ruleset`]: crate::rules::rulesets::Ruleset
 //! [`Trigger::Ready`]: crate::rules::battle::Trigger::Ready
