@@ -1012,6 +1012,21 @@ fn tasks_are_checked_at_their_values() {
         .collect();
     assert_eq!(msgs.len(), 1, "{msgs:#?}");
     assert!(msgs[0].contains("the legend has no shut door"), "{msgs:#?}");
+    // At most MAX_TASKS, reported at the first one too many.
+    let many = "(name: \"x\", cell: (1, 0)),".repeat(level::MAX_TASKS + 1);
+    let flood = ok.replace(
+        "(name: \"the lock\", cell: (1, 0), attribute: \"dexterity\", skill: \"athletics\", difficulty: 9),",
+        &many,
+    );
+    let msgs: Vec<String> = level::validate("t.ron", &flood)
+        .iter()
+        .map(|d| d.to_string())
+        .collect();
+    assert_eq!(msgs.len(), 1, "{msgs:#?}");
+    assert!(
+        msgs[0].contains("257 tasks; a battle has at most 256"),
+        "{msgs:#?}"
+    );
 }
 
 /// `fray simulate --json` splits the measured AI's record by side, and the split adds up:

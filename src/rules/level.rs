@@ -18,7 +18,7 @@ mod tasks;
 mod tests;
 
 pub use spans::Seg;
-pub use tasks::{MAX_TASK_DIFFICULTY, Task, TaskEffect};
+pub use tasks::{MAX_TASK_DIFFICULTY, MAX_TASKS, Task, TaskEffect};
 
 use crate::rules::grid::{Cell, Grid, Topology};
 use crate::rules::map::{Door, Terrain, TerrainMap, kinds};

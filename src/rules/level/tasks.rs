@@ -37,10 +37,13 @@ pub enum TaskEffect {
     Unlock,
 }
 
+/// The most tasks a level may give.
+pub const MAX_TASKS: usize = 256;
+
 /// The highest difficulty a task may have (no test of two dice reaches more).
 pub const MAX_TASK_DIFFICULTY: i64 = 2_000;
 
-/// The checks of `file.tasks`: the ruleset has Short Tasks, each task has a name, its cell is
+/// The checks of `file.tasks`: the ruleset has Short Tasks, at most [`MAX_TASKS`], each task has a name, its cell is
 /// inside the map with what its effect needs (a locked door and a shut door kind to become),
 /// one task per cell, its stats are stats the ruleset's templates have, its difficulty is
 /// from 1 to [`MAX_TASK_DIFFICULTY`].
@@ -62,6 +65,16 @@ pub(super) fn check(
                 "the '{}' ruleset has no Short Task; only `alternating` gives units tasks \
                  (A-62): remove tasks",
                 file.ruleset
+            ),
+        );
+        return;
+    }
+    if file.tasks.len() > MAX_TASKS {
+        out.push(
+            vec![F("tasks"), I(MAX_TASKS)],
+            format!(
+                "this level has {} tasks; a battle has at most {MAX_TASKS}",
+                file.tasks.len()
             ),
         );
         return;
