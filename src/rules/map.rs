@@ -47,7 +47,8 @@ pub struct Terrain {
     pub cost: Option<u32>,
     #[serde(default)]
     pub sight: Sight,
-    /// Difficult terrain: forbids the `phases` 1-hex step and the `alternating` Step.
+    /// Difficult terrain: forbids the `phases` 1-hex step. Other rulesets go by its `cost`
+    /// alone (an `alternating` Step of 1 m cannot enter a cell that costs 2 or more).
     #[serde(default)]
     pub difficult: bool,
     /// A door, and in which state (`None`: not a door).

@@ -139,12 +139,16 @@ pub fn morale_of(s: &BattleState, u: UnitId) -> i64 {
     })
 }
 
-/// The next fleeing unit of `side` to run this round, if any.
+/// The next fleeing unit of `side` to run this round, if any (not one caught unaware in the
+/// surprise round: it does not act then).
 pub fn next_to_flee(s: &BattleState, r: &State, side: SideId) -> Option<UnitId> {
     r.morale.fleeing.iter().copied().find(|&u| {
-        s.unit(u)
-            .is_some_and(|x| x.side == side && x.is_active() && !per(r, u).acted)
-            && !fled(r, u)
+        s.unit(u).is_some_and(|x| {
+            x.side == side
+                && x.is_active()
+                && !per(r, u).acted
+                && !(r.surprise && x.has(&crate::rules::battle::Condition::Surprised))
+        }) && !fled(r, u)
     })
 }
 

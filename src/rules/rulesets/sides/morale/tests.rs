@@ -93,3 +93,33 @@ fn a_unit_that_fled_is_gone_for_this_battle() {
     flee_off(&mut b, U2);
     assert_eq!(owed(&b, 1), vec![], "a leader who fled did not fall");
 }
+
+/// A unit caught unaware does not act in the surprise round (S-15), not even to run: it flees
+/// once the surprise round is over.
+#[test]
+fn a_surprised_unit_that_broke_runs_only_after_the_surprise_round() {
+    let units = r#"
+        (name: "Brann", side: "Party", cell: (0, 2), template: "sergeant"),
+        (name: "Cole", side: "Foes", cell: (5, 1), template: "warrior"),
+        (name: "Dunn", side: "Foes", cell: (5, 2), template: "warrior"),
+    "#;
+    let (mut b, _) = Field::new(RulesetId::Sides)
+        .topology("Square(diagonals: One)")
+        .sides(r#"(name: "Party", controller: Human), (name: "Foes", controller: Ai)"#)
+        .units(units)
+        .options(r#"surprised: ["Foes"]"#)
+        .start(1);
+    assert!(Sides::state(&b).surprise);
+    b.apply(&Sides::event(Ev::Breaks { unit: U1 }));
+    assert_eq!(next_to_flee(&b, Sides::state(&b), SideId(1)), None);
+    b.apply(&Sides::event(Ev::Initiative {
+        order: vec![SideId(0), SideId(1)],
+        scores: vec![1, 1],
+    }));
+    b.apply(&Event::Condition {
+        unit: U1,
+        condition: crate::rules::battle::Condition::Surprised,
+        on: false,
+    });
+    assert_eq!(next_to_flee(&b, Sides::state(&b), SideId(1)), Some(U1));
+}
