@@ -8,7 +8,7 @@
 //! position (closing on targets, shooters in range with sight, exposure to enemy attacks next
 //! turn, cover against enemy shooters) plus the level's objectives.
 
-use crate::rules::battle::{BattleState, SideId, Status, Unit, UnitId};
+use crate::rules::battle::{Action, BattleState, Command, SideId, Status, Unit, UnitId};
 use crate::rules::grid::Cell;
 use crate::rules::level::Victory;
 use crate::rules::rulesets;
@@ -133,6 +133,37 @@ pub fn walk_to_nearest_foe(s: &BattleState, unit: UnitId) -> Option<u32> {
         steps += 1;
     }
     None
+}
+
+/// What opening a door that shortens `unit`'s walk to its nearest foe is worth to the search.
+pub const DOOR_WAY: f64 = 0.5;
+
+/// [`DOOR_WAY`] if `cmd` opens a door (or unlocks one, to open next) whose opening shortens
+/// its unit's walk to its nearest foe (or opens the only way), else 0.
+pub fn door_way(s: &BattleState, cmd: &Command) -> f64 {
+    let (unit, cell, unlock) = match cmd {
+        Command::Act {
+            unit,
+            action: Action::OpenDoor { cell },
+        } => (*unit, *cell, false),
+        Command::Act {
+            unit,
+            action: Action::ShortTask { cell },
+        } => (*unit, *cell, true),
+        _ => return 0.0,
+    };
+    let before = walk_to_nearest_foe(s, unit);
+    let mut opened = s.clone();
+    let terrain = std::sync::Arc::make_mut(&mut opened.terrain);
+    if unlock && !terrain.unlock(cell) {
+        return 0.0;
+    }
+    terrain.toggle_door(cell);
+    match (before, walk_to_nearest_foe(&opened, unit)) {
+        (None, Some(_)) => DOOR_WAY,
+        (Some(b), Some(a)) if a < b => DOOR_WAY,
+        _ => 0.0,
+    }
 }
 
 /// The score of the battle for `side`: higher is better.
