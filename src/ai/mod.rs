@@ -209,7 +209,14 @@ impl Ai {
                 let i = self.rng.random_range(0..legal.len());
                 legal[i].clone()
             }
-            Kind::Greedy => greedy(s, &legal),
+            Kind::Greedy => match deciding_side(s) {
+                Some(side) if s.fog.is_some() => {
+                    let mut view = s.clone();
+                    rulesets::redact(&mut view, side);
+                    greedy(&view, &legal)
+                }
+                _ => greedy(s, &legal),
+            },
             Kind::Utility(d) => self.utility(s, legal, search_of(d)),
         };
         Some(choice)

@@ -1,7 +1,7 @@
 //! Behaviour of the utility AI on small inline levels: assertions that fail when it plays badly.
 
 use super::*;
-use crate::rules::battle::Action;
+use crate::rules::battle::{Action, Event};
 use crate::rules::grid::Cell;
 use crate::rules::level::{self, Level};
 
@@ -950,4 +950,50 @@ fn a_broken_unit_counts_nearly_as_lost() {
         "B: {s0} standing, {s1} broken, {s2} down"
     );
     assert!(eval::score(&broke, a) > eval::score(&b, a) + 10.0);
+}
+/// Fog of war: the AI plans on what its side sees. A foe that slipped out of sight after
+/// deploying is believed where it was last seen, so wherever it really stands behind the wall
+/// the AI decides the same, and it never aims at it; with the fog lifted, where it stands
+/// changes the decision (so the test can tell).
+#[test]
+fn under_fog_the_ai_does_not_react_to_a_foe_it_cannot_see() {
+    let src = |options: &str| {
+        format!(
+            "(name: \"t\", description: \"t\", ruleset: \"action-points\",
+          topology: Square(diagonals: One), size: (10, 7),
+          map: [\"..........\", \"....#.....\", \"....#.....\", \"....#.....\", \"....#.....\", \"....#.....\", \"..........\"],
+          sides: [(name: \"A\", controller: Ai), (name: \"B\", controller: Ai)],
+          units: [(name: \"F\", side: \"A\", cell: (1, 3), template: \"fighter\"),
+                  (name: \"S\", side: \"B\", cell: (8, 3), template: \"scout\")],
+          options: ({options}), victory: [LastSideStanding], seed: 1)"
+        )
+    };
+    let f = UnitId(0);
+    let scout = UnitId(1);
+    let decide = |options: &str, hide: Cell| {
+        let level = level::load("t.ron", &src(options)).unwrap_or_else(|e| panic!("{e:?}"));
+        let (mut b, _) = BattleState::start(&level, 3);
+        until_turn_of(&mut b, f);
+        b.apply(&Event::Placed {
+            unit: scout,
+            to: hide,
+        });
+        if !options.is_empty() {
+            assert!(crate::rules::fog::hidden(&b, SideId(0), scout), "{hide}");
+        }
+        normal(5).decide(&b).expect("a command")
+    };
+    let (up, down) = (Cell::new(5, 1), Cell::new(5, 5));
+    let fogged = decide("fog: ()", up);
+    assert_eq!(
+        fogged,
+        decide("fog: ()", down),
+        "it decided on the hidden scout's cell"
+    );
+    assert_ne!(fogged.anchor().unit, Some(scout));
+    assert_ne!(
+        decide("", up),
+        decide("", down),
+        "seen, the scout's cell matters"
+    );
 }

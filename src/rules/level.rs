@@ -91,6 +91,10 @@ pub struct Options {
     /// battle stalking its target unseen, so it may execute it in the surprise round; the
     /// target must start surprised (`surprised` names it or its side).
     pub executions: Vec<Execution>,
+    /// Fog of war: each side sees only what its units see ([`crate::rules::fog`]), as far as
+    /// `sight` steps if set (`fog: (sight: 5)`; `fog: ()` for no limit). Left out: everyone
+    /// sees everything.
+    pub fog: Option<crate::rules::fog::Fog>,
 }
 
 /// An assassin and the target it has been stalking (see [`Options::executions`]).
@@ -1296,6 +1300,14 @@ pub fn check(file: &LevelFile) -> Vec<Problem> {
             .find(|u| u.name == name)
             .map(|u| u.side.as_str())
     };
+    if o.fog.is_some_and(|f| f.sight == Some(0)) {
+        out.push(
+            vec![F("options"), F("fog"), F("sight")],
+            "options.fog.sight is 0: no unit would see even its neighbours; give 1 or more, \
+             or leave sight out for no limit"
+                .to_string(),
+        );
+    }
     for (i, e) in o.executions.iter().enumerate() {
         let at = |f: &'static str| vec![F("options"), F("executions"), I(i), F(f)];
         if file.ruleset != RulesetId::Sides {

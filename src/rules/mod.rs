@@ -2,6 +2,7 @@
 
 pub mod battle;
 pub mod dice;
+pub mod fog;
 pub mod grid;
 pub mod level;
 pub mod map;

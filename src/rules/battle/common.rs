@@ -5,6 +5,7 @@ use super::{
     Action, BattleState, Event, Exec, Interrupt, Purpose, Resume, SideId, Status, Trigger, UnitId,
 };
 use crate::rules::dice::{DiceExpr, Roll};
+use crate::rules::fog;
 use crate::rules::grid::{Cell, CellMap};
 use crate::rules::map::Door;
 use crate::rules::path::{self, MoveQuery, Occupant, Path, Reach};
@@ -12,11 +13,15 @@ use crate::rules::sight::{self, Cover};
 use crate::rules::threat;
 
 impl BattleState {
-    /// The active unit standing on `c`.
+    /// The unit, active or down, standing on `c` (on a side's view under fog, one it knows
+    /// stands there: not a foe it only guesses there, [`fog::drawn`]).
     pub fn unit_at(&self, c: Cell) -> Option<UnitId> {
         self.units
             .iter()
-            .position(|u| u.cell == c && u.status != Status::Dead)
+            .enumerate()
+            .position(|(i, u)| {
+                u.cell == c && u.status != Status::Dead && fog::drawn(self, UnitId(i as u16))
+            })
             .map(|i| UnitId(i as u16))
     }
 
@@ -70,7 +75,12 @@ impl BattleState {
         let grid = self.grid();
         let mut m = CellMap::new(grid, Occupant::Empty);
         let side = self.unit(unit).map(|u| u.side);
-        for u in &self.units {
+        for (i, u) in self.units.iter().enumerate() {
+            // Under fog, a foe the mover's side does not see is planned through as empty: the
+            // walk stops when it runs into it ([`Exec::walk`]).
+            if u.is_active() && side.is_some_and(|s| fog::hidden(self, s, UnitId(i as u16))) {
+                continue;
+            }
             let o = match u.status {
                 Status::Dead => continue,
                 Status::Down => Occupant::Ally,
@@ -86,10 +96,11 @@ impl BattleState {
 
     /// Cells threatened by the active enemies of `unit` that `threatens` accepts.
     pub fn threat_for(&self, unit: UnitId, threatens: impl Fn(UnitId) -> bool) -> CellMap<bool> {
+        let side = self.unit(unit).map(|u| u.side);
         let from: Vec<(Cell, u32)> = self
             .enemies_of(unit)
             .into_iter()
-            .filter(|&e| threatens(e))
+            .filter(|&e| threatens(e) && !side.is_some_and(|s| fog::hidden(self, s, e)))
             .map(|e| {
                 let u = &self.units[e.index()];
                 (u.cell, u.reach)
@@ -482,6 +493,11 @@ impl Exec<'_> {
             if self.over() || !self.s().unit(unit).is_some_and(|u| u.is_active()) {
                 return true;
             }
+            if let Some(by) = self.hidden_in(unit, to) {
+                // Under fog: the way is held by a foe the mover's side did not see.
+                self.emit(Event::Blocked { unit, by, at: to });
+                return true;
+            }
             if !(first_free && i == 0) {
                 let reactors = provokers(self.s(), unit, from, to);
                 if !reactors.is_empty() {
@@ -503,6 +519,21 @@ impl Exec<'_> {
             self.emit(Event::Moved { unit, from, to });
         }
         true
+    }
+}
+
+impl Exec<'_> {
+    /// Under fog: the active unit of another side standing on `cell`, the next step of
+    /// `unit`'s walk. The walk was planned without the foes its side did not see, so one may
+    /// stand in the way (seen now, or still hidden).
+    fn hidden_in(&self, unit: UnitId, cell: Cell) -> Option<UnitId> {
+        let s = self.s();
+        s.fog.as_ref()?;
+        let side = s.unit(unit)?.side;
+        s.unit_ids().find(|&o| {
+            let u = &s.units[o.index()];
+            u.cell == cell && u.is_active() && u.side != side
+        })
     }
 }
 

@@ -69,6 +69,11 @@ pub fn describe(s: &BattleState, e: &Event) -> String {
         Event::TurnEnded { unit } => format!("{} ends its turn", s.unit_name(*unit)),
         Event::Moved { unit, from, to } => format!("{} moves {from} -> {to}", s.unit_name(*unit)),
         Event::Placed { unit, to } => format!("{} is moved to {to}", s.unit_name(*unit)),
+        Event::Blocked { unit, by, at } => format!(
+            "{} runs into {} at {at}, unseen until now, and stops",
+            s.unit_name(*unit),
+            s.unit_name(*by)
+        ),
         Event::Door { unit, cell, open } => format!(
             "{} {} the door at {cell}",
             s.unit_name(*unit),

@@ -117,6 +117,10 @@ pub struct BattleState {
     pub outcome: Option<Outcome>,
     /// Events applied so far.
     pub applied: u64,
+    /// What each side knows, on a level with fog of war ([`crate::rules::fog`]); shared by
+    /// copies until it changes.
+    #[serde(default)]
+    pub fog: Option<Arc<crate::rules::fog::Knowledge>>,
 }
 
 impl BattleState {
@@ -177,7 +181,9 @@ impl BattleState {
             rules: rulesets::init(file.ruleset),
             outcome: None,
             applied: 0,
+            fog: None,
         };
+        state.fog = crate::rules::fog::start(&state);
         let events = {
             let mut x = Exec::new(&mut state);
             x.emit(Event::Started {
@@ -263,7 +269,11 @@ impl BattleState {
         if self.outcome.is_some() {
             return Vec::new();
         }
-        rulesets::legal(self)
+        let mut legal = rulesets::legal(self);
+        if self.fog.is_some() {
+            legal.retain(|c| crate::rules::fog::check(self, c).is_ok());
+        }
+        legal
     }
 
     /// Whether `cmd` may be executed now; the reason if not. Never changes anything.
@@ -289,6 +299,7 @@ impl BattleState {
             }
             _ => {}
         }
+        crate::rules::fog::check(self, cmd).map_err(Rejected::new)?;
         rulesets::check(self, cmd)
     }
 
@@ -303,10 +314,20 @@ impl BattleState {
 
     /// Applies one event: the only mutator of the battle.
     pub fn apply(&mut self, e: &Event) {
+        self.apply_event(e);
+        if self.fog.is_some() && crate::rules::fog::changes_sight(e) {
+            crate::rules::fog::update(self);
+        }
+    }
+
+    fn apply_event(&mut self, e: &Event) {
         self.applied += 1;
         match e {
             Event::Started { .. } => {}
-            Event::Rolled { .. } | Event::Attacked { .. } | Event::Reckoned { .. } => {}
+            Event::Rolled { .. }
+            | Event::Attacked { .. }
+            | Event::Reckoned { .. }
+            | Event::Blocked { .. } => {}
             Event::RoundStarted { round } => self.round = *round,
             Event::RoundEnded { .. } | Event::TurnStarted { .. } | Event::TurnEnded { .. } => {}
             Event::Moved { unit, to, .. } | Event::Placed { unit, to } => {

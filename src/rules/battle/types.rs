@@ -759,6 +759,13 @@ pub enum Event {
         from: Cell,
         to: Cell,
     },
+    /// Fog of war: `unit`'s move stopped before `at`, held by `by`, a foe its side had not
+    /// seen when the move was planned.
+    Blocked {
+        unit: UnitId,
+        by: UnitId,
+        at: Cell,
+    },
     /// A unit was pushed or placed without moving itself.
     Placed {
         unit: UnitId,

@@ -440,9 +440,11 @@ macro_rules! registry {
         }
 
         /// Removes from `state` what `viewer` cannot know, so an AI searching a clone of it
-        /// cannot cheat.
+        /// cannot cheat: the ruleset's secrets, then, under fog of war, the foes it does not
+        /// see ([`crate::rules::fog::redact`]).
         pub fn redact(state: &mut BattleState, viewer: SideId) {
             match state.rules { $(RulesState::$v(_) => <$m::$t as Ruleset>::redact(state, viewer)),+ }
+            crate::rules::fog::redact(state, viewer);
         }
 
         /// An event as `viewer`'s side may see it (the combat log of a hot-seat view).

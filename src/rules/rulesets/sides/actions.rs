@@ -222,7 +222,11 @@ pub fn check_action(s: &BattleState, r: &State, cmd: &Command) -> Result<(), Str
             if *to == u.cell {
                 return Err(format!("{who} is already on {to}"));
             }
-            if let Some(o) = s.unit_at(*to) {
+            // Under fog a foe the side does not see is not known to stand there: the move
+            // is planned, and runs into it (`Exec::walk`).
+            if let Some(o) = s.unit_at(*to)
+                && !crate::rules::fog::hidden(s, u.side, o)
+            {
                 let down = if s.units[o.index()].is_active() {
                     ""
                 } else {

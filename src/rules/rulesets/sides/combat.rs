@@ -251,6 +251,13 @@ pub fn attack_terms(s: &BattleState, spec: &Spec) -> Vec<Term> {
         if in_melee(s, spec.attacker) {
             add(&mut b, -4, "thrown in melee");
         }
+        // S-125: under fog, a target the shooter's side sees but the shooter does not (the
+        // dark beyond its sight range) is fired at where it is known to be.
+        if let Some(k) = &s.fog
+            && !crate::rules::fog::sees(&s.terrain, k.sight, a.cell, t.cell)
+        {
+            add(&mut b, -4, "unseen target");
+        }
     }
     match s.cover(spec.attacker, spec.target) {
         Cover::None => {}
