@@ -934,6 +934,101 @@ fn options_must_name_sides_or_units() {
     assert!(level::validate("o.ron", &ok).is_empty());
 }
 
+/// A level's tasks (the `alternating` Short Task, A-62): each problem at its own value.
+#[test]
+fn tasks_are_checked_at_their_values() {
+    let src = r#"(
+    name: "Tasks",
+    ruleset: "alternating",
+    topology: Square(diagonals: OneTwo),
+    size: (4, 1),
+    map: [".L.D"],
+    sides: [(name: "A", controller: Human), (name: "B", controller: Ai)],
+    units: [
+        (name: "a", side: "A", cell: (0, 0), template: "duelist"),
+        (name: "b", side: "B", cell: (2, 0), template: "duelist"),
+    ],
+    tasks: [
+        (name: "the lock", cell: (1, 0), attribute: "dexterity", skill: "athletics", difficulty: 9),
+        (name: "again", cell: (1, 0)),
+        (name: "not a lock", cell: (2, 0)),
+        (name: "far", cell: (9, 0)),
+        (name: "odd", cell: (3, 0), skill: "lockpicking", difficulty: 0),
+    ],
+)"#;
+    let errs = level::validate("t.ron", src);
+    let msgs: Vec<String> = errs.iter().map(|d| d.to_string()).collect();
+    assert_eq!(errs.len(), 6, "{msgs:#?}");
+    assert!(
+        msgs[0].starts_with("t.ron:14:31: error: tasks 'the lock' and 'again' are both at (1, 0)"),
+        "{msgs:#?}"
+    );
+    assert!(
+        msgs[1].starts_with("t.ron:15:36: error: task 'not a lock' unlocks the door at (2, 0), but that cell is floor"),
+        "{msgs:#?}"
+    );
+    assert!(
+        msgs[2].starts_with("t.ron:16:29: error: task 'far' is at (9, 0), outside"),
+        "{msgs:#?}"
+    );
+    assert!(
+        msgs[3].starts_with("t.ron:17:29: error: task 'odd' unlocks the door at (3, 0), but that cell is door (shut)"),
+        "{msgs:#?}"
+    );
+    assert!(
+        msgs[4].starts_with("t.ron:17:44: error: task 'odd' tests 'lockpicking'"),
+        "{msgs:#?}"
+    );
+    assert!(
+        msgs[5].starts_with("t.ron:17:71: error: task 'odd' has difficulty 0"),
+        "{msgs:#?}"
+    );
+    let ok = src.replace(
+        "(name: \"again\", cell: (1, 0)),\n        (name: \"not a lock\", cell: (2, 0)),\n        (name: \"far\", cell: (9, 0)),\n        (name: \"odd\", cell: (3, 0), skill: \"lockpicking\", difficulty: 0),\n",
+        "",
+    );
+    assert!(level::validate("t.ron", &ok).is_empty(), "{ok}");
+    // Only `alternating` has Short Tasks; and a task needs a shut door kind to unlock into.
+    let sides = ok
+        .replace("\"alternating\"", "\"sides\"")
+        .replace("OneTwo", "One")
+        .replace("duelist", "warrior");
+    let msgs: Vec<String> = level::validate("t.ron", &sides)
+        .iter()
+        .map(|d| d.to_string())
+        .collect();
+    assert_eq!(msgs.len(), 1, "{msgs:#?}");
+    assert!(
+        msgs[0].starts_with("t.ron:12:12: error: the 'sides' ruleset has no Short Task"),
+        "{msgs:#?}"
+    );
+    let no_shut = ok.replace(
+        "map: [\".L.D\"]",
+        "legend: {'D': (name: \"floor\")},\n    map: [\".L.D\"]",
+    );
+    let msgs: Vec<String> = level::validate("t.ron", &no_shut)
+        .iter()
+        .map(|d| d.to_string())
+        .collect();
+    assert_eq!(msgs.len(), 1, "{msgs:#?}");
+    assert!(msgs[0].contains("the legend has no shut door"), "{msgs:#?}");
+    // At most MAX_TASKS, reported at the first one too many.
+    let many = "(name: \"x\", cell: (1, 0)),".repeat(level::MAX_TASKS + 1);
+    let flood = ok.replace(
+        "(name: \"the lock\", cell: (1, 0), attribute: \"dexterity\", skill: \"athletics\", difficulty: 9),",
+        &many,
+    );
+    let msgs: Vec<String> = level::validate("t.ron", &flood)
+        .iter()
+        .map(|d| d.to_string())
+        .collect();
+    assert_eq!(msgs.len(), 1, "{msgs:#?}");
+    assert!(
+        msgs[0].contains("257 tasks; a battle has at most 256"),
+        "{msgs:#?}"
+    );
+}
+
 /// `fray simulate --json` splits the measured AI's record by side, and the split adds up:
 /// sides swap every game, so each side gets half the games.
 #[test]

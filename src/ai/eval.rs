@@ -3,11 +3,12 @@
 //! A unit's *vitality* is the fraction left of its health pools (whichever of `hp`, `body`,
 //! `stun`, `endurance`, `health` its ruleset uses; each pool's maximum is the stat of the same
 //! name). A side's score is material (enemy vitality lost, enemies down, weighted towards
-//! finishing the wounded; minus the same for its own units, weighted a little more) plus
+//! finishing the wounded, a unit that broke and flees counting nearly as one down; minus the
+//! same for its own units, weighted a little more) plus
 //! position (closing on targets, shooters in range with sight, exposure to enemy attacks next
 //! turn, cover against enemy shooters) plus the level's objectives.
 
-use crate::rules::battle::{BattleState, SideId, Status, Unit, UnitId};
+use crate::rules::battle::{Action, BattleState, Command, SideId, Status, Unit, UnitId};
 use crate::rules::grid::Cell;
 use crate::rules::level::Victory;
 use crate::rules::rulesets;
@@ -51,6 +52,10 @@ fn vitality_of(u: &Unit, (have, max): (i64, i64)) -> f64 {
 pub fn health_left(u: &Unit) -> f64 {
     health(u).0 as f64
 }
+
+/// How much of a unit that is down a unit that broke and flees counts for (it may still be
+/// struck before it leaves, which finishes the job).
+const BROKEN: f64 = 0.8;
 
 /// The share of a spell's expected damage counted before it goes off.
 const SPELL_KEPT: f64 = 0.7;
@@ -130,6 +135,37 @@ pub fn walk_to_nearest_foe(s: &BattleState, unit: UnitId) -> Option<u32> {
     None
 }
 
+/// What opening a door that shortens `unit`'s walk to its nearest foe is worth to the search.
+pub const DOOR_WAY: f64 = 0.5;
+
+/// [`DOOR_WAY`] if `cmd` opens a door (or unlocks one, to open next) whose opening shortens
+/// its unit's walk to its nearest foe (or opens the only way), else 0.
+pub fn door_way(s: &BattleState, cmd: &Command) -> f64 {
+    let (unit, cell, unlock) = match cmd {
+        Command::Act {
+            unit,
+            action: Action::OpenDoor { cell },
+        } => (*unit, *cell, false),
+        Command::Act {
+            unit,
+            action: Action::ShortTask { cell },
+        } => (*unit, *cell, true),
+        _ => return 0.0,
+    };
+    let before = walk_to_nearest_foe(s, unit);
+    let mut opened = s.clone();
+    let terrain = std::sync::Arc::make_mut(&mut opened.terrain);
+    if unlock && !terrain.unlock(cell) {
+        return 0.0;
+    }
+    terrain.toggle_door(cell);
+    match (before, walk_to_nearest_foe(&opened, unit)) {
+        (None, Some(_)) => DOOR_WAY,
+        (Some(b), Some(a)) if a < b => DOOR_WAY,
+        _ => 0.0,
+    }
+}
+
 /// The score of the battle for `side`: higher is better.
 pub fn score(s: &BattleState, side: SideId) -> f64 {
     if let Some(o) = &s.outcome {
@@ -152,7 +188,14 @@ pub fn score(s: &BattleState, side: SideId) -> f64 {
                 lost = (lost + SPELL_KEPT * damage / (healths[i].1 as f64).max(1.0)).min(1.0);
             }
         }
-        let down = if u.status == Status::Active { 0.0 } else { 1.0 };
+        // A unit that broke and flees (`sides` morale) is all but lost to its side.
+        let down = if u.status != Status::Active {
+            1.0
+        } else if crate::rules::rulesets::broken(s, UnitId(i as u16)) {
+            BROKEN
+        } else {
+            0.0
+        };
         // Actions in hand are worth something: AP not spent, stamina and focus for reactions.
         let spare = if u.is_active() {
             0.1 * u.pool("ap") as f64 + 0.3 * (u.pool("stamina") + u.pool("focus")) as f64
@@ -170,7 +213,7 @@ pub fn score(s: &BattleState, side: SideId) -> f64 {
     }
     for id in s.unit_ids() {
         let u = &s.units[id.index()];
-        if u.side == side && u.is_active() {
+        if u.side == side && u.is_active() && !crate::rules::rulesets::broken(s, id) {
             v += position_with(s, side, id, u.cell, healths[id.index()]);
         }
     }

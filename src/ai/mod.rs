@@ -32,7 +32,6 @@ use crate::rules::battle::{
     Action, BattleState, Command, Decision, Intent, Reaction, SideId, UnitId,
 };
 use crate::rules::dice::BattleRng;
-use crate::rules::grid::Cell;
 use crate::rules::level::Victory;
 use crate::rules::rulesets;
 use rand::rngs::ChaCha8Rng;
@@ -312,15 +311,10 @@ impl Ai {
             {
                 v += 0.5 * (o.expected_damage / eval::health_left(t).max(1.0)).min(1.0);
             }
-            // A door that opens a shorter way to the foe (or the only one) is worth opening:
-            // the position score measures distance through walls and cannot see the way.
-            if let Command::Act {
-                unit,
-                action: Action::OpenDoor { cell },
-            } = cmd
-            {
-                v += door_way(&view, *unit, *cell);
-            }
+            // A door that opens a shorter way to the foe (or the only one) is worth opening,
+            // and its lock picking (a Short Task): the position score measures distance
+            // through walls and cannot see the way.
+            v += eval::door_way(&view, cmd);
             // Holding an action (Delay) plays out as the same action later when no one acts
             // between (a lone `segments` caster): on a tie, act now. Same games on the
             // levels of the other rulesets (200 games each).
@@ -367,22 +361,6 @@ impl Ai {
 
 /// What holding an action gives up against acting now on an equal play-out: only a tie-break.
 const DELAY_TIE: f64 = 1e-6;
-
-/// What opening a door that shortens `unit`'s walk to its nearest foe is worth to the search.
-const DOOR_WAY: f64 = 0.5;
-
-/// [`DOOR_WAY`] if opening the door on `cell` shortens `unit`'s walk to its nearest foe (or
-/// opens the only way), else 0.
-fn door_way(s: &BattleState, unit: UnitId, cell: Cell) -> f64 {
-    let before = eval::walk_to_nearest_foe(s, unit);
-    let mut opened = s.clone();
-    std::sync::Arc::make_mut(&mut opened.terrain).toggle_door(cell);
-    match (before, eval::walk_to_nearest_foe(&opened, unit)) {
-        (None, Some(_)) => DOOR_WAY,
-        (Some(b), Some(a)) if a < b => DOOR_WAY,
-        _ => 0.0,
-    }
-}
 
 /// The value of a pick: the best first action of the picked unit, each judged as
 /// [`Ai::utility`] judges a candidate (the same dice seeds, the unit's turn played out), over

@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::rules::battle::{Action, Event};
+use crate::rules::grid::Cell;
 use crate::rules::level::{self, Level};
 
 fn level(map: &[&str], units: &str) -> Level {
@@ -887,6 +888,69 @@ fn a_unit_opens_the_door_that_is_its_way_to_the_foe() {
     assert_eq!(opened, 5, "opened the door in {opened} of 5 seeds");
 }
 
+/// A duelist shut in behind a locked door whose lock the level lets it pick (a Short Task,
+/// A-62), its foe beyond the wall: it picks the lock, the only way to the foe.
+#[test]
+fn a_unit_picks_the_lock_that_is_its_way_to_the_foe() {
+    let src = "(name: \"t\", ruleset: \"alternating\", topology: Square(diagonals: OneTwo),
+        size: (8, 5), map: [\"..#.....\", \"..#.....\", \"..L.....\", \"..#.....\", \"..#.....\"],
+        sides: [(name: \"A\", controller: Ai), (name: \"B\", controller: Ai)],
+        units: [(name: \"F\", side: \"A\", cell: (1, 2), template: \"duelist\"),
+                (name: \"G\", side: \"B\", cell: (6, 1), template: \"duelist\")],
+        tasks: [(name: \"the lock\", cell: (2, 2))])";
+    let l = level::load("t.ron", src).unwrap_or_else(|e| panic!("{e:?}"));
+    let task = Command::Act {
+        unit: UnitId(0),
+        action: Action::ShortTask {
+            cell: Cell::new(2, 2),
+        },
+    };
+    let mut picked = 0;
+    for seed in 1..4 {
+        let (mut b, _) = BattleState::start(&l, seed);
+        until_turn_of(&mut b, UnitId(0));
+        assert!(b.legal_commands().contains(&task));
+        if normal(seed).decide(&b).expect("a command") == task {
+            picked += 1;
+        }
+    }
+    assert_eq!(picked, 3, "picked the lock in {picked} of 3 seeds");
+}
+
+/// The AI knows a unit that broke in a morale check (`sides`, house rule S-176..S-180) is all
+/// but lost: its side's score drops nearly as if it were down, its foes' rises.
+#[test]
+fn a_broken_unit_counts_nearly_as_lost() {
+    use crate::rules::rulesets::Member;
+    use crate::rules::rulesets::sides::{Ev, Sides};
+    let l = open_level(
+        "sides",
+        (8, 5),
+        "(name: \"A1\", side: \"A\", cell: (0, 0), template: \"warrior\"),
+         (name: \"B1\", side: \"B\", cell: (7, 4), template: \"warrior\"),
+         (name: \"B2\", side: \"B\", cell: (7, 0), template: \"warrior\")",
+        "",
+    );
+    let (b, _) = BattleState::start(&l, 1);
+    let mut broke = b.clone();
+    broke.apply(&Sides::event(Ev::Breaks { unit: UnitId(2) }));
+    let mut down = b.clone();
+    down.apply(&crate::rules::battle::Event::Status {
+        unit: UnitId(2),
+        status: crate::rules::battle::Status::Down,
+    });
+    let (a, bside) = (SideId(0), SideId(1));
+    let (s0, s1, s2) = (
+        eval::score(&b, bside),
+        eval::score(&broke, bside),
+        eval::score(&down, bside),
+    );
+    assert!(
+        s1 < s0 - 10.0 && s1 > s2,
+        "B: {s0} standing, {s1} broken, {s2} down"
+    );
+    assert!(eval::score(&broke, a) > eval::score(&b, a) + 10.0);
+}
 /// Fog of war: the AI plans on what its side sees. A foe that slipped out of sight after
 /// deploying is believed where it was last seen, so wherever it really stands behind the wall
 /// the AI decides the same, and it never aims at it; with the fog lifted, where it stands

@@ -13,10 +13,12 @@
 
 pub mod edit;
 mod spans;
+mod tasks;
 #[cfg(test)]
 mod tests;
 
 pub use spans::Seg;
+pub use tasks::{MAX_TASK_DIFFICULTY, MAX_TASKS, Task, TaskEffect};
 
 use crate::rules::grid::{Cell, Grid, Topology};
 use crate::rules::map::{Door, Terrain, TerrainMap, kinds};
@@ -60,6 +62,9 @@ pub struct LevelFile {
     /// How the battle starts: surprise, who started it, ruleset options.
     #[serde(default)]
     pub options: Options,
+    /// Tasks a unit may carry out during the battle (`alternating`: Short Task, A-62).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tasks: Vec<Task>,
 }
 
 /// How a battle starts, and the options a ruleset offers. Every field may be left out.
@@ -1265,6 +1270,14 @@ pub fn check(file: &LevelFile) -> Vec<Problem> {
             }
         }
     }
+
+    tasks::check(
+        file,
+        &legend,
+        &in_bounds,
+        &|c| terrain_at(c).cloned(),
+        &mut out,
+    );
 
     // Options.
     let o = &file.options;

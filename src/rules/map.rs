@@ -47,7 +47,8 @@ pub struct Terrain {
     pub cost: Option<u32>,
     #[serde(default)]
     pub sight: Sight,
-    /// Difficult terrain: forbids the `phases` 1-hex step and the `alternating` Step.
+    /// Difficult terrain: forbids the `phases` 1-hex step. Other rulesets go by its `cost`
+    /// alone (an `alternating` Step of 1 m cannot enter a cell that costs 2 or more).
     #[serde(default)]
     pub difficult: bool,
     /// A door, and in which state (`None`: not a door).
@@ -287,6 +288,19 @@ impl TerrainMap {
         self.counterpart.get(kind as usize).copied().flatten()
     }
 
+    /// Unlocks the locked door on cell `c`: it becomes a shut door ([`unlocked_kind`]).
+    /// Returns `false` and changes nothing if there is no locked door there, or no shut door
+    /// kind for it to become.
+    pub fn unlock(&mut self, c: Cell) -> bool {
+        match self
+            .kind_index(c)
+            .and_then(|k| unlocked_kind(&self.kinds, usize::from(k)))
+        {
+            Some(k) => self.set_kind(c, k),
+            None => false,
+        }
+    }
+
     /// Opens a closed door or shuts an open one on cell `c`. Returns `false` and changes
     /// nothing if there is no such door (or it is locked, or has no counterpart).
     pub fn toggle_door(&mut self, c: Cell) -> bool {
@@ -295,6 +309,23 @@ impl TerrainMap {
             None => false,
         }
     }
+}
+
+/// The kind a locked door of kind `kind` becomes when it is unlocked: the shut door of the
+/// same name, else the first shut door of the legend. `None` if `kind` is no locked door or
+/// the legend has no shut door.
+pub fn unlocked_kind(kinds: &[Terrain], kind: usize) -> Option<u16> {
+    if kinds.get(kind)?.door != Some(Door::Locked) {
+        return None;
+    }
+    let shut = |same_name: bool| {
+        kinds.iter().position(|t| {
+            t.door == Some(Door::Closed) && (!same_name || t.name == kinds[kind].name)
+        })
+    };
+    shut(true)
+        .or_else(|| shut(false))
+        .and_then(|i| u16::try_from(i).ok())
 }
 
 /// See [`TerrainMap::door_counterpart`].

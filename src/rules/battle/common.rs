@@ -291,6 +291,73 @@ impl BattleState {
     }
 }
 
+impl BattleState {
+    /// The level's task on `cell`, if any.
+    pub fn task_at(&self, cell: Cell) -> Option<&crate::rules::level::Task> {
+        self.level.tasks.iter().find(|t| t.cell == (cell.x, cell.y))
+    }
+
+    /// The Short Tasks `unit` could carry out now, leaving their price aside, in cell order.
+    pub fn task_actions(&self, unit: UnitId) -> Vec<Action> {
+        let mut cells: Vec<Cell> = self
+            .level
+            .tasks
+            .iter()
+            .map(|t| Cell::new(t.cell.0, t.cell.1))
+            .filter(|&cell| self.task_check(unit, cell).is_ok())
+            .collect();
+        cells.sort_by_key(|c| (c.y, c.x));
+        cells
+            .into_iter()
+            .map(|cell| Action::ShortTask { cell })
+            .collect()
+    }
+
+    /// Whether `unit` may carry out the task on `cell`, leaving its price aside: there is one,
+    /// it is next to the unit, and it is still to do (its door is still locked). `Err` says
+    /// why not.
+    pub fn task_check(&self, unit: UnitId, cell: Cell) -> Result<(), String> {
+        let Some(u) = self.unit(unit) else {
+            return Err(format!("there is no {unit}"));
+        };
+        let who = &u.name;
+        if !u.is_active() {
+            return Err(format!("{who} is out of the fight"));
+        }
+        let Some(task) = self.task_at(cell) else {
+            return Err(format!("the level gives no task at {cell}"));
+        };
+        if self.grid().distance_steps(u.cell, cell) != 1 {
+            return Err(format!("{} at {cell} is not next to {who}", task.name));
+        }
+        match task.effect {
+            crate::rules::level::TaskEffect::Unlock => {
+                if self.terrain.door(cell) != Some(Door::Locked) {
+                    return Err(format!(
+                        "{} at {cell} is done: the door is no longer locked",
+                        task.name
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Exec<'_> {
+    /// `unit` succeeded at the task on `cell` (checked beforehand): its effect happens.
+    pub fn task_done(&mut self, unit: UnitId, cell: Cell) {
+        let Some(task) = self.s().task_at(cell) else {
+            return;
+        };
+        match task.effect {
+            crate::rules::level::TaskEffect::Unlock => {
+                self.emit(Event::Unlocked { unit, cell });
+            }
+        }
+    }
+}
+
 impl Exec<'_> {
     /// `unit` opens or shuts the door of a door action (checked beforehand).
     pub fn door(&mut self, unit: UnitId, action: &Action) {

@@ -79,6 +79,13 @@ pub fn describe(s: &BattleState, e: &Event) -> String {
             s.unit_name(*unit),
             if *open { "opens" } else { "shuts" }
         ),
+        Event::Unlocked { unit, cell } => {
+            let task = s.task_at(*cell).map_or("the task", |t| t.name.as_str());
+            format!(
+                "{} carries out {task}: the door at {cell} is unlocked",
+                s.unit_name(*unit)
+            )
+        }
         Event::Attacked {
             attacker,
             target,

@@ -341,6 +341,11 @@ impl BattleState {
                     Arc::make_mut(&mut self.terrain).toggle_door(*cell);
                 }
             }
+            Event::Unlocked { cell, .. } => {
+                if self.terrain.door(*cell) == Some(crate::rules::map::Door::Locked) {
+                    Arc::make_mut(&mut self.terrain).unlock(*cell);
+                }
+            }
             Event::Pool {
                 unit, pool, value, ..
             } => {

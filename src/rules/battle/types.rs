@@ -290,6 +290,8 @@ pub enum Action {
     OpenDoor { cell: Cell },
     /// Shut the open door on `cell`, next to the unit (no one may stand in the doorway).
     CloseDoor { cell: Cell },
+    /// Carry out the level's task on `cell`, next to the unit (`alternating` Short Task, A-62).
+    ShortTask { cell: Cell },
 }
 
 impl Action {
@@ -345,6 +347,7 @@ impl Action {
             Action::PressAdvantage { .. } => "Press the Advantage",
             Action::OpenDoor { .. } => "Open a Door",
             Action::CloseDoor { .. } => "Close a Door",
+            Action::ShortTask { .. } => "Short Task",
         }
     }
 
@@ -358,7 +361,8 @@ impl Action {
             | Action::Sprint { to }
             | Action::ReadyMove { to, .. }
             | Action::OpenDoor { cell: to }
-            | Action::CloseDoor { cell: to } => Anchor::cell(to),
+            | Action::CloseDoor { cell: to }
+            | Action::ShortTask { cell: to } => Anchor::cell(to),
             Action::Charge { target, to } => Anchor {
                 unit: Some(target),
                 cell: Some(to),
@@ -559,6 +563,8 @@ pub enum Purpose {
     Resist,
     /// A saving throw (`sides`: the Physical save against an execution, S-173).
     Save,
+    /// A morale check (`sides`, house rule for S-176..S-180).
+    Morale,
 }
 
 /// Why a unit is being asked to react.
@@ -771,6 +777,12 @@ pub enum Event {
         unit: UnitId,
         cell: Cell,
         open: bool,
+    },
+    /// `unit` carried out the level's task on `cell` and unlocked the door there: the cell
+    /// becomes a shut door ([`crate::rules::map::TerrainMap::unlock`]).
+    Unlocked {
+        unit: UnitId,
+        cell: Cell,
     },
     /// An attack's outcome (the rolls come before it as [`Event::Rolled`]).
     Attacked {

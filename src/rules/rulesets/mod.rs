@@ -81,6 +81,8 @@ pub trait Ruleset {
         underdog_holds_first_round: false,
         strikes_when_engaged: false,
     };
+    /// Whether its units may carry out a level's `tasks` (the `alternating` Short Task).
+    const SHORT_TASKS: bool = false;
 
     /// The opening events: initiative, surprise, the first turn.
     fn start(x: &mut Exec);
@@ -154,6 +156,11 @@ pub trait Ruleset {
     fn pending_damage(_s: &BattleState, _r: &Self::State) -> Vec<(UnitId, UnitId, f64)> {
         Vec::new()
     }
+    /// Whether `unit`, still standing, has broken and flees (`sides` morale): lost to its side
+    /// (an AI hint).
+    fn broken(_s: &BattleState, _r: &Self::State, _unit: UnitId) -> bool {
+        false
+    }
     /// Removes from `state` what `viewer` cannot know.
     fn redact(_state: &mut BattleState, _viewer: SideId) {}
     /// An event as `viewer`'s side may see it.
@@ -226,6 +233,11 @@ macro_rules! registry {
             /// The AI's habits for it.
             pub fn ai_hints(self) -> AiHints {
                 match self { $(RulesetId::$v => <$m::$t as Ruleset>::AI),+ }
+            }
+
+            /// Whether its units may carry out a level's `tasks`.
+            pub fn short_tasks(self) -> bool {
+                match self { $(RulesetId::$v => <$m::$t as Ruleset>::SHORT_TASKS),+ }
             }
 
             /// Its own level checks.
@@ -419,6 +431,10 @@ macro_rules! registry {
         }
 
         /// Damage under way that lands later, as (caster, target, expected damage).
+        pub fn broken(s: &BattleState, unit: UnitId) -> bool {
+            match &s.rules { $(RulesState::$v(r) => <$m::$t as Ruleset>::broken(s, r, unit)),+ }
+        }
+
         pub fn pending_damage(s: &BattleState) -> Vec<(UnitId, UnitId, f64)> {
             match &s.rules { $(RulesState::$v(r) => <$m::$t as Ruleset>::pending_damage(s, r)),+ }
         }

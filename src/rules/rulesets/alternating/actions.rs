@@ -1,7 +1,9 @@
 //! Ordinary actions: what a command costs, whether it is legal now and why not, the list of
 //! legal commands, and what a paid command does (movement included).
 
-use super::combat::{attack, check_react, killing_strike, react, resuscitate, target_ok};
+use super::combat::{
+    attack, check_react, killing_strike, react, resuscitate, short_task, target_ok,
+};
 use super::turns::{begin_turn, end_command, end_turn, options_of, settle};
 use super::{Alternating, Ev, State, names};
 use crate::rules::battle::{
@@ -37,6 +39,8 @@ pub(super) fn cost(s: &BattleState, cmd: &Command) -> i64 {
             | Action::CloseDoor { .. } => 1,
             Action::Reload => u.stat(names::RELOAD_ACTIONS).max(1),
             Action::Resuscitate { .. } => 2,
+            // A-62: a Short Task is three actions.
+            Action::ShortTask { .. } => 3,
             _ => 0,
         },
         _ => 0,
@@ -244,6 +248,7 @@ pub fn check(s: &BattleState, r: &State, cmd: &Command) -> Result<(), Rejected> 
             Action::OpenDoor { .. } | Action::CloseDoor { .. } => {
                 s.door_check(unit, action).map_err(Rejected::new)
             }
+            Action::ShortTask { cell } => s.task_check(unit, *cell).map_err(Rejected::new),
             Action::GoProne => {
                 if u.is_prone() {
                     Err(Rejected::new(format!("{} is already prone", u.name)))
@@ -283,8 +288,8 @@ pub fn check(s: &BattleState, r: &State, cmd: &Command) -> Result<(), Rejected> 
             }
             other => Err(Rejected::new(format!(
                 "{} is not an action in the alternating ruleset (Move, Sprint, Step, Attack, \
-                 Reload, Seek Cover, Stand Up, Go Prone, Resuscitate, Guard, Wait, Ready, End \
-                 Turn)",
+                 Reload, Seek Cover, Stand Up, Go Prone, Resuscitate, Short Task, Guard, Wait, \
+                 Ready, End Turn)",
                 other.name()
             ))),
         },
@@ -380,6 +385,7 @@ pub fn legal(s: &BattleState, r: &State) -> Vec<Command> {
             ]
             .into_iter()
             .chain(s.door_actions(unit))
+            .chain(s.task_actions(unit))
             {
                 cands.push(Command::Act { unit, action });
             }
@@ -554,6 +560,7 @@ pub(super) fn perform(x: &mut Exec, cmd: &Command) {
             Action::OpenDoor { .. } | Action::CloseDoor { .. } => x.door(unit, action),
             Action::Reload => x.set_pool(unit, names::LOADED, 1),
             Action::Resuscitate { target } => resuscitate(x, unit, *target),
+            Action::ShortTask { cell } => short_task(x, unit, *cell),
             Action::CommandAlly { ally } => {
                 x.add_pool(unit, names::FOCUS, -2);
                 let ally_actions = x.s().units[ally.index()].pool(names::ACTIONS);

@@ -5,7 +5,7 @@
 use super::actions::holds_melee;
 use super::{
     Alternating, AttackNote, DEATH_STEP, Ev, LUCK_BONUS, MULTIPLE_ATTACK_PENALTY,
-    RESUSCITATE_DIFFICULTY, names,
+    RESUSCITATE_DIFFICULTY, TASK_DIFFICULTY, names,
 };
 use crate::rules::battle::common::dice;
 use crate::rules::battle::{
@@ -329,6 +329,34 @@ pub(super) fn resuscitate(x: &mut Exec, unit: UnitId, target: UnitId) {
     }
 }
 
+/// The attribute, skill and difficulty of the test of the level's task on `cell` (house rule
+/// "Short Task": where the level is silent, dexterity + athletics against 8).
+pub fn task_test(s: &BattleState, cell: Cell) -> (String, String, i64) {
+    let task = s.task_at(cell);
+    let attribute = task.and_then(|t| t.attribute.clone());
+    let skill = task.and_then(|t| t.skill.clone());
+    (
+        attribute.unwrap_or_else(|| names::DEXTERITY.to_string()),
+        skill.unwrap_or_else(|| names::ATHLETICS.to_string()),
+        task.and_then(|t| t.difficulty).unwrap_or(TASK_DIFFICULTY),
+    )
+}
+
+/// A-62 Short Task (its three actions paid): the test of the task on `cell`; on a success the
+/// task's effect happens (a locked door is unlocked); on a failure nothing, and the unit may
+/// try again.
+pub(super) fn short_task(x: &mut Exec, unit: UnitId, cell: Cell) {
+    if x.s().task_check(unit, cell).is_err() {
+        return;
+    }
+    let (attribute, skill, difficulty) = task_test(x.s(), cell);
+    let u = &x.s().units[unit.index()];
+    let expr = test_expr(u.stat(&attribute), u.stat(&skill), 0);
+    if test(x, unit, Purpose::Skill, &expr, difficulty) {
+        x.task_done(unit, cell);
+    }
+}
+
 /// Advantage (positive) or disadvantage (negative) of `attacker` against `target`, with the
 /// reasons: flanking and sneak attacks (+1 each), melee against a prone target (+1), ranged
 /// against a prone target or one in cover that sought cover (-1 each).
@@ -522,13 +550,32 @@ pub(super) fn roll_with_advantage(
 /// critical damage; a ranged attack's luck of 1 strikes a random other character within 1 m
 /// of the target instead. A unit about to be hit may react (Dodge, Parry, Block).
 pub(super) fn attack(x: &mut Exec, attacker: UnitId, target: UnitId, ranged: bool, extra_adv: i64) {
-    let a = x.s().units[attacker.index()].clone();
+    let before = count_attack(x, attacker);
+    attack_counted(x, attacker, target, ranged, extra_adv, before);
+}
+
+/// Counts an attack of `attacker` towards the multiple attack penalty; returns
+/// how many it made before it this round.
+fn count_attack(x: &mut Exec, attacker: UnitId) -> i64 {
     let before = Alternating::state(x.s())
         .attacks
         .get(attacker)
         .copied()
         .unwrap_or(0) as i64;
     x.emit(Alternating::event(Ev::AttackMade { unit: attacker }));
+    before
+}
+
+/// [`attack`], already counted: `before` attacks came earlier this round.
+fn attack_counted(
+    x: &mut Exec,
+    attacker: UnitId,
+    target: UnitId,
+    ranged: bool,
+    extra_adv: i64,
+    before: i64,
+) {
+    let a = x.s().units[attacker.index()].clone();
     if ranged && a.stat(names::RELOAD_ACTIONS) > 0 {
         x.set_pool(attacker, names::LOADED, 0);
     }
@@ -803,15 +850,22 @@ pub(super) fn death_test(x: &mut Exec, unit: UnitId) {
 }
 
 /// A killing strike on an unconscious enemy: a combat-skill test with advantage against its
-/// constitution kills it; a failure makes a sneak attack instead.
+/// constitution kills it; a failure makes a sneak attack instead. It is an attack: it counts
+/// towards the multiple attack penalty and takes it; the sneak attack after a
+/// failure is the same attack, not counted twice.
 pub(super) fn killing_strike(x: &mut Exec, attacker: UnitId, target: UnitId) {
     let a = x.s().units[attacker.index()].clone();
     let con = x.s().units[target.index()].stat(names::CONSTITUTION);
-    let expr = dice(&format!("1d{}", a.stat(names::COMBAT).max(1)));
+    let before = count_attack(x, attacker);
+    let expr = dice(&format!(
+        "1d{}{:+}",
+        a.stat(names::COMBAT).max(1),
+        -MULTIPLE_ATTACK_PENALTY * before
+    ));
     let best = roll_with_advantage(x, attacker, Purpose::Attack, &expr, 1, Some(con));
     if best >= con {
         x.set_status(target, Status::Dead);
     } else {
-        attack(x, attacker, target, false, 1);
+        attack_counted(x, attacker, target, false, 1, before);
     }
 }

@@ -110,6 +110,8 @@ pub const DEATH_DIFFICULTY: i64 = 10;
 pub const DEATH_STEP: i64 = 5;
 /// House rule: the difficulty of the Resuscitate test.
 pub const RESUSCITATE_DIFFICULTY: i64 = 6;
+/// House rule: the difficulty of a Short Task's test where the level names none.
+pub const TASK_DIFFICULTY: i64 = 8;
 /// House rule: a test's luck die adds this on a 20 (seed: "adding a +4 when the luck die
 /// rolls a 20 or greater").
 pub const LUCK_BONUS: i64 = 4;
@@ -251,6 +253,7 @@ impl crate::rules::rulesets::Ruleset for Alternating {
         names::CRIT_DAMAGE,
         names::CRIT_THRESHOLD,
     ];
+    const SHORT_TASKS: bool = true;
 
     fn start(x: &mut Exec) {
         start(x)

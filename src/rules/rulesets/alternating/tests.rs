@@ -612,6 +612,53 @@ fn a_killing_strike_takes_three_actions_and_kills_on_combat_die_with_advantage_v
     assert_eq!(pool(&b, U0, "actions"), 0);
 }
 
+/// A-116, A-117: a killing strike is an attack: it counts towards the multiple attack penalty
+/// (the next attack of the round takes -2) and takes it (after an earlier attack, -2).
+#[test]
+fn a_killing_strike_counts_towards_the_multiple_attack_penalty_and_takes_it() {
+    let units = r#"
+        (name: "Boudica", side: "Wardens", cell: (2, 2), template: "spear_warden"),
+        (name: "Nix", side: "Raiders", cell: (3, 2), template: "goblin", overrides: {"endurance": 1, "health": 1}),
+        (name: "Grub", side: "Raiders", cell: (1, 2), template: "goblin"),
+    "#;
+    // Round 1: Nix is hit and cheats death (6, 6, luck 10, death 15); the strike is begun.
+    // Round 2: the strike completes first (1, 3 on the combat die against constitution 2:
+    // dead), then Boudica attacks Grub: 3 + 3 + 1 proficiency - 2 for the strike = 5.
+    let tape = [6, 6, 10, 15, 1, 3, 3, 3, 10];
+    let (mut b, _) = BattleState::start_with_tape(&field().units(units).level(), 1, tape);
+    run(&mut b, pick(U0));
+    run(&mut b, attack(U0, U1));
+    run(&mut b, decline(U1));
+    run(&mut b, attack(U0, U1));
+    run(&mut b, pick(U2));
+    run(&mut b, end(U2));
+    run(&mut b, pick(U0));
+    let e = run(&mut b, attack(U0, U1));
+    assert_eq!(totals(&e, Purpose::Attack), vec![1, 3]);
+    assert_eq!(b.units[1].status, Status::Dead);
+    let e = run(&mut b, attack(U0, U2));
+    assert_eq!(totals(&e, Purpose::Attack), vec![5], "3 + 3 + 1 - 2");
+    // The strike's own test takes the penalty: after one attack, 1d6 - 2.
+    let units = units.replace("(1, 2)", "(7, 4)");
+    let (mut b, _) =
+        BattleState::start_with_tape(&field().units(&units).level(), 1, [6, 6, 10, 15, 3, 3]);
+    run(&mut b, pick(U0));
+    run(&mut b, attack(U0, U1));
+    run(&mut b, decline(U1));
+    run(&mut b, end(U0));
+    run(&mut b, pick(U2));
+    run(&mut b, end(U2));
+    run(&mut b, pick(U0));
+    b.apply(&Alternating::event(Ev::AttackMade { unit: U0 }));
+    let e = run(&mut b, attack(U0, U1));
+    // 3 would kill (constitution 2); 3 - 2 does not, and the sneak attack follows.
+    assert_eq!(totals(&e, Purpose::Attack)[..2], [1, 1], "3 - 2 twice");
+    assert!(
+        rolls(&e, Purpose::Attack).len() > 2,
+        "the sneak attack after the failure"
+    );
+}
+
 #[test]
 fn nonlethal_damage_to_zero_health_does_not_risk_death() {
     let units = r#"

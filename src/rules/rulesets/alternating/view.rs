@@ -117,6 +117,20 @@ pub fn describe(s: &BattleState, r: &State, cmd: &Command) -> CommandInfo {
         };
         info.label = format!("Brandish (take up the {other} weapon)");
     }
+    if let Command::Act {
+        unit,
+        action: Action::ShortTask { cell },
+    } = cmd
+        && let (Some(task), Some(u)) = (s.task_at(*cell), s.unit(*unit))
+    {
+        let (attribute, skill, against) = super::combat::task_test(s, *cell);
+        let (a, b) = (u.stat(&attribute).max(1), u.stat(&skill).max(1));
+        info.label = format!(
+            "Short Task: {} ({attribute} 1d{a} + {skill} 1d{b} against {against}: {:.0}%)",
+            task.name,
+            test_chance(a, b, 0, against) * 100.0
+        );
+    }
     info.cost = match cmd {
         Command::Pick { .. } | Command::Declare { .. } => String::new(),
         Command::React {

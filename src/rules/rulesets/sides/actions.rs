@@ -373,6 +373,9 @@ pub fn check_action(s: &BattleState, r: &State, cmd: &Command) -> Result<(), Str
                 if t.side != u.side || *target == unit {
                     return Err(format!("{} is not an ally of {who}", t.name));
                 }
+                if super::morale::fled(r, *target) {
+                    return Err(format!("{} has fled the battle", t.name));
+                }
                 if t.status != crate::rules::battle::Status::Down {
                     return Err(format!("{} is not down", t.name));
                 }

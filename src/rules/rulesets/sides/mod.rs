@@ -21,12 +21,15 @@
 //!   target may take Total Defense and its allies may Snap Attack the attacker
 //!   ([`Trigger::Attacked`]). A command waiting for such answers is kept in
 //!   [`State::deferred`] and goes on (or is cancelled if no longer possible) afterwards.
+//! - **Morale** (house rule for S-176..S-180, [`morale`]): a side checks when it has lost half
+//!   its units or a leader falls; 2d6 over a unit's `morale` breaks it; a fleeing unit runs by
+//!   itself for the map's edge and leaves; a side whose every standing unit flees routs.
 //!
 //! The files: this one holds the state, the events and [`apply`], and the [`Ruleset`] impl;
 //! [`turns`] the initiative, rounds and whose turn it is; [`actions`] what each action costs,
 //! whether it is legal and what it does; [`moves`] movement, charges, screens and hauling a
-//! grappled foe; [`combat`] attacks, reactions and damage; [`view`] the clock, the menu, the
-//! odds and the log lines.
+//! grappled foe; [`combat`] attacks, reactions and damage; [`morale`] morale checks, flight and
+//! rout; [`view`] the clock, the menu, the odds and the log lines.
 //!
 //! [`Ruleset`]: crate::rules::rulesets::Ruleset
 //! [`Trigger::Ready`]: crate::rules::battle::Trigger::Ready
@@ -37,6 +40,7 @@
 pub mod actions;
 pub mod combat;
 pub mod execution;
+pub mod morale;
 pub mod moves;
 pub mod turns;
 pub mod view;
@@ -102,6 +106,12 @@ pub mod names {
     pub const TWO_HANDED_RANGED: &str = "two_handed_ranged";
     /// 1: a thrown weapon, which can end a Charge.
     pub const THROWN: &str = "thrown";
+    /// Morale (house rule): 2d6 above it breaks the unit in a morale check.
+    pub const MORALE: &str = "morale";
+    /// 1: never checks morale, never flees (undead, constructs, zealots).
+    pub const FEARLESS: &str = "fearless";
+    /// 1: a leader; its side checks morale when it falls.
+    pub const LEADER: &str = "leader";
 }
 
 /// What `sides` does once the reactions to an interrupt it raised are in.
@@ -130,6 +140,9 @@ impl crate::rules::rulesets::Ruleset for Sides {
         names::DAMAGE_BONUS,
         names::SHOCK,
         names::SHOCK_AC,
+        names::MORALE,
+        names::FEARLESS,
+        names::LEADER,
     ];
     const AI: crate::rules::rulesets::AiHints = crate::rules::rulesets::AiHints {
         underdog_holds_first_round: false,
@@ -165,6 +178,9 @@ impl crate::rules::rulesets::Ruleset for Sides {
     }
     fn odds(s: &BattleState, r: &State, a: UnitId, t: UnitId, ranged: bool) -> Option<Odds> {
         odds(s, r, a, t, ranged)
+    }
+    fn broken(_s: &BattleState, r: &State, unit: UnitId) -> bool {
+        morale::fleeing(r, unit)
     }
     fn answered_odds(
         s: &BattleState,
@@ -205,6 +221,9 @@ pub struct State {
     pub swarms: Vec<(UnitId, Vec<UnitId>)>,
     /// Turns started this round (a guard against a round nobody can play).
     pub turns: u32,
+    /// Morale checks made, units fleeing and fled (house rule, S-176..S-180).
+    #[serde(default)]
+    pub morale: morale::Morale,
 }
 
 /// One unit's round.
@@ -313,6 +332,14 @@ pub enum Ev {
         rolled: i64,
         shock: i64,
     },
+    /// `side` checks morale (house rule), for `cause`.
+    MoraleCheck { side: SideId, cause: morale::Cause },
+    /// `unit` broke in a morale check and flees.
+    Breaks { unit: UnitId },
+    /// Every unit `side` has standing flees: the side routs and has lost.
+    Routed { side: SideId },
+    /// `unit` fled off the map: out of the battle.
+    Fled { unit: UnitId },
 }
 
 /// The round of a unit that is not in the battle (a command naming an id past the last
@@ -436,8 +463,14 @@ pub fn apply(s: &mut State, e: &Ev) {
                 s.deferred.remove(i);
             }
         }
-        Ev::Redirected { .. } | Ev::Cancelled { .. } | Ev::Shock { .. } | Ev::ShockFloor { .. } => {
+        Ev::MoraleCheck { .. } | Ev::Breaks { .. } | Ev::Fled { .. } => {
+            morale::apply(&mut s.morale, e)
         }
+        Ev::Redirected { .. }
+        | Ev::Cancelled { .. }
+        | Ev::Shock { .. }
+        | Ev::ShockFloor { .. }
+        | Ev::Routed { .. } => {}
     }
 }
 

@@ -162,6 +162,7 @@ pub fn pick_options(s: &BattleState, side: SideId) -> Vec<UnitId> {
             unit.side == side
                 && unit.is_active()
                 && !per(r, u).acted
+                && !super::morale::fleeing(r, u)
                 && !(r.surprise && unit.has(&Condition::Surprised))
         })
         .collect()
@@ -172,6 +173,10 @@ pub fn pick_options(s: &BattleState, side: SideId) -> Vec<UnitId> {
 fn advance(x: &mut Exec) {
     loop {
         if x.over() || !x.s().interrupts.is_empty() {
+            return;
+        }
+        super::morale::check(x);
+        if x.over() {
             return;
         }
         let (acting, side_turn) = {
@@ -191,6 +196,10 @@ fn advance(x: &mut Exec) {
             end_round(x);
             continue;
         };
+        if let Some(u) = super::morale::next_to_flee(x.s(), Sides::state(x.s()), side) {
+            super::morale::flee(x, u);
+            continue;
+        }
         let options = pick_options(x.s(), side);
         match options.len() {
             0 => x.emit(Sides::event(Ev::SideTurn {

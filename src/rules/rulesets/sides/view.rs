@@ -355,6 +355,20 @@ pub fn log_line(s: &BattleState, e: &Ev) -> String {
             n(attacker),
             n(target)
         ),
+        Ev::MoraleCheck { side, cause } => match cause {
+            super::morale::Cause::HalfLost => format!(
+                "{} have lost half their number: morale check (2d6 over morale flees)",
+                side_name(s, *side)
+            ),
+            super::morale::Cause::LeaderFell { leader } => format!(
+                "{} have lost their leader {}: morale check (2d6 over morale flees)",
+                side_name(s, *side),
+                n(leader)
+            ),
+        },
+        Ev::Breaks { unit } => format!("{} breaks and flees", n(unit)),
+        Ev::Routed { side } => format!("{} rout: every one of them flees", side_name(s, *side)),
+        Ev::Fled { unit } => format!("{} flees off the map", n(unit)),
     }
 }
 
