@@ -111,15 +111,27 @@ pub trait Ruleset {
 
     // --- Hooks with a default: most rulesets need nothing here.
 
-    /// The odds of `attacker` attacking `target` if the target answers with the defensive
-    /// reaction it could still choose; `None` if it has none that changes the odds.
+    /// The odds of `attacker` attacking `target` for each defensive reaction that could
+    /// answer the attack now and change its odds (the target's, or an ally's stepping in), in
+    /// the order the reaction prompt offers them; empty if there is none.
     fn answered_odds(
         _s: &BattleState,
         _r: &Self::State,
         _attacker: UnitId,
         _target: UnitId,
         _ranged: bool,
-    ) -> Option<Answered> {
+    ) -> Vec<Answered> {
+        Vec::new()
+    }
+
+    /// The attack that `unit`'s moving `action` ends with (a Charge, a Move By...): its target
+    /// and its odds from the cell it strikes from; `None` where the action is not one.
+    fn odds_after_move(
+        _s: &BattleState,
+        _r: &Self::State,
+        _unit: UnitId,
+        _action: &crate::rules::battle::Action,
+    ) -> Option<(UnitId, Odds)> {
         None
     }
 
@@ -385,12 +397,21 @@ macro_rules! registry {
             }
         }
 
-        /// The odds of that attack if `target` answers it with the defensive reaction it could
-        /// still choose (a Dodge, an Abort, Total Defense), and the reaction in words; `None`
-        /// where it has none that changes the odds.
-        pub fn answered_odds(s: &BattleState, attacker: UnitId, target: UnitId, ranged: bool) -> Option<Answered> {
+        /// The odds of that attack for each defensive reaction that could answer it now (a
+        /// Dodge, a Parry, a Block, an ally's Intercept, an Abort, Total Defense), with who
+        /// answers and the reaction in words; empty where none changes the odds.
+        pub fn answered_odds(s: &BattleState, attacker: UnitId, target: UnitId, ranged: bool) -> Vec<Answered> {
             match &s.rules {
                 $(RulesState::$v(r) => <$m::$t as Ruleset>::answered_odds(s, r, attacker, target, ranged)),+
+            }
+        }
+
+        /// The attack `unit`'s moving `action` would end with (a Charge, a Move By, a Move
+        /// Through): its target and the odds from the cell it strikes from, as the ruleset
+        /// counts them; `None` where the action is not one or cannot be made.
+        pub fn odds_after_move(s: &BattleState, unit: UnitId, action: &crate::rules::battle::Action) -> Option<(UnitId, Odds)> {
+            match &s.rules {
+                $(RulesState::$v(r) => <$m::$t as Ruleset>::odds_after_move(s, r, unit, action)),+
             }
         }
 
