@@ -140,6 +140,11 @@ pub trait Ruleset {
     fn bookkeeping(_e: &Self::Event) -> bool {
         false
     }
+    /// Whether the event's log line is told after the events of the action it pays for,
+    /// though the engine emits it first (`sides`: "X has left: Main").
+    fn told_after_its_action(_e: &Self::Event) -> bool {
+        false
+    }
     /// Whether the event's log line takes the place of the line just before it, when that
     /// line is `previous` (for `segments`: a held action's line replaces "X ends its turn").
     fn replaces_previous_line(_s: &BattleState, _e: &Self::Event, _previous: &str) -> bool {
@@ -368,6 +373,12 @@ macro_rules! registry {
         /// log; `fray replay` prints it).
         pub fn bookkeeping(e: &RulesEvent) -> bool {
             match e { $(RulesEvent::$v(e) => <$m::$t as Ruleset>::bookkeeping(e)),+ }
+        }
+
+        /// Whether `e`'s log line is told after the events of the action it pays for (what a
+        /// unit has left once it has paid), though the engine emits it before them.
+        pub fn told_after_its_action(e: &RulesEvent) -> bool {
+            match e { $(RulesEvent::$v(e) => <$m::$t as Ruleset>::told_after_its_action(e)),+ }
         }
 
         /// Whether `e`'s log line takes the place of the line before it, `previous`.

@@ -1195,6 +1195,11 @@ fn a_readied_move_goes_off_when_an_enemy_comes_within_reach_and_the_enemys_move_
         reaction: Reaction::TakeHeld,
     };
     assert!(legal.contains(&take), "{legal:?}");
+    // Its entry says which action is taken.
+    assert_eq!(
+        crate::rules::rulesets::describe(&b, &take).label,
+        "Take the held action: move to (0, 2)"
+    );
     // A readied move is not an attack.
     assert!(
         b.check(&Command::React {

@@ -334,12 +334,16 @@ pub(super) fn describe(s: &BattleState, r: &State, cmd: &Command) -> CommandInfo
             reaction: Reaction::TakeHeld,
             ..
         } if matches!(r.held.get(u), Some(Some(Held::ReadyProne(_)))) => {
+            info.label = "Take the held action: drop prone".to_string();
             "free (readied free action: drop prone)".to_string()
         }
         Command::React {
             reaction: Reaction::TakeHeld,
             ..
         } => {
+            if let Some(Some(Held::ReadyMove(_, to))) = r.held.get(u) {
+                info.label = format!("Take the held action: move to {to}");
+            }
             info.path = ready_move_path(s, u);
             info.provokes = info.path.as_ref().is_some_and(|p| {
                 p.steps

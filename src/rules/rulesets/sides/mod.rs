@@ -166,6 +166,9 @@ impl crate::rules::rulesets::Ruleset for Sides {
     fn odds(s: &BattleState, r: &State, a: UnitId, t: UnitId, ranged: bool) -> Option<Odds> {
         odds(s, r, a, t, ranged)
     }
+    fn told_after_its_action(e: &Ev) -> bool {
+        matches!(e, Ev::Actions { .. })
+    }
     fn odds_after_move(
         s: &BattleState,
         _: &State,

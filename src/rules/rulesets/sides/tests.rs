@@ -874,6 +874,15 @@ fn a_held_action_is_taken_before_another_units_action_and_lapses_at_round_end() 
             }
         ]
     );
+    // Its entry says what Mira takes it with (the action is chosen once she acts).
+    let take = Command::React {
+        unit: U0,
+        reaction: Reaction::TakeHeld,
+    };
+    assert_eq!(
+        crate::rules::rulesets::describe(&b, &take).label,
+        "Take the held action: act now with Main"
+    );
     run(
         &mut b,
         Command::React {

@@ -161,7 +161,21 @@ pub fn describe(s: &BattleState, r: &State, cmd: &Command) -> CommandInfo {
                         _ => base.to_string(),
                     }
                 }
-                Reaction::TakeHeld => "Instant (the held action)".to_string(),
+                Reaction::TakeHeld => {
+                    // Which action is chosen once it acts: say what it has left to act with.
+                    let p = per(r, unit);
+                    let left: Vec<&str> = [(p.main, "Main"), (p.mv, "Move")]
+                        .iter()
+                        .filter(|(b, _)| *b)
+                        .map(|(_, w)| *w)
+                        .collect();
+                    info.label = if left.is_empty() {
+                        "Take the held action: act now".to_string()
+                    } else {
+                        format!("Take the held action: act now with {}", left.join(" + "))
+                    };
+                    "Instant (the held action)".to_string()
+                }
                 Reaction::Attack { .. } => match trigger {
                     Some(
                         crate::rules::battle::Trigger::Opportunity { .. }
