@@ -2930,6 +2930,37 @@ fn action_points_cells_show_what_the_move_costs_in_ap() {
         );
         assert!(shown.is_some_and(|t| t.ends_with("AP")));
     }
+    // Only where the cost rises is it written: the cheapest band says nothing, a dearer cell
+    // says its cost when it touches a cheaper one.
+    let n = |c: Cell| {
+        l.reach_text
+            .iter()
+            .find(|(x, _)| *x == c)
+            .and_then(|(_, t)| t.trim_end_matches("AP").parse::<u32>().ok())
+    };
+    let cheapest = l.reach.iter().filter_map(|(c, _)| n(*c)).min();
+    let mut rising = 0;
+    for (c, _) in &l.reach {
+        let k = n(*c).expect("counted");
+        let rises = Some(k) != cheapest
+            && state
+                .grid()
+                .neighbours(*c)
+                .any(|o| n(o).is_some_and(|m| m < k));
+        let marked = l.cost_marks.iter().find(|(x, _)| x == c).map(|(_, t)| t);
+        assert_eq!(marked.is_some(), rises, "at {c:?}");
+        if rises {
+            rising += 1;
+            assert_eq!(marked, Some(&format!("{k}AP")));
+        }
+    }
+    assert!(
+        l.cost_marks.len() * 3 < l.reach.len(),
+        "{} of {} cells written",
+        l.cost_marks.len(),
+        l.reach.len()
+    );
+    assert_eq!(rising, l.cost_marks.len());
 }
 
 #[test]
