@@ -2963,6 +2963,26 @@ fn action_points_cells_show_what_the_move_costs_in_ap() {
     assert_eq!(rising, l.cost_marks.len());
 }
 
+/// A path's movement cost is not written on every reachable cell (a number on each buried the
+/// board): only on the cell the pointer is on, where the path shown ends.
+#[test]
+fn movement_costs_show_only_where_the_pointer_is() {
+    use fray::game::overlays::layers;
+    let level =
+        fray::rules::level::load_path(&levels_dir().join("segments_crypt.ron")).expect("crypt");
+    let (state, _) = fray::rules::battle::BattleState::start(&level, 3);
+    let legal = fray::game::menu::described(&state);
+    let acting = state.pending().unit();
+    let bare = layers(&state, &legal, acting, None, None, false);
+    assert!(bare.reach.len() > 5, "the acting unit can move");
+    assert!(bare.reach_text.is_empty(), "segments counts no AP");
+    assert_eq!(bare.cost_marks, vec![]);
+    let (to, cost) = bare.reach[bare.reach.len() / 2];
+    let pointed = layers(&state, &legal, acting, Some(to), None, false);
+    assert!(pointed.path.is_some());
+    assert_eq!(pointed.cost_marks, vec![(to, cost.to_string())]);
+}
+
 #[test]
 fn the_pause_menu_opens_every_setting_and_key_and_back_returns_to_the_battle() {
     let mut app = hot_seat();

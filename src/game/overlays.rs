@@ -118,11 +118,13 @@ pub fn cost_count(cost: &str) -> Option<String> {
 /// of its own ("1AP", [`Layers::reach_text`]) shows only where it rises: on the cells of a
 /// dearer band that touch a cheaper one. The cheapest band says nothing (its cost is on the
 /// menu's Move entry), so a board where every cell costs 1 AP stays readable. A path's
-/// movement cost (no unit) shows on every reachable cell, as it differs from ring to ring.
+/// movement cost (no unit), different on every ring, shows only on the cell `pointed` at
+/// (the end of the path shown): a number on every cell buried the board.
 pub fn cost_marks(
     grid: &crate::rules::grid::Grid,
     reach: &[(Cell, u32)],
     reach_text: &[(Cell, String)],
+    pointed: Option<Cell>,
 ) -> Vec<(Cell, String)> {
     let count = |t: &str| -> u32 {
         t.chars()
@@ -141,7 +143,7 @@ pub fn cost_marks(
     reach
         .iter()
         .filter_map(|&(c, cost)| match counted(c) {
-            None => Some((c, cost.to_string())),
+            None => (pointed == Some(c)).then(|| (c, cost.to_string())),
             Some((n, t)) => {
                 let rises = Some(n) != cheapest
                     && grid
@@ -187,7 +189,6 @@ pub fn layers(
             out.targets.push(c);
         }
     }
-    out.cost_marks = cost_marks(s.grid(), &out.reach, &out.reach_text);
     if let Some(a) = acting
         && show_threat
     {
@@ -198,12 +199,19 @@ pub fn layers(
             .filter(|c| map.get(*c) == Some(&true))
             .collect();
     }
+    out.cost_marks = cost_marks(s.grid(), &out.reach, &out.reach_text, None);
     if let Some(c) = cursor {
         out.path = legal
             .iter()
             .filter(|d| moving_group(&group_of(&d.command)))
             .find(|d| d.command.anchor().cell == Some(c))
             .and_then(|d| d.info.path.clone());
+        out.cost_marks = cost_marks(
+            s.grid(),
+            &out.reach,
+            &out.reach_text,
+            out.path.as_ref().map(|_| c),
+        );
         if let Some(a) = acting.and_then(|a| s.unit(a).map(|u| (a, u)))
             && a.1.cell != c
             && s.grid().contains(c)
