@@ -856,6 +856,31 @@ mod tests {
         }
     }
 
+    /// A `segments` move is one line: its "X moves 2 squares" (the move's bookkeeping) is
+    /// left out, the walk's "X moves (4, 11) -> (6, 10), 2 steps" tells it.
+    #[test]
+    fn a_segments_move_is_told_once() {
+        let level = crate::rules::battle::tests::load("segments_crypt.ron");
+        let mut b = Battle::new(BattleSetup::new(level, None));
+        b.show_all();
+        let mv = b
+            .state
+            .legal_commands()
+            .into_iter()
+            .find(|c| matches!(c, Command::Move { .. }))
+            .expect("a move");
+        let start = b.log.len();
+        b.submit(&mv, true).expect("legal");
+        b.show_all();
+        let moves: Vec<&str> = b.log[start..]
+            .iter()
+            .map(|l| l.text.as_str())
+            .filter(|t| t.contains(" moves "))
+            .collect();
+        assert_eq!(moves.len(), 1, "{moves:?}");
+        assert!(moves[0].contains(") -> ("), "{moves:?}");
+    }
+
     #[test]
     fn the_steps_of_one_move_make_one_log_line() {
         use crate::rules::grid::Cell;
