@@ -2930,6 +2930,57 @@ fn action_points_cells_show_what_the_move_costs_in_ap() {
         );
         assert!(shown.is_some_and(|t| t.ends_with("AP")));
     }
+    // Only where the cost rises is it written: the cheapest band says nothing, a dearer cell
+    // says its cost when it touches a cheaper one.
+    let n = |c: Cell| {
+        l.reach_text
+            .iter()
+            .find(|(x, _)| *x == c)
+            .and_then(|(_, t)| t.trim_end_matches("AP").parse::<u32>().ok())
+    };
+    let cheapest = l.reach.iter().filter_map(|(c, _)| n(*c)).min();
+    let mut rising = 0;
+    for (c, _) in &l.reach {
+        let k = n(*c).expect("counted");
+        let rises = Some(k) != cheapest
+            && state
+                .grid()
+                .neighbours(*c)
+                .any(|o| n(o).is_some_and(|m| m < k));
+        let marked = l.cost_marks.iter().find(|(x, _)| x == c).map(|(_, t)| t);
+        assert_eq!(marked.is_some(), rises, "at {c:?}");
+        if rises {
+            rising += 1;
+            assert_eq!(marked, Some(&format!("{k}AP")));
+        }
+    }
+    assert!(
+        l.cost_marks.len() * 3 < l.reach.len(),
+        "{} of {} cells written",
+        l.cost_marks.len(),
+        l.reach.len()
+    );
+    assert_eq!(rising, l.cost_marks.len());
+}
+
+/// A path's movement cost is not written on every reachable cell (a number on each buried the
+/// board): only on the cell the pointer is on, where the path shown ends.
+#[test]
+fn movement_costs_show_only_where_the_pointer_is() {
+    use fray::game::overlays::layers;
+    let level =
+        fray::rules::level::load_path(&levels_dir().join("segments_crypt.ron")).expect("crypt");
+    let (state, _) = fray::rules::battle::BattleState::start(&level, 3);
+    let legal = fray::game::menu::described(&state);
+    let acting = state.pending().unit();
+    let bare = layers(&state, &legal, acting, None, None, false);
+    assert!(bare.reach.len() > 5, "the acting unit can move");
+    assert!(bare.reach_text.is_empty(), "segments counts no AP");
+    assert_eq!(bare.cost_marks, vec![]);
+    let (to, cost) = bare.reach[bare.reach.len() / 2];
+    let pointed = layers(&state, &legal, acting, Some(to), None, false);
+    assert!(pointed.path.is_some());
+    assert_eq!(pointed.cost_marks, vec![(to, cost.to_string())]);
 }
 
 #[test]

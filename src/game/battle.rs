@@ -323,6 +323,41 @@ fn bookkeeping(event: &Event) -> bool {
     matches!(event, Event::Rules(e) if rulesets::bookkeeping(e))
 }
 
+/// A command's events (with their [`causes`]) in the order the log tells them: a line the
+/// ruleset tells after the action it pays for ([`rulesets::told_after_its_action`]: "Aldric
+/// has left: Main") moves past that action's events, up to the next prompt, turn or another
+/// such line, or the command's end. Only the telling moves: the state after the last event is
+/// the same.
+pub fn log_order(events: Vec<Event>, why: Vec<Option<String>>) -> Vec<(Event, Option<String>)> {
+    let after = |e: &Event| matches!(e, Event::Rules(r) if rulesets::told_after_its_action(r));
+    let stops = |e: &Event| {
+        after(e)
+            || matches!(
+                e,
+                Event::Interrupted(_)
+                    | Event::TurnStarted { .. }
+                    | Event::TurnEnded { .. }
+                    | Event::RoundStarted { .. }
+            )
+    };
+    let mut out = Vec::with_capacity(events.len());
+    let mut held: Option<(Event, Option<String>)> = None;
+    for (e, cause) in events.into_iter().zip(why) {
+        if stops(&e)
+            && let Some(h) = held.take()
+        {
+            out.push(h);
+        }
+        if after(&e) {
+            held = Some((e, cause));
+        } else {
+            out.push((e, cause));
+        }
+    }
+    out.extend(held);
+    out
+}
+
 /// The log lines of a battle's opening events, without the starting pools.
 fn opening_log(state: &BattleState, events: &[Event]) -> Vec<LogLine> {
     events
@@ -367,7 +402,7 @@ impl Battle {
                 .execute(c)
                 .map_err(|r| format!("command {} of the replay was rejected: {r}", i + 1))?;
             let why = causes(&before, c, &events);
-            for (k, (e, cause)) in events.iter().zip(why).enumerate() {
+            for (k, (e, cause)) in log_order(events, why).iter().enumerate() {
                 push_line(&mut b.log, &b.state, e, k > 0, cause.as_deref());
             }
             b.commands.push(c.clone());
@@ -442,7 +477,7 @@ impl Battle {
             });
         }
         self.commands.push(cmd.clone());
-        for (i, (event, cause)) in events.into_iter().zip(why).enumerate() {
+        for (i, (event, cause)) in log_order(events, why).into_iter().enumerate() {
             self.queue.push_back(Queued {
                 event,
                 first: i == 0,
@@ -733,6 +768,46 @@ mod tests {
         }
     }
 
+    /// What a unit has left once it has paid for an action ("Thorn has no actions left") is
+    /// told after that action, not before its moves and rolls; the battle ends the same.
+    #[test]
+    fn what_a_unit_has_left_is_told_after_the_action_that_spent_it() {
+        use crate::rules::battle::{Action, UnitId};
+        use crate::rules::grid::Cell;
+        use crate::rules::testkit::{act, pick};
+        let level = crate::rules::battle::tests::load("sides_village_brawl.ron");
+        let mut setup = BattleSetup::new(level, None);
+        setup.seed = 20261125;
+        let charge = act(
+            UnitId(3),
+            Action::Charge {
+                target: UnitId(5),
+                to: Cell::new(14, 5),
+            },
+        );
+        let mut b = Battle::new(setup.clone());
+        let start = b.log.len();
+        for c in [pick(UnitId(3)), charge.clone()] {
+            b.submit(&c, true).expect("legal");
+            b.show_all();
+        }
+        let lines: Vec<&str> = b.log[start..].iter().map(|l| l.text.as_str()).collect();
+        let at = |what: &str| {
+            lines
+                .iter()
+                .position(|l| l.contains(what))
+                .unwrap_or_else(|| panic!("{what} in {lines:#?}"))
+        };
+        let left = at("has no actions left");
+        assert!(left > at(" moves "), "{lines:#?}");
+        assert!(left > at("rolls Attack"), "{lines:#?}");
+        assert_eq!(left, lines.len() - 1, "{lines:#?}");
+        // The replay tells it in the same order.
+        let r = Battle::replay(setup, &[pick(UnitId(3)), charge]).expect("replays");
+        let texts: Vec<&str> = r.log[start..].iter().map(|l| l.text.as_str()).collect();
+        assert_eq!(texts, lines);
+    }
+
     /// "X ends its turn" then "X holds its action for a later segment" read as the opposite of
     /// each other: a hold's line takes the place of the turn's end; an ordinary end keeps it.
     #[test]
@@ -779,6 +854,31 @@ mod tests {
                 assert_eq!(log_text(&state, e), "");
             }
         }
+    }
+
+    /// A `segments` move is one line: its "X moves 2 squares" (the move's bookkeeping) is
+    /// left out, the walk's "X moves (4, 11) -> (6, 10), 2 steps" tells it.
+    #[test]
+    fn a_segments_move_is_told_once() {
+        let level = crate::rules::battle::tests::load("segments_crypt.ron");
+        let mut b = Battle::new(BattleSetup::new(level, None));
+        b.show_all();
+        let mv = b
+            .state
+            .legal_commands()
+            .into_iter()
+            .find(|c| matches!(c, Command::Move { .. }))
+            .expect("a move");
+        let start = b.log.len();
+        b.submit(&mv, true).expect("legal");
+        b.show_all();
+        let moves: Vec<&str> = b.log[start..]
+            .iter()
+            .map(|l| l.text.as_str())
+            .filter(|t| t.contains(" moves "))
+            .collect();
+        assert_eq!(moves.len(), 1, "{moves:?}");
+        assert!(moves[0].contains(") -> ("), "{moves:?}");
     }
 
     #[test]

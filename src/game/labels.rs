@@ -56,9 +56,15 @@ pub struct LabelRequest {
 }
 
 /// Where each label goes (its centre), or `None` when every candidate would cover a token
-/// (`obstacles`) or a label placed before it, or (for a label with an owner) sit nearer
-/// another token than its own. Labels are placed in the order given.
-pub fn place_labels(obstacles: &[Rect], requests: &[LabelRequest]) -> Vec<Option<Vec2>> {
+/// (`obstacles`) or a label placed before it, stick out of the board's visible `room` (the
+/// window less the HUD panels, in world space: a label there would be drawn under a panel),
+/// or (for a label with an owner) sit nearer another token than its own. Labels are placed
+/// in the order given.
+pub fn place_labels(
+    obstacles: &[Rect],
+    room: Option<Rect>,
+    requests: &[LabelRequest],
+) -> Vec<Option<Vec2>> {
     let mut placed: Vec<Rect> = Vec::new();
     let overlaps = |a: Rect, b: &Rect| {
         let i = a.intersect(*b);
@@ -82,7 +88,10 @@ pub fn place_labels(obstacles: &[Rect], requests: &[LabelRequest]) -> Vec<Option
                         .filter(|o| **o != own)
                         .all(|o| gap(rect, o) > mine)
                 });
+                let inside =
+                    room.is_none_or(|room| room.contains(rect.min) && room.contains(rect.max));
                 nearest_is_own
+                    && inside
                     && !obstacles.iter().any(|o| overlaps(rect, o))
                     && !placed.iter().any(|p| overlaps(rect, p))
             })?;
@@ -162,8 +171,25 @@ pub fn backing(pixel: Handle<Image>, text: &str, font_px: f32) -> impl Bundle + 
 /// The share of a cell a token covers, with its health bar (see `units::token`).
 const TOKEN_EXTENT: f32 = 0.9;
 
-#[allow(clippy::type_complexity)]
+/// The board's visible room (the window less the HUD panels) in world space, for the main
+/// camera as it is now; `None` without a window or a camera.
+fn visible_room(
+    window: &Window,
+    camera: &Camera,
+    global: &GlobalTransform,
+    folded: super::battle::Collapsed,
+) -> Option<Rect> {
+    let room = super::hud::HudLayout::of_panels(Some(window), folded).board();
+    let a = camera.viewport_to_world_2d(global, room.min).ok()?;
+    let b = camera.viewport_to_world_2d(global, room.max).ok()?;
+    Some(Rect::from_corners(a, b))
+}
+
+#[allow(clippy::type_complexity, clippy::too_many_arguments)]
 fn place(
+    settings: Res<super::battle::Settings>,
+    window: Query<&Window, With<bevy::window::PrimaryWindow>>,
+    camera: Query<(&Camera, &GlobalTransform), With<super::camera::MainCamera>>,
     boards: Query<&BoardGrid>,
     tokens: Query<(&Transform, &Visibility), (With<UnitToken>, Without<BoardLabel>)>,
     mut labels: Query<
@@ -227,7 +253,11 @@ fn place(
     // Most important first; the same order every frame.
     items.sort_by_key(|(e, kind, ..)| (*kind, *e));
     let requests: Vec<LabelRequest> = items.iter().map(|i| i.3.clone()).collect();
-    let spots = place_labels(&obstacles, &requests);
+    let room = match (window.single(), camera.single()) {
+        (Ok(w), Ok((c, g))) => visible_room(w, c, g, settings.collapsed),
+        _ => None,
+    };
+    let spots = place_labels(&obstacles, room, &requests);
     for ((e, _, parent, _), spot) in items.iter().zip(spots) {
         let Ok((.., mut transform, _, _)) = labels.get_mut(*e) else {
             continue;
@@ -301,7 +331,7 @@ mod tests {
                 }
             }
         }
-        let spots = place_labels(&tokens, &requests);
+        let spots = place_labels(&tokens, None, &requests);
         let placed: Vec<Rect> = spots
             .iter()
             .zip(&requests)
@@ -350,17 +380,30 @@ mod tests {
             owner: None,
         };
         assert_eq!(
-            place_labels(&[], std::slice::from_ref(&r)),
+            place_labels(&[], None, std::slice::from_ref(&r)),
             vec![Some(r.candidates[0])]
         );
         // Below taken by a token: above.
         let below = Rect::from_center_size(r.candidates[0], size);
         assert_eq!(
-            place_labels(&[below], std::slice::from_ref(&r)),
+            place_labels(&[below], None, std::slice::from_ref(&r)),
             vec![Some(r.candidates[1])]
         );
         // Everything taken: not shown.
         let all = Rect::from_center_size(Vec2::ZERO, Vec2::splat(2000.0));
-        assert_eq!(place_labels(&[all], &[r]), vec![None]);
+        assert_eq!(
+            place_labels(&[all], None, std::slice::from_ref(&r)),
+            vec![None]
+        );
+        // The board's visible room ends just below the token (a panel below it): the label
+        // goes above, inside the room; with no room anywhere, it is not shown (never drawn
+        // under a panel).
+        let room = Rect::new(-500.0, anchor.min.y, 500.0, 500.0);
+        assert_eq!(
+            place_labels(&[], Some(room), std::slice::from_ref(&r)),
+            vec![Some(r.candidates[1])]
+        );
+        let tiny = Rect::from_center_size(Vec2::ZERO, Vec2::splat(10.0));
+        assert_eq!(place_labels(&[], Some(tiny), &[r]), vec![None]);
     }
 }

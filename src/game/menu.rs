@@ -165,7 +165,9 @@ pub fn menu(s: &BattleState, legal: &[Described]) -> Vec<MenuEntry> {
                     distinct.push(c);
                 }
             }
-            if distinct.len() <= 2 {
+            // Two short costs read as a choice; long ones (a spell's whole timing) filled
+            // the panel, and each target's own entry tells its cost.
+            if distinct.len() <= 2 && distinct.iter().all(|c| c.len() <= MAX_JOINED_COST) {
                 distinct.join(" or ")
             } else {
                 "varies".to_string()
@@ -192,6 +194,10 @@ pub fn menu(s: &BattleState, legal: &[Described]) -> Vec<MenuEntry> {
     }
     out
 }
+
+/// The longest cost a group's entry joins with another ("1 action or 2 actions"); a group
+/// with a longer one says "varies".
+const MAX_JOINED_COST: usize = 40;
 
 /// Where a command's entry goes in the action menu: attacks (melee, ranged, spells) 0, plain
 /// moves 1, other actions 2, End turn 3.
@@ -318,6 +324,38 @@ mod tests {
     fn ruins() -> BattleState {
         let level = crate::rules::battle::tests::load("action_points_ruins.ron");
         BattleState::start(&level, 7).0
+    }
+
+    /// A group's entry names two short costs ("1 AP or 2 AP") but not two long ones (the
+    /// crypt's Cast joined two spells' whole timings and filled the panel): "varies".
+    #[test]
+    fn a_group_with_long_costs_says_they_vary() {
+        let s = ruins();
+        let cost_of = |short: bool| {
+            let mut legal = described(&s);
+            let mut k = 0;
+            for d in legal.iter_mut().filter(|d| group_of(&d.command) == "Move") {
+                k += 1;
+                d.info.cost = match (short, k % 2) {
+                    (true, 0) => "1 AP".into(),
+                    (true, _) => "2 AP".into(),
+                    (false, 0) => {
+                        "begins a 3-segment spell: it goes off at the start of segment 2".into()
+                    }
+                    (false, _) => {
+                        "begins a 1-segment spell: it goes off at the start of segment 9".into()
+                    }
+                };
+            }
+            assert!(k > 2, "moves to try");
+            menu(&s, &legal)
+                .into_iter()
+                .find(|e| e.group == "Move")
+                .map(|e| e.cost)
+                .expect("a Move entry")
+        };
+        assert_eq!(cost_of(true), "2 AP or 1 AP");
+        assert_eq!(cost_of(false), "varies");
     }
 
     #[test]

@@ -88,6 +88,8 @@ pub struct Layers {
     /// What a reachable cell shows, when the move's cost in the ruleset's terms is a count of
     /// its own ("2AP" in `action-points`) rather than the path's movement cost.
     pub reach_text: Vec<(Cell, String)>,
+    /// The cost labels drawn on reachable cells ([`cost_marks`]).
+    pub cost_marks: Vec<(Cell, String)>,
     pub threat: Vec<Cell>,
     /// Cells of valid targets or destinations of the chosen group (or of attacks).
     pub targets: Vec<Cell>,
@@ -110,6 +112,47 @@ pub fn cost_count(cost: &str) -> Option<String> {
     let n: u32 = words.next()?.parse().ok()?;
     let unit = words.next()?;
     (unit.len() <= 3 && unit.chars().all(|c| c.is_ascii_uppercase())).then(|| format!("{n}{unit}"))
+}
+
+/// The cost labels worth drawing on the reachable cells. A cost the ruleset counts in a unit
+/// of its own ("1AP", [`Layers::reach_text`]) shows only where it rises: on the cells of a
+/// dearer band that touch a cheaper one. The cheapest band says nothing (its cost is on the
+/// menu's Move entry), so a board where every cell costs 1 AP stays readable. A path's
+/// movement cost (no unit), different on every ring, shows only on the cell `pointed` at
+/// (the end of the path shown): a number on every cell buried the board.
+pub fn cost_marks(
+    grid: &crate::rules::grid::Grid,
+    reach: &[(Cell, u32)],
+    reach_text: &[(Cell, String)],
+    pointed: Option<Cell>,
+) -> Vec<(Cell, String)> {
+    let count = |t: &str| -> u32 {
+        t.chars()
+            .take_while(char::is_ascii_digit)
+            .collect::<String>()
+            .parse()
+            .unwrap_or(0)
+    };
+    let counted = |c: Cell| {
+        reach_text
+            .iter()
+            .find(|(x, _)| *x == c)
+            .map(|(_, t)| (count(t), t))
+    };
+    let cheapest = reach_text.iter().map(|(_, t)| count(t)).min();
+    reach
+        .iter()
+        .filter_map(|&(c, cost)| match counted(c) {
+            None => (pointed == Some(c)).then(|| (c, cost.to_string())),
+            Some((n, t)) => {
+                let rises = Some(n) != cheapest
+                    && grid
+                        .neighbours(c)
+                        .any(|o| counted(o).is_some_and(|(m, _)| m < n));
+                rises.then(|| (c, t.clone()))
+            }
+        })
+        .collect()
 }
 
 /// The overlay layers for a state, its legal commands and the cursor.
@@ -156,12 +199,19 @@ pub fn layers(
             .filter(|c| map.get(*c) == Some(&true))
             .collect();
     }
+    out.cost_marks = cost_marks(s.grid(), &out.reach, &out.reach_text, None);
     if let Some(c) = cursor {
         out.path = legal
             .iter()
             .filter(|d| moving_group(&group_of(&d.command)))
             .find(|d| d.command.anchor().cell == Some(c))
             .and_then(|d| d.info.path.clone());
+        out.cost_marks = cost_marks(
+            s.grid(),
+            &out.reach,
+            &out.reach_text,
+            out.path.as_ref().map(|_| c),
+        );
         if let Some(a) = acting.and_then(|a| s.unit(a).map(|u| (a, u)))
             && a.1.cell != c
             && s.grid().contains(c)
@@ -387,7 +437,7 @@ fn draw(
             );
         }
     }
-    for (c, cost) in &layers.reach {
+    for (c, _) in &layers.reach {
         if let Some(p) = layout.cell_center(*c) {
             spawn(
                 &mut commands,
@@ -396,20 +446,18 @@ fn draw(
                 1.5,
                 (cell_sprite(Pattern::Reach, REACH),),
             );
-            label(
-                &mut commands,
-                Overlay::Label,
-                Rect::from_center_half_size(p, half),
-                LabelKind::Cost,
-                3.0,
-                layers
-                    .reach_text
-                    .iter()
-                    .find(|(x, _)| x == c)
-                    .map_or_else(|| cost.to_string(), |(_, t)| t.clone()),
-                size * 0.2,
-                Color::srgb(0.85, 0.95, 1.0),
-            );
+            if let Some((_, text)) = layers.cost_marks.iter().find(|(x, _)| x == c) {
+                label(
+                    &mut commands,
+                    Overlay::Label,
+                    Rect::from_center_half_size(p, half),
+                    LabelKind::Cost,
+                    3.0,
+                    text.clone(),
+                    size * 0.2,
+                    Color::srgb(0.85, 0.95, 1.0),
+                );
+            }
         }
     }
     for (c, cover) in &layers.cover_map {

@@ -182,7 +182,8 @@ fn scroll_menu(
     }
 }
 
-/// The odds in words for an attack command, if it is one.
+/// The odds in words for an attack command, if it is one, or for the attack a moving
+/// action ends with (a Charge: from the square the charge ends on).
 fn odds_words(s: &BattleState, cmd: &Command) -> Option<String> {
     let (unit, target, ranged) = match cmd {
         Command::Attack {
@@ -190,6 +191,14 @@ fn odds_words(s: &BattleState, cmd: &Command) -> Option<String> {
             target,
             ranged,
         } => (*unit, *target, *ranged),
+        Command::Act { unit, action } => {
+            let (_, o) = rulesets::odds_after_move(s, *unit, action)?;
+            return Some(format!(
+                "{:.0}% hit there, {:.1} dmg",
+                o.hit * 100.0,
+                o.expected_damage
+            ));
+        }
         _ => return None,
     };
     let o = rulesets::odds(s, unit, target, ranged)?;
@@ -412,5 +421,44 @@ mod tests {
             reason: "test".into(),
         });
         assert_eq!(panel_title(&b, false, false), over);
+    }
+
+    /// A Charge's entry in the sub-list tells the odds of its attack from the square it ends
+    /// on (out of reach where it starts, so a plain attack has no odds there).
+    #[test]
+    fn a_charges_entry_tells_the_odds_from_where_it_ends() {
+        use crate::rules::battle::Action;
+        use crate::rules::grid::Cell;
+        let level = crate::rules::testkit::Field::new(crate::rules::rulesets::RulesetId::Sides)
+            .topology("Square(diagonals: One)")
+            .sides(r#"(name: "Party", controller: Human), (name: "Foes", controller: Ai)"#)
+            .map(&["............"; 5])
+            .units(
+                r#"
+                (name: "Aldric", side: "Party", cell: (0, 0), template: "warrior"),
+                (name: "Hruk", side: "Foes", cell: (9, 3), template: "reaver"),
+                "#,
+            )
+            .level();
+        let (b, _) = BattleState::start_with_tape(&level, 1, [8, 1]);
+        let (u0, u1) = (
+            crate::rules::battle::UnitId(0),
+            crate::rules::battle::UnitId(1),
+        );
+        let legal = crate::game::menu::described(&b);
+        let entries = crate::game::menu::sub_menu(&legal, "Charge");
+        let to = Cell::new(8, 3);
+        let entry = entries
+            .iter()
+            .find(|e| {
+                e.commands
+                    == [Command::Act {
+                        unit: u0,
+                        action: Action::Charge { target: u1, to },
+                    }]
+            })
+            .expect("the charge to (8, 3) is listed");
+        let line = entry_line(&b, entry, &keys::KeyBindings::default());
+        assert!(line.contains(" - 65% hit there, "), "{line}");
     }
 }

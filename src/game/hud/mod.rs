@@ -662,17 +662,39 @@ fn odds_sentence(o: &rulesets::Odds) -> String {
     )
 }
 
-/// What a defensive reaction the target could still choose leaves of an attack, as the odds
-/// add it: ", or 38% if Quill aborts to Dodge". Empty when the target has no such answer.
+/// What each defensive reaction that could answer an attack leaves of it, as the odds add
+/// it: ", or 38% if Quill dodges, 74% for 0.8 damage if Quill parries". The damage is named
+/// when the answer takes some off each hit (a Parry, a Block, rolling with a punch).
+/// Empty when there is no such answer.
 pub fn if_answered(s: &BattleState, attacker: UnitId, target: UnitId, ranged: bool) -> String {
-    rulesets::answered_odds(s, attacker, target, ranged).map_or(String::new(), |a| {
-        format!(
-            ", or {:.0}% if {} {}",
-            a.odds.hit * 100.0,
-            s.unit_name(target),
-            a.reaction
-        )
-    })
+    let per_hit = |o: &rulesets::Odds| (o.hit > 0.0).then(|| o.expected_damage / o.hit);
+    let plain = rulesets::odds(s, attacker, target, ranged)
+        .as_ref()
+        .and_then(per_hit);
+    let answers: Vec<String> = rulesets::answered_odds(s, attacker, target, ranged)
+        .iter()
+        .map(|a| {
+            let softer = match (plain, per_hit(&a.odds)) {
+                (Some(p), Some(q)) => q < p * 0.95,
+                _ => false,
+            };
+            let what = if softer {
+                format!(
+                    "{:.0}% for {:.1} damage",
+                    a.odds.hit * 100.0,
+                    a.odds.expected_damage
+                )
+            } else {
+                format!("{:.0}%", a.odds.hit * 100.0)
+            };
+            format!("{what} if {} {}", s.unit_name(a.by), a.reaction)
+        })
+        .collect();
+    if answers.is_empty() {
+        String::new()
+    } else {
+        format!(", or {}", answers.join(", "))
+    }
 }
 
 /// Whether `group` commands exist at `cell` (for the hover highlight).

@@ -117,7 +117,15 @@ fn reaction_odds(s: &BattleState, d: &Decision) -> Option<String> {
             .map(|o| words(a, t, o))
     };
     match trigger {
-        Trigger::Targeted { attacker, ranged } => either(*attacker, *unit, *ranged),
+        // Before the roll: the odds, and what each answer would leave of them.
+        Trigger::Targeted { attacker, ranged } => either(*attacker, *unit, *ranged).map(|w| {
+            let ranged = if rulesets::odds(s, *attacker, *unit, *ranged).is_some() {
+                *ranged
+            } else {
+                !*ranged
+            };
+            format!("{w}{}", super::if_answered(s, *attacker, *unit, ranged))
+        }),
         Trigger::Opportunity { mover: foe, .. }
         | Trigger::Provoked { actor: foe, .. }
         | Trigger::Ready { actor: foe } => either(*unit, *foe, false),

@@ -115,12 +115,12 @@ pub fn tooltip_lines(
                         out.push(format!("{verb} from {}: {why}", s.unit_name(a)));
                     }
                     _ => out.push(format!(
-                        "{verb} from {}: {:.0}% to hit{}, {:.1} expected damage ({})",
+                        "{verb} from {}: {:.0}% to hit, {:.1} expected damage ({}){}",
                         s.unit_name(a),
                         o.hit * 100.0,
-                        if_answered(s, a, uid, ranged),
                         o.expected_damage,
-                        o.formula
+                        o.formula,
+                        if_answered(s, a, uid, ranged),
                     )),
                 }
             }
@@ -450,8 +450,11 @@ mod tests {
         assert!(
             lines
                 .iter()
-                .any(|l| l
-                    .starts_with("Attack from Ada: 74% to hit, or 38% if Bo aborts to Dodge, ")),
+                .any(|l| l.starts_with("Attack from Ada: 74% to hit, ")
+                    && l.contains(
+                        "), or 38% if Bo aborts to Dodge, 19% if Bo aborts to Block, 91% for "
+                    )
+                    && l.ends_with(" damage if Bo aborts to Roll With A Punch")),
             "{lines:?}"
         );
         // In `alternating` a Dodge is a test after the hit: the tooltip says what it leaves.
@@ -468,11 +471,20 @@ mod tests {
             .level();
         let (mut b, _) = BattleState::start(&level, 1);
         crate::rules::testkit::run(&mut b, crate::rules::testkit::pick(U1));
-        let answered =
-            crate::rules::rulesets::answered_odds(&b, U1, U0, false).expect("Boudica may dodge");
+        let answers = crate::rules::rulesets::answered_odds(&b, U1, U0, false);
         let lines = tooltip_lines(&b, Some(U1), b.units[U0.index()].cell, None);
-        let said = format!(", or {:.0}% if Boudica dodges, ", answered.odds.hit * 100.0);
-        assert!(lines.iter().any(|l| l.contains(&said)), "{said} {lines:?}");
+        // Every answer is named: a dodge by its chance, a parry and a block by the damage
+        // they leave (their chance to hit is the same).
+        let said = format!(
+            ", or {:.0}% if Boudica dodges, {:.0}% for {:.1} damage if Boudica parries, \
+             {:.0}% for {:.1} damage if Boudica blocks",
+            answers[0].odds.hit * 100.0,
+            answers[1].odds.hit * 100.0,
+            answers[1].odds.expected_damage,
+            answers[2].odds.hit * 100.0,
+            answers[2].odds.expected_damage,
+        );
+        assert!(lines.iter().any(|l| l.ends_with(&said)), "{said} {lines:?}");
         // In a ruleset without such a reaction the odds stand alone.
         let crypt = crate::rules::battle::tests::load("segments_crypt.ron");
         let (c, _) = BattleState::start(&crypt, 3);

@@ -113,21 +113,38 @@ pub trait Ruleset {
 
     // --- Hooks with a default: most rulesets need nothing here.
 
-    /// The odds of `attacker` attacking `target` if the target answers with the defensive
-    /// reaction it could still choose; `None` if it has none that changes the odds.
+    /// The odds of `attacker` attacking `target` for each defensive reaction that could
+    /// answer the attack now and change its odds (the target's, or an ally's stepping in), in
+    /// the order the reaction prompt offers them; empty if there is none.
     fn answered_odds(
         _s: &BattleState,
         _r: &Self::State,
         _attacker: UnitId,
         _target: UnitId,
         _ranged: bool,
-    ) -> Option<Answered> {
+    ) -> Vec<Answered> {
+        Vec::new()
+    }
+
+    /// The attack that `unit`'s moving `action` ends with (a Charge, a Move By...): its target
+    /// and its odds from the cell it strikes from; `None` where the action is not one.
+    fn odds_after_move(
+        _s: &BattleState,
+        _r: &Self::State,
+        _unit: UnitId,
+        _action: &crate::rules::battle::Action,
+    ) -> Option<(UnitId, Odds)> {
         None
     }
 
     /// Whether one of its events only keeps the engine's books: `fray replay` prints it, the
     /// player's log leaves it out.
     fn bookkeeping(_e: &Self::Event) -> bool {
+        false
+    }
+    /// Whether the event's log line is told after the events of the action it pays for,
+    /// though the engine emits it first (`sides`: "X has left: Main").
+    fn told_after_its_action(_e: &Self::Event) -> bool {
         false
     }
     /// Whether the event's log line takes the place of the line just before it, when that
@@ -370,6 +387,12 @@ macro_rules! registry {
             match e { $(RulesEvent::$v(e) => <$m::$t as Ruleset>::bookkeeping(e)),+ }
         }
 
+        /// Whether `e`'s log line is told after the events of the action it pays for (what a
+        /// unit has left once it has paid), though the engine emits it before them.
+        pub fn told_after_its_action(e: &RulesEvent) -> bool {
+            match e { $(RulesEvent::$v(e) => <$m::$t as Ruleset>::told_after_its_action(e)),+ }
+        }
+
         /// Whether `e`'s log line takes the place of the line before it, `previous`.
         pub fn replaces_previous_line(s: &BattleState, e: &RulesEvent, previous: &str) -> bool {
             match e {
@@ -397,12 +420,21 @@ macro_rules! registry {
             }
         }
 
-        /// The odds of that attack if `target` answers it with the defensive reaction it could
-        /// still choose (a Dodge, an Abort, Total Defense), and the reaction in words; `None`
-        /// where it has none that changes the odds.
-        pub fn answered_odds(s: &BattleState, attacker: UnitId, target: UnitId, ranged: bool) -> Option<Answered> {
+        /// The odds of that attack for each defensive reaction that could answer it now (a
+        /// Dodge, a Parry, a Block, an ally's Intercept, an Abort, Total Defense), with who
+        /// answers and the reaction in words; empty where none changes the odds.
+        pub fn answered_odds(s: &BattleState, attacker: UnitId, target: UnitId, ranged: bool) -> Vec<Answered> {
             match &s.rules {
                 $(RulesState::$v(r) => <$m::$t as Ruleset>::answered_odds(s, r, attacker, target, ranged)),+
+            }
+        }
+
+        /// The attack `unit`'s moving `action` would end with (a Charge, a Move By, a Move
+        /// Through): its target and the odds from the cell it strikes from, as the ruleset
+        /// counts them; `None` where the action is not one or cannot be made.
+        pub fn odds_after_move(s: &BattleState, unit: UnitId, action: &crate::rules::battle::Action) -> Option<(UnitId, Odds)> {
+            match &s.rules {
+                $(RulesState::$v(r) => <$m::$t as Ruleset>::odds_after_move(s, r, unit, action)),+
             }
         }
 

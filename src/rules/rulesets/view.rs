@@ -65,8 +65,10 @@ pub struct Odds {
 /// and the action menu add to the odds ("74%, or 38% if Quill dodges").
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Answered {
-    /// The answer in words, after the target's name: "dodges", "aborts to Dodge", "takes
-    /// Total Defense".
+    /// Who answers: the target, or an ally who steps in (an Intercept).
+    pub by: UnitId,
+    /// The answer in words, after the name of `by`: "dodges", "aborts to Dodge", "takes
+    /// Total Defense", "parries", "intercepts".
     pub reaction: String,
     /// The odds of the attack once it does.
     pub odds: Odds,
@@ -101,6 +103,7 @@ pub fn answered_with(
     condition: crate::rules::battle::Condition,
 ) -> Option<super::Answered> {
     Some(super::Answered {
+        by: target,
         reaction: reaction.to_string(),
         odds: odds_with(s, attacker, target, ranged, condition)?,
     })

@@ -217,8 +217,10 @@ impl crate::rules::rulesets::Ruleset for ActionPoints {
         a: UnitId,
         t: UnitId,
         ranged: bool,
-    ) -> Option<Answered> {
+    ) -> Vec<Answered> {
         view::answered_odds(s, r, a, t, ranged)
+            .into_iter()
+            .collect()
     }
     /// "X's turn" comes from the engine's own event right after.
     fn bookkeeping(e: &Ev) -> bool {

@@ -436,7 +436,10 @@ fn the_odds_say_what_a_dodge_would_leave_and_match_the_prompt_and_the_dice() {
     let level = field(DUEL, "");
     let (b, _) = BattleState::start_with_tape(&level, 1, [5, 1]);
     let plain = odds(&b, U0, U1, false).expect("odds");
-    let answered = answered_odds(&b, U0, U1, false).expect("Shade may dodge");
+    let answers = answered_odds(&b, U0, U1, false);
+    assert_eq!(answers.len(), 1, "{answers:?}");
+    let answered = answers.into_iter().next().expect("Shade may dodge");
+    assert_eq!(answered.by, U1);
     assert_eq!(answered.reaction, "dodges");
     assert!(answered.odds.hit < plain.hit, "{answered:?} vs {plain:?}");
     // The reaction prompt, once the attack is declared, tells the same two numbers.
@@ -466,7 +469,7 @@ fn the_odds_say_what_a_dodge_would_leave_and_match_the_prompt_and_the_dice() {
     // With no AP left, Shade cannot dodge and the odds say nothing more.
     let mut spent = b.clone();
     spent.units[1].pools.insert("ap".into(), 0);
-    assert_eq!(answered_odds(&spent, U0, U1, false), None);
+    assert_eq!(answered_odds(&spent, U0, U1, false), vec![]);
 }
 
 /// House rule X-36: only a Combat Style with a Special Advantage (`press` > 0) gains and

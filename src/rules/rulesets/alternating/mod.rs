@@ -291,7 +291,7 @@ impl crate::rules::rulesets::Ruleset for Alternating {
         a: UnitId,
         t: UnitId,
         ranged: bool,
-    ) -> Option<crate::rules::rulesets::Answered> {
+    ) -> Vec<crate::rules::rulesets::Answered> {
         view::answered_odds(s, r, a, t, ranged)
     }
 }

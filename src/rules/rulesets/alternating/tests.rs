@@ -1038,7 +1038,10 @@ fn the_odds_say_what_a_dodge_would_leave_and_the_dice_agree() {
     let mut ready = b.clone();
     run(&mut ready, pick(U1));
     let plain = odds(&ready, U1, U0, false).expect("odds");
-    let answered = answered_odds(&ready, U1, U0, false).expect("Boudica may dodge");
+    let answered = answered_odds(&ready, U1, U0, false)
+        .into_iter()
+        .next()
+        .expect("Boudica may dodge");
     assert_eq!(answered.reaction, "dodges");
     assert!(answered.odds.hit < plain.hit, "{answered:?} vs {plain:?}");
     assert!(answered.odds.expected_damage < plain.expected_damage);
@@ -1091,7 +1094,7 @@ fn the_odds_say_what_a_dodge_would_leave_and_the_dice_agree() {
     for spent in ["stamina", "reactions"] {
         let mut b = ready.clone();
         b.units[0].pools.insert(spent.into(), 0);
-        assert_eq!(answered_odds(&b, U1, U0, false), None, "{spent}");
+        assert_eq!(answered_odds(&b, U1, U0, false), vec![], "{spent}");
     }
 }
 
@@ -1109,13 +1112,18 @@ fn against_a_psychic_attack_the_odds_count_a_resist_and_the_dice_agree() {
         .level();
     let (mut b, _) = BattleState::start(&level, 1);
     run(&mut b, pick(U1));
-    // With stamina, Boudica may dodge or resist: the odds give the one that leaves less.
-    let best = answered_odds(&b, U1, U0, false).expect("Boudica may answer");
+    // With stamina, Boudica may dodge, parry, block or resist: the odds name each.
+    let all: Vec<String> = answered_odds(&b, U1, U0, false)
+        .into_iter()
+        .map(|a| a.reaction)
+        .collect();
+    assert_eq!(all, ["dodges", "parries", "blocks", "resists"]);
     // Without stamina, only a Resist (focus) is left.
     b.units[0].pools.insert("stamina".into(), 0);
-    let resist = answered_odds(&b, U1, U0, false).expect("Boudica may resist");
+    let answers = answered_odds(&b, U1, U0, false);
+    assert_eq!(answers.len(), 1, "{answers:?}");
+    let resist = &answers[0];
     assert_eq!(resist.reaction, "resists");
-    assert!(best.odds.hit <= resist.odds.hit);
     let n = 3000;
     let hits = (0..n)
         .filter(|&seed| {
@@ -1145,5 +1153,96 @@ fn against_a_psychic_attack_the_odds_count_a_resist_and_the_dice_agree() {
         resist.odds.hit
     );
     b.units[0].pools.insert("focus".into(), 0);
-    assert_eq!(answered_odds(&b, U1, U0, false), None);
+    assert_eq!(answered_odds(&b, U1, U0, false), vec![]);
+}
+
+/// The odds name every defensive reaction that could answer an attack (the target's Dodge,
+/// Parry and Block, an ally's Intercept), and the dice agree with each: how often the blow
+/// lands, and how much of the wardens' endurance and health it takes. Tam, easier to hit than
+/// Boudica, is hit by totals that would have missed her: those are never intercepted.
+#[test]
+fn the_odds_name_every_defence_and_the_dice_agree() {
+    use crate::rules::rulesets::{answered_odds, odds};
+    let units = r#"
+        (name: "Boudica", side: "Wardens", cell: (2, 2), template: "spear_warden"),
+        (name: "Skarn", side: "Raiders", cell: (3, 2), template: "ogre"),
+        (name: "Tam", side: "Wardens", cell: (2, 3), template: "duelist",
+         overrides: {"evasion": 3}),
+    "#;
+    let level = field()
+        .units(units)
+        .options(r#"instigator: "Raiders""#)
+        .level();
+    let (mut ready, _) = BattleState::start(&level, 1);
+    run(&mut ready, pick(U1));
+    let plain = odds(&ready, U1, U0, false).expect("odds");
+    let answers = answered_odds(&ready, U1, U0, false);
+    let said: Vec<(UnitId, &str)> = answers
+        .iter()
+        .map(|a| (a.by, a.reaction.as_str()))
+        .collect();
+    assert_eq!(
+        said,
+        [
+            (U0, "dodges"),
+            (U0, "parries"),
+            (U0, "blocks"),
+            (UnitId(2), "intercepts")
+        ]
+    );
+    // A Parry and a Block change the damage, not the chance to hit.
+    for a in &answers[1..3] {
+        assert!((a.odds.hit - plain.hit).abs() < 1e-9, "{a:?}");
+        assert!(a.odds.expected_damage < plain.expected_damage, "{a:?}");
+    }
+    let wounds = |b: &BattleState| -> i64 {
+        [U0, UnitId(2)]
+            .iter()
+            .map(|&u| b.units[u.index()].pool("endurance") + b.units[u.index()].pool("health"))
+            .sum()
+    };
+    let n = 3000;
+    for (i, answer) in answers.iter().enumerate() {
+        let reaction = [
+            Reaction::Dodge,
+            Reaction::Parry,
+            Reaction::Block,
+            Reaction::Intercept,
+        ][i]
+            .clone();
+        let (mut hits, mut lost) = (0usize, 0i64);
+        for seed in 0..n {
+            let (mut b, _) = BattleState::start(&level, seed);
+            run(&mut b, pick(U1));
+            let before = wounds(&b);
+            let mut e = run(&mut b, attack(U1, U0));
+            let mut intercepted = false;
+            while let Decision::React { unit, .. } = b.pending() {
+                let r = if reaction == Reaction::Intercept && unit == answer.by && !intercepted {
+                    intercepted = true;
+                    Reaction::Intercept
+                } else if reaction != Reaction::Intercept && unit == U0 {
+                    reaction.clone()
+                } else {
+                    Reaction::Decline
+                };
+                e.extend(run(&mut b, react(unit, r)));
+            }
+            hits += usize::from(
+                e.iter()
+                    .any(|e| matches!(e, Event::Attacked { hit: true, .. })),
+            );
+            lost += before - wounds(&b);
+        }
+        let (rate, mean) = (hits as f64 / n as f64, lost as f64 / n as f64);
+        let o = &answer.odds;
+        assert!(
+            (rate - o.hit).abs() < 0.03,
+            "{reaction:?}: {rate} hits, {o:?}"
+        );
+        assert!(
+            (mean - o.expected_damage).abs() < 0.1 * o.expected_damage + 0.05,
+            "{reaction:?}: {mean} lost, {o:?}"
+        );
+    }
 }

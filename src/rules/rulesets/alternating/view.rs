@@ -270,7 +270,7 @@ pub fn odds(
     target: UnitId,
     ranged: bool,
 ) -> Option<Odds> {
-    odds_escaping(s, r, attacker, target, ranged, &|_| 0.0)
+    odds_escaping(s, r, attacker, target, ranged, &Answer::NONE)
 }
 
 /// The defence tests a target may still roll against an attack that hits (Dodge, and Resist
@@ -304,43 +304,153 @@ fn defence_tests(
     out
 }
 
-/// The odds if the target answers a hit with a defence test (Dodge, or Resist against a
-/// psychic attack), whichever leaves the attack less: the test is rolled after the hit,
-/// against the attack's total, so the chance is the sum over every total of P(total) x P(the
-/// hit lands) x P(the test fails against that total). Parry and Block change the damage, not
-/// the chance to hit, and are not counted. An ally's Intercept is not counted either.
+/// The odds for each defensive reaction that could answer the attack once it hits, in the
+/// prompt's order: the target's Dodge, Parry, Block and Resist (against a psychic attack),
+/// then each ally's Intercept. A defence test (Dodge, Resist) is rolled after the hit against
+/// the attack's total, so its chance is the sum over every total of P(total) x P(the hit
+/// lands) x P(the test fails against that total); a Parry adds the parry to the deflection; a
+/// Block takes the shield's block off the hit and the shield takes the rest first. An
+/// intercepting ally takes the target's place and the attack's total is held against its own
+/// evasion; the free defence it may add after that is not counted.
 pub(super) fn answered_odds(
     s: &BattleState,
     r: &State,
     attacker: UnitId,
     target: UnitId,
     ranged: bool,
-) -> Option<crate::rules::rulesets::Answered> {
-    let t = s.unit(target)?;
-    let guard = i64::from(t.has(&Condition::Guarding));
-    defence_tests(s, attacker, target, ranged)
-        .into_iter()
-        .filter_map(|(words, x, y)| {
-            let (x, y) = (t.stat(x).max(1), t.stat(y).max(1));
-            let escape = move |total: i64| test_chance(x, y, guard, total);
-            let odds = odds_escaping(s, r, attacker, target, ranged, &escape)?;
-            Some(crate::rules::rulesets::Answered {
-                reaction: words.to_string(),
-                odds,
-            })
+) -> Vec<crate::rules::rulesets::Answered> {
+    let Some(t) = s.unit(target) else {
+        return Vec::new();
+    };
+    let answer = |by: UnitId, words: &str, odds: Option<Odds>| {
+        odds.map(|odds| crate::rules::rulesets::Answered {
+            by,
+            reaction: words.to_string(),
+            odds,
         })
-        .min_by(|a, b| a.odds.hit.total_cmp(&b.odds.hit))
+    };
+    let guard = i64::from(t.has(&Condition::Guarding));
+    let test = |x: &str, y: &str| {
+        let (x, y) = (t.stat(x).max(1), t.stat(y).max(1));
+        move |total: i64, _crit: bool| test_chance(x, y, guard, total)
+    };
+    let mut out = Vec::new();
+    let tests = defence_tests(s, attacker, target, ranged);
+    let can = |words: &str| tests.iter().any(|d| d.0 == words);
+    if can("dodges") {
+        let escape = test(names::DEXTERITY, names::ATHLETICS);
+        let hit = Answer {
+            escape: &escape,
+            ..Answer::NONE
+        };
+        out.extend(answer(
+            target,
+            "dodges",
+            odds_escaping(s, r, attacker, target, ranged, &hit),
+        ));
+        let parry = t.stat(names::PARRY).max(1);
+        if t.pool(names::WEAPON) > 0 {
+            let parried = Answer {
+                parry,
+                ..Answer::NONE
+            };
+            out.extend(answer(
+                target,
+                "parries",
+                odds_escaping(s, r, attacker, target, ranged, &parried),
+            ));
+        }
+        if t.stat(names::BLOCK) > 0 && t.pool(names::SHIELD) > 0 {
+            let blocked = Answer {
+                block: Some((t.stat(names::BLOCK), t.pool(names::SHIELD))),
+                ..Answer::NONE
+            };
+            out.extend(answer(
+                target,
+                "blocks",
+                odds_escaping(s, r, attacker, target, ranged, &blocked),
+            ));
+        }
+    }
+    if can("resists") {
+        let escape = test(names::WILL, names::RESOLVE);
+        let resisted = Answer {
+            escape: &escape,
+            ..Answer::NONE
+        };
+        out.extend(answer(
+            target,
+            "resists",
+            odds_escaping(s, r, attacker, target, ranged, &resisted),
+        ));
+    }
+    if odds(s, r, attacker, target, ranged).is_none() {
+        return out;
+    }
+    let (Some(a), true) = (s.unit(attacker), t.is_active()) else {
+        return out;
+    };
+    let needed = evasion_against(a, t);
+    let trigger = crate::rules::battle::Trigger::Attacked {
+        attacker,
+        target,
+        total: needed,
+        needed,
+        hit: true,
+    };
+    for ally in s.allies_of(target) {
+        if ally == attacker
+            || super::combat::check_react_with(s, &trigger, ally, &Reaction::Intercept).is_err()
+        {
+            continue;
+        }
+        // The ally steps into the target's cell; only a hit on the target is intercepted.
+        let mut then = s.clone();
+        let (from, to) = (then.units[ally.index()].cell, t.cell);
+        then.units[ally.index()].cell = to;
+        then.units[target.index()].cell = from;
+        let only_hits =
+            move |total: i64, crit: bool| if crit || total >= needed { 0.0 } else { 1.0 };
+        let stepped_in = Answer {
+            escape: &only_hits,
+            ..Answer::NONE
+        };
+        out.extend(answer(
+            ally,
+            "intercepts",
+            odds_escaping(&then, r, attacker, ally, ranged, &stepped_in),
+        ));
+    }
+    out
 }
 
-/// [`odds`] with `escape(total)`: the chance that a hit of attack total `total` is then
-/// avoided (0 when the target does not react).
+/// What the target's answer does to an attack, for [`odds_escaping`].
+struct Answer<'a> {
+    /// The chance that a hit of attack total `total` (a critical one or not) is then avoided.
+    escape: &'a dyn Fn(i64, bool) -> f64,
+    /// A parry added to the deflection.
+    parry: i64,
+    /// A Block: the shield's block and what the shield can still take.
+    block: Option<(i64, i64)>,
+}
+
+impl Answer<'_> {
+    /// No answer: the attack as it comes.
+    const NONE: Answer<'static> = Answer {
+        escape: &|_, _| 0.0,
+        parry: 0,
+        block: None,
+    };
+}
+
+/// [`odds`] with the target's `answer`.
 fn odds_escaping(
     s: &BattleState,
     r: &State,
     attacker: UnitId,
     target: UnitId,
     ranged: bool,
-    escape: &dyn Fn(i64) -> f64,
+    answer: &Answer,
 ) -> Option<Odds> {
     target_ok(s, attacker, target, ranged).ok()?;
     let (a, t) = (s.unit(attacker)?, s.unit(target)?);
@@ -369,16 +479,25 @@ fn odds_escaping(
         0.0
     };
     let p_plain = 1.0 - p_crit - p_astray;
-    let defl = deflection_against(a, t, ranged, 0);
-    let dmg = |test: i64, crit: bool| (test.max(0) + weapon(a, ranged, crit) - defl).max(1) as f64;
+    let defl = deflection_against(a, t, ranged, answer.parry);
+    let dmg = |test: i64, crit: bool| {
+        let base = test.max(0) + weapon(a, ranged, crit);
+        match answer.block {
+            // A Block replaces the deflection; the shield takes the blow first.
+            Some((block, shield)) => ((base - block).max(1) - shield).max(0) as f64,
+            None => (base - defl).max(1) as f64,
+        }
+    };
     let mut hit = 0.0;
     let mut expected = 0.0;
     for &(test, p) in &dist {
-        let p = p * (1.0 - escape(test));
-        hit += p * (p_crit + if test >= needed { p_plain } else { 0.0 });
-        expected += p * p_crit * dmg(test, true);
+        let crit = p * p_crit * (1.0 - (answer.escape)(test, true));
+        hit += crit;
+        expected += crit * dmg(test, true);
         if test >= needed {
-            expected += p * p_plain * dmg(test, false);
+            let plain = p * p_plain * (1.0 - (answer.escape)(test, false));
+            hit += plain;
+            expected += plain * dmg(test, false);
         }
     }
     let mut formula = format!("{expr} vs evasion {needed}, crit on luck {threshold}+");

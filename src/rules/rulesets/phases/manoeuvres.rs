@@ -313,6 +313,43 @@ pub(super) fn stopped(x: &mut Exec, a: UnitId, t: UnitId, ranged: bool) -> bool 
     }
 }
 
+/// The chance that a Block (melee) or Missile Deflection (ranged) `t` holds stops `a`'s
+/// attack, as [`stopped`] rolls it; 0 when it holds none that fits.
+pub(super) fn stop_chance(s: &BattleState, a: UnitId, t: UnitId, ranged: bool) -> f64 {
+    let by = if ranged { Man::Deflect } else { Man::Block };
+    let (Some(au), Some(tu)) = (s.unit(a), s.unit(t)) else {
+        return 0.0;
+    };
+    if !holds(Phases::state(s), t, by) || !tu.is_active() || tu.has(&Condition::Stunned) {
+        return 0.0;
+    }
+    ndx(3, 6, tu.stat(names::OCV))
+        .distribution()
+        .at_least(10 + au.stat(names::OCV))
+}
+
+/// `u` holding the manoeuvre `m` as well (what an abort to it would leave), in a copy.
+pub(super) fn with_stance(s: &BattleState, u: UnitId, m: Man) -> BattleState {
+    let mut then = s.clone();
+    if let Some(r) = Phases::state_mut(&mut then) {
+        let mut stance = stance(r, u).to_vec();
+        stance.push(m);
+        r.man.stance.set(u, stance);
+    }
+    then
+}
+
+/// `u` holding the manoeuvre `m` alone, its analysis ended (as the action taking `m`
+/// begins), in a copy.
+pub(super) fn with_only_stance(s: &BattleState, u: UnitId, m: Man) -> BattleState {
+    let mut then = s.clone();
+    if let Some(r) = Phases::state_mut(&mut then) {
+        r.man.stance.set(u, vec![m]);
+        r.man.analysed.set(u, None);
+    }
+    then
+}
+
 /// Whether `u` is held by a Grab.
 pub(super) fn grabbed(s: &BattleState, u: UnitId) -> Option<UnitId> {
     s.unit(u)?.conditions.iter().find_map(|c| match c {

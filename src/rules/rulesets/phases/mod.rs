@@ -39,7 +39,9 @@ mod turns;
 mod view;
 
 use crate::rules::battle::ids::PerUnit;
-use crate::rules::battle::{BattleState, Command, Decision, Exec, ReadyTrigger, Rejected, UnitId};
+use crate::rules::battle::{
+    Action, BattleState, Command, Decision, Exec, ReadyTrigger, Rejected, UnitId,
+};
 use crate::rules::grid::Cell;
 use crate::rules::rulesets::Ruleset;
 use crate::rules::rulesets::view::{Answered, Clock, CommandInfo, Odds};
@@ -152,13 +154,21 @@ impl Ruleset for Phases {
     fn odds(s: &BattleState, r: &State, a: UnitId, t: UnitId, ranged: bool) -> Option<Odds> {
         view::odds(s, r, a, t, ranged)
     }
+    fn odds_after_move(
+        s: &BattleState,
+        _: &State,
+        unit: UnitId,
+        action: &Action,
+    ) -> Option<(UnitId, Odds)> {
+        view::moving_odds(s, unit, action)
+    }
     fn answered_odds(
         s: &BattleState,
         r: &State,
         a: UnitId,
         t: UnitId,
         ranged: bool,
-    ) -> Option<Answered> {
+    ) -> Vec<Answered> {
         view::answered_odds(s, r, a, t, ranged)
     }
     /// "(between actions)", "(movement begins)" and "X acts" (always followed by the

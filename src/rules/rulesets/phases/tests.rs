@@ -1195,6 +1195,11 @@ fn a_readied_move_goes_off_when_an_enemy_comes_within_reach_and_the_enemys_move_
         reaction: Reaction::TakeHeld,
     };
     assert!(legal.contains(&take), "{legal:?}");
+    // Its entry says which action is taken.
+    assert_eq!(
+        crate::rules::rulesets::describe(&b, &take).label,
+        "Take the held action: move to (0, 2)"
+    );
     // A readied move is not an attack.
     assert!(
         b.check(&Command::React {
@@ -1415,7 +1420,10 @@ fn the_odds_say_what_an_abort_to_dodge_would_leave_and_the_dice_agree() {
     let (b, _) = BattleState::start(&level, 1);
     // 3d6 + 6 against 15, or against 18 if Bo aborts to Dodge: the issue's "74%, or 38%".
     let plain = odds(&b, U0, U1, false).expect("odds");
-    let answered = answered_odds(&b, U0, U1, false).expect("Bo may abort");
+    let answered = answered_odds(&b, U0, U1, false)
+        .into_iter()
+        .next()
+        .expect("Bo may abort");
     assert_eq!(answered.reaction, "aborts to Dodge");
     assert_eq!(
         (
@@ -1455,7 +1463,85 @@ fn the_odds_say_what_an_abort_to_dodge_would_leave_and_the_dice_agree() {
     // Bo, already dodging, has no answer left that changes the odds.
     let mut b = b;
     b.units[1].conditions.insert(Condition::Dodging);
-    assert_eq!(answered_odds(&b, U0, U1, false), None);
+    assert_eq!(answered_odds(&b, U0, U1, false), vec![]);
+}
+
+/// The odds name every abort that fits the attack (Dodge, Block and Roll With A Punch against
+/// melee, Missile Deflection against a shot), and what the dice do under each agrees.
+#[test]
+fn the_odds_name_every_abort_and_the_dice_agree() {
+    use crate::rules::rulesets::{answered_odds, odds};
+    let level = field().units(DUEL).level();
+    let (b, _) = BattleState::start(&level, 1);
+    let plain = odds(&b, U0, U1, false).expect("odds");
+    let answers = answered_odds(&b, U0, U1, false);
+    let words: Vec<&str> = answers.iter().map(|a| a.reaction.as_str()).collect();
+    assert_eq!(
+        words,
+        [
+            "aborts to Dodge",
+            "aborts to Block",
+            "aborts to Roll With A Punch"
+        ]
+    );
+    assert!(answers.iter().all(|a| a.by == U1));
+    // A Block may stop the blow and adds DCV; rolling with it costs DCV but halves the damage.
+    assert!(answers[1].odds.hit < plain.hit, "{answers:?}");
+    assert!(answers[2].odds.hit > plain.hit, "{answers:?}");
+    assert!(
+        answers[2].odds.expected_damage / answers[2].odds.hit < plain.expected_damage / plain.hit,
+        "{answers:?}"
+    );
+    let n = 3000;
+    for (answer, action) in
+        answers
+            .iter()
+            .zip([Action::Dodge, Action::Block, Action::RollWithPunch])
+    {
+        let (mut hits, mut damage) = (0usize, 0i64);
+        for seed in 0..n {
+            let (mut b, _) = BattleState::start(&level, seed);
+            let before = b.units[1].pool("stun");
+            run(&mut b, attack(U0, U1));
+            let e = run(
+                &mut b,
+                react(
+                    U1,
+                    Reaction::Abort {
+                        action: action.clone(),
+                    },
+                ),
+            );
+            hits += usize::from(
+                e.iter()
+                    .any(|e| matches!(e, Event::Attacked { hit: true, .. })),
+            );
+            damage += before - b.units[1].pool("stun");
+        }
+        let (rate, mean) = (hits as f64 / n as f64, damage as f64 / n as f64);
+        let o = &answer.odds;
+        assert!(
+            (rate - o.hit).abs() < 0.03,
+            "{action:?}: {rate} hits, {o:?}"
+        );
+        assert!(
+            (mean - o.expected_damage).abs() < 0.1 * o.expected_damage + 0.05,
+            "{action:?}: mean STUN {mean}, {o:?}"
+        );
+    }
+    // Against a shot: Dodge and Missile Deflection.
+    let archers = field()
+        .units(
+            r#"(name: "Ada", side: "Heroes", cell: (0, 2), template: "bowman"),
+           (name: "Bo", side: "Blades", cell: (4, 2), template: "swordsman"),"#,
+        )
+        .level();
+    let (b, _) = BattleState::start(&archers, 1);
+    let words: Vec<String> = answered_odds(&b, U0, U1, true)
+        .into_iter()
+        .map(|a| a.reaction)
+        .collect();
+    assert_eq!(words, ["aborts to Dodge", "aborts to Missile Deflection"]);
 }
 
 /// An abort to Block, Roll With A Punch or Missile Deflection is offered only against the kind
@@ -1474,4 +1560,69 @@ fn the_aborts_offered_fit_the_attack_and_say_what_they_buy() {
     assert!(!legal.contains(&abort(Action::MissileDeflection)));
     let info = crate::rules::rulesets::describe(&b, &abort(Action::Block));
     assert!(info.cost.contains("Block roll"), "{}", info.cost);
+}
+
+/// A Move By's and a Move Through's entries tell the odds of the blow they end with, from the
+/// hex it is struck from and with the manoeuvre's OCV; the dice agree.
+#[test]
+fn a_moving_blow_tells_its_odds_and_the_dice_agree() {
+    use crate::rules::rulesets::odds_after_move;
+    let level = field()
+        .units(
+            r#"(name: "Ada", side: "Heroes", cell: (0, 2), template: "swordsman"),
+           (name: "Bo", side: "Blades", cell: (4, 2), template: "swordsman"),"#,
+        )
+        .level();
+    let b = (0..)
+        .map(|seed| BattleState::start(&level, seed).0)
+        .find(|b| b.pending() == Decision::Act { unit: U0 })
+        .expect("a battle Ada starts");
+    let legal = b.legal_commands();
+    for kind in ["Move By", "Move Through"] {
+        let cmd = legal
+            .iter()
+            .find(|c| matches!(c, Command::Act { action, .. } if action.name() == kind))
+            .unwrap_or_else(|| panic!("a {kind} in {legal:?}"))
+            .clone();
+        let Command::Act { action, .. } = &cmd else {
+            unreachable!()
+        };
+        let (target, o) = odds_after_move(&b, U0, action).expect("its odds");
+        assert_eq!(target, U1);
+        // The manoeuvre's OCV is counted: below the plain 3d6 + 6 vs 10 + 5.
+        assert!(o.hit < 0.74 && o.hit > 0.0, "{kind}: {o:?}");
+        let (mut n, mut hits, mut damage) = (0usize, 0usize, 0i64);
+        for seed in 0..6000 {
+            let (mut b, _) = BattleState::start(&level, seed);
+            // Only the battles in which Ada acts first.
+            if b.pending() != (Decision::Act { unit: U0 }) {
+                continue;
+            }
+            n += 1;
+            let before = b.units[1].pool("stun");
+            let mut e = run(&mut b, cmd.clone());
+            while let Decision::React { unit, .. } = b.pending() {
+                e.extend(run(&mut b, react(unit, Reaction::Decline)));
+            }
+            hits += usize::from(e.iter().any(|e| {
+                matches!(
+                    e,
+                    Event::Attacked {
+                        hit: true,
+                        target: U1,
+                        ..
+                    }
+                )
+            }));
+            damage += before - b.units[1].pool("stun");
+        }
+        assert!(n > 1000, "{n} battles");
+        let (rate, mean) = (hits as f64 / n as f64, damage as f64 / n as f64);
+        assert!((rate - o.hit).abs() < 0.03, "{kind}: {rate} hits, {o:?}");
+        assert!(
+            (mean - o.expected_damage).abs() < 0.1 * o.expected_damage + 0.05,
+            "{kind}: mean STUN {mean}, {o:?}"
+        );
+    }
+    assert_eq!(odds_after_move(&b, U0, &Action::Dodge), None);
 }

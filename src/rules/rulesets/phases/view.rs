@@ -334,12 +334,16 @@ pub(super) fn describe(s: &BattleState, r: &State, cmd: &Command) -> CommandInfo
             reaction: Reaction::TakeHeld,
             ..
         } if matches!(r.held.get(u), Some(Some(Held::ReadyProne(_)))) => {
+            info.label = "Take the held action: drop prone".to_string();
             "free (readied free action: drop prone)".to_string()
         }
         Command::React {
             reaction: Reaction::TakeHeld,
             ..
         } => {
+            if let Some(Some(Held::ReadyMove(_, to))) = r.held.get(u) {
+                info.label = format!("Take the held action: move to {to}");
+            }
             info.path = ready_move_path(s, u);
             info.provokes = info.path.as_ref().is_some_and(|p| {
                 p.steps
@@ -385,12 +389,55 @@ pub(super) fn describe(s: &BattleState, r: &State, cmd: &Command) -> CommandInfo
     info
 }
 
+/// The odds of an attack now, from its roll and DCV (the manoeuvres' modifiers counted). A
+/// Block's or Missile Deflection's stop roll and a Roll With A Punch's halving are left out
+/// here (the AI weighs its attacks by these odds as they are); [`answered_odds`] counts them.
 pub(super) fn odds(
     s: &BattleState,
     _: &State,
     attacker: UnitId,
     target: UnitId,
     ranged: bool,
+) -> Option<Odds> {
+    odds_counting(s, attacker, target, ranged, false, manoeuvres::Blow::Strike)
+}
+
+/// The odds of the blow a Move By or a Move Through ends with: from the hex it strikes from,
+/// with the manoeuvre in effect for the mover (its OCV) and, for a Move Through, its damage
+/// bonus for the hexes moved. `None` for any other action, or one that cannot be made.
+pub(super) fn moving_odds(
+    s: &BattleState,
+    unit: UnitId,
+    action: &Action,
+) -> Option<(UnitId, Odds)> {
+    use manoeuvres::{Blow, Man};
+    let (target, at, man, blow) = match action {
+        Action::MoveBy { target, to } => {
+            let (_, at) = manoeuvres::move_by_path(s, unit, *target, *to)?;
+            (*target, at, Man::MoveBy, Blow::Strike)
+        }
+        Action::MoveThrough { target, to } => {
+            let path = manoeuvres::move_through_path(s, unit, *target, *to)?;
+            let moved = path.cost();
+            (*target, *to, Man::MoveThrough, Blow::MoveThrough { moved })
+        }
+        _ => return None,
+    };
+    // The mover's action begins: what it held ends (its stance, an analysis), this one holds.
+    let mut then = manoeuvres::with_only_stance(s, unit, man);
+    then.units.get_mut(unit.index())?.cell = at;
+    let odds = odds_counting(&then, unit, target, false, false, blow)?;
+    Some((target, odds))
+}
+
+/// [`odds`], with the target's defensive manoeuvres in effect counted in full when `stance`.
+fn odds_counting(
+    s: &BattleState,
+    attacker: UnitId,
+    target: UnitId,
+    ranged: bool,
+    stance: bool,
+    blow: manoeuvres::Blow,
 ) -> Option<Odds> {
     attack_kind(s, attacker, target, ranged).ok()?;
     let (a, t) = (s.unit(attacker)?, s.unit(target)?);
@@ -399,34 +446,53 @@ pub(super) fn odds(
         .iter()
         .map(|t| t.value)
         .sum();
-    let hit = ndx(3, 6, ocv).distribution().at_least(10 + dcv);
+    // A Block or Missile Deflection in effect may stop the attack before its roll.
+    let stop = if stance {
+        manoeuvres::stop_chance(s, attacker, target, ranged)
+    } else {
+        0.0
+    };
+    let hit = ndx(3, 6, ocv).distribution().at_least(10 + dcv) * (1.0 - stop);
     let _ = a;
-    let (n, bonus) = manoeuvres::blow_dice(s, attacker, ranged, manoeuvres::Blow::Strike);
-    let per_hit = ndx(n, 6, bonus)
-        .distribution()
-        .expect(|raw| damage_taken(t, raw).1 as f64);
+    let (n, bonus) = manoeuvres::blow_dice(s, attacker, ranged, blow);
+    let r = <super::Phases as crate::rules::rulesets::Member>::state(s);
+    let per_hit = ndx(n, 6, bonus).distribution().expect(|raw| {
+        let rolled: i64 = if stance {
+            manoeuvres::rolled_terms(r, target, raw, ranged)
+                .iter()
+                .map(|t| t.value)
+                .sum()
+        } else {
+            raw
+        };
+        damage_taken(t, rolled).1 as f64
+    });
+    let mut formula = format!("3d6 + OCV {ocv} vs 10 + DCV {dcv} (damage in STUN)");
+    if stop > 0.0 {
+        formula.push_str(&format!(", {:.0}% stopped first", stop * 100.0));
+    }
     Some(Odds {
         hit,
         expected_damage: hit * per_hit,
-        formula: format!("3d6 + OCV {ocv} vs 10 + DCV {dcv} (damage in STUN)"),
+        formula,
     })
 }
 
-/// The odds if the target aborts to Dodge (offered when an attack is declared on a unit that
-/// is not acting and may abort, [`super::combat::can_abort`]): the attack's odds with the
-/// target dodging.
+/// The odds for each abort the target could answer the attack with (offered when an attack
+/// is declared on a unit that is not acting and may abort, [`super::combat::can_abort`]):
+/// Dodge, then Block and Roll With A Punch against melee or Missile Deflection against a
+/// shot, each by the ruleset's own odds with the manoeuvre in effect and counted in full.
 pub(super) fn answered_odds(
     s: &BattleState,
     r: &State,
     attacker: UnitId,
     target: UnitId,
     ranged: bool,
-) -> Option<crate::rules::rulesets::Answered> {
-    if !super::combat::can_abort(s, r, target) {
-        return None;
+) -> Vec<crate::rules::rulesets::Answered> {
+    if !super::combat::can_abort(s, r, target) || odds(s, r, attacker, target, ranged).is_none() {
+        return Vec::new();
     }
-    odds(s, r, attacker, target, ranged)?;
-    crate::rules::rulesets::view::answered_with(
+    let mut out: Vec<_> = shared::answered_with(
         s,
         attacker,
         target,
@@ -434,4 +500,29 @@ pub(super) fn answered_odds(
         "aborts to Dodge",
         Condition::Dodging,
     )
+    .into_iter()
+    .collect();
+    let mans: &[manoeuvres::Man] = if ranged {
+        &[manoeuvres::Man::Deflect]
+    } else {
+        &[manoeuvres::Man::Block, manoeuvres::Man::Roll]
+    };
+    for &m in mans {
+        let then = manoeuvres::with_stance(s, target, m);
+        if let Some(o) = odds_counting(
+            &then,
+            attacker,
+            target,
+            ranged,
+            true,
+            manoeuvres::Blow::Strike,
+        ) {
+            out.push(crate::rules::rulesets::Answered {
+                by: target,
+                reaction: format!("aborts to {}", m.name()),
+                odds: o,
+            });
+        }
+    }
+    out
 }

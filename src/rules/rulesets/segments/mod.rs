@@ -433,6 +433,9 @@ impl crate::rules::rulesets::Ruleset for Segments {
         match e {
             Ev::Segment { queue, .. } => queue.is_empty(),
             Ev::TurnDone { held, .. } => !held,
+            // "X moves 2 squares" came just before "X moves (4, 11) -> (6, 10), 2 steps":
+            // the walk's own line tells it (a move spent on a door is still told).
+            Ev::MoveDone { cost, .. } => *cost > 0,
             _ => false,
         }
     }

@@ -51,7 +51,7 @@ pub use view::{clock, describe, log_line, odds};
 
 use crate::rules::battle::ids::PerUnit;
 use crate::rules::battle::{
-    BattleState, Command, Condition, Decision, Exec, Rejected, SideId, UnitId,
+    Action, BattleState, Command, Condition, Decision, Exec, Rejected, SideId, UnitId,
 };
 use crate::rules::rulesets::Member;
 use crate::rules::rulesets::view::{Answered, Clock, CommandInfo, Odds};
@@ -182,14 +182,27 @@ impl crate::rules::rulesets::Ruleset for Sides {
     fn broken(_s: &BattleState, r: &State, unit: UnitId) -> bool {
         morale::fleeing(r, unit)
     }
+    fn told_after_its_action(e: &Ev) -> bool {
+        matches!(e, Ev::Actions { .. })
+    }
+    fn odds_after_move(
+        s: &BattleState,
+        _: &State,
+        unit: UnitId,
+        action: &Action,
+    ) -> Option<(UnitId, Odds)> {
+        view::charge_odds(s, unit, action)
+    }
     fn answered_odds(
         s: &BattleState,
         r: &State,
         a: UnitId,
         t: UnitId,
         ranged: bool,
-    ) -> Option<Answered> {
+    ) -> Vec<Answered> {
         view::answered_odds(s, r, a, t, ranged)
+            .into_iter()
+            .collect()
     }
 }
 

@@ -751,6 +751,59 @@ fn a_charge_runs_a_straight_line_for_plus_2_to_hit_and_minus_2_ac() {
     assert_eq!(combat::ac_of(&b, U0), 16);
 }
 
+/// The Charge's entry tells the odds of the attack it ends with, from the square it ends on
+/// and with the charge's +2; the dice agree.
+#[test]
+fn a_charge_tells_the_odds_of_its_attack_and_the_dice_agree() {
+    use crate::rules::rulesets::{odds, odds_after_move};
+    let units = r#"
+        (name: "Aldric", side: "Party", cell: (0, 0), template: "warrior"),
+        (name: "Hruk", side: "Foes", cell: (9, 3), template: "reaver"),
+    "#;
+    let map = ["............"; 5];
+    let level = field().map(&map).units(units).level();
+    let (b, _) = BattleState::start_with_tape(&level, 1, [8, 1]);
+    let charge = Action::Charge {
+        target: U1,
+        to: Cell::new(8, 3),
+    };
+    assert_eq!(
+        odds(&b, U0, U1, false),
+        None,
+        "out of reach before the charge"
+    );
+    let (target, o) = odds_after_move(&b, U0, &charge).expect("a charge's odds");
+    assert_eq!(target, U1);
+    // 1d20 + 3 + 2 against AC 13: 65%, where a plain attack from there has 55%.
+    assert!((o.hit - 0.65).abs() < 1e-9, "{o:?}");
+    assert!(o.formula.contains("charge +2"), "{o:?}");
+    let mut there = b.clone();
+    there.units[0].cell = Cell::new(8, 3);
+    let plain = odds(&there, U0, U1, false).expect("in reach");
+    assert!((plain.hit - 0.55).abs() < 1e-9, "{plain:?}");
+    // Not a moving attack, or a Charge that cannot be made: nothing.
+    assert_eq!(odds_after_move(&b, U0, &Action::TotalDefense), None);
+    let blocked = Action::Charge {
+        target: U1,
+        to: Cell::new(0, 1),
+    };
+    assert_eq!(odds_after_move(&b, U0, &blocked), None);
+    let n = 3000;
+    let hits = (0..n)
+        .filter(|&seed| {
+            let (mut b, _) = BattleState::start_with_tape(&level, seed, [8, 1]);
+            let mut e = run(&mut b, act(U0, charge.clone()));
+            while let Decision::React { unit, .. } = b.pending() {
+                e.extend(run(&mut b, decline(unit)));
+            }
+            e.iter()
+                .any(|e| matches!(e, Event::Attacked { hit: true, .. }))
+        })
+        .count();
+    let seen = hits as f64 / n as f64;
+    assert!((seen - o.hit).abs() < 0.03, "{seen} hits, {o:?}");
+}
+
 #[test]
 fn a_charge_needs_room_a_clear_line_and_both_actions() {
     let units = r#"
@@ -820,6 +873,15 @@ fn a_held_action_is_taken_before_another_units_action_and_lapses_at_round_end() 
                 reaction: Reaction::TakeHeld
             }
         ]
+    );
+    // Its entry says what Mira takes it with (the action is chosen once she acts).
+    let take = Command::React {
+        unit: U0,
+        reaction: Reaction::TakeHeld,
+    };
+    assert_eq!(
+        crate::rules::rulesets::describe(&b, &take).label,
+        "Take the held action: act now with Main"
     );
     run(
         &mut b,
@@ -1712,7 +1774,13 @@ fn the_odds_say_what_total_defense_would_leave_and_the_dice_agree() {
     let level = field().units(units).level();
     let (b, _) = BattleState::start_with_tape(&level, 1, [8, 1]);
     let plain = odds(&b, U0, U1, false).expect("odds");
-    let answered = answered_odds(&b, U0, U1, false).expect("Mira has her Main action");
+    let answers = answered_odds(&b, U0, U1, false);
+    assert_eq!(answers.len(), 1, "{answers:?}");
+    let answered = answers
+        .into_iter()
+        .next()
+        .expect("Mira has her Main action");
+    assert_eq!(answered.by, U1);
     assert_eq!(answered.reaction, "takes Total Defense");
     assert!(answered.odds.hit < plain.hit);
     // Mira takes Total Defense whenever it is offered (when it would turn the hit into a miss
@@ -1747,7 +1815,7 @@ fn the_odds_say_what_total_defense_would_leave_and_the_dice_agree() {
     // Once Mira has spent her Main action on Total Defense, she has no answer left.
     let mut b = b;
     b.units[1].conditions.insert(Condition::TotalDefense);
-    assert_eq!(answered_odds(&b, U0, U1, false), None);
+    assert_eq!(answered_odds(&b, U0, U1, false), vec![]);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -161,7 +161,21 @@ pub fn describe(s: &BattleState, r: &State, cmd: &Command) -> CommandInfo {
                         _ => base.to_string(),
                     }
                 }
-                Reaction::TakeHeld => "Instant (the held action)".to_string(),
+                Reaction::TakeHeld => {
+                    // Which action is chosen once it acts: say what it has left to act with.
+                    let p = per(r, unit);
+                    let left: Vec<&str> = [(p.main, "Main"), (p.mv, "Move")]
+                        .iter()
+                        .filter(|(b, _)| *b)
+                        .map(|(_, w)| *w)
+                        .collect();
+                    info.label = if left.is_empty() {
+                        "Take the held action: act now".to_string()
+                    } else {
+                        format!("Take the held action: act now with {}", left.join(" + "))
+                    };
+                    "Instant (the held action)".to_string()
+                }
                 Reaction::Attack { .. } => match trigger {
                     Some(
                         crate::rules::battle::Trigger::Opportunity { .. }
@@ -196,13 +210,52 @@ pub fn odds(
     target: UnitId,
     ranged: bool,
 ) -> Option<Odds> {
+    odds_of(s, attacker, target, ranged, Kind::Normal)
+}
+
+/// The odds of the attack a Charge ends with (S-65, S-66): from the square it ends on, +2 for
+/// the charge, the charger at -2 AC; a thrown weapon when the target is out of melee reach
+/// there. `None` for any other action, or a Charge that cannot be made.
+pub(super) fn charge_odds(
+    s: &BattleState,
+    unit: UnitId,
+    action: &Action,
+) -> Option<(UnitId, Odds)> {
+    let Action::Charge { target, to } = action else {
+        return None;
+    };
+    let plan = moves::charge_plan(s, unit, *target, *to).ok()?;
+    let mut then = s.clone();
+    let u = then.units.get_mut(unit.index())?;
+    u.cell = plan.cells.last().copied().unwrap_or(*to);
+    u.conditions.insert(Condition::Charging);
+    let ranged = !then.in_melee_reach(unit, *target);
+    Some((
+        *target,
+        odds_of(&then, unit, *target, ranged, Kind::Charge)?,
+    ))
+}
+
+/// [`odds`] of an attack of the given kind (an ordinary one may be a swarm strike; a Charge's
+/// is not).
+fn odds_of(
+    s: &BattleState,
+    attacker: UnitId,
+    target: UnitId,
+    ranged: bool,
+    kind: Kind,
+) -> Option<Odds> {
     combat::can_attack(s, attacker, target, ranged).ok()?;
-    let swarm = combat::swarm_assailants(s, attacker, target).len() as i64;
+    let swarm = if matches!(kind, Kind::Normal) {
+        combat::swarm_assailants(s, attacker, target).len() as i64
+    } else {
+        0
+    };
     let spec = Spec {
         attacker,
         target,
         ranged,
-        kind: Kind::Normal,
+        kind,
         swarm,
     };
     let (bonus, notes) = combat::attack_bonus(s, &spec);
