@@ -691,6 +691,78 @@ fn heights_are_added_set_row_by_row_resized_and_validated() {
 }
 
 #[test]
+fn heights_follow_a_line_and_fill_a_region_of_one_height() {
+    let mut doc = LevelDoc::new(SMALL);
+    // A line on a flat level adds the layer; its cells are the painted line's.
+    doc.apply(&Edit::SetHeightLine {
+        from: (0, 0),
+        to: (3, 1),
+        height: 3,
+    })
+    .expect("a line");
+    let f = file(doc.text());
+    let (w, h) = (f.size.0 as i32, f.size.1 as i32);
+    let mut painted = LevelDoc::new(SMALL);
+    painted
+        .apply(&Edit::PaintLine {
+            from: (0, 0),
+            to: (3, 1),
+            glyph: '#',
+        })
+        .expect("paints");
+    let walls = file(painted.text());
+    for y in 0..h {
+        for x in 0..w {
+            let on_line = walls.map[y as usize].chars().nth(x as usize) == Some('#')
+                && file(SMALL).map[y as usize].chars().nth(x as usize) != Some('#');
+            if on_line {
+                assert_eq!(f.height_at((x, y)), 3, "({x}, {y})");
+            }
+        }
+    }
+    assert_eq!(f.max_height(), 3);
+    // The fill takes the clicked cell's region of one height, nothing else.
+    let before = file(doc.text());
+    doc.apply(&Edit::FillHeight {
+        cell: (3, 0),
+        height: 1,
+    })
+    .expect("fills");
+    let after = file(doc.text());
+    assert_eq!((before.height_at((3, 0)), after.height_at((3, 0))), (0, 1));
+    let changed = |c: (i32, i32)| before.height_at(c) != after.height_at(c);
+    for y in 0..h {
+        for x in 0..w {
+            if changed((x, y)) {
+                // Only flat cells change, and the region is closed: a flat cell beside a
+                // changed one (sharing a side) changed too.
+                assert_eq!((before.height_at((x, y)), after.height_at((x, y))), (0, 1));
+                for n in [(x - 1, y), (x + 1, y), (x, y - 1), (x, y + 1)] {
+                    if (0..w).contains(&n.0) && (0..h).contains(&n.1) && before.height_at(n) == 0 {
+                        assert!(changed(n), "{n:?} beside ({x}, {y})");
+                    }
+                }
+            }
+        }
+    }
+    assert!(level::validate("x.ron", doc.text()).is_empty());
+    // Off the map: refused, nothing changes; undo and redo give the same texts.
+    let text = doc.text().to_string();
+    assert!(
+        doc.apply(&Edit::FillHeight {
+            cell: (9, 0),
+            height: 1
+        })
+        .is_err()
+    );
+    assert_eq!(doc.text(), text);
+    doc.undo();
+    assert_eq!(file(doc.text()), before);
+    doc.redo();
+    assert_eq!(doc.text(), text);
+}
+
+#[test]
 fn a_bad_heights_layer_is_reported_where_it_is() {
     let text = SMALL.replace(
         "    sides:",
