@@ -1336,12 +1336,12 @@ fn an_editor_edit_repaints_only_the_changed_cells() {
     app.update();
     tap(&mut app, KeyCode::KeyE);
     app.update();
-    let cells = |app: &mut App| -> BTreeMap<(i32, i32), (Entity, Color)> {
-        let mut q = app
-            .world_mut()
-            .query::<(Entity, &EditorCell, &BackgroundColor)>();
+    // Each cell's entity and its tile's tint and part of the atlas.
+    type Drawn = (Entity, (Color, Option<Rect>));
+    let cells = |app: &mut App| -> BTreeMap<(i32, i32), Drawn> {
+        let mut q = app.world_mut().query::<(Entity, &EditorCell, &ImageNode)>();
         q.iter(app.world())
-            .map(|(e, c, bg)| ((c.x, c.y), (e, bg.0)))
+            .map(|(e, c, image)| ((c.x, c.y), (e, (image.color, image.rect))))
             .collect()
     };
     let before = cells(&mut app);
@@ -1381,6 +1381,249 @@ fn an_editor_edit_repaints_only_the_changed_cells() {
         grown
             .values()
             .all(|(e, _)| before.values().all(|(b, _)| b != e))
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The text of the level open in the editor.
+fn editor_text(app: &App) -> String {
+    app.world()
+        .resource::<fray::game::editor::Editor>()
+        .doc
+        .as_ref()
+        .expect("a level is open")
+        .text()
+        .to_string()
+}
+
+/// The height brush: H (or the panel's height buttons) makes the paint tools paint ground
+/// heights: the brush a cell, the rectangle its corners' box, the line its cells, the fill a
+/// region of one height. The first stroke on a flat level writes a `heights` layer; the saved
+/// file loads with those heights in the battle's map, and opens and saves again to the same
+/// bytes. Each cell says its height on the board while heights are painted.
+#[test]
+fn the_editor_paints_ground_heights_that_round_trip_through_the_file() {
+    use fray::game::editor::{CellLook, Editor, EditorAction, EditorCell};
+    use fray::game::ui::UiAction;
+    let dir = temp_dir("editor-heights");
+    let path = dir.join("a_village.ron");
+    std::fs::copy(levels_dir().join("sides_village_brawl.ron"), &path).expect("copy");
+    let file = fray::rules::level::load_path(&path).expect("loads").file;
+    assert!(file.heights.is_empty(), "the test wants a flat level");
+    let (w, h) = (file.size.0 as i32, file.size.1 as i32);
+    let mut app = app_on(&dir, |_| {});
+    app.update();
+    tap(&mut app, KeyCode::KeyE);
+    app.update();
+    assert_eq!(screen(&app), Screen::Editor);
+    // The panel offers the heights; H turns the brush on (1 level), the digit 3 picks 3.
+    assert!(texts(&mut app).iter().any(|t| t.contains("Ground height")));
+    tap(&mut app, KeyCode::KeyH);
+    tap(&mut app, KeyCode::Digit3);
+    assert_eq!(app.world().resource::<Editor>().height, Some(3));
+    // Brush: one cell.
+    press_cell(&mut app, (0, 0));
+    let now = |app: &App| fray::rules::level::load("x.ron", &editor_text(app)).expect("valid");
+    let l = now(&app);
+    assert_eq!(
+        l.file.heights.len(),
+        h as usize,
+        "a heights layer, a row per map row"
+    );
+    assert_eq!(l.terrain.height(Cell::new(0, 0)), 3);
+    assert_eq!(l.terrain.max_height(), 3);
+    // The board says each cell's height.
+    let label_at = |app: &mut App, at: (i32, i32)| {
+        let mut q = app.world_mut().query::<(&EditorCell, &CellLook)>();
+        q.iter(app.world())
+            .find(|(c, _)| (c.x, c.y) == at)
+            .map(|(_, l)| l.label.clone())
+            .expect("the cell")
+    };
+    let free = (0..h)
+        .flat_map(|y| (0..w).map(move |x| (x, y)))
+        .find(|&(x, y)| (x, y) != (0, 0) && file.units.iter().all(|u| u.cell != (x, y)))
+        .expect("a cell without a unit");
+    assert_eq!(label_at(&mut app, free), "0");
+    // The rectangle (F twice: line, rectangle) of 2 levels from (1, 1) to (2, 2), by the
+    // panel's button.
+    press_button(&mut app, UiAction::Editor(EditorAction::Height(Some(2))));
+    tap(&mut app, KeyCode::KeyF);
+    tap(&mut app, KeyCode::KeyF);
+    press_cell(&mut app, (1, 1));
+    press_cell(&mut app, (2, 2));
+    let l = now(&app);
+    for (x, y) in [(1, 1), (2, 1), (1, 2), (2, 2)] {
+        assert_eq!(l.terrain.height(Cell::new(x, y)), 2, "({x}, {y})");
+    }
+    assert_eq!(l.terrain.height(Cell::new(3, 1)), 0);
+    // The line (F three times more: fill, brush, line) of 1 level along the bottom row.
+    for _ in 0..3 {
+        tap(&mut app, KeyCode::KeyF);
+    }
+    tap(&mut app, KeyCode::Digit1);
+    press_cell(&mut app, (0, h - 1));
+    press_cell(&mut app, (w - 1, h - 1));
+    let l = now(&app);
+    assert!((0..w).all(|x| l.terrain.height(Cell::new(x, h - 1)) == 1));
+    // The fill (F twice more: rectangle, fill) of 5 levels from the 2-level box: exactly its
+    // four cells.
+    tap(&mut app, KeyCode::KeyF);
+    tap(&mut app, KeyCode::KeyF);
+    tap(&mut app, KeyCode::Digit5);
+    press_cell(&mut app, (1, 1));
+    let l = now(&app);
+    let fives: Vec<_> = (0..h)
+        .flat_map(|y| (0..w).map(move |x| (x, y)))
+        .filter(|&(x, y)| l.terrain.height(Cell::new(x, y)) == 5)
+        .collect();
+    assert_eq!(fives, [(1, 1), (2, 1), (1, 2), (2, 2)]);
+    // The terrain was never touched; H again paints terrain.
+    assert_eq!(l.file.map, file.map);
+    tap(&mut app, KeyCode::KeyH);
+    assert_eq!(app.world().resource::<Editor>().height, None);
+    // Saved, the file loads with the heights; opened and saved again, the same bytes.
+    key(&mut app, KeyCode::ControlLeft, true);
+    tap(&mut app, KeyCode::KeyS);
+    key(&mut app, KeyCode::ControlLeft, false);
+    app.update();
+    let saved = std::fs::read_to_string(&path).expect("reads");
+    let loaded = fray::rules::level::load_path(&path).expect("the saved file loads");
+    assert_eq!(loaded.file.heights, l.file.heights);
+    assert_eq!(loaded.terrain.heights(), l.terrain.heights());
+    let only_heights: Vec<_> = saved
+        .lines()
+        .filter(|line| {
+            !std::fs::read_to_string(levels_dir().join("sides_village_brawl.ron"))
+                .expect("reads")
+                .lines()
+                .any(|o| o == *line)
+        })
+        .collect();
+    assert!(
+        only_heights
+            .iter()
+            .all(|line| line.trim().starts_with("heights")
+                || line.trim().starts_with('"')
+                || line.trim() == "],"),
+        "only the heights layer is new: {only_heights:?}"
+    );
+    app.world_mut().resource_mut::<Editor>().open(path.clone());
+    app.world_mut().resource_mut::<Editor>().save();
+    assert_eq!(std::fs::read_to_string(&path).expect("reads"), saved);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A unit placed with the units tool is named after its template, numbered to be unique in
+/// the level: "Sword-and-Shield Warrior 1", then 2; "War Wolf 1" for the next template.
+#[test]
+fn new_units_are_named_after_their_template_and_numbered() {
+    let dir = temp_dir("editor-names");
+    let path = dir.join("a_village.ron");
+    std::fs::copy(levels_dir().join("sides_village_brawl.ron"), &path).expect("copy");
+    let file = fray::rules::level::load_path(&path).expect("loads").file;
+    let data = fray::rules::ruleset_data::builtin(file.ruleset).expect("ruleset");
+    let mut app = app_on(&dir, |_| {});
+    app.update();
+    tap(&mut app, KeyCode::KeyE);
+    app.update();
+    let free: Vec<(i32, i32)> = (0..file.size.1 as i32)
+        .flat_map(|y| (0..file.size.0 as i32).map(move |x| (x, y)))
+        .filter(|&(x, y)| {
+            file.map[y as usize].chars().nth(x as usize) == Some('.')
+                && file.units.iter().all(|u| u.cell != (x, y))
+        })
+        .take(3)
+        .collect();
+    let units = |app: &App| {
+        fray::rules::level::load("x.ron", &editor_text(app))
+            .expect("valid")
+            .file
+            .units
+    };
+    tap(&mut app, KeyCode::KeyU);
+    let mut templates = data.templates.values();
+    let first = templates.next().expect("a template");
+    press_cell(&mut app, free[0]);
+    // Placing picks nothing: a click on the next empty cell places another.
+    press_cell(&mut app, free[1]);
+    tap(&mut app, KeyCode::KeyT);
+    let second = templates.next().expect("a second template");
+    press_cell(&mut app, free[2]);
+    let names: Vec<String> = units(&app)
+        .iter()
+        .skip(file.units.len())
+        .map(|u| u.name.clone())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            format!("{} 1", first.name),
+            format!("{} 2", first.name),
+            format!("{} 1", second.name)
+        ]
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Doors, walls and every other terrain are drawn in the editor with the battle board's own
+/// tile for the cell: a shut, an open and a locked door each their own picture, not a wall's.
+#[test]
+fn the_editor_draws_each_cell_with_the_battle_boards_tile_doors_included() {
+    use fray::game::editor::{EditorAction, EditorCell};
+    use fray::game::ui::UiAction;
+    let dir = temp_dir("editor-doors");
+    let path = dir.join("a_village.ron");
+    std::fs::copy(levels_dir().join("sides_village_brawl.ron"), &path).expect("copy");
+    let file = fray::rules::level::load_path(&path).expect("loads").file;
+    let mut app = app_on(&dir, |_| {});
+    app.update();
+    tap(&mut app, KeyCode::KeyE);
+    app.update();
+    let free: Vec<(i32, i32)> = (0..file.size.1 as i32)
+        .flat_map(|y| (0..file.size.0 as i32).map(move |x| (x, y)))
+        .filter(|&(x, y)| {
+            file.map[y as usize].chars().nth(x as usize) == Some('.')
+                && file.units.iter().all(|u| u.cell != (x, y))
+        })
+        .take(4)
+        .collect();
+    // A shut, an open and a locked door and a wall, by the palette's buttons.
+    let legend = fray::rules::level::merged_legend(&file.legend);
+    for (glyph, at) in ['D', 'd', 'L', '#'].into_iter().zip(&free) {
+        let i = legend
+            .iter()
+            .position(|(g, _)| *g == glyph)
+            .expect("a standard glyph");
+        press_button(&mut app, UiAction::Editor(EditorAction::Palette(i)));
+        press_cell(&mut app, *at);
+    }
+    let level = fray::rules::level::load("x.ron", &editor_text(&app)).expect("valid");
+    let battle_tiles = BoardLayout::texture_indices(&level.terrain);
+    let mut q = app.world_mut().query::<(&EditorCell, &ImageNode)>();
+    let tile_w = fray::game::art::TileShape::of(level.file.topology)
+        .tile_size()
+        .0 as f32;
+    let drawn: std::collections::BTreeMap<(i32, i32), u32> = q
+        .iter(app.world())
+        .map(|(c, image)| {
+            let rect = image.rect.expect("a tile of the atlas");
+            ((c.x, c.y), (rect.min.x / tile_w) as u32)
+        })
+        .collect();
+    let width = level.file.size.0 as i32;
+    for (&(x, y), &tile) in &drawn {
+        assert_eq!(tile, battle_tiles[(y * width + x) as usize], "({x}, {y})");
+    }
+    let at = |i: usize| drawn[&free[i]];
+    assert_eq!(
+        [at(0), at(1), at(2), at(3)],
+        [
+            TileArt::DoorClosed.index(),
+            TileArt::DoorOpen.index(),
+            TileArt::DoorLocked.index(),
+            TileArt::Wall.index()
+        ]
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -1441,6 +1684,94 @@ fn the_editor_balance_meter_plays_in_the_background_and_restarts_on_an_edit() {
     tap(&mut app, KeyCode::KeyB);
     app.update();
     assert_eq!(games(&app), None);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The balance meter's figures are `fray balance`'s for the same level and seeds: the editor
+/// (B) and the command line play the same games, end to end, and the panel shows each side's
+/// win rate and interval, the draws and the mean rounds the command prints. (The editor's
+/// default run is `fray balance LEVEL`'s 100 games of `normal`; this test plays 6 of
+/// `greedy`, which the clock never cuts, so the games are the same on any machine.)
+#[test]
+fn the_editor_balance_meter_figures_equal_fray_balance() {
+    use fray::game::editor::{Editor, MeterRun, MeterText};
+    let dir = temp_dir("editor-meter-cli");
+    let path = dir.join("a_bridge.ron");
+    std::fs::copy(levels_dir().join("alternating_bridge.ron"), &path).expect("copy");
+    let (games, seed) = (6, 5);
+    let mut app = app_on(&dir, |_| {});
+    app.update();
+    tap(&mut app, KeyCode::KeyE);
+    app.update();
+    app.world_mut().resource_mut::<Editor>().meter_run = MeterRun {
+        games,
+        seed,
+        ai: fray::ai::Kind::Greedy,
+    };
+    tap(&mut app, KeyCode::KeyB);
+    let mut frames = 0;
+    while !app
+        .world()
+        .resource::<Editor>()
+        .meter
+        .as_ref()
+        .is_some_and(|m| m.finished())
+        && frames < 60_000
+    {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+        app.update();
+        frames += 1;
+    }
+    app.update();
+    let tally = app
+        .world()
+        .resource::<Editor>()
+        .meter
+        .as_ref()
+        .expect("the meter ran")
+        .tally();
+    assert_eq!(tally.games, games, "every game played");
+    let mut q = app.world_mut().query_filtered::<&Text, With<MeterText>>();
+    let shown = q
+        .iter(app.world())
+        .map(|t| t.0.clone())
+        .next()
+        .expect("the meter's text");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_fray"))
+        .args(["balance"])
+        .arg(&path)
+        .args(["--games", &games.to_string(), "--seed", &seed.to_string()])
+        .args(["--ai", "greedy", "--jobs", "2", "--json"])
+        .output()
+        .expect("fray runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(v["games"].as_u64(), Some(games as u64));
+    assert_eq!(v["draws"].as_u64(), Some(tally.draws as u64), "{v}");
+    let mean = v["mean_rounds"].as_f64().expect("mean rounds");
+    assert!((mean - tally.mean_rounds()).abs() < 1e-9, "{v}");
+    let sides = v["sides"].as_array().expect("sides");
+    assert_eq!(sides.len(), tally.wins.len());
+    for (s, wins) in sides.iter().zip(&tally.wins) {
+        assert_eq!(s["wins"].as_u64(), Some(*wins as u64), "{v}");
+        let pct = |x: &serde_json::Value| 100.0 * x.as_f64().expect("a rate");
+        let line = format!(
+            "{} {:.0}% ({:.0}-{:.0}%)",
+            s["side"].as_str().expect("a name"),
+            pct(&s["win_rate"]),
+            pct(&s["win_rate_95"][0]),
+            pct(&s["win_rate_95"][1])
+        );
+        assert!(shown.contains(&line), "{line:?} in {shown:?}");
+    }
+    assert!(
+        shown.contains(&format!("draws {}, mean rounds {mean:.1}", tally.draws)),
+        "{shown:?}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
