@@ -1322,6 +1322,75 @@ fn type_into(app: &mut App, text: &str) {
     app.update();
 }
 
+/// A text field opens with the field's value, shown in the status line (in view whatever the
+/// side panel's scroll); the first key typed replaces the value rather than adding to it.
+#[test]
+fn a_text_field_shows_in_the_status_line_and_typing_replaces_its_value() {
+    use bevy::input::ButtonState;
+    use bevy::input::keyboard::{Key, KeyboardInput};
+    use fray::game::editor::{Editor, EditorAction, EditorStatus, Field};
+    use fray::game::ui::UiAction;
+    let dir = temp_dir("editor-typing");
+    let path = dir.join("a_village.ron");
+    std::fs::copy(levels_dir().join("sides_village_brawl.ron"), &path).expect("copy");
+    let old = fray::rules::level::load_path(&path)
+        .expect("loads")
+        .file
+        .name;
+    let mut app = app_on(&dir, |_| {});
+    app.update();
+    tap(&mut app, KeyCode::KeyE);
+    app.update();
+    tap(&mut app, KeyCode::KeyU);
+    press_button(
+        &mut app,
+        UiAction::Editor(EditorAction::Type(Field::LevelName)),
+    );
+    let status = |app: &mut App| {
+        let mut q = app
+            .world_mut()
+            .query_filtered::<&Children, With<EditorStatus>>();
+        let child = q.iter(app.world()).next().expect("a status line")[0];
+        app.world().get::<Text>(child).expect("its text").0.clone()
+    };
+    let line = status(&mut app);
+    assert!(
+        line.contains(&format!("{old}_")) && line.contains("Enter keeps"),
+        "{line}"
+    );
+    for c in "Ford".chars() {
+        app.world_mut().write_message(KeyboardInput {
+            key_code: KeyCode::KeyA,
+            logical_key: Key::Character(c.to_string().into()),
+            state: ButtonState::Pressed,
+            text: Some(c.to_string().into()),
+            repeat: false,
+            window: Entity::PLACEHOLDER,
+        });
+    }
+    app.update();
+    app.update();
+    assert!(status(&mut app).contains("Ford_"), "{}", status(&mut app));
+    app.world_mut().write_message(KeyboardInput {
+        key_code: KeyCode::Enter,
+        logical_key: Key::Enter,
+        state: ButtonState::Pressed,
+        text: None,
+        repeat: false,
+        window: Entity::PLACEHOLDER,
+    });
+    app.update();
+    app.update();
+    let text = editor_text(&app);
+    let name = fray::rules::level::load("x.ron", &text)
+        .expect("valid")
+        .file
+        .name;
+    assert_eq!(name, "Ford", "the typed text replaced {old:?}");
+    assert!(app.world().resource::<Editor>().typing.is_none());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// An edit repaints only what it changed: after a paint the board's cells are the same
 /// entities and only the painted one has a new colour; a resize spawns them again.
 #[test]
@@ -2329,6 +2398,80 @@ fn a_playtest_from_the_editor_comes_back_to_it() {
             .as_ref()
             .is_some_and(|d| d.text().contains("\"Playtested\""))
     );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// F5 in a playtest keeps a quick save with the editor and writes no file: the level played
+/// is the editor's unsaved text, which no save should outlive. F9 comes back to it (asking
+/// first when moves would be lost), on the edited level; the save folder gets nothing, not
+/// even when the battle is left.
+#[test]
+fn a_playtest_quick_save_stays_in_the_playtest_and_writes_no_file() {
+    use fray::game::editor::Editor;
+    let dir = temp_dir("editor-playtest-f5");
+    std::fs::copy(
+        levels_dir().join("sides_village_brawl.ron"),
+        dir.join("f5_village.ron"),
+    )
+    .expect("copy");
+    let mut app = app_on(&dir, |_| {});
+    app.update();
+    tap(&mut app, KeyCode::KeyE);
+    app.update();
+    // Unsaved edits: a new name, and every side played by hand (no AI moves between keys).
+    let file = fray::rules::level::load_path(&dir.join("f5_village.ron"))
+        .expect("loads")
+        .file;
+    {
+        use fray::rules::level::{Controller, edit::Edit};
+        let mut editor = app.world_mut().resource_mut::<Editor>();
+        editor.apply(Edit::SetName("Unsaved edit".into()));
+        for side in &file.sides {
+            editor.apply(Edit::SetController {
+                side: side.name.clone(),
+                controller: Controller::Human,
+            });
+        }
+    }
+    tap(&mut app, KeyCode::KeyP);
+    app.update();
+    assert_eq!(screen(&app), Screen::Battle);
+    let (quick, auto) = (
+        fray::game::saves::slot_path(battle(&app), Slot::Quick),
+        fray::game::saves::slot_path(battle(&app), Slot::Auto),
+    );
+    tap(&mut app, KeyCode::F5);
+    assert!(!quick.exists(), "no quick save file");
+    let shown = texts(&mut app);
+    assert!(
+        shown.iter().any(|t| t.contains("Playtest quick save kept")),
+        "{shown:?}"
+    );
+    let saved = battle(&app).commands.clone();
+    // A command played, then F9: asked first, then back to the kept moment.
+    let cmd = battle(&app)
+        .state
+        .legal_commands()
+        .into_iter()
+        .next()
+        .expect("a legal command");
+    app.world_mut()
+        .resource_mut::<Battle>()
+        .submit(&cmd, true)
+        .expect("legal");
+    let moved = battle(&app).commands.clone();
+    assert_ne!(moved, saved);
+    tap(&mut app, KeyCode::F9);
+    assert_eq!(battle(&app).commands, moved, "the first F9 only asks");
+    tap(&mut app, KeyCode::F9);
+    assert_eq!(battle(&app).commands, saved);
+    assert_eq!(battle(&app).setup.level.name(), "Unsaved edit");
+    assert_eq!(screen(&app), Screen::Battle);
+    // Back to the editor: no file for this battle in either slot.
+    tap(&mut app, KeyCode::KeyQ);
+    app.update();
+    assert_eq!(screen(&app), Screen::Editor);
+    assert!(!quick.exists() && !auto.exists());
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -192,6 +192,8 @@ pub struct Editor {
     pub confirm_close: bool,
     /// A playtest battle is running: coming back to the title returns to the editor.
     pub playtesting: bool,
+    /// The playtest's quick save (F5): the commands played when it was kept. In memory only.
+    pub playtest_save: Option<Vec<crate::rules::battle::Command>>,
     /// The balance meter's run on the level as it stood when it started.
     pub meter: Option<Meter>,
     /// Rerun the meter after every edit.
@@ -460,6 +462,25 @@ pub enum Field {
 pub struct Typing {
     pub field: Field,
     pub text: String,
+    /// The text is still the field's value as it was: the first key typed replaces it, a
+    /// Backspace clears it (as a field whose text is all selected).
+    pub replace: bool,
+}
+
+impl Typing {
+    /// What the status line says while typing (in view whatever the panel's scroll).
+    pub fn line(&self) -> String {
+        format!(
+            "Typing {}: {}_   ({}Enter keeps it, Esc drops it)",
+            self.field.words(),
+            self.text,
+            if self.replace {
+                "typing replaces it; "
+            } else {
+                ""
+            }
+        )
+    }
 }
 
 impl Field {
@@ -760,8 +781,8 @@ const STATUS_HEIGHT: f32 = 44.0;
 /// The balance meter's room under the status line (its bar and three lines).
 const METER_HEIGHT: f32 = 54.0;
 
-/// Shows the editor's last message in the status line; a question (unsaved changes about to
-/// be dropped) stands out.
+/// Shows the editor's last message in the status line, or the text field being typed in; a
+/// question (unsaved changes about to be dropped) stands out.
 fn status_line(
     editor: Res<Editor>,
     status: Query<&Children, With<EditorStatus>>,
@@ -769,15 +790,22 @@ fn status_line(
 ) {
     let colour = if editor.confirm_leave || editor.confirm_close {
         ui::BAD
+    } else if editor.typing.is_some() {
+        ui::ACCENT
     } else {
         ui::TEXT
     };
+    // A text field being typed in is shown here, always in view.
+    let line = editor
+        .typing
+        .as_ref()
+        .map_or_else(|| editor.message.clone(), Typing::line);
     for children in &status {
         if let Some(&child) = children.first()
             && let Ok((mut text, mut c)) = texts.get_mut(child)
         {
-            if text.0 != editor.message {
-                text.0.clone_from(&editor.message);
+            if text.0 != line {
+                text.0 = line.clone();
             }
             if c.0 != colour {
                 c.0 = colour;
@@ -876,6 +904,48 @@ fn open_selected(
             editor.message = "There is no level in levels/ to edit.".into();
             editor.dirty = true;
         }
+    }
+}
+
+/// F5 and F9 in a playtest. A designer presses F5 to come back to a moment of the fight (F9)
+/// and try it another way; the level played is the editor's as it stands, perhaps unsaved or
+/// with no file at all, so the quick save is kept here, in memory, for this playtest only:
+/// nothing goes to the save folder, and Continue and the Load screen never offer a battle on
+/// a level the file does not hold. F9 replays the kept commands on the playtest's level, asking
+/// first (a second F9) when it would throw away what was played since. Returns what to say,
+/// and whether the battle was replaced by the quick save's.
+pub fn playtest_quick_save(editor: &mut Editor, battle: &mut Battle, load: bool) -> (String, bool) {
+    if !load {
+        editor.playtest_save = Some(battle.commands.clone());
+        battle.quick_saved = battle.commands.len();
+        battle.confirm_load = false;
+        let said = "Playtest quick save kept (F9 comes back to it); a playtest writes no save file";
+        return (said.into(), false);
+    }
+    let Some(kept) = editor.playtest_save.as_ref() else {
+        return (
+            "No quick save of this playtest yet: F5 keeps one".into(),
+            false,
+        );
+    };
+    if battle.commands != *kept && !battle.confirm_load {
+        battle.confirm_load = true;
+        let said = "Loading the quick save throws away what happened since it was kept: press F9 \
+                    again to load it";
+        return (said.into(), false);
+    }
+    battle.confirm_load = false;
+    match Battle::replay(battle.setup.clone(), kept) {
+        Ok(mut b) => {
+            b.id = std::mem::take(&mut battle.id);
+            b.quick_saved = b.commands.len();
+            *battle = b;
+            ("Playtest quick save loaded".into(), true)
+        }
+        Err(e) => (
+            format!("The playtest's quick save does not replay: {e}"),
+            false,
+        ),
     }
 }
 
@@ -1360,6 +1430,7 @@ fn editor_actions(
                 editor.typing = Some(Typing {
                     field: field.clone(),
                     text,
+                    replace: true,
                 });
                 editor.dirty = true;
             }
@@ -1431,11 +1502,17 @@ fn editor_actions(
                     continue;
                 };
                 t.name = format!("new {}", t.name);
+                let name = t.name.clone();
                 editor.apply(Edit::SetLegend {
                     glyph,
                     terrain: Some(t),
                 });
+                if editor.message.is_empty() {
+                    editor.message =
+                        format!("Added '{glyph}' {name} to the legend: Name... renames it");
+                }
                 editor.glyph = glyph;
+                editor.height = None;
                 editor.moving = false;
             }
             EditorAction::RemoveVictory(i) => editor.apply(Edit::RemoveVictory(*i)),
@@ -1516,6 +1593,7 @@ fn editor_actions(
                     Ok(l) => {
                         let path = editor.path.clone();
                         editor.playtesting = true;
+                        editor.playtest_save = None;
                         start_battle(&mut commands, Battle::new(BattleSetup::new(l, path)));
                     }
                     Err(d) => {
@@ -1658,21 +1736,6 @@ fn rebuild(
             if let Some(form) = &editor.new_level {
                 new_level_form(p, form);
                 return;
-            }
-            if let Some(t) = &editor.typing {
-                p.spawn(ui::text(
-                    format!("Typing {}: (Enter keeps it, Esc drops it)", t.field.words()),
-                    14.0,
-                    ui::ACCENT,
-                ));
-                p.spawn((
-                    Node {
-                        padding: UiRect::all(px(4)),
-                        ..default()
-                    },
-                    BackgroundColor(ui::BG),
-                    children![ui::text(format!("{}_", t.text), 15.0, ui::TEXT)],
-                ));
             }
             let title = match (&file, &editor.path) {
                 (Some(f), Some(path)) => format!(
@@ -2148,12 +2211,20 @@ fn typing_keys(
         match &ev.logical_key {
             Key::Enter => done = Some(true),
             Key::Escape => done = Some(false),
+            Key::Backspace if t.replace => {
+                t.text.clear();
+                t.replace = false;
+            }
             Key::Backspace => {
                 t.text.pop();
             }
             _ => {
                 if let Some(text) = &ev.text {
-                    t.text.extend(text.chars().filter(|c| !c.is_control()));
+                    let typed: String = text.chars().filter(|c| !c.is_control()).collect();
+                    if !typed.is_empty() && std::mem::take(&mut t.replace) {
+                        t.text.clear();
+                    }
+                    t.text.push_str(&typed);
                 }
             }
         }
@@ -2270,7 +2341,15 @@ fn level_panel(p: &mut ChildSpawnerCommands, f: &LevelFile) {
             None,
             UiAction::Editor(EditorAction::Type(Field::Seed)),
         ));
-        for (i, side) in f.sides.iter().enumerate() {
+    });
+    // Each side on its own row: its name, then who plays it.
+    for (i, side) in f.sides.iter().enumerate() {
+        p.spawn(Node {
+            flex_direction: FlexDirection::Row,
+            flex_wrap: FlexWrap::Wrap,
+            ..default()
+        })
+        .with_children(|row| {
             row.spawn(ui::button(
                 format!("{}...", side.name),
                 None,
@@ -2278,14 +2357,14 @@ fn level_panel(p: &mut ChildSpawnerCommands, f: &LevelFile) {
             ));
             row.spawn(ui::button(
                 match side.controller {
-                    level::Controller::Human => "human",
-                    level::Controller::Ai => "AI",
+                    level::Controller::Human => "played by a human",
+                    level::Controller::Ai => "played by the AI",
                 },
                 None,
                 UiAction::Editor(EditorAction::ToggleController(i)),
             ));
-        }
-    });
+        });
+    }
 }
 
 /// The painted glyph's terrain and the buttons that change it (the level's own legend entry).
