@@ -781,3 +781,131 @@ fn a_bad_heights_layer_is_reported_where_it_is() {
         "{said:?}"
     );
 }
+
+#[test]
+fn every_edit_kind_undone_and_redone_gives_the_same_text_and_model() {
+    use crate::rules::map::{Sight, Terrain};
+    let bog = Terrain {
+        name: "bog".into(),
+        cost: Some(3),
+        sight: Sight::Clear,
+        difficult: true,
+        door: None,
+    };
+    let edits = vec![
+        Edit::Paint {
+            cell: (1, 0),
+            glyph: '~',
+        },
+        Edit::PaintRect {
+            from: (2, 0),
+            to: (3, 0),
+            glyph: ',',
+        },
+        Edit::PaintLine {
+            from: (0, 1),
+            to: (2, 1),
+            glyph: '~',
+        },
+        Edit::Fill {
+            cell: (0, 1),
+            glyph: '.',
+        },
+        Edit::Resize {
+            size: (5, 3),
+            offset: (0, 0),
+            fill: '.',
+        },
+        Edit::SetHeight {
+            from: (0, 0),
+            to: (1, 0),
+            height: 2,
+        },
+        Edit::SetHeightLine {
+            from: (0, 2),
+            to: (4, 2),
+            height: 1,
+        },
+        Edit::FillHeight {
+            cell: (4, 0),
+            height: 3,
+        },
+        Edit::AddUnit {
+            name: "c".into(),
+            side: "A".into(),
+            cell: (4, 2),
+            template: "warrior".into(),
+            overrides: Default::default(),
+        },
+        Edit::MoveUnit {
+            unit: "c".into(),
+            to: (4, 1),
+        },
+        Edit::SetOverride {
+            unit: "a".into(),
+            stat: "hp".into(),
+            value: Some(10),
+        },
+        Edit::RenameUnit {
+            unit: "c".into(),
+            to: "cee".into(),
+        },
+        Edit::RenameSide {
+            side: "A".into(),
+            to: "Alpha".into(),
+        },
+        Edit::SetController {
+            side: "B".into(),
+            controller: super::super::Controller::Human,
+        },
+        Edit::SetLegend {
+            glyph: 'b',
+            terrain: Some(bog),
+        },
+        Edit::SetName("N".into()),
+        Edit::SetDescription("d".into()),
+        Edit::SetSeed(9),
+        Edit::AddVictory(Victory::LastSideStanding),
+        Edit::RemoveVictory(0),
+        Edit::RemoveUnit { unit: "cee".into() },
+    ];
+    // Every kind is here: a new kind must be added to the list (the match will not compile
+    // without it).
+    let kind = |e: &Edit| match e {
+        Edit::Paint { .. } => 0,
+        Edit::PaintRect { .. } => 1,
+        Edit::PaintLine { .. } => 2,
+        Edit::Fill { .. } => 3,
+        Edit::Resize { .. } => 4,
+        Edit::SetHeight { .. } => 5,
+        Edit::SetHeightLine { .. } => 6,
+        Edit::FillHeight { .. } => 7,
+        Edit::AddUnit { .. } => 8,
+        Edit::MoveUnit { .. } => 9,
+        Edit::SetOverride { .. } => 10,
+        Edit::RenameUnit { .. } => 11,
+        Edit::RenameSide { .. } => 12,
+        Edit::SetController { .. } => 13,
+        Edit::SetLegend { .. } => 14,
+        Edit::SetName(_) => 15,
+        Edit::SetDescription(_) => 16,
+        Edit::SetSeed(_) => 17,
+        Edit::AddVictory(_) => 18,
+        Edit::RemoveVictory(_) => 19,
+        Edit::RemoveUnit { .. } => 20,
+    };
+    let kinds: std::collections::BTreeSet<usize> = edits.iter().map(kind).collect();
+    assert_eq!(kinds.len(), 21);
+    let mut doc = LevelDoc::new(SMALL);
+    for e in &edits {
+        let before = doc.text().to_string();
+        doc.apply(e).unwrap_or_else(|m| panic!("{e:?}: {m}"));
+        let after = doc.text().to_string();
+        assert_ne!(after, before, "{e:?} changed nothing");
+        assert!(doc.undo());
+        assert_eq!(doc.text(), before, "{e:?} undone");
+        assert!(doc.redo());
+        assert_eq!(doc.text(), after, "{e:?} redone");
+        assert_eq!(file(doc.text()), file(&after));
+    }
+}
