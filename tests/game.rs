@@ -1322,6 +1322,75 @@ fn type_into(app: &mut App, text: &str) {
     app.update();
 }
 
+/// A text field opens with the field's value, shown in the status line (in view whatever the
+/// side panel's scroll); the first key typed replaces the value rather than adding to it.
+#[test]
+fn a_text_field_shows_in_the_status_line_and_typing_replaces_its_value() {
+    use bevy::input::ButtonState;
+    use bevy::input::keyboard::{Key, KeyboardInput};
+    use fray::game::editor::{Editor, EditorAction, EditorStatus, Field};
+    use fray::game::ui::UiAction;
+    let dir = temp_dir("editor-typing");
+    let path = dir.join("a_village.ron");
+    std::fs::copy(levels_dir().join("sides_village_brawl.ron"), &path).expect("copy");
+    let old = fray::rules::level::load_path(&path)
+        .expect("loads")
+        .file
+        .name;
+    let mut app = app_on(&dir, |_| {});
+    app.update();
+    tap(&mut app, KeyCode::KeyE);
+    app.update();
+    tap(&mut app, KeyCode::KeyU);
+    press_button(
+        &mut app,
+        UiAction::Editor(EditorAction::Type(Field::LevelName)),
+    );
+    let status = |app: &mut App| {
+        let mut q = app
+            .world_mut()
+            .query_filtered::<&Children, With<EditorStatus>>();
+        let child = q.iter(app.world()).next().expect("a status line")[0];
+        app.world().get::<Text>(child).expect("its text").0.clone()
+    };
+    let line = status(&mut app);
+    assert!(
+        line.contains(&format!("{old}_")) && line.contains("Enter keeps"),
+        "{line}"
+    );
+    for c in "Ford".chars() {
+        app.world_mut().write_message(KeyboardInput {
+            key_code: KeyCode::KeyA,
+            logical_key: Key::Character(c.to_string().into()),
+            state: ButtonState::Pressed,
+            text: Some(c.to_string().into()),
+            repeat: false,
+            window: Entity::PLACEHOLDER,
+        });
+    }
+    app.update();
+    app.update();
+    assert!(status(&mut app).contains("Ford_"), "{}", status(&mut app));
+    app.world_mut().write_message(KeyboardInput {
+        key_code: KeyCode::Enter,
+        logical_key: Key::Enter,
+        state: ButtonState::Pressed,
+        text: None,
+        repeat: false,
+        window: Entity::PLACEHOLDER,
+    });
+    app.update();
+    app.update();
+    let text = editor_text(&app);
+    let name = fray::rules::level::load("x.ron", &text)
+        .expect("valid")
+        .file
+        .name;
+    assert_eq!(name, "Ford", "the typed text replaced {old:?}");
+    assert!(app.world().resource::<Editor>().typing.is_none());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// An edit repaints only what it changed: after a paint the board's cells are the same
 /// entities and only the painted one has a new colour; a resize spawns them again.
 #[test]
@@ -1336,12 +1405,12 @@ fn an_editor_edit_repaints_only_the_changed_cells() {
     app.update();
     tap(&mut app, KeyCode::KeyE);
     app.update();
-    let cells = |app: &mut App| -> BTreeMap<(i32, i32), (Entity, Color)> {
-        let mut q = app
-            .world_mut()
-            .query::<(Entity, &EditorCell, &BackgroundColor)>();
+    // Each cell's entity and its tile's tint and part of the atlas.
+    type Drawn = (Entity, (Color, Option<Rect>));
+    let cells = |app: &mut App| -> BTreeMap<(i32, i32), Drawn> {
+        let mut q = app.world_mut().query::<(Entity, &EditorCell, &ImageNode)>();
         q.iter(app.world())
-            .map(|(e, c, bg)| ((c.x, c.y), (e, bg.0)))
+            .map(|(e, c, image)| ((c.x, c.y), (e, (image.color, image.rect))))
             .collect()
     };
     let before = cells(&mut app);
@@ -1381,6 +1450,249 @@ fn an_editor_edit_repaints_only_the_changed_cells() {
         grown
             .values()
             .all(|(e, _)| before.values().all(|(b, _)| b != e))
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The text of the level open in the editor.
+fn editor_text(app: &App) -> String {
+    app.world()
+        .resource::<fray::game::editor::Editor>()
+        .doc
+        .as_ref()
+        .expect("a level is open")
+        .text()
+        .to_string()
+}
+
+/// The height brush: H (or the panel's height buttons) makes the paint tools paint ground
+/// heights: the brush a cell, the rectangle its corners' box, the line its cells, the fill a
+/// region of one height. The first stroke on a flat level writes a `heights` layer; the saved
+/// file loads with those heights in the battle's map, and opens and saves again to the same
+/// bytes. Each cell says its height on the board while heights are painted.
+#[test]
+fn the_editor_paints_ground_heights_that_round_trip_through_the_file() {
+    use fray::game::editor::{CellLook, Editor, EditorAction, EditorCell};
+    use fray::game::ui::UiAction;
+    let dir = temp_dir("editor-heights");
+    let path = dir.join("a_village.ron");
+    std::fs::copy(levels_dir().join("sides_village_brawl.ron"), &path).expect("copy");
+    let file = fray::rules::level::load_path(&path).expect("loads").file;
+    assert!(file.heights.is_empty(), "the test wants a flat level");
+    let (w, h) = (file.size.0 as i32, file.size.1 as i32);
+    let mut app = app_on(&dir, |_| {});
+    app.update();
+    tap(&mut app, KeyCode::KeyE);
+    app.update();
+    assert_eq!(screen(&app), Screen::Editor);
+    // The panel offers the heights; H turns the brush on (1 level), the digit 3 picks 3.
+    assert!(texts(&mut app).iter().any(|t| t.contains("Ground height")));
+    tap(&mut app, KeyCode::KeyH);
+    tap(&mut app, KeyCode::Digit3);
+    assert_eq!(app.world().resource::<Editor>().height, Some(3));
+    // Brush: one cell.
+    press_cell(&mut app, (0, 0));
+    let now = |app: &App| fray::rules::level::load("x.ron", &editor_text(app)).expect("valid");
+    let l = now(&app);
+    assert_eq!(
+        l.file.heights.len(),
+        h as usize,
+        "a heights layer, a row per map row"
+    );
+    assert_eq!(l.terrain.height(Cell::new(0, 0)), 3);
+    assert_eq!(l.terrain.max_height(), 3);
+    // The board says each cell's height.
+    let label_at = |app: &mut App, at: (i32, i32)| {
+        let mut q = app.world_mut().query::<(&EditorCell, &CellLook)>();
+        q.iter(app.world())
+            .find(|(c, _)| (c.x, c.y) == at)
+            .map(|(_, l)| l.label.clone())
+            .expect("the cell")
+    };
+    let free = (0..h)
+        .flat_map(|y| (0..w).map(move |x| (x, y)))
+        .find(|&(x, y)| (x, y) != (0, 0) && file.units.iter().all(|u| u.cell != (x, y)))
+        .expect("a cell without a unit");
+    assert_eq!(label_at(&mut app, free), "0");
+    // The rectangle (F twice: line, rectangle) of 2 levels from (1, 1) to (2, 2), by the
+    // panel's button.
+    press_button(&mut app, UiAction::Editor(EditorAction::Height(Some(2))));
+    tap(&mut app, KeyCode::KeyF);
+    tap(&mut app, KeyCode::KeyF);
+    press_cell(&mut app, (1, 1));
+    press_cell(&mut app, (2, 2));
+    let l = now(&app);
+    for (x, y) in [(1, 1), (2, 1), (1, 2), (2, 2)] {
+        assert_eq!(l.terrain.height(Cell::new(x, y)), 2, "({x}, {y})");
+    }
+    assert_eq!(l.terrain.height(Cell::new(3, 1)), 0);
+    // The line (F three times more: fill, brush, line) of 1 level along the bottom row.
+    for _ in 0..3 {
+        tap(&mut app, KeyCode::KeyF);
+    }
+    tap(&mut app, KeyCode::Digit1);
+    press_cell(&mut app, (0, h - 1));
+    press_cell(&mut app, (w - 1, h - 1));
+    let l = now(&app);
+    assert!((0..w).all(|x| l.terrain.height(Cell::new(x, h - 1)) == 1));
+    // The fill (F twice more: rectangle, fill) of 5 levels from the 2-level box: exactly its
+    // four cells.
+    tap(&mut app, KeyCode::KeyF);
+    tap(&mut app, KeyCode::KeyF);
+    tap(&mut app, KeyCode::Digit5);
+    press_cell(&mut app, (1, 1));
+    let l = now(&app);
+    let fives: Vec<_> = (0..h)
+        .flat_map(|y| (0..w).map(move |x| (x, y)))
+        .filter(|&(x, y)| l.terrain.height(Cell::new(x, y)) == 5)
+        .collect();
+    assert_eq!(fives, [(1, 1), (2, 1), (1, 2), (2, 2)]);
+    // The terrain was never touched; H again paints terrain.
+    assert_eq!(l.file.map, file.map);
+    tap(&mut app, KeyCode::KeyH);
+    assert_eq!(app.world().resource::<Editor>().height, None);
+    // Saved, the file loads with the heights; opened and saved again, the same bytes.
+    key(&mut app, KeyCode::ControlLeft, true);
+    tap(&mut app, KeyCode::KeyS);
+    key(&mut app, KeyCode::ControlLeft, false);
+    app.update();
+    let saved = std::fs::read_to_string(&path).expect("reads");
+    let loaded = fray::rules::level::load_path(&path).expect("the saved file loads");
+    assert_eq!(loaded.file.heights, l.file.heights);
+    assert_eq!(loaded.terrain.heights(), l.terrain.heights());
+    let only_heights: Vec<_> = saved
+        .lines()
+        .filter(|line| {
+            !std::fs::read_to_string(levels_dir().join("sides_village_brawl.ron"))
+                .expect("reads")
+                .lines()
+                .any(|o| o == *line)
+        })
+        .collect();
+    assert!(
+        only_heights
+            .iter()
+            .all(|line| line.trim().starts_with("heights")
+                || line.trim().starts_with('"')
+                || line.trim() == "],"),
+        "only the heights layer is new: {only_heights:?}"
+    );
+    app.world_mut().resource_mut::<Editor>().open(path.clone());
+    app.world_mut().resource_mut::<Editor>().save();
+    assert_eq!(std::fs::read_to_string(&path).expect("reads"), saved);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A unit placed with the units tool is named after its template, numbered to be unique in
+/// the level: "Sword-and-Shield Warrior 1", then 2; "War Wolf 1" for the next template.
+#[test]
+fn new_units_are_named_after_their_template_and_numbered() {
+    let dir = temp_dir("editor-names");
+    let path = dir.join("a_village.ron");
+    std::fs::copy(levels_dir().join("sides_village_brawl.ron"), &path).expect("copy");
+    let file = fray::rules::level::load_path(&path).expect("loads").file;
+    let data = fray::rules::ruleset_data::builtin(file.ruleset).expect("ruleset");
+    let mut app = app_on(&dir, |_| {});
+    app.update();
+    tap(&mut app, KeyCode::KeyE);
+    app.update();
+    let free: Vec<(i32, i32)> = (0..file.size.1 as i32)
+        .flat_map(|y| (0..file.size.0 as i32).map(move |x| (x, y)))
+        .filter(|&(x, y)| {
+            file.map[y as usize].chars().nth(x as usize) == Some('.')
+                && file.units.iter().all(|u| u.cell != (x, y))
+        })
+        .take(3)
+        .collect();
+    let units = |app: &App| {
+        fray::rules::level::load("x.ron", &editor_text(app))
+            .expect("valid")
+            .file
+            .units
+    };
+    tap(&mut app, KeyCode::KeyU);
+    let mut templates = data.templates.values();
+    let first = templates.next().expect("a template");
+    press_cell(&mut app, free[0]);
+    // Placing picks nothing: a click on the next empty cell places another.
+    press_cell(&mut app, free[1]);
+    tap(&mut app, KeyCode::KeyT);
+    let second = templates.next().expect("a second template");
+    press_cell(&mut app, free[2]);
+    let names: Vec<String> = units(&app)
+        .iter()
+        .skip(file.units.len())
+        .map(|u| u.name.clone())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            format!("{} 1", first.name),
+            format!("{} 2", first.name),
+            format!("{} 1", second.name)
+        ]
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Doors, walls and every other terrain are drawn in the editor with the battle board's own
+/// tile for the cell: a shut, an open and a locked door each their own picture, not a wall's.
+#[test]
+fn the_editor_draws_each_cell_with_the_battle_boards_tile_doors_included() {
+    use fray::game::editor::{EditorAction, EditorCell};
+    use fray::game::ui::UiAction;
+    let dir = temp_dir("editor-doors");
+    let path = dir.join("a_village.ron");
+    std::fs::copy(levels_dir().join("sides_village_brawl.ron"), &path).expect("copy");
+    let file = fray::rules::level::load_path(&path).expect("loads").file;
+    let mut app = app_on(&dir, |_| {});
+    app.update();
+    tap(&mut app, KeyCode::KeyE);
+    app.update();
+    let free: Vec<(i32, i32)> = (0..file.size.1 as i32)
+        .flat_map(|y| (0..file.size.0 as i32).map(move |x| (x, y)))
+        .filter(|&(x, y)| {
+            file.map[y as usize].chars().nth(x as usize) == Some('.')
+                && file.units.iter().all(|u| u.cell != (x, y))
+        })
+        .take(4)
+        .collect();
+    // A shut, an open and a locked door and a wall, by the palette's buttons.
+    let legend = fray::rules::level::merged_legend(&file.legend);
+    for (glyph, at) in ['D', 'd', 'L', '#'].into_iter().zip(&free) {
+        let i = legend
+            .iter()
+            .position(|(g, _)| *g == glyph)
+            .expect("a standard glyph");
+        press_button(&mut app, UiAction::Editor(EditorAction::Palette(i)));
+        press_cell(&mut app, *at);
+    }
+    let level = fray::rules::level::load("x.ron", &editor_text(&app)).expect("valid");
+    let battle_tiles = BoardLayout::texture_indices(&level.terrain);
+    let mut q = app.world_mut().query::<(&EditorCell, &ImageNode)>();
+    let tile_w = fray::game::art::TileShape::of(level.file.topology)
+        .tile_size()
+        .0 as f32;
+    let drawn: std::collections::BTreeMap<(i32, i32), u32> = q
+        .iter(app.world())
+        .map(|(c, image)| {
+            let rect = image.rect.expect("a tile of the atlas");
+            ((c.x, c.y), (rect.min.x / tile_w) as u32)
+        })
+        .collect();
+    let width = level.file.size.0 as i32;
+    for (&(x, y), &tile) in &drawn {
+        assert_eq!(tile, battle_tiles[(y * width + x) as usize], "({x}, {y})");
+    }
+    let at = |i: usize| drawn[&free[i]];
+    assert_eq!(
+        [at(0), at(1), at(2), at(3)],
+        [
+            TileArt::DoorClosed.index(),
+            TileArt::DoorOpen.index(),
+            TileArt::DoorLocked.index(),
+            TileArt::Wall.index()
+        ]
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -1441,6 +1753,105 @@ fn the_editor_balance_meter_plays_in_the_background_and_restarts_on_an_edit() {
     tap(&mut app, KeyCode::KeyB);
     app.update();
     assert_eq!(games(&app), None);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The balance meter's figures are `fray balance`'s for the same level and seeds: the editor
+/// (B) and the command line play the same games, end to end, and the panel shows each side's
+/// win rate and interval, the draws and the mean rounds the command prints. (The editor's
+/// default run is `fray balance LEVEL`'s 100 games of `normal`; this test plays 6 of
+/// `greedy`, which the clock never cuts, so the games are the same on any machine.)
+#[test]
+fn the_editor_balance_meter_figures_equal_fray_balance() {
+    use fray::game::editor::{Editor, MeterRun, MeterText};
+    let dir = temp_dir("editor-meter-cli");
+    let path = dir.join("meter_village.ron");
+    std::fs::copy(levels_dir().join("sides_village_brawl.ron"), &path).expect("copy");
+    let (games, seed) = (6, 5);
+    let mut app = app_on(&dir, |_| {});
+    app.update();
+    tap(&mut app, KeyCode::KeyE);
+    app.update();
+    app.world_mut().resource_mut::<Editor>().meter_run = MeterRun {
+        games,
+        seed,
+        ai: fray::ai::Kind::Greedy,
+    };
+    tap(&mut app, KeyCode::KeyB);
+    let mut frames = 0;
+    while !app
+        .world()
+        .resource::<Editor>()
+        .meter
+        .as_ref()
+        .is_some_and(|m| m.finished())
+        && frames < 60_000
+    {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+        app.update();
+        frames += 1;
+    }
+    app.update();
+    let tally = app
+        .world()
+        .resource::<Editor>()
+        .meter
+        .as_ref()
+        .expect("the meter ran")
+        .tally();
+    assert_eq!(tally.games, games, "every game played");
+    let mut q = app.world_mut().query_filtered::<&Text, With<MeterText>>();
+    let shown = q
+        .iter(app.world())
+        .map(|t| t.0.clone())
+        .next()
+        .expect("the meter's text");
+    let balance = |seed: u64| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_fray"))
+            .args(["balance"])
+            .arg(&path)
+            .args(["--games", &games.to_string(), "--seed", &seed.to_string()])
+            .args(["--ai", "greedy", "--jobs", "2", "--json"])
+            .output()
+            .expect("fray runs");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).expect("JSON")
+    };
+    let v = balance(seed);
+    // The village's figures change with the first seed (one off already), so equal figures
+    // below are the same games, not a coincidence.
+    let other = balance(seed + 1);
+    assert_ne!(
+        (&v["mean_rounds"], &v["sides"]),
+        (&other["mean_rounds"], &other["sides"]),
+        "pick a level or seed whose figures depend on the seed"
+    );
+    assert_eq!(v["games"].as_u64(), Some(games as u64));
+    assert_eq!(v["draws"].as_u64(), Some(tally.draws as u64), "{v}");
+    let mean = v["mean_rounds"].as_f64().expect("mean rounds");
+    assert!((mean - tally.mean_rounds()).abs() < 1e-9, "{v}");
+    let sides = v["sides"].as_array().expect("sides");
+    assert_eq!(sides.len(), tally.wins.len());
+    for (s, wins) in sides.iter().zip(&tally.wins) {
+        assert_eq!(s["wins"].as_u64(), Some(*wins as u64), "{v}");
+        let pct = |x: &serde_json::Value| 100.0 * x.as_f64().expect("a rate");
+        let line = format!(
+            "{} {:.0}% ({:.0}-{:.0}%)",
+            s["side"].as_str().expect("a name"),
+            pct(&s["win_rate"]),
+            pct(&s["win_rate_95"][0]),
+            pct(&s["win_rate_95"][1])
+        );
+        assert!(shown.contains(&line), "{line:?} in {shown:?}");
+    }
+    assert!(
+        shown.contains(&format!("draws {}, mean rounds {mean:.1}", tally.draws)),
+        "{shown:?}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -1998,6 +2409,80 @@ fn a_playtest_from_the_editor_comes_back_to_it() {
             .as_ref()
             .is_some_and(|d| d.text().contains("\"Playtested\""))
     );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// F5 in a playtest keeps a quick save with the editor and writes no file: the level played
+/// is the editor's unsaved text, which no save should outlive. F9 comes back to it (asking
+/// first when moves would be lost), on the edited level; the save folder gets nothing, not
+/// even when the battle is left.
+#[test]
+fn a_playtest_quick_save_stays_in_the_playtest_and_writes_no_file() {
+    use fray::game::editor::Editor;
+    let dir = temp_dir("editor-playtest-f5");
+    std::fs::copy(
+        levels_dir().join("sides_village_brawl.ron"),
+        dir.join("f5_village.ron"),
+    )
+    .expect("copy");
+    let mut app = app_on(&dir, |_| {});
+    app.update();
+    tap(&mut app, KeyCode::KeyE);
+    app.update();
+    // Unsaved edits: a new name, and every side played by hand (no AI moves between keys).
+    let file = fray::rules::level::load_path(&dir.join("f5_village.ron"))
+        .expect("loads")
+        .file;
+    {
+        use fray::rules::level::{Controller, edit::Edit};
+        let mut editor = app.world_mut().resource_mut::<Editor>();
+        editor.apply(Edit::SetName("Unsaved edit".into()));
+        for side in &file.sides {
+            editor.apply(Edit::SetController {
+                side: side.name.clone(),
+                controller: Controller::Human,
+            });
+        }
+    }
+    tap(&mut app, KeyCode::KeyP);
+    app.update();
+    assert_eq!(screen(&app), Screen::Battle);
+    let (quick, auto) = (
+        fray::game::saves::slot_path(battle(&app), Slot::Quick),
+        fray::game::saves::slot_path(battle(&app), Slot::Auto),
+    );
+    tap(&mut app, KeyCode::F5);
+    assert!(!quick.exists(), "no quick save file");
+    let shown = texts(&mut app);
+    assert!(
+        shown.iter().any(|t| t.contains("Playtest quick save kept")),
+        "{shown:?}"
+    );
+    let saved = battle(&app).commands.clone();
+    // A command played, then F9: asked first, then back to the kept moment.
+    let cmd = battle(&app)
+        .state
+        .legal_commands()
+        .into_iter()
+        .next()
+        .expect("a legal command");
+    app.world_mut()
+        .resource_mut::<Battle>()
+        .submit(&cmd, true)
+        .expect("legal");
+    let moved = battle(&app).commands.clone();
+    assert_ne!(moved, saved);
+    tap(&mut app, KeyCode::F9);
+    assert_eq!(battle(&app).commands, moved, "the first F9 only asks");
+    tap(&mut app, KeyCode::F9);
+    assert_eq!(battle(&app).commands, saved);
+    assert_eq!(battle(&app).setup.level.name(), "Unsaved edit");
+    assert_eq!(screen(&app), Screen::Battle);
+    // Back to the editor: no file for this battle in either slot.
+    tap(&mut app, KeyCode::KeyQ);
+    app.update();
+    assert_eq!(screen(&app), Screen::Editor);
+    assert!(!quick.exists() && !auto.exists());
     let _ = std::fs::remove_dir_all(&dir);
 }
 

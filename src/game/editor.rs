@@ -16,6 +16,9 @@
 //! units tool, a click on an empty cell with no unit picked places a new unit of the side (S)
 //! and template (T) shown in the panel, with the template's numbers. F switches the paint
 //! tool: brush (a cell), line and rectangle (two ends), fill (the region of the same terrain).
+//! H switches the paint tools to ground heights (0-9 then pick the height; the board shows each
+//! cell's height; fill takes the region of one height); H again, or a palette glyph, paints
+//! terrain again.
 //! In the units tool the panel lists how the level is won: click a condition to remove it,
 //! or add the last side standing, the new units' side holding out some rounds (- and + set
 //! them), or that side reaching a cell (the next click on the board picks it).
@@ -44,7 +47,7 @@ use crate::ai::sim::Caps;
 use crate::ai::{Difficulty, Kind};
 use crate::balance::Meter;
 use crate::rules::grid::{Grid, Topology};
-use crate::rules::level::edit::{Edit, LevelDoc, blank, locate};
+use crate::rules::level::edit::{Edit, LevelDoc, blank, free_unit_name, locate};
 use crate::rules::level::{self, LevelFile, merged_legend};
 use crate::rules::map::{Sight, Terrain};
 use crate::rules::ruleset_data::{self, RulesetData};
@@ -86,6 +89,9 @@ pub(super) fn plugin(app: &mut App) {
 pub enum EditorAction {
     /// Pick the palette's n-th glyph (and the paint tool).
     Palette(usize),
+    /// Paint ground heights of this many levels (0-9) with the paint tool rather than terrain,
+    /// or with `None` paint terrain again.
+    Height(Option<u8>),
     /// Switch between painting and moving units.
     ToggleTool,
     /// Remove the picked unit.
@@ -170,6 +176,8 @@ pub struct Editor {
     pub saved: String,
     /// The palette glyph painted.
     pub glyph: char,
+    /// The paint tool paints ground heights of this many levels instead of the glyph.
+    pub height: Option<u8>,
     /// Moving units rather than painting.
     pub moving: bool,
     /// The unit picked to move (by name).
@@ -184,10 +192,14 @@ pub struct Editor {
     pub confirm_close: bool,
     /// A playtest battle is running: coming back to the title returns to the editor.
     pub playtesting: bool,
+    /// The playtest's quick save (F5): the commands played when it was kept. In memory only.
+    pub playtest_save: Option<Vec<crate::rules::battle::Command>>,
     /// The balance meter's run on the level as it stood when it started.
     pub meter: Option<Meter>,
     /// Rerun the meter after every edit.
     pub meter_auto: bool,
+    /// The games the meter plays: those of `fray balance` with these options.
+    pub meter_run: MeterRun,
     /// How a click paints.
     pub paint_tool: PaintTool,
     /// The rectangle tool's first corner, once clicked.
@@ -299,11 +311,12 @@ impl Editor {
         match level::load(&path.display().to_string(), doc.text()) {
             Ok(l) => {
                 self.message = "Balance meter: the AI plays the level against itself".into();
+                let run = self.meter_run;
                 self.meter = Some(Meter::start(
                     l,
-                    METER_GAMES,
-                    1,
-                    Kind::Utility(Difficulty::Normal),
+                    run.games,
+                    run.seed,
+                    run.ai,
                     Caps::default(),
                 ))
             }
@@ -449,6 +462,25 @@ pub enum Field {
 pub struct Typing {
     pub field: Field,
     pub text: String,
+    /// The text is still the field's value as it was: the first key typed replaces it, a
+    /// Backspace clears it (as a field whose text is all selected).
+    pub replace: bool,
+}
+
+impl Typing {
+    /// What the status line says while typing (in view whatever the panel's scroll).
+    pub fn line(&self) -> String {
+        format!(
+            "Typing {}: {}_   ({}Enter keeps it, Esc drops it)",
+            self.field.words(),
+            self.text,
+            if self.replace {
+                "typing replaces it; "
+            } else {
+                ""
+            }
+        )
+    }
 }
 
 impl Field {
@@ -552,6 +584,25 @@ const NEW_MAX_SIDE: u32 = 64;
 /// Games in a balance meter run: those of `fray balance LEVEL` (100 games of `normal`
 /// against itself, seed 1).
 pub const METER_GAMES: usize = 100;
+
+/// What the balance meter plays: the games of `fray balance LEVEL --games {games} --seed
+/// {seed} --ai {ai}` (by default `fray balance LEVEL`'s own: 100 games of `normal`, seed 1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MeterRun {
+    pub games: usize,
+    pub seed: u64,
+    pub ai: Kind,
+}
+
+impl Default for MeterRun {
+    fn default() -> Self {
+        Self {
+            games: METER_GAMES,
+            seed: 1,
+            ai: Kind::Utility(Difficulty::Normal),
+        }
+    }
+}
 
 /// The balance meter's text in the side panel, updated as games finish.
 #[derive(Component)]
@@ -730,8 +781,8 @@ const STATUS_HEIGHT: f32 = 44.0;
 /// The balance meter's room under the status line (its bar and three lines).
 const METER_HEIGHT: f32 = 54.0;
 
-/// Shows the editor's last message in the status line; a question (unsaved changes about to
-/// be dropped) stands out.
+/// Shows the editor's last message in the status line, or the text field being typed in; a
+/// question (unsaved changes about to be dropped) stands out.
 fn status_line(
     editor: Res<Editor>,
     status: Query<&Children, With<EditorStatus>>,
@@ -739,15 +790,22 @@ fn status_line(
 ) {
     let colour = if editor.confirm_leave || editor.confirm_close {
         ui::BAD
+    } else if editor.typing.is_some() {
+        ui::ACCENT
     } else {
         ui::TEXT
     };
+    // A text field being typed in is shown here, always in view.
+    let line = editor
+        .typing
+        .as_ref()
+        .map_or_else(|| editor.message.clone(), Typing::line);
     for children in &status {
         if let Some(&child) = children.first()
             && let Ok((mut text, mut c)) = texts.get_mut(child)
         {
-            if text.0 != editor.message {
-                text.0.clone_from(&editor.message);
+            if text.0 != line {
+                text.0 = line.clone();
             }
             if c.0 != colour {
                 c.0 = colour;
@@ -849,6 +907,48 @@ fn open_selected(
     }
 }
 
+/// F5 and F9 in a playtest. A designer presses F5 to come back to a moment of the fight (F9)
+/// and try it another way; the level played is the editor's as it stands, perhaps unsaved or
+/// with no file at all, so the quick save is kept here, in memory, for this playtest only:
+/// nothing goes to the save folder, and Continue and the Load screen never offer a battle on
+/// a level the file does not hold. F9 replays the kept commands on the playtest's level, asking
+/// first (a second F9) when it would throw away what was played since. Returns what to say,
+/// and whether the battle was replaced by the quick save's.
+pub fn playtest_quick_save(editor: &mut Editor, battle: &mut Battle, load: bool) -> (String, bool) {
+    if !load {
+        editor.playtest_save = Some(battle.commands.clone());
+        battle.quick_saved = battle.commands.len();
+        battle.confirm_load = false;
+        let said = "Playtest quick save kept (F9 comes back to it); a playtest writes no save file";
+        return (said.into(), false);
+    }
+    let Some(kept) = editor.playtest_save.as_ref() else {
+        return (
+            "No quick save of this playtest yet: F5 keeps one".into(),
+            false,
+        );
+    };
+    if battle.commands != *kept && !battle.confirm_load {
+        battle.confirm_load = true;
+        let said = "Loading the quick save throws away what happened since it was kept: press F9 \
+                    again to load it";
+        return (said.into(), false);
+    }
+    battle.confirm_load = false;
+    match Battle::replay(battle.setup.clone(), kept) {
+        Ok(mut b) => {
+            b.id = std::mem::take(&mut battle.id);
+            b.quick_saved = b.commands.len();
+            *battle = b;
+            ("Playtest quick save loaded".into(), true)
+        }
+        Err(e) => (
+            format!("The playtest's quick save does not replay: {e}"),
+            false,
+        ),
+    }
+}
+
 /// After a playtest, leaving the battle (to the title, or Back from the result to the setup
 /// screen) comes back to the editor.
 fn back_from_playtest(editor: Res<Editor>, mut commands: Commands) {
@@ -894,9 +994,21 @@ fn editor_keys(
         }
         return;
     }
-    for (i, k) in crate::game::keys::DIGITS_1_TO_9.iter().enumerate() {
-        if keys.just_pressed(*k) {
-            send(EditorAction::Palette(i));
+    // Painting heights, the digits 0-9 are heights; otherwise 1-9 pick the palette's glyphs.
+    if editor.height.is_some() && !editor.moving {
+        for (d, k) in std::iter::once(&KeyCode::Digit0)
+            .chain(crate::game::keys::DIGITS_1_TO_9.iter())
+            .enumerate()
+        {
+            if keys.just_pressed(*k) {
+                send(EditorAction::Height(Some(d as u8)));
+            }
+        }
+    } else {
+        for (i, k) in crate::game::keys::DIGITS_1_TO_9.iter().enumerate() {
+            if keys.just_pressed(*k) {
+                send(EditorAction::Palette(i));
+            }
         }
     }
     let shift = keys.any_pressed([KeyCode::ShiftLeft, KeyCode::ShiftRight]);
@@ -941,6 +1053,13 @@ fn editor_keys(
         send(EditorAction::NextOverlay);
     } else if keys.just_pressed(KeyCode::KeyL) {
         send(EditorAction::NewTerrain);
+    } else if keys.just_pressed(KeyCode::KeyH) {
+        // The height brush on (at 1 level), or off again.
+        send(EditorAction::Height(match editor.height {
+            Some(_) if !editor.moving => None,
+            Some(h) => Some(h),
+            None => Some(1),
+        }));
     } else if keys.just_pressed(KeyCode::KeyB) {
         let shift = keys.any_pressed([KeyCode::ShiftLeft, KeyCode::ShiftRight]);
         send(if shift {
@@ -989,9 +1108,20 @@ fn click_cell(editor: &mut Editor, at: (i32, i32)) {
     }
     if !editor.moving {
         let glyph = editor.glyph;
+        let height = editor.height;
         match (editor.paint_tool, editor.rect_from) {
-            (PaintTool::Brush, _) => editor.apply(Edit::Paint { cell: at, glyph }),
-            (PaintTool::Fill, _) => editor.apply(Edit::Fill { cell: at, glyph }),
+            (PaintTool::Brush, _) => editor.apply(match height {
+                Some(height) => Edit::SetHeight {
+                    from: at,
+                    to: at,
+                    height,
+                },
+                None => Edit::Paint { cell: at, glyph },
+            }),
+            (PaintTool::Fill, _) => editor.apply(match height {
+                Some(height) => Edit::FillHeight { cell: at, height },
+                None => Edit::Fill { cell: at, glyph },
+            }),
             (PaintTool::Rect | PaintTool::Line, None) => {
                 editor.rect_from = Some(at);
                 editor.message = format!(
@@ -1008,18 +1138,32 @@ fn click_cell(editor: &mut Editor, at: (i32, i32)) {
             }
             (PaintTool::Line, Some(from)) => {
                 editor.rect_from = None;
-                editor.apply(Edit::PaintLine {
-                    from,
-                    to: at,
-                    glyph,
+                editor.apply(match height {
+                    Some(height) => Edit::SetHeightLine {
+                        from,
+                        to: at,
+                        height,
+                    },
+                    None => Edit::PaintLine {
+                        from,
+                        to: at,
+                        glyph,
+                    },
                 });
             }
             (PaintTool::Rect, Some(from)) => {
                 editor.rect_from = None;
-                editor.apply(Edit::PaintRect {
-                    from,
-                    to: at,
-                    glyph,
+                editor.apply(match height {
+                    Some(height) => Edit::SetHeight {
+                        from,
+                        to: at,
+                        height,
+                    },
+                    None => Edit::PaintRect {
+                        from,
+                        to: at,
+                        glyph,
+                    },
                 });
             }
         }
@@ -1047,10 +1191,7 @@ fn click_cell(editor: &mut Editor, at: (i32, i32)) {
             let base = name
                 .trim_end_matches(|c: char| c.is_ascii_digit())
                 .trim_end();
-            let copy = (2..)
-                .map(|n| format!("{base} {n}"))
-                .find(|n| f.units.iter().all(|u| &u.name != n))
-                .unwrap_or_else(|| format!("{base} copy"));
+            let copy = free_unit_name(&f, base, 2);
             editor.apply(Edit::AddUnit {
                 name: copy.clone(),
                 side: u.side.clone(),
@@ -1074,17 +1215,9 @@ fn click_cell(editor: &mut Editor, at: (i32, i32)) {
             ) else {
                 return;
             };
-            // "Warrior 1", "Warrior 2"...: the template's first word and the first free number.
-            let base = t
-                .name
-                .split_whitespace()
-                .next()
-                .unwrap_or("Unit")
-                .to_string();
-            let name = (1..)
-                .map(|n| format!("{base} {n}"))
-                .find(|n| f.units.iter().all(|u| &u.name != n))
-                .unwrap_or_else(|| format!("{base} new"));
+            // "Hammer Brute 1", "Hammer Brute 2"...: the template's name and the first free
+            // number.
+            let name = free_unit_name(&f, &t.name, 1);
             editor.apply(Edit::AddUnit {
                 name: name.clone(),
                 side: side.name.clone(),
@@ -1119,9 +1252,22 @@ fn editor_actions(
                 {
                     editor.glyph = *g;
                     editor.moving = false;
+                    editor.height = None;
                     editor.message = format!("Painting '{g}' ({})", t.label());
                     editor.dirty = true;
                 }
+            }
+            EditorAction::Height(h) => {
+                editor.height = *h;
+                editor.moving = false;
+                editor.message = match h {
+                    Some(h) => format!(
+                        "Painting heights: {h} level(s) with the {} (0-9 pick the height, H paints terrain again)",
+                        editor.paint_tool.name()
+                    ),
+                    None => format!("Painting '{}'", editor.glyph),
+                };
+                editor.dirty = true;
             }
             EditorAction::DeleteUnit => match editor.picked.take() {
                 Some(unit) => editor.apply(Edit::RemoveUnit { unit }),
@@ -1284,6 +1430,7 @@ fn editor_actions(
                 editor.typing = Some(Typing {
                     field: field.clone(),
                     text,
+                    replace: true,
                 });
                 editor.dirty = true;
             }
@@ -1355,11 +1502,17 @@ fn editor_actions(
                     continue;
                 };
                 t.name = format!("new {}", t.name);
+                let name = t.name.clone();
                 editor.apply(Edit::SetLegend {
                     glyph,
                     terrain: Some(t),
                 });
+                if editor.message.is_empty() {
+                    editor.message =
+                        format!("Added '{glyph}' {name} to the legend: Name... renames it");
+                }
                 editor.glyph = glyph;
+                editor.height = None;
                 editor.moving = false;
             }
             EditorAction::RemoveVictory(i) => editor.apply(Edit::RemoveVictory(*i)),
@@ -1440,6 +1593,7 @@ fn editor_actions(
                     Ok(l) => {
                         let path = editor.path.clone();
                         editor.playtesting = true;
+                        editor.playtest_save = None;
                         start_battle(&mut commands, Battle::new(BattleSetup::new(l, path)));
                     }
                     Err(d) => {
@@ -1569,6 +1723,7 @@ fn rebuild(
         board::repaint(
             looks,
             f.size.0.max(1) as usize,
+            super::art::TileShape::of(f.topology),
             &mut cells,
             &mut texts,
             &mut markers,
@@ -1581,21 +1736,6 @@ fn rebuild(
             if let Some(form) = &editor.new_level {
                 new_level_form(p, form);
                 return;
-            }
-            if let Some(t) = &editor.typing {
-                p.spawn(ui::text(
-                    format!("Typing {}: (Enter keeps it, Esc drops it)", t.field.words()),
-                    14.0,
-                    ui::ACCENT,
-                ));
-                p.spawn((
-                    Node {
-                        padding: UiRect::all(px(4)),
-                        ..default()
-                    },
-                    BackgroundColor(ui::BG),
-                    children![ui::text(format!("{}_", t.text), 15.0, ui::TEXT)],
-                ));
             }
             let title = match (&file, &editor.path) {
                 (Some(f), Some(path)) => format!(
@@ -1642,7 +1782,8 @@ fn rebuild(
                         "Tool: units - click one (or Tab, Shift+Tab) to pick it, then a cell to move it; C copies, Del removes; an empty cell gets a new unit (U to paint)".to_string()
                     } else {
                         format!(
-                            "Tool: paint, {} (F: brush / line / rectangle / fill; Ctrl+arrow grows the map at that edge, with Shift shrinks it; U units; N new level)",
+                            "Tool: paint {}, {} (F: brush / line / rectangle / fill; H: heights; Ctrl+arrow grows the map at that edge, with Shift shrinks it; U units; N new level)",
+                            editor.height.map_or("terrain".to_string(), |h| format!("height {h}")),
                             editor.paint_tool.name()
                         )
                     },
@@ -1658,6 +1799,7 @@ fn rebuild(
                 // Every glyph of the level's legend; the first nine also on the digit keys.
                 let palette = if editor.moving { 0 } else { usize::MAX };
                 if !editor.moving {
+                    height_panel(p, &editor, f);
                     terrain_panel(p, &editor, f);
                 }
                 // Two glyphs a row: the panel keeps room for the problems and the meter.
@@ -1669,7 +1811,7 @@ fn rebuild(
                 .with_children(|row| {
                     let legend = merged_legend(&f.legend);
                     for (i, (g, t)) in legend.iter().enumerate().take(palette) {
-                        let on = !editor.moving && editor.glyph == *g;
+                        let on = !editor.moving && editor.height.is_none() && editor.glyph == *g;
                         let colour = if on { ui::BUTTON_ON } else { ui::BUTTON };
                         row.spawn((
                             Button,
@@ -2069,12 +2211,20 @@ fn typing_keys(
         match &ev.logical_key {
             Key::Enter => done = Some(true),
             Key::Escape => done = Some(false),
+            Key::Backspace if t.replace => {
+                t.text.clear();
+                t.replace = false;
+            }
             Key::Backspace => {
                 t.text.pop();
             }
             _ => {
                 if let Some(text) = &ev.text {
-                    t.text.extend(text.chars().filter(|c| !c.is_control()));
+                    let typed: String = text.chars().filter(|c| !c.is_control()).collect();
+                    if !typed.is_empty() && std::mem::take(&mut t.replace) {
+                        t.text.clear();
+                    }
+                    t.text.push_str(&typed);
                 }
             }
         }
@@ -2191,7 +2341,15 @@ fn level_panel(p: &mut ChildSpawnerCommands, f: &LevelFile) {
             None,
             UiAction::Editor(EditorAction::Type(Field::Seed)),
         ));
-        for (i, side) in f.sides.iter().enumerate() {
+    });
+    // Each side on its own row: its name, then who plays it.
+    for (i, side) in f.sides.iter().enumerate() {
+        p.spawn(Node {
+            flex_direction: FlexDirection::Row,
+            flex_wrap: FlexWrap::Wrap,
+            ..default()
+        })
+        .with_children(|row| {
             row.spawn(ui::button(
                 format!("{}...", side.name),
                 None,
@@ -2199,14 +2357,14 @@ fn level_panel(p: &mut ChildSpawnerCommands, f: &LevelFile) {
             ));
             row.spawn(ui::button(
                 match side.controller {
-                    level::Controller::Human => "human",
-                    level::Controller::Ai => "AI",
+                    level::Controller::Human => "played by a human",
+                    level::Controller::Ai => "played by the AI",
                 },
                 None,
                 UiAction::Editor(EditorAction::ToggleController(i)),
             ));
-        }
-    });
+        });
+    }
 }
 
 /// The painted glyph's terrain and the buttons that change it (the level's own legend entry).
@@ -2251,19 +2409,61 @@ fn terrain_panel(p: &mut ChildSpawnerCommands, editor: &Editor, f: &LevelFile) {
 
 /// A compact button of the side panel.
 fn small_button(label: impl AsRef<str>, a: EditorAction) -> impl Bundle {
+    choice_button(label, a, false)
+}
+
+/// A compact button, lit when it is the choice in force.
+fn choice_button(label: impl AsRef<str>, a: EditorAction, on: bool) -> impl Bundle {
+    let colour = if on { ui::BUTTON_ON } else { ui::BUTTON };
     (
         Button,
         UiAction::Editor(a),
-        ui::ButtonColour(ui::BUTTON),
+        ui::ButtonColour(colour),
         Node {
             margin: UiRect::all(px(2)),
             padding: UiRect::axes(px(5), px(2)),
             border_radius: BorderRadius::all(px(4)),
             ..default()
         },
-        BackgroundColor(ui::BUTTON),
+        BackgroundColor(colour),
         children![ui::text(label, 13.0, ui::TEXT)],
     )
+}
+
+/// The height brush: terrain or a ground height of 0 to 9 levels, painted with the paint
+/// tool in force (each cell's height is shown on the board while it is on).
+fn height_panel(p: &mut ChildSpawnerCommands, editor: &Editor, f: &LevelFile) {
+    p.spawn(ui::text(
+        format!(
+            "Ground height (H; then 0-9): {}",
+            if f.heights.is_empty() {
+                "the map is flat".to_string()
+            } else {
+                format!("up to {} level(s)", f.max_height())
+            }
+        ),
+        13.0,
+        ui::DIM,
+    ));
+    p.spawn(Node {
+        flex_direction: FlexDirection::Row,
+        flex_wrap: FlexWrap::Wrap,
+        ..default()
+    })
+    .with_children(|row| {
+        row.spawn(choice_button(
+            "terrain",
+            EditorAction::Height(None),
+            editor.height.is_none(),
+        ));
+        for h in 0..=9u8 {
+            row.spawn(choice_button(
+                h.to_string(),
+                EditorAction::Height(Some(h)),
+                editor.height == Some(h),
+            ));
+        }
+    });
 }
 
 /// The picked unit (Tab and Shift+Tab step through the level's units): its side and

@@ -67,6 +67,39 @@ pub struct LevelFile {
     pub tasks: Vec<Task>,
 }
 
+impl LevelFile {
+    /// The ground's height of a cell as its `heights` row writes it, in levels: 0 off the
+    /// map, on a flat map (no `heights`), or where the layer is short or not a digit (the
+    /// validator reports those). The one reading of the layer outside the battle's map (the
+    /// level editor shades and labels cells with it).
+    ///
+    /// ```
+    /// let text = r#"(name: "H", ruleset: "sides", topology: Square(diagonals: One), size: (3, 1),
+    ///     map: ["..."], heights: ["012"], sides: [], units: [])"#;
+    /// let file: fray::rules::level::LevelFile = fray::rules::level::ron_options().from_str(text).unwrap();
+    /// assert_eq!((file.height_at((2, 0)), file.height_at((3, 0)), file.max_height()), (2, 0, 2));
+    /// ```
+    pub fn height_at(&self, (x, y): (i32, i32)) -> u8 {
+        let (Ok(x), Ok(y)) = (usize::try_from(x), usize::try_from(y)) else {
+            return 0;
+        };
+        self.heights
+            .get(y)
+            .and_then(|r| r.chars().nth(x))
+            .and_then(|c| c.to_digit(10))
+            .map_or(0, |d| d as u8)
+    }
+
+    /// The highest ground of the `heights` layer (0 on a flat map).
+    pub fn max_height(&self) -> u8 {
+        self.heights
+            .iter()
+            .flat_map(|r| r.chars().filter_map(|c| c.to_digit(10)))
+            .max()
+            .map_or(0, |d| d as u8)
+    }
+}
+
 /// How a battle starts, and the options a ruleset offers. Every field may be left out.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]

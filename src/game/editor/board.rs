@@ -7,12 +7,11 @@ use bevy::prelude::*;
 use bevy::ui::{ComputedNode, UiGlobalTransform};
 
 use super::{Editor, EditorCell};
-use crate::game::art::{Art, Pattern, TileShape};
+use crate::game::art::{Art, Pattern, TileArt, TileShape};
 use crate::game::board::BoardLayout;
 use crate::game::ui;
 use crate::rules::grid::{Cell, Grid};
 use crate::rules::level::{self, LevelFile, merged_legend};
-use crate::rules::map::{Sight, Terrain};
 
 /// The smallest and largest width of a cell on the editor's board, in logical pixels.
 const CELL_MIN: f32 = 8.0;
@@ -90,25 +89,6 @@ pub(super) fn pointed_cell(
     geometry.cell_at((cursor - top_left) * node.inverse_scale_factor())
 }
 
-/// The colour a terrain is drawn in.
-pub(super) fn colour(t: &Terrain) -> Color {
-    if t.name.contains("water") {
-        // Deep (impassable) water darker than shallow, but never wall-grey.
-        return if t.cost.is_none() {
-            Color::srgb(0.12, 0.22, 0.42)
-        } else {
-            Color::srgb(0.25, 0.4, 0.62)
-        };
-    }
-    match (t.cost, t.sight) {
-        (None, Sight::Slit) => Color::srgb(0.45, 0.4, 0.5),
-        (None, _) => Color::srgb(0.22, 0.21, 0.25),
-        (Some(_), Sight::Opaque) => Color::srgb(0.2, 0.42, 0.22),
-        _ if t.difficult => Color::srgb(0.5, 0.43, 0.3),
-        _ => Color::srgb(0.68, 0.64, 0.55),
-    }
-}
-
 const SIDE_COLOURS: [Color; 4] = [
     Color::srgb(0.35, 0.6, 1.0),
     Color::srgb(1.0, 0.4, 0.35),
@@ -116,15 +96,14 @@ const SIDE_COLOURS: [Color; 4] = [
     Color::srgb(0.95, 0.85, 0.3),
 ];
 
-/// The board cells a redraw repaints: each cell's look and the parts of it that show it (a
-/// square's background and border; a hex's image, and its marker, the second child).
+/// The board cells a redraw repaints: each cell's look and the parts of it that show it (its
+/// tile image; a square's border, a hex's marker, the second child).
 pub(super) type CellParts<'a> = (
     &'a EditorCell,
     &'a mut CellLook,
-    &'a mut BackgroundColor,
     &'a mut BorderColor,
     &'a mut Node,
-    Option<&'a mut ImageNode>,
+    &'a mut ImageNode,
     &'a Children,
 );
 
@@ -136,22 +115,23 @@ pub(super) struct HexMarker;
 pub(super) fn repaint(
     looks: &[CellLook],
     width: usize,
+    shape: TileShape,
     cells: &mut Query<CellParts, Without<super::EditorPanel>>,
     texts: &mut Query<(&mut Text, &mut TextColor)>,
     markers: &mut Query<&mut Visibility, With<HexMarker>>,
 ) {
-    for (at, mut look, mut bg, mut border, mut node, image, children) in cells {
+    for (at, mut look, mut border, mut node, mut image, children) in cells {
         let Some(new) = looks.get(at.y as usize * width + at.x as usize) else {
             continue;
         };
         if *look == *new {
             continue;
         }
-        match image {
-            Some(mut image) if image.color != new.bg => image.color = new.bg,
-            Some(_) => {}
-            None if bg.0 != new.bg => bg.0 = new.bg,
-            None => {}
+        if image.color != new.bg {
+            image.color = new.bg;
+        }
+        if look.tile != new.tile {
+            image.rect = Some(tile_rect(shape, new.tile));
         }
         if look.marked != new.marked {
             if let Some(&marker) = children.get(1)
@@ -186,10 +166,13 @@ fn marker_visibility(marked: bool) -> Visibility {
 /// when the level does not parse), and the number of cells.
 pub(super) type BoardShape = (Entity, Option<EditorGeometry>, usize);
 
-/// How a board cell looks: its colour (terrain and overlay), its label (a unit's initial, a
-/// goal's star) and the label's colour, and whether it is marked (a clicked problem).
+/// How a board cell looks: its terrain's tile (the battle board's picture, an index into the
+/// atlas, [`TileArt`]), the tile's tint (the ground's height, an overlay), its label (a unit's
+/// initial, a goal's star, a height while heights are painted) and the label's colour, and
+/// whether it is marked (a clicked problem).
 #[derive(Component, Clone, Debug, PartialEq)]
 pub struct CellLook {
+    pub tile: u32,
     pub bg: Color,
     pub label: String,
     pub fg: Color,
@@ -215,19 +198,7 @@ pub(super) fn board_looks(
     let units: std::collections::BTreeMap<(i32, i32), &level::UnitDef> =
         f.units.iter().map(|u| (u.cell, u)).collect();
     // Ground heights, as the battle board shades them: lower ground darker.
-    let height = |x: i32, y: i32| -> u32 {
-        f.heights
-            .get(y as usize)
-            .and_then(|r| r.chars().nth(x as usize))
-            .and_then(|c| c.to_digit(10))
-            .unwrap_or(0)
-    };
-    let top = f
-        .heights
-        .iter()
-        .flat_map(|r| r.chars().filter_map(|c| c.to_digit(10)))
-        .max()
-        .unwrap_or(0);
+    let top = f.max_height();
     let mut looks = Vec::with_capacity(f.size.0 as usize * f.size.1 as usize);
     for (y, row) in f.map.iter().enumerate() {
         let mut glyphs = row.chars();
@@ -235,9 +206,16 @@ pub(super) fn board_looks(
             let (x, y) = (x, y as i32);
             let g = glyphs.next().unwrap_or(' ');
             let terrain = legend.iter().find(|(k, _)| *k == g).map(|(_, t)| t);
-            let mut bg = terrain.map_or(Color::srgb(0.8, 0.1, 0.6), colour);
+            // The battle board's tile for the terrain (doors open, shut or locked included);
+            // a glyph with no terrain is a floor tinted magenta, plainly wrong.
+            let tile = terrain.map_or(TileArt::Floor, TileArt::for_terrain).index();
+            let mut bg = if terrain.is_some() {
+                Color::WHITE
+            } else {
+                Color::srgb(0.9, 0.2, 0.7)
+            };
             if top > 0 {
-                let k = 0.62 + 0.38 * height(x, y) as f32 / top as f32;
+                let k = 0.62 + 0.38 * f32::from(f.height_at((x, y))) / f32::from(top);
                 let c = bg.to_srgba();
                 bg = Color::srgb(c.red * k, c.green * k, c.blue * k);
             }
@@ -258,9 +236,14 @@ pub(super) fn board_looks(
                     )
                 }
                 None if goals.contains(&(x, y)) => ("*".into(), ui::ACCENT),
+                // Painting heights: every cell says its own.
+                None if editor.height.is_some() && !editor.moving => {
+                    (f.height_at((x, y)).to_string(), ui::TEXT)
+                }
                 None => (String::new(), ui::TEXT),
             };
             looks.push(CellLook {
+                tile,
                 bg,
                 label,
                 fg,
@@ -279,9 +262,17 @@ fn cell_border(marked: bool) -> BorderColor {
     }
 }
 
+/// The part of a shape's tile atlas ([`crate::game::art::atlas_pixels`]: every tile side by
+/// side in one row) that is tile `index`.
+fn tile_rect(shape: TileShape, index: u32) -> Rect {
+    let (w, h) = shape.tile_size();
+    Rect::new((index * w) as f32, 0.0, ((index + 1) * w) as f32, h as f32)
+}
+
 /// Spawns the board's cells (a button each, where the battle board puts that cell), or says
-/// the level does not parse. Squares are drawn as coloured boxes with a thin border, hexes
-/// as a hex image tinted with the terrain's colour (its box would overlap its neighbours).
+/// the level does not parse. Each cell shows its terrain's tile from the battle board's atlas
+/// (so a door is drawn open, shut or locked as in battle), tinted for the ground's height
+/// and overlays; squares have a thin border (thick and red when marked), hexes a marker.
 pub(super) fn spawn_board(
     board: &mut ChildSpawnerCommands,
     file: Option<&LevelFile>,
@@ -319,9 +310,14 @@ pub(super) fn spawn_board(
                 let Some(centre) = geometry.centre(at) else {
                     continue;
                 };
+                let tile = ImageNode::new(art.atlas(shape))
+                    .with_rect(tile_rect(shape, look.tile))
+                    .with_color(look.bg);
                 let mut e = map.spawn((
                     Button,
                     EditorCell { x: at.x, y: at.y },
+                    tile,
+                    BackgroundColor(Color::NONE),
                     Node {
                         position_type: PositionType::Absolute,
                         left: px(centre.x - cell.x / 2.0),
@@ -336,12 +332,7 @@ pub(super) fn spawn_board(
                     look.clone(),
                 ));
                 if hex {
-                    e.insert((
-                        BorderColor::all(Color::NONE),
-                        BackgroundColor(Color::NONE),
-                        ImageNode::new(art.pattern(Pattern::Cell, shape)).with_color(look.bg),
-                    ))
-                    .with_children(|c| {
+                    e.insert(BorderColor::all(Color::NONE)).with_children(|c| {
                         c.spawn(ui::text(&look.label, font, look.fg));
                         c.spawn((
                             HexMarker,
@@ -358,8 +349,11 @@ pub(super) fn spawn_board(
                         ));
                     });
                 } else {
-                    e.insert((cell_border(look.marked), BackgroundColor(look.bg)))
-                        .with_child(ui::text(&look.label, font, look.fg));
+                    e.insert(cell_border(look.marked)).with_child(ui::text(
+                        &look.label,
+                        font,
+                        look.fg,
+                    ));
                 }
             }
         });

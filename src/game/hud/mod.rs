@@ -502,9 +502,25 @@ fn battle_actions(
     mut submit: MessageWriter<Submit>,
     mut toasts: MessageWriter<Toast>,
     mut commands: Commands,
+    mut editor: Option<ResMut<super::editor::Editor>>,
 ) {
     for UiClick(action) in clicks.read() {
+        // A playtest (the editor's level as it stands, unsaved perhaps) keeps its quick save
+        // with the editor, not in the save folder: see `editor::playtest_quick_save`.
+        let playtest = editor.as_deref_mut().filter(|e| e.playtesting);
         match action {
+            UiAction::QuickSave | UiAction::QuickLoad if playtest.is_some() => {
+                if let Some(editor) = playtest {
+                    let load = *action == UiAction::QuickLoad;
+                    let (msg, loaded) =
+                        super::editor::playtest_quick_save(editor, &mut battle, load);
+                    if loaded {
+                        commands.insert_resource(super::ai_driver::AiPlayers::for_battle(&battle));
+                        targeting.group = None;
+                    }
+                    toasts.write(Toast(msg));
+                }
+            }
             UiAction::Menu(i) => {
                 let Some(entry) = view.menu.get(*i).cloned() else {
                     continue;
@@ -556,8 +572,10 @@ fn battle_actions(
                 Pause::Paused
             }),
             UiAction::SaveAndQuit => {
-                // A replay is not saved again: its battle already has its save.
+                // A replay is not saved again: its battle already has its save; a playtest
+                // is never saved.
                 if replay.is_none()
+                    && playtest.is_none()
                     && let Err(e) = super::saves::save_on_quit(&mut battle)
                 {
                     toasts.write(Toast(e));
@@ -567,8 +585,8 @@ fn battle_actions(
             // A playtest is not saved: the level it plays is the editor's, as it stands.
             UiAction::BackToEditor => commands.set_state(Screen::Editor),
             UiAction::ShowResult if battle.finished() => {
-                // The battle is over: nothing to continue.
-                if replay.is_none() {
+                // The battle is over: nothing to continue (and a playtest is never saved).
+                if replay.is_none() && playtest.is_none() {
                     let _ = super::saves::save_on_quit(&mut battle);
                 }
                 commands.set_state(Screen::Result);

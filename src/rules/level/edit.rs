@@ -72,6 +72,16 @@ pub enum Edit {
         to: (i32, i32),
         height: u8,
     },
+    /// Sets the ground's height of a straight line of cells between two ends (inclusive), as
+    /// [`Edit::PaintLine`] paints one.
+    SetHeightLine {
+        from: (i32, i32),
+        to: (i32, i32),
+        height: u8,
+    },
+    /// Sets the ground's height of `cell`'s region: every cell reached from it through
+    /// neighbours of the same height (as [`Edit::Fill`] follows a glyph).
+    FillHeight { cell: (i32, i32), height: u8 },
     /// Adds a unit (its line goes after the last unit's).
     AddUnit {
         name: String,
@@ -206,32 +216,40 @@ fn edited(text: &str, edit: &Edit) -> Result<String, String> {
             paint(&mut out, &spans, &file, &cells, *glyph)?;
         }
         Edit::PaintLine { from, to, glyph } => {
-            use crate::rules::grid::{Cell, Grid};
-            let (w, h) = (
-                file.map
-                    .iter()
-                    .map(|r| r.chars().count())
-                    .max()
-                    .unwrap_or(0) as u32,
-                file.map.len() as u32,
-            );
-            let grid = Grid::new(file.topology, w, h);
-            let cells: Vec<(i32, i32)> = grid
-                .line(Cell::new(from.0, from.1), Cell::new(to.0, to.1))
-                .into_iter()
-                .map(|c| (c.x, c.y))
-                .collect();
+            let cells = line(&file, *from, *to);
             paint(&mut out, &spans, &file, &cells, *glyph)?;
         }
         Edit::Fill { cell, glyph } => {
-            let cells = region(&file, *cell)?;
+            let rows: Vec<Vec<char>> = file.map.iter().map(|r| r.chars().collect()).collect();
+            let cells = region(&file, *cell, |(x, y)| {
+                let row = usize::try_from(y).ok().and_then(|y| rows.get(y))?;
+                usize::try_from(x).ok().and_then(|x| row.get(x)).copied()
+            })?;
             paint(&mut out, &spans, &file, &cells, *glyph)?;
         }
         Edit::Resize { size, offset, fill } => {
             resize(&mut out, &spans, &file, *size, *offset, *fill)?
         }
         Edit::SetHeight { from, to, height } => {
-            set_height(&mut out, text, &spans, &file, (*from, *to), *height)?
+            let cells: Vec<(i32, i32)> = (from.1.min(to.1)..=from.1.max(to.1))
+                .flat_map(|y| (from.0.min(to.0)..=from.0.max(to.0)).map(move |x| (x, y)))
+                .collect();
+            set_height(&mut out, text, &spans, &file, &cells, *height)?
+        }
+        Edit::SetHeightLine { from, to, height } => {
+            let cells = line(&file, *from, *to);
+            set_height(&mut out, text, &spans, &file, &cells, *height)?
+        }
+        Edit::FillHeight { cell, height } => {
+            // Off the map is no height at all, so the region stops at the edge.
+            let (w, h) = (
+                file.map.first().map_or(0, |r| r.chars().count()) as i32,
+                file.map.len() as i32,
+            );
+            let cells = region(&file, *cell, |(x, y)| {
+                (x >= 0 && y >= 0 && x < w && y < h).then(|| file.height_at((x, y)))
+            })?;
+            set_height(&mut out, text, &spans, &file, &cells, *height)?
         }
         Edit::AddUnit {
             name,
@@ -451,21 +469,44 @@ fn in_row(glyph: char) -> String {
     }
 }
 
-/// The cells of `start`'s region ([`Edit::Fill`]), in order of discovery.
-fn region(file: &LevelFile, start: (i32, i32)) -> Result<Vec<(i32, i32)>, String> {
+/// The cells of the straight line between two ends ([`Edit::PaintLine`],
+/// [`Edit::SetHeightLine`]): [`crate::rules::grid::Grid::line`] on the map's grid.
+fn line(file: &LevelFile, from: (i32, i32), to: (i32, i32)) -> Vec<(i32, i32)> {
+    use crate::rules::grid::{Cell, Grid};
+    let (w, h) = map_size(file);
+    Grid::new(file.topology, w, h)
+        .line(Cell::new(from.0, from.1), Cell::new(to.0, to.1))
+        .into_iter()
+        .map(|c| (c.x, c.y))
+        .collect()
+}
+
+/// The map's size as its rows give it (the widest row).
+fn map_size(file: &LevelFile) -> (u32, u32) {
+    (
+        file.map
+            .iter()
+            .map(|r| r.chars().count())
+            .max()
+            .unwrap_or(0) as u32,
+        file.map.len() as u32,
+    )
+}
+
+/// The cells of `start`'s region ([`Edit::Fill`], [`Edit::FillHeight`]): those reached from
+/// it through neighbours with the same `key` (a glyph, a height; `None` off the map), in
+/// order of discovery.
+fn region<K: PartialEq>(
+    file: &LevelFile,
+    start: (i32, i32),
+    key: impl Fn((i32, i32)) -> Option<K>,
+) -> Result<Vec<(i32, i32)>, String> {
     use crate::rules::grid::{Cell, Diagonals, Grid, Topology};
-    let rows: Vec<Vec<char>> = file.map.iter().map(|r| r.chars().collect()).collect();
-    let glyph_at = |(x, y): (i32, i32)| {
-        let row = usize::try_from(y).ok().and_then(|y| rows.get(y))?;
-        usize::try_from(x).ok().and_then(|x| row.get(x)).copied()
-    };
+    let glyph_at = key;
     let Some(glyph) = glyph_at(start) else {
         return Err(format!("({}, {}) is off the map", start.0, start.1));
     };
-    let (w, h) = (
-        rows.iter().map(Vec::len).max().unwrap_or(0) as u32,
-        rows.len() as u32,
-    );
+    let (w, h) = map_size(file);
     let topology = match file.topology {
         Topology::Square { .. } => Topology::Square {
             diagonals: Diagonals::Forbidden,
@@ -482,7 +523,7 @@ fn region(file: &LevelFile, start: (i32, i32)) -> Result<Vec<(i32, i32)>, String
         next += 1;
         for n in grid.neighbours(Cell::new(c.0, c.1)) {
             let n = (n.x, n.y);
-            if glyph_at(n) == Some(glyph) && !seen[index(n)] {
+            if glyph_at(n).as_ref() == Some(&glyph) && !seen[index(n)] {
                 seen[index(n)] = true;
                 cells.push(n);
             }
@@ -618,7 +659,7 @@ fn set_height(
     text: &str,
     spans: &Spans,
     file: &LevelFile,
-    (from, to): ((i32, i32), (i32, i32)),
+    cells: &[(i32, i32)],
     height: u8,
 ) -> Result<(), String> {
     if height > 9 {
@@ -628,7 +669,7 @@ fn set_height(
         file.map.first().map_or(0, |r| r.chars().count()) as i32,
         file.map.len() as i32,
     );
-    for (x, y) in [from, to] {
+    for &(x, y) in cells {
         if x < 0 || y < 0 || x >= w || y >= h {
             return Err(format!("({x}, {y}) is off the map ({w} × {h})"));
         }
@@ -639,24 +680,20 @@ fn set_height(
         file.heights.iter().map(|r| r.chars().collect()).collect()
     };
     let digit = char::from(b'0' + height);
-    let (ys, xs) = (
-        from.1.min(to.1)..=from.1.max(to.1),
-        from.0.min(to.0)..=from.0.max(to.0),
-    );
-    for y in ys.clone() {
+    // The rows touched, each once, top to bottom.
+    let ys: std::collections::BTreeSet<i32> = cells.iter().map(|c| c.1).collect();
+    for &(x, y) in cells {
         let Some(row) = rows.get_mut(y as usize) else {
             return Err(format!(
                 "heights row {y} is missing; fix `heights` by hand first"
             ));
         };
-        for x in xs.clone() {
-            match row.get_mut(x as usize) {
-                Some(c) => *c = digit,
-                None => {
-                    return Err(format!(
-                        "heights row {y} is too short; fix it by hand first"
-                    ));
-                }
+        match row.get_mut(x as usize) {
+            Some(c) => *c = digit,
+            None => {
+                return Err(format!(
+                    "heights row {y} is too short; fix it by hand first"
+                ));
             }
         }
     }
@@ -1056,6 +1093,30 @@ pub fn blank(
         id = ruleset.id,
         rows = row.repeat(h as usize),
     )
+}
+
+/// A name for a new unit that no unit of the level has: `base` (trimmed; "Unit" if empty) and
+/// the first free number from `first`, "Hammer Brute 1", "Hammer Brute 2"... The level
+/// editor names new units after their template's name, and copies after the copied unit.
+///
+/// ```
+/// use fray::rules::level::edit::free_unit_name;
+/// let text = r#"(name: "N", ruleset: "sides", topology: Square(diagonals: One), size: (2, 1),
+///     map: [".."], sides: [(name: "A", controller: Human)],
+///     units: [(name: "Hammer Brute 1", side: "A", cell: (0, 0), template: "brute")])"#;
+/// let file = fray::rules::level::ron_options().from_str(text).unwrap();
+/// assert_eq!(free_unit_name(&file, "Hammer Brute", 1), "Hammer Brute 2");
+/// assert_eq!(free_unit_name(&file, " ", 1), "Unit 1");
+/// ```
+pub fn free_unit_name(file: &LevelFile, base: &str, first: u32) -> String {
+    let base = match base.trim() {
+        "" => "Unit",
+        b => b,
+    };
+    (first..=first.saturating_add(file.units.len() as u32 + 1))
+        .map(|n| format!("{base} {n}"))
+        .find(|n| file.units.iter().all(|u| &u.name != n))
+        .unwrap_or_else(|| format!("{base} new"))
 }
 
 #[cfg(test)]

@@ -691,6 +691,78 @@ fn heights_are_added_set_row_by_row_resized_and_validated() {
 }
 
 #[test]
+fn heights_follow_a_line_and_fill_a_region_of_one_height() {
+    let mut doc = LevelDoc::new(SMALL);
+    // A line on a flat level adds the layer; its cells are the painted line's.
+    doc.apply(&Edit::SetHeightLine {
+        from: (0, 0),
+        to: (3, 1),
+        height: 3,
+    })
+    .expect("a line");
+    let f = file(doc.text());
+    let (w, h) = (f.size.0 as i32, f.size.1 as i32);
+    let mut painted = LevelDoc::new(SMALL);
+    painted
+        .apply(&Edit::PaintLine {
+            from: (0, 0),
+            to: (3, 1),
+            glyph: '#',
+        })
+        .expect("paints");
+    let walls = file(painted.text());
+    for y in 0..h {
+        for x in 0..w {
+            let on_line = walls.map[y as usize].chars().nth(x as usize) == Some('#')
+                && file(SMALL).map[y as usize].chars().nth(x as usize) != Some('#');
+            if on_line {
+                assert_eq!(f.height_at((x, y)), 3, "({x}, {y})");
+            }
+        }
+    }
+    assert_eq!(f.max_height(), 3);
+    // The fill takes the clicked cell's region of one height, nothing else.
+    let before = file(doc.text());
+    doc.apply(&Edit::FillHeight {
+        cell: (3, 0),
+        height: 1,
+    })
+    .expect("fills");
+    let after = file(doc.text());
+    assert_eq!((before.height_at((3, 0)), after.height_at((3, 0))), (0, 1));
+    let changed = |c: (i32, i32)| before.height_at(c) != after.height_at(c);
+    for y in 0..h {
+        for x in 0..w {
+            if changed((x, y)) {
+                // Only flat cells change, and the region is closed: a flat cell beside a
+                // changed one (sharing a side) changed too.
+                assert_eq!((before.height_at((x, y)), after.height_at((x, y))), (0, 1));
+                for n in [(x - 1, y), (x + 1, y), (x, y - 1), (x, y + 1)] {
+                    if (0..w).contains(&n.0) && (0..h).contains(&n.1) && before.height_at(n) == 0 {
+                        assert!(changed(n), "{n:?} beside ({x}, {y})");
+                    }
+                }
+            }
+        }
+    }
+    assert!(level::validate("x.ron", doc.text()).is_empty());
+    // Off the map: refused, nothing changes; undo and redo give the same texts.
+    let text = doc.text().to_string();
+    assert!(
+        doc.apply(&Edit::FillHeight {
+            cell: (9, 0),
+            height: 1
+        })
+        .is_err()
+    );
+    assert_eq!(doc.text(), text);
+    doc.undo();
+    assert_eq!(file(doc.text()), before);
+    doc.redo();
+    assert_eq!(doc.text(), text);
+}
+
+#[test]
 fn a_bad_heights_layer_is_reported_where_it_is() {
     let text = SMALL.replace(
         "    sides:",
@@ -708,4 +780,132 @@ fn a_bad_heights_layer_is_reported_where_it_is() {
             .any(|d| d.contains("x.ron:13:11") && d.contains("not a digit")),
         "{said:?}"
     );
+}
+
+#[test]
+fn every_edit_kind_undone_and_redone_gives_the_same_text_and_model() {
+    use crate::rules::map::{Sight, Terrain};
+    let bog = Terrain {
+        name: "bog".into(),
+        cost: Some(3),
+        sight: Sight::Clear,
+        difficult: true,
+        door: None,
+    };
+    let edits = vec![
+        Edit::Paint {
+            cell: (1, 0),
+            glyph: '~',
+        },
+        Edit::PaintRect {
+            from: (2, 0),
+            to: (3, 0),
+            glyph: ',',
+        },
+        Edit::PaintLine {
+            from: (0, 1),
+            to: (2, 1),
+            glyph: '~',
+        },
+        Edit::Fill {
+            cell: (0, 1),
+            glyph: '.',
+        },
+        Edit::Resize {
+            size: (5, 3),
+            offset: (0, 0),
+            fill: '.',
+        },
+        Edit::SetHeight {
+            from: (0, 0),
+            to: (1, 0),
+            height: 2,
+        },
+        Edit::SetHeightLine {
+            from: (0, 2),
+            to: (4, 2),
+            height: 1,
+        },
+        Edit::FillHeight {
+            cell: (4, 0),
+            height: 3,
+        },
+        Edit::AddUnit {
+            name: "c".into(),
+            side: "A".into(),
+            cell: (4, 2),
+            template: "warrior".into(),
+            overrides: Default::default(),
+        },
+        Edit::MoveUnit {
+            unit: "c".into(),
+            to: (4, 1),
+        },
+        Edit::SetOverride {
+            unit: "a".into(),
+            stat: "hp".into(),
+            value: Some(10),
+        },
+        Edit::RenameUnit {
+            unit: "c".into(),
+            to: "cee".into(),
+        },
+        Edit::RenameSide {
+            side: "A".into(),
+            to: "Alpha".into(),
+        },
+        Edit::SetController {
+            side: "B".into(),
+            controller: super::super::Controller::Human,
+        },
+        Edit::SetLegend {
+            glyph: 'b',
+            terrain: Some(bog),
+        },
+        Edit::SetName("N".into()),
+        Edit::SetDescription("d".into()),
+        Edit::SetSeed(9),
+        Edit::AddVictory(Victory::LastSideStanding),
+        Edit::RemoveVictory(0),
+        Edit::RemoveUnit { unit: "cee".into() },
+    ];
+    // Every kind is here: a new kind must be added to the list (the match will not compile
+    // without it).
+    let kind = |e: &Edit| match e {
+        Edit::Paint { .. } => 0,
+        Edit::PaintRect { .. } => 1,
+        Edit::PaintLine { .. } => 2,
+        Edit::Fill { .. } => 3,
+        Edit::Resize { .. } => 4,
+        Edit::SetHeight { .. } => 5,
+        Edit::SetHeightLine { .. } => 6,
+        Edit::FillHeight { .. } => 7,
+        Edit::AddUnit { .. } => 8,
+        Edit::MoveUnit { .. } => 9,
+        Edit::SetOverride { .. } => 10,
+        Edit::RenameUnit { .. } => 11,
+        Edit::RenameSide { .. } => 12,
+        Edit::SetController { .. } => 13,
+        Edit::SetLegend { .. } => 14,
+        Edit::SetName(_) => 15,
+        Edit::SetDescription(_) => 16,
+        Edit::SetSeed(_) => 17,
+        Edit::AddVictory(_) => 18,
+        Edit::RemoveVictory(_) => 19,
+        Edit::RemoveUnit { .. } => 20,
+    };
+    let kinds: std::collections::BTreeSet<usize> = edits.iter().map(kind).collect();
+    assert_eq!(kinds.len(), 21);
+    let mut doc = LevelDoc::new(SMALL);
+    for e in &edits {
+        let before = doc.text().to_string();
+        doc.apply(e).unwrap_or_else(|m| panic!("{e:?}: {m}"));
+        let after = doc.text().to_string();
+        assert_ne!(after, before, "{e:?} changed nothing");
+        assert!(doc.undo());
+        assert_eq!(doc.text(), before, "{e:?} undone");
+        assert!(doc.redo());
+        assert_eq!(doc.text(), after, "{e:?} redone");
+        assert_eq!(file(doc.text()), file(&after));
+    }
 }
