@@ -103,6 +103,11 @@ impl LogLine {
         let others = (0..state.sides.len())
             .map(|i| SideId(i as u8))
             .filter_map(|side| {
+                // Under fog of war, what the side does not see is not told (an empty line is
+                // not shown).
+                if !crate::rules::fog::shows(state, event, side) {
+                    return Some((side, String::new()));
+                }
                 let seen = rulesets::redact_event(state, event, side);
                 (seen != *event).then(|| (side, log_text(state, &seen)))
             })

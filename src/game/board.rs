@@ -15,6 +15,7 @@ use super::Screen;
 use super::art::{Art, TileArt, TileShape};
 use super::battle::Battle;
 use super::level::BoardLevel;
+use crate::rules::fog;
 use crate::rules::grid::{Cell, Grid, HexOrientation, Topology};
 use crate::rules::map::TerrainMap;
 
@@ -22,7 +23,7 @@ pub(super) fn plugin(app: &mut App) {
     app.add_systems(Startup, spawn_board);
     app.add_systems(
         Update,
-        (sync_board, hide_for_hand_over)
+        (sync_board, hide_for_hand_over, fog_tint)
             .chain()
             .in_set(super::AppSystems::Update)
             .run_if(in_state(Screen::Battle).and_then(resource_exists::<Battle>)),
@@ -272,6 +273,36 @@ pub fn height_shade(terrain: &TerrainMap, cell: Cell) -> Color {
     }
     let k = 0.62 + 0.38 * f32::from(terrain.height(cell)) / f32::from(top);
     Color::srgb(k, k, k)
+}
+
+/// How much darker a cell the viewer's side does not see is drawn, under fog of war.
+pub const FOGGED: f32 = 0.42;
+
+/// Fog of war: darkens the cells the viewer's units do not see ([`fog::seen_cells`]), over
+/// the height shade, whenever the view changes. A spectator, or a battle without fog, sees
+/// every cell lit.
+fn fog_tint(view: Res<crate::game::hud::View>, mut tiles: Query<(&BoardCell, &mut TileColor)>) {
+    if !view.is_changed() {
+        return;
+    }
+    let Some(s) = view.state.as_ref() else {
+        return;
+    };
+    let seen = match view.viewer {
+        Some(v) if s.fog.is_some() => Some(fog::seen_cells(s, v)),
+        _ => None,
+    };
+    for (cell, mut colour) in &mut tiles {
+        let lit = seen
+            .as_ref()
+            .is_none_or(|m| m.get(cell.0).copied().unwrap_or(true));
+        let k = if lit { 1.0 } else { FOGGED };
+        let base = height_shade(&s.terrain, cell.0).to_srgba();
+        let tint = Color::srgb(base.red * k, base.green * k, base.blue * k);
+        if colour.0 != tint {
+            colour.0 = tint;
+        }
+    }
 }
 
 /// The grid a board entity draws.

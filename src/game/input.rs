@@ -17,7 +17,7 @@ use super::keys;
 pub use super::keys::key_of;
 use super::menu;
 use super::ui::{UiAction, UiClick};
-use crate::rules::battle::{Command, Decision};
+use crate::rules::battle::{Command, Decision, UnitId};
 use crate::rules::grid::Cell;
 
 pub(super) fn plugin(app: &mut App) {
@@ -304,11 +304,15 @@ fn keyboard(
                 let mut v: Vec<Cell> = clock
                     .order
                     .iter()
+                    .filter(|e| crate::rules::fog::drawn(state, e.unit))
                     .filter_map(|e| state.unit(e.unit))
                     .filter(|u| u.is_active())
                     .map(|u| u.cell)
                     .collect();
-                for u in state.units.iter().filter(|u| u.is_active()) {
+                for (i, u) in state.units.iter().enumerate() {
+                    if !u.is_active() || !crate::rules::fog::drawn(state, UnitId(i as u16)) {
+                        continue;
+                    }
                     if !v.contains(&u.cell) {
                         v.push(u.cell);
                     }

@@ -562,7 +562,7 @@ fn place_tokens(
     cursor: Res<CursorCell>,
     targeting: Res<crate::game::hud::Targeting>,
     art: Res<Art>,
-    mut tokens: Query<(&UnitToken, &mut Transform, &Children)>,
+    mut tokens: Query<(&UnitToken, &mut Transform, &mut Visibility, &Children)>,
     mut parts: ParamSet<(
         Query<&mut Sprite, With<TokenBase>>,
         Query<&mut Sprite, With<TokenSilhouette>>,
@@ -600,21 +600,30 @@ fn place_tokens(
                 .collect()
         })
         .unwrap_or_default();
-    for (token, mut transform, children) in &mut tokens {
+    for (token, mut transform, mut visibility, children) in &mut tokens {
         let Some(u) = s.units.get(token.0) else {
             continue;
         };
         let id = UnitId(token.0 as u16);
+        // Fog of war: a foe the viewer does not know where to find is not drawn; one out of
+        // sight is drawn faint where it was last seen.
+        let drawn = crate::rules::fog::drawn(s, id);
+        visibility.set_if_neq(if drawn {
+            Visibility::Inherited
+        } else {
+            Visibility::Hidden
+        });
+        let ghost = s.fog.as_ref().is_some_and(|k| k.is_ghost(id));
         let mut pos = layout.cell_center(u.cell).unwrap_or_default();
         let mut alpha = match u.status {
             Status::Active => 1.0,
             Status::Down => 0.55,
             Status::Dead => 0.25,
-        };
+        } * if ghost { 0.4 } else { 1.0 };
         if let Some(p) = &anim.current {
             let k = p.progress();
             match &p.event {
-                Event::Moved { unit, from, to } if *unit == id => {
+                Event::Moved { unit, from, to } if *unit == id && !ghost => {
                     if let (Some(a), Some(b)) = (layout.cell_center(*from), layout.cell_center(*to))
                     {
                         pos = a.lerp(b, k);

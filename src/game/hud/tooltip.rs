@@ -11,6 +11,7 @@ use crate::game::menu::Described;
 use crate::game::ui;
 use crate::game::units::health_text;
 use crate::rules::battle::{BattleState, Command, Decision, Status, UnitId};
+use crate::rules::fog;
 use crate::rules::grid::Cell;
 use crate::rules::rulesets;
 use crate::rules::sight::{self, Cover};
@@ -61,10 +62,10 @@ pub fn tooltip_lines(
     let Some(terrain) = s.terrain.terrain(cell) else {
         return out;
     };
-    if let Some(uid) = s
-        .unit_at(cell)
-        .or_else(|| s.unit_ids().find(|&u| s.units[u.index()].cell == cell))
-        && let Some(u) = s.unit(uid)
+    if let Some(uid) = s.unit_at(cell).or_else(|| {
+        s.unit_ids()
+            .find(|&u| s.units[u.index()].cell == cell && fog::drawn(s, u))
+    }) && let Some(u) = s.unit(uid)
     {
         let template = s
             .ruleset()
@@ -77,6 +78,11 @@ pub fn tooltip_lines(
             Status::Dead => ", dead",
         };
         out.push(format!("{} - {template} ({side}){fallen}", u.name));
+        if s.fog.as_ref().is_some_and(|k| k.is_ghost(uid)) {
+            // A fogged view's foe out of sight: drawn where it was last seen.
+            out.push("Out of sight: last seen here".to_string());
+            return out;
+        }
         out.push(health_text(u));
         if !u.conditions.is_empty() {
             let c: Vec<String> = u

@@ -50,8 +50,17 @@ fn turn_order(
     };
     let clock = rulesets::clock(state);
     let folded = settings.collapsed;
+    let unseen: Vec<(bool, bool)> = state
+        .unit_ids()
+        .map(|u| {
+            state
+                .fog
+                .as_ref()
+                .map_or((false, false), |k| (k.is_unknown(u), k.is_ghost(u)))
+        })
+        .collect();
     let key = format!(
-        "{clock:?}|{}|{}|{folded:?}|{:?}|{:?}",
+        "{clock:?}|{unseen:?}|{}|{}|{folded:?}|{:?}|{:?}",
         state.round,
         settings.colour_blind,
         settings.keys,
@@ -119,8 +128,14 @@ fn turn_order(
                         )),
                     ));
                     let mark = if e.current { "> " } else { "" };
+                    // Fog of war: a foe out of the viewer's sight.
+                    let unseen = match &state.fog {
+                        Some(k) if k.is_unknown(e.unit) => "  (unseen)",
+                        Some(k) if k.is_ghost(e.unit) => "  (last seen)",
+                        _ => "",
+                    };
                     r.spawn(ui::text(
-                        format!("{mark}{}  {}", u.name, e.label),
+                        format!("{mark}{}  {}{unseen}", u.name, e.label),
                         13.0,
                         colour,
                     ));
