@@ -3752,6 +3752,30 @@ fn under_fog_the_board_shows_only_what_the_players_side_sees() {
             .expect("a token")
     };
     assert!(shown(&mut app, fang), "a ghost is drawn");
+    // Faint: every part of its token that is drawn is at most half opaque (its health is not
+    // drawn: the player does not know it), while Garrick's is solid.
+    let opacity = |app: &mut App, u: UnitId| {
+        let children: Vec<Entity> = {
+            let mut q = app.world_mut().query::<(&UnitToken, &Children)>();
+            q.iter(app.world())
+                .find(|(t, _)| t.0 == u.index())
+                .map(|(_, c)| c.iter().collect())
+                .expect("a token")
+        };
+        let mut q = app.world_mut().query::<(&Sprite, &Visibility)>();
+        children
+            .iter()
+            .filter_map(|&c| q.get(app.world(), c).ok())
+            .filter(|(_, v)| **v != Visibility::Hidden)
+            .map(|(s, _)| s.color.alpha())
+            .fold(0.0f32, f32::max)
+    };
+    assert!(
+        opacity(&mut app, fang) <= 0.5,
+        "{}",
+        opacity(&mut app, fang)
+    );
+    assert!(opacity(&mut app, garrick) > 0.99);
     // Garrick walks up to Fang's den and sees it; Fang slips away while no one looks.
     let place = |app: &mut App, unit: UnitId, x: i32, y: i32| {
         let mut b = app.world_mut().resource_mut::<Battle>();

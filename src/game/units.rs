@@ -405,12 +405,15 @@ fn side_colours(
         let Some(u) = battle.shown.units.get(token.0) else {
             continue;
         };
-        let want = side_colour_in(Some(u.side.index()), settings.colour_blind);
+        let hue = side_colour_in(Some(u.side.index()), settings.colour_blind);
         for c in children {
-            if let Ok(mut sprite) = bases.get_mut(*c)
-                && sprite.color != want
-            {
-                sprite.color = want;
+            if let Ok(mut sprite) = bases.get_mut(*c) {
+                // The colour of the side, at the alpha `place_tokens` chose (a downed unit or
+                // a foe out of sight is drawn faint).
+                let want = hue.with_alpha(sprite.color.alpha());
+                if sprite.color != want {
+                    sprite.color = want;
+                }
             }
         }
     }
@@ -656,8 +659,9 @@ fn place_tokens(
         }
         let z = UNIT_Z + token.0 as f32 * 0.01 + if u.is_active() { 1.0 } else { 0.0 };
         transform.translation = pos.extend(z);
+        // A foe out of sight shows no health: the viewer does not know it.
         let (fraction, bar) = match health(u) {
-            Some((_, f)) => (f, u.status != Status::Dead),
+            Some((_, f)) => (f, u.status != Status::Dead && !ghost),
             None => (1.0, false),
         };
         let hovered = cursor.0 == Some(u.cell);
