@@ -2707,6 +2707,16 @@ fn hovering_a_menu_entry_shows_its_rules_text() {
         .insert(Interaction::Hovered);
     app.update();
     assert_eq!(help_shown(&mut app), Some(want));
+    // Under a dialog (the reaction prompt) the help never shows through.
+    let dialog = app
+        .world_mut()
+        .spawn(fray::game::hud::reaction_prompt::Modal)
+        .id();
+    app.update();
+    assert_eq!(help_shown(&mut app), None, "shown through the dialog");
+    app.world_mut().despawn(dialog);
+    app.update();
+    assert!(help_shown(&mut app).is_some());
     app.world_mut().entity_mut(button).insert(Interaction::None);
     app.update();
     assert_eq!(help_shown(&mut app), None);

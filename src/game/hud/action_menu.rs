@@ -68,6 +68,7 @@ fn command_of<'a>(view: &'a View, action: &UiAction) -> Option<&'a Command> {
 /// Shows the hovered menu entry's rules text beside the menu; hides it when no entry is
 /// hovered.
 #[allow(clippy::type_complexity)]
+#[allow(clippy::too_many_arguments)]
 fn menu_hover_help(
     view: Res<View>,
     battle: Res<Battle>,
@@ -81,15 +82,20 @@ fn menu_hover_help(
     )>,
     mut help: Query<(&mut Node, &mut Visibility, &Children), With<MenuHelp>>,
     mut texts: Query<&mut Text>,
+    dialog: Query<(), With<super::reaction_prompt::Modal>>,
 ) {
     let Ok((mut node, mut vis, children)) = help.single_mut() else {
         return;
     };
-    let hovered = buttons.iter().find_map(|(i, a, n, at)| {
-        (*i != Interaction::None)
-            .then(|| command_of(&view, a).map(|c| (c, n, at)))
-            .flatten()
-    });
+    // A dialog's buttons answer it: no menu help shows through it.
+    let hovered = buttons
+        .iter()
+        .filter(|_| dialog.is_empty())
+        .find_map(|(i, a, n, at)| {
+            (*i != Interaction::None)
+                .then(|| command_of(&view, a).map(|c| (c, n, at)))
+                .flatten()
+        });
     let text = hovered.and_then(|(c, n, at)| {
         let words = super::rules_help::hover_text(battle.state.rules.id(), c)?;
         let top = match (n, at) {

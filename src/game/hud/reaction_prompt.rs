@@ -16,8 +16,9 @@ pub(super) fn plugin(app: &mut App) {
     app.add_systems(Update, reaction_prompt.in_set(HudSystems::Panels));
 }
 
+/// The reaction dialog's full-window layer (while it is up, the menu's hover help is not shown).
 #[derive(Component)]
-struct Modal;
+pub struct Modal;
 
 fn reaction_prompt(
     mut commands: Commands,
