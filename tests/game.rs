@@ -3948,3 +3948,50 @@ fn morale_lines_in_the_log_name_every_number_and_what_follows() {
         "Hruk's Short Task on the door succeeds: the door at (2, 2) is unlocked"
     );
 }
+
+/// Under fog a foe out of sight gives away nothing it is doing now: its faint token has no
+/// condition marks (the Monsters start surprised) and no health bar, and its line in the turn
+/// order says only that it is last seen there.
+#[test]
+fn under_fog_a_last_seen_foe_shows_no_marks_health_or_state() {
+    use fray::rules::battle::UnitId;
+    let level = fray::rules::level::load_path(&levels_dir().join("segments_dark_crypt.ron"))
+        .expect("dark crypt");
+    let fang = UnitId(
+        level
+            .file
+            .units
+            .iter()
+            .position(|u| u.name == "Fang")
+            .expect("Fang") as u16,
+    );
+    let mut app = battle_app(BattleSetup::new(level, None));
+    for _ in 0..3 {
+        app.update();
+    }
+    let real = &battle(&app).state.units[fang.index()];
+    assert!(!real.conditions.is_empty(), "Fang is surprised, unseen");
+    let view = app.world().resource::<fray::game::hud::View>();
+    let seen = view.state.as_ref().expect("a fogged view");
+    assert!(fray::game::units::status_icons(seen, fang).is_empty());
+    let lines = texts(&mut app);
+    let line = lines
+        .iter()
+        .find(|t| t.contains("Fang") && t.contains("(last seen)"))
+        .expect("Fang in the turn order");
+    assert!(!line.contains("surprised"), "{line}");
+    let mut q = app.world_mut().query::<(&UnitToken, &Children)>();
+    let children: Vec<Entity> = q
+        .iter(app.world())
+        .find(|(t, _)| t.0 == fang.index())
+        .map(|(_, c)| c.iter().collect())
+        .expect("Fang's token");
+    let mut bars = app
+        .world_mut()
+        .query_filtered::<&Visibility, With<fray::game::units::HealthBack>>();
+    let hidden = children
+        .iter()
+        .filter_map(|c| bars.get(app.world(), *c).ok())
+        .all(|v| *v == Visibility::Hidden);
+    assert!(hidden, "no health bar on a ghost");
+}

@@ -48,8 +48,9 @@ struct TokenSilhouette;
 struct TokenName;
 #[derive(Component)]
 struct HealthFill;
+/// The back of a token's health bar (hidden when it has none).
 #[derive(Component)]
-struct HealthBack;
+pub struct HealthBack;
 #[derive(Component)]
 struct ActiveRing;
 #[derive(Component)]
@@ -179,10 +180,18 @@ pub fn condition_name(s: &BattleState, c: &Condition) -> String {
 
 /// The marks on `id`'s token, at most four: "down" for the fallen ("fled" for one that left
 /// the map), "fleeing" for one that broke and runs for the map's edge, then its conditions.
+/// None on a foe out of the viewer's sight (`s` is the viewer's fogged view).
 pub fn status_icons(s: &BattleState, id: UnitId) -> Vec<Icon> {
     let Some(u) = s.unit(id) else {
         return Vec::new();
     };
+    // A foe out of sight, drawn where it was last seen: what it is doing now is not known.
+    if s.fog
+        .as_ref()
+        .is_some_and(|k| k.is_ghost(id) || k.is_unknown(id))
+    {
+        return Vec::new();
+    }
     let mut icons: Vec<Icon> = Vec::new();
     if crate::rules::rulesets::fled(s, id) {
         icons.push(Icon::Fled);
@@ -681,8 +690,9 @@ fn place_tokens(
         }
         let z = UNIT_Z + token.0 as f32 * 0.01 + if u.is_active() { 1.0 } else { 0.0 };
         transform.translation = pos.extend(z);
+        // A ghost's health now is not known: it has no bar.
         let (fraction, bar) = match health(u) {
-            Some((_, f)) => (f, u.status != Status::Dead),
+            Some((_, f)) => (f, u.status != Status::Dead && !ghost),
             None => (1.0, false),
         };
         let hovered = cursor.0 == Some(u.cell);
