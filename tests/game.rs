@@ -3814,3 +3814,218 @@ fn under_fog_the_board_shows_only_what_the_players_side_sees() {
             .any(|t| t.contains("Fang") && t.contains("(unseen)"))
     );
 }
+
+/// `sides` morale on the board: a unit that broke carries the "fleeing" mark, its tooltip and
+/// the turn order say it flees; once it has left the map its token is gone (not drawn as a
+/// downed unit lying on the edge), the tooltip of the cell it left by names no one and the
+/// turn order says it fled.
+#[test]
+fn a_fleeing_unit_is_marked_and_one_that_fled_is_not_drawn_as_down() {
+    use fray::game::art::Icon;
+    use fray::rules::battle::{Event, Status, UnitId};
+    use fray::rules::rulesets::RulesEvent;
+    use fray::rules::rulesets::sides::Ev;
+    let level = fray::rules::level::load_path(&levels_dir().join("sides_village_brawl.ron"))
+        .expect("village");
+    let mut app = battle_app(BattleSetup::new(level, None));
+    for _ in 0..3 {
+        app.update();
+    }
+    let b = battle(&app);
+    let foe = b
+        .state
+        .unit_ids()
+        .find(|&u| b.state.units[u.index()].name.as_ref() == "Hruk")
+        .expect("a bandit");
+    let cell = b.state.units[foe.index()].cell;
+    let name = b.state.units[foe.index()].name.to_string();
+    let apply = |app: &mut App, e: Event| {
+        let mut b = app.world_mut().resource_mut::<Battle>();
+        b.state.apply(&e);
+        b.shown.apply(&e);
+    };
+    let shown = |app: &mut App, u: UnitId| {
+        let mut q = app.world_mut().query::<(&UnitToken, &Visibility)>();
+        q.iter(app.world())
+            .find(|(t, _)| t.0 == u.index())
+            .map(|(_, v)| *v != Visibility::Hidden)
+            .expect("a token")
+    };
+    let tooltip =
+        |app: &App| fray::game::hud::tooltip::tooltip_lines(&battle(app).shown, None, cell, None);
+    assert!(fray::game::units::status_icons(&battle(&app).shown, foe).is_empty());
+    assert!(!tooltip(&app).iter().any(|l| l.contains("Fleeing")));
+    apply(
+        &mut app,
+        Event::Rules(RulesEvent::Sides(Ev::Breaks { unit: foe })),
+    );
+    app.update();
+    app.update();
+    assert_eq!(
+        fray::game::units::status_icons(&battle(&app).shown, foe),
+        vec![Icon::Fleeing]
+    );
+    assert!(
+        tooltip(&app)
+            .iter()
+            .any(|l| l == "Fleeing: it runs for the map's edge"),
+        "{:?}",
+        tooltip(&app)
+    );
+    assert!(
+        texts(&mut app)
+            .iter()
+            .any(|t| t.contains(&name) && t.contains("fleeing")),
+        "{:?}",
+        texts(&mut app)
+    );
+    assert!(shown(&mut app, foe));
+    apply(
+        &mut app,
+        Event::Rules(RulesEvent::Sides(Ev::Fled { unit: foe })),
+    );
+    apply(
+        &mut app,
+        Event::Status {
+            unit: foe,
+            status: Status::Down,
+        },
+    );
+    app.update();
+    app.update();
+    assert_eq!(
+        fray::game::units::status_icons(&battle(&app).shown, foe),
+        vec![Icon::Fled]
+    );
+    assert!(!shown(&mut app, foe), "it left the map: no token");
+    assert!(
+        !tooltip(&app).iter().any(|l| l.contains(&name)),
+        "{:?}",
+        tooltip(&app)
+    );
+    assert!(
+        texts(&mut app)
+            .iter()
+            .any(|t| t.contains(&name) && t.contains("fled the map")),
+        "{:?}",
+        texts(&mut app)
+    );
+}
+
+/// The combat log's morale lines say what was rolled, against what (the unit's morale, named)
+/// and what came of it; breaking, fleeing and routing say where the units go and what it means.
+#[test]
+fn morale_lines_in_the_log_name_every_number_and_what_follows() {
+    use fray::rules::battle::Event;
+    use fray::rules::battle::log::describe;
+    use fray::rules::rulesets::RulesEvent;
+    use fray::rules::rulesets::sides::{Ev, morale::Cause};
+    let level = fray::rules::level::load_path(&levels_dir().join("sides_village_brawl.ron"))
+        .expect("village");
+    let app = battle_app(BattleSetup::new(level, None));
+    let s = &battle(&app).state;
+    let hruk = s
+        .unit_ids()
+        .find(|&u| s.units[u.index()].name.as_ref() == "Hruk")
+        .expect("Hruk");
+    let bandits = s.units[hruk.index()].side;
+    let roll = |total: i64, ok: bool| Event::Rolled {
+        unit: Some(hruk),
+        side: None,
+        purpose: fray::rules::battle::Purpose::Morale,
+        expr: "2d6".parse().expect("dice"),
+        dice: vec![total as u32 - 1, 1],
+        total,
+        against: Some(9),
+        success: Some(ok),
+    };
+    let sides = |e: Ev| Event::Rules(RulesEvent::Sides(e));
+    assert_eq!(
+        describe(s, &roll(11, false)),
+        "Hruk rolls 2d6 for morale: [10 1] = 11, over its morale 9: it breaks"
+    );
+    assert_eq!(
+        describe(s, &roll(6, true)),
+        "Hruk rolls 2d6 for morale: [5 1] = 6, not over its morale 9: it holds"
+    );
+    assert_eq!(
+        describe(
+            s,
+            &sides(Ev::MoraleCheck {
+                side: bandits,
+                cause: Cause::HalfLost
+            })
+        ),
+        "Bandits have lost half their number: morale check \
+         (each rolls 2d6; over its morale, it breaks)"
+    );
+    assert_eq!(
+        describe(s, &sides(Ev::Breaks { unit: hruk })),
+        "Hruk breaks: it will run for the map's edge and leave the battle"
+    );
+    assert_eq!(
+        describe(s, &sides(Ev::Fled { unit: hruk })),
+        "Hruk flees off the map: out of the battle"
+    );
+    assert_eq!(
+        describe(s, &sides(Ev::Routed { side: bandits })),
+        "Bandits rout: all of them still standing flee the map, and they lose"
+    );
+    assert_eq!(
+        describe(
+            s,
+            &Event::Unlocked {
+                unit: hruk,
+                cell: Cell::new(2, 2)
+            }
+        ),
+        "Hruk's Short Task on the door succeeds: the door at (2, 2) is unlocked"
+    );
+}
+
+/// Under fog a foe out of sight gives away nothing it is doing now: its faint token has no
+/// condition marks (the Monsters start surprised) and no health bar, and its line in the turn
+/// order says only that it is last seen there.
+#[test]
+fn under_fog_a_last_seen_foe_shows_no_marks_health_or_state() {
+    use fray::rules::battle::UnitId;
+    let level = fray::rules::level::load_path(&levels_dir().join("segments_dark_crypt.ron"))
+        .expect("dark crypt");
+    let fang = UnitId(
+        level
+            .file
+            .units
+            .iter()
+            .position(|u| u.name == "Fang")
+            .expect("Fang") as u16,
+    );
+    let mut app = battle_app(BattleSetup::new(level, None));
+    for _ in 0..3 {
+        app.update();
+    }
+    let real = &battle(&app).state.units[fang.index()];
+    assert!(!real.conditions.is_empty(), "Fang is surprised, unseen");
+    let view = app.world().resource::<fray::game::hud::View>();
+    let seen = view.state.as_ref().expect("a fogged view");
+    assert!(fray::game::units::status_icons(seen, fang).is_empty());
+    let lines = texts(&mut app);
+    let line = lines
+        .iter()
+        .find(|t| t.contains("Fang") && t.contains("(last seen)"))
+        .expect("Fang in the turn order");
+    assert!(!line.contains("surprised"), "{line}");
+    let mut q = app.world_mut().query::<(&UnitToken, &Children)>();
+    let children: Vec<Entity> = q
+        .iter(app.world())
+        .find(|(t, _)| t.0 == fang.index())
+        .map(|(_, c)| c.iter().collect())
+        .expect("Fang's token");
+    let mut bars = app
+        .world_mut()
+        .query_filtered::<&Visibility, With<fray::game::units::HealthBack>>();
+    let hidden = children
+        .iter()
+        .filter_map(|c| bars.get(app.world(), *c).ok())
+        .all(|v| *v == Visibility::Hidden);
+    assert!(hidden, "no health bar on a ghost");
+}

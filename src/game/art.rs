@@ -793,10 +793,14 @@ pub enum Icon {
     Casting = 11,
     Down = 12,
     Other = 13,
+    /// Broke and runs for the map's edge (`sides` morale).
+    Fleeing = 14,
+    /// Left the map (`sides` morale).
+    Fled = 15,
 }
 
 impl Icon {
-    pub const ALL: [Icon; 14] = [
+    pub const ALL: [Icon; 16] = [
         Icon::Prone,
         Icon::Surprised,
         Icon::Stunned,
@@ -811,6 +815,8 @@ impl Icon {
         Icon::Casting,
         Icon::Down,
         Icon::Other,
+        Icon::Fleeing,
+        Icon::Fled,
     ];
 
     fn bitmap(self) -> [&'static str; 8] {
@@ -866,6 +872,14 @@ impl Icon {
             Icon::Down => [
                 "#......#", ".#....#.", "..#..#..", "...##...", "...##...", "..#..#..", ".#....#.",
                 "#......#",
+            ],
+            Icon::Fleeing => [
+                "........", "#...#...", ".#...#..", "..#...#.", "..#...#.", ".#...#..", "#...#...",
+                "........",
+            ],
+            Icon::Fled => [
+                "####....", "#.......", "#...#...", "#.#####.", "#...#...", "#.......", "####....",
+                "........",
             ],
             Icon::Other => [
                 ".####...", "#....#..", ".....#..", "...##...", "...#....", "........", "...#....",

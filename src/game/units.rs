@@ -48,8 +48,9 @@ struct TokenSilhouette;
 struct TokenName;
 #[derive(Component)]
 struct HealthFill;
+/// The back of a token's health bar (hidden when it has none).
 #[derive(Component)]
-struct HealthBack;
+pub struct HealthBack;
 #[derive(Component)]
 struct ActiveRing;
 #[derive(Component)]
@@ -175,6 +176,33 @@ pub fn condition_name(s: &BattleState, c: &Condition) -> String {
         #[allow(unreachable_patterns)]
         other => format!("{other:?}").to_lowercase(),
     }
+}
+
+/// The marks on `id`'s token, at most four: "down" for the fallen ("fled" for one that left
+/// the map), "fleeing" for one that broke and runs for the map's edge, then its conditions.
+/// None on a foe out of the viewer's sight (`s` is the viewer's fogged view).
+pub fn status_icons(s: &BattleState, id: UnitId) -> Vec<Icon> {
+    let Some(u) = s.unit(id) else {
+        return Vec::new();
+    };
+    // A foe out of sight, drawn where it was last seen: what it is doing now is not known.
+    if s.fog
+        .as_ref()
+        .is_some_and(|k| k.is_ghost(id) || k.is_unknown(id))
+    {
+        return Vec::new();
+    }
+    let mut icons: Vec<Icon> = Vec::new();
+    if crate::rules::rulesets::fled(s, id) {
+        icons.push(Icon::Fled);
+    } else if u.status != Status::Active {
+        icons.push(Icon::Down);
+    } else if crate::rules::rulesets::broken(s, id) {
+        icons.push(Icon::Fleeing);
+    }
+    icons.extend(u.conditions.iter().map(condition_icon));
+    icons.truncate(4);
+    icons
 }
 
 /// The icon of a condition.
@@ -617,8 +645,11 @@ fn place_tokens(
             Visibility::Hidden
         });
         let ghost = s.fog.as_ref().is_some_and(|k| k.is_ghost(id));
+        // A unit that fled left the map: it is not drawn as one lying there, once it has faded.
+        let fled = crate::rules::rulesets::fled(s, id) && !u.is_active();
         let mut pos = layout.cell_center(u.cell).unwrap_or_default();
         let mut alpha = match u.status {
+            _ if fled => 0.0,
             Status::Active => 1.0,
             Status::Down => 0.55,
             Status::Dead => 0.25,
@@ -656,6 +687,9 @@ fn place_tokens(
                 }
                 _ => {}
             }
+        }
+        if fled && alpha <= 0.0 {
+            visibility.set_if_neq(Visibility::Hidden);
         }
         let z = UNIT_Z + token.0 as f32 * 0.01 + if u.is_active() { 1.0 } else { 0.0 };
         transform.translation = pos.extend(z);
@@ -715,12 +749,7 @@ fn place_tokens(
                 };
             }
         }
-        // Status icons: conditions, and "down" for the fallen.
-        let mut icons: Vec<Icon> = u.conditions.iter().map(condition_icon).collect();
-        if u.status != Status::Active {
-            icons.insert(0, Icon::Down);
-        }
-        icons.truncate(4);
+        let icons = status_icons(s, id);
         // The holder too: tokens spawned anew (a quick load, a battle loaded in the state just
         // left) have empty holders, whatever icons the old ones showed.
         let holder = children.iter().find(|c| parts.p5().get(*c).is_ok());

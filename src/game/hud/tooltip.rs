@@ -62,9 +62,11 @@ pub fn tooltip_lines(
     let Some(terrain) = s.terrain.terrain(cell) else {
         return out;
     };
-    if let Some(uid) = s.unit_at(cell).or_else(|| {
+    // A unit that fled left the map: the cell it left by does not hold it.
+    let here = |u: UnitId| !rulesets::fled(s, u);
+    if let Some(uid) = s.unit_at(cell).filter(|&u| here(u)).or_else(|| {
         s.unit_ids()
-            .find(|&u| s.units[u.index()].cell == cell && fog::drawn(s, u))
+            .find(|&u| s.units[u.index()].cell == cell && fog::drawn(s, u) && here(u))
     }) && let Some(u) = s.unit(uid)
     {
         let template = s
@@ -84,6 +86,9 @@ pub fn tooltip_lines(
             return out;
         }
         out.push(health_text(u));
+        if rulesets::broken(s, uid) {
+            out.push("Fleeing: it runs for the map's edge".to_string());
+        }
         if !u.conditions.is_empty() {
             let c: Vec<String> = u
                 .conditions

@@ -129,13 +129,14 @@ fn turn_order(
                     ));
                     let mark = if e.current { "> " } else { "" };
                     // Fog of war: a foe out of the viewer's sight.
-                    let unseen = match &state.fog {
-                        Some(k) if k.is_unknown(e.unit) => "  (unseen)",
-                        Some(k) if k.is_ghost(e.unit) => "  (last seen)",
-                        _ => "",
+                    // What it is doing now (its label) is not known then.
+                    let (label, unseen) = match &state.fog {
+                        Some(k) if k.is_unknown(e.unit) => ("", "(unseen)"),
+                        Some(k) if k.is_ghost(e.unit) => ("", "(last seen)"),
+                        _ => (e.label.as_str(), ""),
                     };
                     r.spawn(ui::text(
-                        format!("{mark}{}  {}{unseen}", u.name, e.label),
+                        format!("{mark}{}  {label}{unseen}", u.name),
                         13.0,
                         colour,
                     ));

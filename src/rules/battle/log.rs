@@ -41,6 +41,15 @@ pub fn describe(s: &BattleState, e: &Event) -> String {
                 _ => ("?".to_string(), "rolls"),
             };
             let dice: Vec<String> = dice.iter().map(u32::to_string).collect();
+            if let (Purpose::Morale, Some(a), Some(ok)) = (purpose, against, success) {
+                // Morale (`sides`): 2d6 over the unit's morale and it breaks.
+                return format!(
+                    "{who} {rolls} {expr} for morale: [{}] = {total}, {} its morale {a}: {}",
+                    dice.join(" "),
+                    if *ok { "not over" } else { "over" },
+                    if *ok { "it holds" } else { "it breaks" }
+                );
+            }
             let mut line = format!(
                 "{who} {rolls} {purpose:?} {expr}: [{}] = {total}",
                 dice.join(" ")
@@ -80,9 +89,9 @@ pub fn describe(s: &BattleState, e: &Event) -> String {
             if *open { "opens" } else { "shuts" }
         ),
         Event::Unlocked { unit, cell } => {
-            let task = s.task_at(*cell).map_or("the task", |t| t.name.as_str());
+            let task = s.task_at(*cell).map_or("the door", |t| t.name.as_str());
             format!(
-                "{} carries out {task}: the door at {cell} is unlocked",
+                "{}'s Short Task on {task} succeeds: the door at {cell} is unlocked",
                 s.unit_name(*unit)
             )
         }

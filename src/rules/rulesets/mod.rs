@@ -178,6 +178,11 @@ pub trait Ruleset {
     fn broken(_s: &BattleState, _r: &Self::State, _unit: UnitId) -> bool {
         false
     }
+    /// Whether `unit` fled: it left the map and is out of the battle, though not beaten down
+    /// (`sides` morale).
+    fn fled(_s: &BattleState, _r: &Self::State, _unit: UnitId) -> bool {
+        false
+    }
     /// Removes from `state` what `viewer` cannot know.
     fn redact(_state: &mut BattleState, _viewer: SideId) {}
     /// An event as `viewer`'s side may see it.
@@ -462,11 +467,17 @@ macro_rules! registry {
             }
         }
 
-        /// Damage under way that lands later, as (caster, target, expected damage).
+        /// Whether `unit`, still standing, has broken and flees for the map's edge.
         pub fn broken(s: &BattleState, unit: UnitId) -> bool {
             match &s.rules { $(RulesState::$v(r) => <$m::$t as Ruleset>::broken(s, r, unit)),+ }
         }
 
+        /// Whether `unit` fled: it left the map (out of the battle, but not beaten down).
+        pub fn fled(s: &BattleState, unit: UnitId) -> bool {
+            match &s.rules { $(RulesState::$v(r) => <$m::$t as Ruleset>::fled(s, r, unit)),+ }
+        }
+
+        /// Damage under way that lands later, as (caster, target, expected damage).
         pub fn pending_damage(s: &BattleState) -> Vec<(UnitId, UnitId, f64)> {
             match &s.rules { $(RulesState::$v(r) => <$m::$t as Ruleset>::pending_damage(s, r)),+ }
         }

@@ -182,6 +182,9 @@ impl crate::rules::rulesets::Ruleset for Sides {
     fn broken(_s: &BattleState, r: &State, unit: UnitId) -> bool {
         morale::fleeing(r, unit)
     }
+    fn fled(_s: &BattleState, r: &State, unit: UnitId) -> bool {
+        morale::fled(r, unit)
+    }
     fn told_after_its_action(e: &Ev) -> bool {
         matches!(e, Ev::Actions { .. })
     }

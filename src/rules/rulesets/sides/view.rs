@@ -24,8 +24,12 @@ pub fn clock(s: &BattleState, r: &State) -> Clock {
                 continue;
             }
             let p = per(r, u);
-            let label = if unit.status != Status::Active {
+            let label = if super::morale::fled(r, u) {
+                "fled the map".to_string()
+            } else if unit.status != Status::Active {
                 "down".to_string()
+            } else if super::morale::fleeing(r, u) {
+                "fleeing".to_string()
             } else if r.surprise && unit.has(&Condition::Surprised) {
                 "surprised".to_string()
             } else if unit.has(&Condition::Holding) {
@@ -410,18 +414,24 @@ pub fn log_line(s: &BattleState, e: &Ev) -> String {
         ),
         Ev::MoraleCheck { side, cause } => match cause {
             super::morale::Cause::HalfLost => format!(
-                "{} have lost half their number: morale check (2d6 over morale flees)",
+                "{} have lost half their number: morale check (each rolls 2d6; over its morale, it breaks)",
                 side_name(s, *side)
             ),
             super::morale::Cause::LeaderFell { leader } => format!(
-                "{} have lost their leader {}: morale check (2d6 over morale flees)",
+                "{} have lost their leader {}: morale check (each rolls 2d6; over its morale, it breaks)",
                 side_name(s, *side),
                 n(leader)
             ),
         },
-        Ev::Breaks { unit } => format!("{} breaks and flees", n(unit)),
-        Ev::Routed { side } => format!("{} rout: every one of them flees", side_name(s, *side)),
-        Ev::Fled { unit } => format!("{} flees off the map", n(unit)),
+        Ev::Breaks { unit } => format!(
+            "{} breaks: it will run for the map's edge and leave the battle",
+            n(unit)
+        ),
+        Ev::Routed { side } => format!(
+            "{} rout: all of them still standing flee the map, and they lose",
+            side_name(s, *side)
+        ),
+        Ev::Fled { unit } => format!("{} flees off the map: out of the battle", n(unit)),
     }
 }
 
