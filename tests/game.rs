@@ -2486,6 +2486,88 @@ fn a_playtest_quick_save_stays_in_the_playtest_and_writes_no_file() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A battle on a level file starts afresh when the file is saved with a change, and says so.
+/// The file's first load arriving after the battle began changes nothing, and a playtest,
+/// which plays the editor's text (saved or not), is never swapped for what the file holds.
+#[test]
+fn a_saved_edit_restarts_a_battle_on_its_level_but_never_a_playtest() {
+    use fray::game::editor::Editor;
+    use fray::rules::level::edit::Edit;
+    let dir = temp_dir("hot-reload");
+    let path = dir.join("hot_village.ron");
+    std::fs::copy(levels_dir().join("sides_village_brawl.ron"), &path).expect("copy");
+    let text = std::fs::read_to_string(&path).expect("read");
+    let mut level = fray::rules::level::load_path(&path).expect("loads");
+    // The battle's level differs from the file's (as a playtest's unsaved edit does).
+    level.file.name = "Held in memory".into();
+    let mut setup = BattleSetup::new(level, Some(path.clone()));
+    setup.controls = vec![SideControl::Human; setup.controls.len()];
+    let mut app = app_on(&dir, |app| {
+        app.insert_resource(StartBattle(setup));
+    });
+    let loaded = |app: &mut App, name: &str| {
+        for _ in 0..400 {
+            app.update();
+            let c = app.world().resource::<Catalog>();
+            if c.entries
+                .iter()
+                .any(|e| matches!(&e.level, Some(Ok(l)) if l.name() == name))
+            {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        panic!("the file with the name {name:?} never loaded");
+    };
+    loaded(&mut app, "Millstream Brawl");
+    app.update();
+    assert_eq!(screen(&app), Screen::Battle);
+    assert_eq!(battle(&app).setup.level.name(), "Held in memory");
+    // A command played, then the file saved with a change: a fresh battle on it.
+    let cmd = battle(&app).state.legal_commands()[0].clone();
+    app.world_mut()
+        .resource_mut::<Battle>()
+        .submit(&cmd, true)
+        .expect("legal");
+    let save = |app: &mut App, name: &str| {
+        let edited = text.replacen("Millstream Brawl", name, 1);
+        std::fs::write(&path, edited).expect("write");
+        app.world()
+            .resource::<AssetServer>()
+            .reload("levels://hot_village.ron");
+        loaded(app, name);
+        app.update();
+        app.update();
+    };
+    save(&mut app, "Saved Once");
+    assert_eq!(battle(&app).setup.level.name(), "Saved Once");
+    assert!(battle(&app).commands.is_empty(), "a fresh battle");
+    assert!(
+        texts(&mut app)
+            .iter()
+            .any(|t| t.contains("The level was edited: a fresh battle on it"))
+    );
+    // A playtest of the editor's unsaved text goes on when the file is saved elsewhere.
+    tap(&mut app, KeyCode::Escape);
+    tap(&mut app, KeyCode::KeyQ);
+    for _ in 0..3 {
+        app.update();
+    }
+    tap(&mut app, KeyCode::KeyE);
+    app.update();
+    assert_eq!(screen(&app), Screen::Editor);
+    app.world_mut()
+        .resource_mut::<Editor>()
+        .apply(Edit::SetName("Playtest text".into()));
+    tap(&mut app, KeyCode::KeyP);
+    app.update();
+    assert_eq!(screen(&app), Screen::Battle);
+    assert_eq!(battle(&app).setup.level.name(), "Playtest text");
+    save(&mut app, "Saved Twice");
+    assert_eq!(battle(&app).setup.level.name(), "Playtest text");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// The way back from a playtest is on screen: the battle's top bar has a "Back to editor"
 /// button, the pause menu offers it first (in place of "Save and quit"), and Q goes back
 /// whether the battle is paused or not; each time the editor is as it was left. A battle
