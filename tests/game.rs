@@ -3829,6 +3829,18 @@ fn under_fog_the_board_shows_only_what_the_players_side_sees() {
         tint(&mut app, 16, 2) < 0.5,
         "Grumblegut's hall, far off: dark"
     );
+    // Garrick's reach runs into the dark: those cells' overlay is darkened as the tiles are,
+    // so the blue never hides which cells are out of sight.
+    let reach: Vec<f32> = {
+        use fray::game::overlays::Overlay;
+        let mut q = app.world_mut().query::<(&Overlay, &Sprite)>();
+        q.iter(app.world())
+            .filter(|(o, _)| **o == Overlay::Reach)
+            .map(|(_, s)| s.color.to_srgba().blue)
+            .collect()
+    };
+    assert!(reach.iter().any(|&b| b > 0.99), "lit reach: {reach:?}");
+    assert!(reach.iter().any(|&b| b < 0.5), "dark reach: {reach:?}");
     assert!(
         texts(&mut app)
             .iter()

@@ -202,7 +202,8 @@ pub fn log_text(state: &BattleState, event: &Event) -> String {
 /// ends its turn" the engine emits just before it, which would read as the opposite.
 ///
 /// The steps of one move make one line: a step that goes on from where the last line's move
-/// of the same unit ended (with nothing logged between) extends that line.
+/// of the same unit ended (with nothing logged between, and told to the same sides under fog
+/// of war) extends that line.
 ///
 /// `cause` says why a pool changes ("for Attack Fang"): it goes in the line's brackets,
 /// "Ida ap 2 (-1 for Attack Fang)".
@@ -228,8 +229,8 @@ fn push_line(
         && let Some(walk) = last.walk
         && walk.unit == step.unit
         && walk.to == step.from
-        && line.others.is_empty()
-        && last.others.is_empty()
+        && hidden_only(&line.others)
+        && line.others == last.others
     {
         let walk = Walk {
             to: step.to,
@@ -248,6 +249,13 @@ fn push_line(
         return;
     }
     log.push(line);
+}
+
+/// Whether a line's per-side texts only leave it out for some sides (under fog of war, those
+/// that do not see the unit): a step hidden from the same sides as the move's line so far
+/// joins it, and no side reads a text of its own that the joined line would lose.
+fn hidden_only(others: &[(SideId, String)]) -> bool {
+    others.iter().all(|(_, t)| t.is_empty())
 }
 
 /// The pools an action is paid from (the rest, hp and the like, are explained by their
@@ -884,6 +892,45 @@ mod tests {
             .collect();
         assert_eq!(moves.len(), 1, "{moves:?}");
         assert!(moves[0].contains(") -> ("), "{moves:?}");
+    }
+
+    /// Under fog of war too: a move the enemy does not see is one line, and still hidden from
+    /// the enemy's side.
+    #[test]
+    fn a_move_under_fog_is_told_once_and_only_to_those_who_see_it() {
+        use crate::rules::battle::SideId;
+        let level = crate::rules::battle::tests::load("segments_dark_crypt.ron");
+        let mut b = Battle::new(BattleSetup::new(level, None));
+        b.show_all();
+        let mover = b.state.pending().unit().expect("a unit to act");
+        let (side, at) = (
+            b.state.units[mover.index()].side,
+            b.state.units[mover.index()].cell,
+        );
+        let mv = b
+            .state
+            .legal_commands()
+            .into_iter()
+            .find(
+                |c| matches!(c, Command::Move { to, .. } if b.state.grid().distance(at, *to) >= 3),
+            )
+            .expect("a move of three steps or more");
+        let start = b.log.len();
+        b.submit(&mv, true).expect("legal");
+        b.show_all();
+        let moves: Vec<&LogLine> = b.log[start..]
+            .iter()
+            .filter(|l| l.text.contains(" moves "))
+            .collect();
+        assert_eq!(moves.len(), 1, "{:?}", b.log[start..].to_vec());
+        assert!(moves[0].text.contains("steps"), "{}", moves[0].text);
+        assert_eq!(moves[0].text_for(Some(side)), moves[0].text);
+        let enemy = SideId(1 - side.0);
+        assert_eq!(
+            moves[0].text_for(Some(enemy)),
+            "",
+            "the enemy does not see it"
+        );
     }
 
     #[test]
