@@ -4080,6 +4080,67 @@ fn morale_lines_in_the_log_name_every_number_and_what_follows() {
 /// Under fog a foe out of sight gives away nothing it is doing now: its faint token has no
 /// condition marks (the Monsters start surprised) and no health bar, and its line in the turn
 /// order says only that it is last seen there.
+/// Under fog of war, what the player's side does not see takes no time on screen: a hidden
+/// foe's step is shown at once (no pause, no floating word where it is), while a seen unit's
+/// step is animated.
+#[test]
+fn under_fog_a_hidden_foes_step_takes_no_time() {
+    use fray::game::battle::Queued;
+    use fray::game::units::Anim;
+    use fray::rules::battle::{Event, SideId, UnitId};
+    let level = fray::rules::level::load_path(&levels_dir().join("segments_dark_crypt.ron"))
+        .expect("dark crypt");
+    let id = |name: &str| {
+        UnitId(
+            level
+                .file
+                .units
+                .iter()
+                .position(|u| u.name == name)
+                .expect("the unit") as u16,
+        )
+    };
+    let (garrick, fang) = (id("Garrick"), id("Fang"));
+    let mut app = battle_app(BattleSetup::new(level, None));
+    app.world_mut().resource_mut::<Settings>().skip_animations = false;
+    app.update();
+    let step = |app: &App, u: UnitId| {
+        let s = &battle(app).shown;
+        let seen = fray::rules::fog::seen_cells(s, SideId(0));
+        let from = s.units[u.index()].cell;
+        let to = s
+            .grid()
+            .neighbours(from)
+            .find(|&c| {
+                s.terrain.passable(c)
+                    && s.units.iter().all(|o| o.cell != c)
+                    && seen.get(c).copied() == Some(u == garrick)
+            })
+            .expect("a free neighbouring cell");
+        Event::Moved { unit: u, from, to }
+    };
+    let queue = |app: &mut App, event: Event| {
+        let mut b = app.world_mut().resource_mut::<Battle>();
+        b.queue.push_back(Queued {
+            event,
+            first: true,
+            cause: None,
+        });
+    };
+    let hidden = step(&app, fang);
+    queue(&mut app, hidden);
+    app.update();
+    assert!(battle(&app).queue.is_empty(), "shown at once");
+    assert!(app.world().resource::<Anim>().current.is_none(), "no pause");
+    let seen = step(&app, garrick);
+    queue(&mut app, seen);
+    app.update();
+    assert!(
+        app.world().resource::<Anim>().current.is_some(),
+        "a seen step is animated"
+    );
+}
+
 #[test]
 fn under_fog_a_last_seen_foe_shows_no_marks_health_or_state() {
     use fray::rules::battle::UnitId;
