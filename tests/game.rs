@@ -446,6 +446,75 @@ fn e_ends_the_turn_and_a_click_on_a_cell_moves_there() {
     );
 }
 
+/// In `segments` a spell ends its caster's turn by itself: an E pressed just after (meant for
+/// the caster) does not end the next unit's turn unseen; it asks, and a second E ends it.
+#[test]
+fn an_end_turn_key_just_after_a_turn_ended_by_itself_asks_first() {
+    use fray::rules::battle::Action;
+    let level = fray::rules::level::load_path(&levels_dir().join("segments_dark_crypt.ron"))
+        .expect("dark crypt");
+    let mut setup = BattleSetup::new(level, None);
+    setup.controls = vec![SideControl::Human; setup.controls.len()];
+    let mut app = battle_app(setup);
+    let mut guard = 0;
+    let cast = loop {
+        let legal = battle(&app).state.legal_commands();
+        if let Some(c) = legal.iter().find(|c| {
+            matches!(
+                c,
+                Command::Act {
+                    action: Action::Cast { .. },
+                    ..
+                }
+            )
+        }) {
+            break c.clone();
+        }
+        let end = legal
+            .into_iter()
+            .find(|c| matches!(c, Command::EndTurn { .. }))
+            .expect("a turn to end");
+        app.world_mut()
+            .resource_mut::<Battle>()
+            .submit(&end, true)
+            .expect("legal");
+        app.update();
+        guard += 1;
+        assert!(guard < 40, "a caster gets a turn");
+    };
+    let caster = battle(&app).state.pending().unit();
+    app.world_mut()
+        .resource_mut::<Battle>()
+        .submit(&cast, true)
+        .expect("legal");
+    app.update();
+    app.update();
+    let next = battle(&app).state.pending().unit();
+    assert_ne!(next, caster, "the spell ended the caster's turn");
+    let n = battle(&app).commands.len();
+    tap(&mut app, KeyCode::KeyE);
+    assert_eq!(battle(&app).commands.len(), n, "the first E only asks");
+    assert!(
+        texts(&mut app)
+            .iter()
+            .any(|t| t.contains("turn has just begun: press E again")),
+        "{:?}",
+        texts(&mut app)
+    );
+    tap(&mut app, KeyCode::KeyE);
+    assert_eq!(
+        battle(&app).commands.last(),
+        Some(&Command::EndTurn {
+            unit: next.expect("a unit")
+        })
+    );
+    // The player's own E moving the turn on is not asked about: E again ends the next one.
+    let n = battle(&app).commands.len();
+    app.update();
+    tap(&mut app, KeyCode::KeyE);
+    assert_eq!(battle(&app).commands.len(), n + 1);
+}
+
 /// A move of several steps is one log line, and the panel shows where it ended, not where
 /// its first step went (the line grows in place as the steps are shown).
 #[test]
