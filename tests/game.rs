@@ -2420,6 +2420,12 @@ fn the_battle_screen_layout_fits_at_every_size() {
                 .filter(|b| b.kind == "text" || b.kind == "label")
                 .collect();
             assert!(texts.len() > 10, "{at}: the HUD's texts are measured");
+            for t in texts.iter().filter(|t| t.cut) {
+                failures.push(format!(
+                    "{at}: '{}' {:?} is cut by its panel",
+                    t.name, t.rect
+                ));
+            }
             for (i, a) in texts.iter().enumerate() {
                 for b in &texts[i + 1..] {
                     if overlap(a.rect, b.rect) {
