@@ -248,6 +248,23 @@ fn push_line(
         *last = line;
         return;
     }
+    // A turn's note in brackets (what the turn is for, in `segments`) goes on the turn's
+    // line: "Tolly's turn (a whole round's action...)", one line a turn.
+    if let Event::Rules(_) = event
+        && line.text.starts_with('(')
+        && let Some(last) = log.last_mut()
+        && last.text.ends_with("'s turn")
+        && line.others.is_empty()
+    {
+        // Told to whoever is told of the turn.
+        last.text = format!("{} {}", last.text, line.text);
+        for (_, t) in &mut last.others {
+            if !t.is_empty() {
+                *t = format!("{t} {}", line.text);
+            }
+        }
+        return;
+    }
     log.push(line);
 }
 
@@ -373,11 +390,11 @@ pub fn log_order(events: Vec<Event>, why: Vec<Option<String>>) -> Vec<(Event, Op
 
 /// The log lines of a battle's opening events, without the starting pools.
 fn opening_log(state: &BattleState, events: &[Event]) -> Vec<LogLine> {
-    events
-        .iter()
-        .filter(|e| !matches!(e, Event::Pool { .. }))
-        .map(|e| LogLine::of(state, e))
-        .collect()
+    let mut log = Vec::new();
+    for e in events.iter().filter(|e| !matches!(e, Event::Pool { .. })) {
+        push_line(&mut log, state, e, false, None);
+    }
+    log
 }
 
 impl Battle {
@@ -892,6 +909,36 @@ mod tests {
             .collect();
         assert_eq!(moves.len(), 1, "{moves:?}");
         assert!(moves[0].contains(") -> ("), "{moves:?}");
+    }
+
+    /// A `segments` turn is one line with its note: "Tolly's turn (a whole round's action in
+    /// a surprise segment; 1 attack routine left)", not the note repeated on its own line at
+    /// every turn's start.
+    #[test]
+    fn a_turn_and_its_note_are_one_line() {
+        let level = crate::rules::battle::tests::load("segments_dark_crypt.ron");
+        let mut b = Battle::new(BattleSetup::new(level, None));
+        b.show_all();
+        for _ in 0..3 {
+            let end = b
+                .state
+                .legal_commands()
+                .into_iter()
+                .find(|c| matches!(c, Command::EndTurn { .. }))
+                .expect("an end turn");
+            b.submit(&end, true).expect("legal");
+            b.show_all();
+        }
+        let texts: Vec<&str> = b.log.iter().map(|l| l.text.as_str()).collect();
+        let turns: Vec<&&str> = texts.iter().filter(|t| t.contains("'s turn")).collect();
+        assert!(turns.len() >= 3, "{texts:?}");
+        for t in turns {
+            assert!(
+                t.contains("'s turn (a whole round's action"),
+                "{t}: {texts:?}"
+            );
+        }
+        assert!(!texts.iter().any(|t| t.starts_with('(')), "{texts:?}");
     }
 
     /// Under fog of war too: a move the enemy does not see is one line, and still hidden from
