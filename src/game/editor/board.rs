@@ -195,8 +195,14 @@ pub(super) fn board_looks(
             _ => None,
         })
         .collect();
-    let units: std::collections::BTreeMap<(i32, i32), &level::UnitDef> =
-        f.units.iter().map(|u| (u.cell, u)).collect();
+    let names: Vec<&str> = f.units.iter().map(|u| u.name.as_str()).collect();
+    let marks = unit_marks(&names);
+    let units: std::collections::BTreeMap<(i32, i32), (&level::UnitDef, &String)> = f
+        .units
+        .iter()
+        .zip(&marks)
+        .map(|(u, m)| (u.cell, (u, m)))
+        .collect();
     // Ground heights, as the battle board shades them: lower ground darker.
     let top = f.max_height();
     let mut looks = Vec::with_capacity(f.size.0 as usize * f.size.1 as usize);
@@ -223,11 +229,11 @@ pub(super) fn board_looks(
                 bg = bg.mix(t, 0.55);
             }
             let (label, fg) = match units.get(&(x, y)) {
-                Some(u) => {
+                Some((u, mark)) => {
                     let side = f.sides.iter().position(|s| s.name == u.side).unwrap_or(0);
                     let picked = editor.picked.as_deref() == Some(&u.name);
                     (
-                        u.name.chars().next().unwrap_or('?').to_string(),
+                        (*mark).clone(),
                         if picked {
                             ui::ACCENT
                         } else {
@@ -252,6 +258,46 @@ pub(super) fn board_looks(
         }
     }
     looks
+}
+
+/// Each unit's mark on the editor's board: its initial, or where two units share one, the
+/// first of these that tells it from every other unit: its words' initials ("HS" for
+/// Hobgoblin Sentry), its initial and number ("H2" for Hammer Brute 2), its first two
+/// letters ("Hr", "Ha"), its initial and place in the list.
+pub fn unit_marks(names: &[&str]) -> Vec<String> {
+    let initial = |n: &str| n.chars().next().unwrap_or('?').to_string();
+    let kinds: [&dyn Fn(usize, &str) -> String; 5] = [
+        &|_, n| initial(n),
+        &|_, n| {
+            n.split_whitespace()
+                .filter_map(|w| w.chars().next())
+                .take(2)
+                .collect()
+        },
+        &|_, n| {
+            let digits: String = n.chars().rev().take_while(char::is_ascii_digit).collect();
+            format!("{}{}", initial(n), digits.chars().rev().collect::<String>())
+        },
+        &|_, n| n.chars().take(2).collect(),
+        &|i, n| format!("{}{}", initial(n), i + 1),
+    ];
+    let mut out: Vec<Option<String>> = vec![None; names.len()];
+    for kind in kinds {
+        let marks: Vec<String> = names.iter().enumerate().map(|(i, n)| kind(i, n)).collect();
+        // Unique among the units still without a mark, and not one already given.
+        let open: Vec<bool> = out.iter().map(Option::is_none).collect();
+        for (i, m) in marks.iter().enumerate() {
+            let taken = out.iter().flatten().any(|o| o == m);
+            let shared = (0..names.len()).any(|j| j != i && open[j] && marks[j] == *m);
+            if open[i] && !taken && !shared {
+                out[i] = Some(m.clone());
+            }
+        }
+    }
+    out.into_iter()
+        .enumerate()
+        .map(|(i, m)| m.unwrap_or_else(|| format!("{}{}", initial(names[i]), i + 1)))
+        .collect()
 }
 
 fn cell_border(marked: bool) -> BorderColor {
@@ -357,4 +403,26 @@ pub(super) fn spawn_board(
                 }
             }
         });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::unit_marks;
+
+    #[test]
+    fn each_unit_has_a_mark_no_other_unit_has() {
+        let names = [
+            "Hruk",
+            "Hale",
+            "Hobgoblin Sentry",
+            "Hobgoblin Guard",
+            "Hammer Brute 1",
+            "Hammer Brute 2",
+            "Ida",
+        ];
+        let marks = unit_marks(&names);
+        assert_eq!(marks, ["Hr", "Ha", "HS", "HG", "H1", "H2", "I"]);
+        let same = unit_marks(&["Ann", "Ann"]);
+        assert_ne!(same[0], same[1], "{same:?}");
+    }
 }
