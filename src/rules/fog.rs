@@ -199,7 +199,8 @@ pub fn shows(state: &BattleState, e: &Event, viewer: SideId) -> bool {
         | Event::Condition { unit, .. }
         | Event::Reacted { unit, .. }
         | Event::Reckoned { unit, .. }
-        | Event::Blocked { unit, .. } => Some(*unit),
+        | Event::Blocked { unit, .. }
+        | Event::Spotted { unit, .. } => Some(*unit),
         Event::Attacked {
             attacker, target, ..
         } => {
