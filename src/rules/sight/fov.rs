@@ -13,9 +13,9 @@
 //!    along a grid line, since its ends are at cell centres (rule 3); and a grid vertex strictly
 //!    between its ends has its four cells in the rectangle too (rule 4).
 //! 2. **A permissive shadowcast** ([`Candidates`]) marks a *superset* of the cells in sight:
-//!    every cell that some point of some sample (the viewer's centre or a corner) reaches with a
-//!    segment crossing the open interior of no Opaque cell but the viewer's own. Five
-//!    point-source shadowcasts, one from each sample point, each over eight octants.
+//!    every cell one of whose samples (centre or corners) some sample of the viewer reaches with
+//!    a segment crossing the open interior of no Opaque cell of an earlier column (see below).
+//!    Five point-source shadowcasts, one from each sample point, each over eight octants.
 //! 3. **The exact rule** ([`super::line_of_sight`]) on the marked cells that step 1 did not settle.
 //!
 //! # Why step 2 never drops a cell in sight
@@ -34,14 +34,17 @@
 //!   exactly when `s·u1 > v0` and `s·max(u0, 0) < v1`: the open slope interval
 //!   `(v0/u1, v1/max(u0, 0))`, the cell's *shadow*.
 //! - The *light* is the octant's slopes `[0, 1]` minus the shadows of every Opaque cell (not
-//!   the viewer's) of the earlier columns, a union of closed intervals. A cell is marked when
-//!   the light meets its slope interval.
+//!   the viewer's) of the earlier columns, a union of closed intervals. The cells of a column
+//!   whose slope interval meets the light are visited; one is marked when the slope of one of
+//!   its samples in the octant is lit (a sample on the source itself counts as lit).
 //!
-//! The segment's slope `s` lies in `b`'s slope interval (`q` is in `b`) and in no earlier
-//! column's shadow (it crosses no Opaque interior), so `b` is marked. Cells of `b`'s own column
+//! The segment's slope `s` is the slope of `q`, so it lies in `b`'s slope interval (`b` is
+//! visited) and in no earlier column's shadow (the segment crosses no Opaque interior), so `b`
+//! is marked. Cells of `b`'s own column
 //! are not subtracted before `b` is looked at (a loose bound: fewer cells dropped, never a
-//! wrong one), and a cell that is not marked casts no shadow on the light (its shadow lies in
-//! its slope interval, where there is no light). Slits, seams and pinches are ignored: they
+//! wrong one), and a cell that is not visited casts no shadow on the light (its shadow lies in
+//! its slope interval, where there is no light); every visited Opaque cell casts its shadow,
+//! marked or not. Slits, seams and pinches are ignored: they
 //! only block more. Segments between two points of the map stay inside the map's rectangle, so
 //! nothing off the map can block them and the scan stops at the map's edges.
 
@@ -222,8 +225,8 @@ impl<'a> Candidates<'a> {
                         (bx + sx * i, by + sy * j)
                     };
                     let idx = (y * w + x) as usize;
-                    if let Some(m) = self.marked.get_mut(idx) {
-                        *m = true;
+                    if self.marked.get(idx) == Some(&false) && self.sample_lit(k, i, j, h) {
+                        self.marked[idx] = true;
                     }
                     let opaque = self.sight.get(idx) == Some(&Sight::Opaque);
                     if opaque && (x, y) != self.from {
@@ -247,6 +250,38 @@ impl<'a> Candidates<'a> {
                 self.subtract();
             }
         }
+    }
+
+    /// Whether a sample point of the cell at column `i`, row `j` (its centre or a corner) lies
+    /// on a lit slope of this octant, looking from light interval `k` on (the earlier ones
+    /// end below the cell). The sample at the source itself counts as lit.
+    fn sample_lit(&self, k: usize, i: i64, j: i64, h: i64) -> bool {
+        let (u0, v0) = (2 * i - h, 2 * j - h);
+        let points = [
+            (u0 + 1, v0 + 1),
+            (u0, v0),
+            (u0 + 2, v0),
+            (u0, v0 + 2),
+            (u0 + 2, v0 + 2),
+        ];
+        points.iter().any(|&(u, v)| {
+            if u == 0 && v == 0 {
+                return true;
+            }
+            if u <= 0 || v < 0 || v > u {
+                return false;
+            }
+            let s = Slope::new(v, u);
+            for &(a, b) in &self.light[k..] {
+                if s.lt(a) {
+                    return false;
+                }
+                if s.le(b) {
+                    return true;
+                }
+            }
+            false
+        })
     }
 
     /// Light minus the (open, rising, disjoint) shadows of this column.
