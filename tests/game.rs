@@ -446,6 +446,75 @@ fn e_ends_the_turn_and_a_click_on_a_cell_moves_there() {
     );
 }
 
+/// In `segments` a spell ends its caster's turn by itself: an E pressed just after (meant for
+/// the caster) does not end the next unit's turn unseen; it asks, and a second E ends it.
+#[test]
+fn an_end_turn_key_just_after_a_turn_ended_by_itself_asks_first() {
+    use fray::rules::battle::Action;
+    let level = fray::rules::level::load_path(&levels_dir().join("segments_dark_crypt.ron"))
+        .expect("dark crypt");
+    let mut setup = BattleSetup::new(level, None);
+    setup.controls = vec![SideControl::Human; setup.controls.len()];
+    let mut app = battle_app(setup);
+    let mut guard = 0;
+    let cast = loop {
+        let legal = battle(&app).state.legal_commands();
+        if let Some(c) = legal.iter().find(|c| {
+            matches!(
+                c,
+                Command::Act {
+                    action: Action::Cast { .. },
+                    ..
+                }
+            )
+        }) {
+            break c.clone();
+        }
+        let end = legal
+            .into_iter()
+            .find(|c| matches!(c, Command::EndTurn { .. }))
+            .expect("a turn to end");
+        app.world_mut()
+            .resource_mut::<Battle>()
+            .submit(&end, true)
+            .expect("legal");
+        app.update();
+        guard += 1;
+        assert!(guard < 40, "a caster gets a turn");
+    };
+    let caster = battle(&app).state.pending().unit();
+    app.world_mut()
+        .resource_mut::<Battle>()
+        .submit(&cast, true)
+        .expect("legal");
+    app.update();
+    app.update();
+    let next = battle(&app).state.pending().unit();
+    assert_ne!(next, caster, "the spell ended the caster's turn");
+    let n = battle(&app).commands.len();
+    tap(&mut app, KeyCode::KeyE);
+    assert_eq!(battle(&app).commands.len(), n, "the first E only asks");
+    assert!(
+        texts(&mut app)
+            .iter()
+            .any(|t| t.contains("turn has just begun: press E again")),
+        "{:?}",
+        texts(&mut app)
+    );
+    tap(&mut app, KeyCode::KeyE);
+    assert_eq!(
+        battle(&app).commands.last(),
+        Some(&Command::EndTurn {
+            unit: next.expect("a unit")
+        })
+    );
+    // The player's own E moving the turn on is not asked about: E again ends the next one.
+    let n = battle(&app).commands.len();
+    app.update();
+    tap(&mut app, KeyCode::KeyE);
+    assert_eq!(battle(&app).commands.len(), n + 1);
+}
+
 /// A move of several steps is one log line, and the panel shows where it ended, not where
 /// its first step went (the line grows in place as the steps are shown).
 #[test]
@@ -2351,6 +2420,12 @@ fn the_battle_screen_layout_fits_at_every_size() {
                 .filter(|b| b.kind == "text" || b.kind == "label")
                 .collect();
             assert!(texts.len() > 10, "{at}: the HUD's texts are measured");
+            for t in texts.iter().filter(|t| t.cut) {
+                failures.push(format!(
+                    "{at}: '{}' {:?} is cut by its panel",
+                    t.name, t.rect
+                ));
+            }
             for (i, a) in texts.iter().enumerate() {
                 for b in &texts[i + 1..] {
                     if overlap(a.rect, b.rect) {
@@ -2483,6 +2558,88 @@ fn a_playtest_quick_save_stays_in_the_playtest_and_writes_no_file() {
     app.update();
     assert_eq!(screen(&app), Screen::Editor);
     assert!(!quick.exists() && !auto.exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A battle on a level file starts afresh when the file is saved with a change, and says so.
+/// The file's first load arriving after the battle began changes nothing, and a playtest,
+/// which plays the editor's text (saved or not), is never swapped for what the file holds.
+#[test]
+fn a_saved_edit_restarts_a_battle_on_its_level_but_never_a_playtest() {
+    use fray::game::editor::Editor;
+    use fray::rules::level::edit::Edit;
+    let dir = temp_dir("hot-reload");
+    let path = dir.join("hot_village.ron");
+    std::fs::copy(levels_dir().join("sides_village_brawl.ron"), &path).expect("copy");
+    let text = std::fs::read_to_string(&path).expect("read");
+    let mut level = fray::rules::level::load_path(&path).expect("loads");
+    // The battle's level differs from the file's (as a playtest's unsaved edit does).
+    level.file.name = "Held in memory".into();
+    let mut setup = BattleSetup::new(level, Some(path.clone()));
+    setup.controls = vec![SideControl::Human; setup.controls.len()];
+    let mut app = app_on(&dir, |app| {
+        app.insert_resource(StartBattle(setup));
+    });
+    let loaded = |app: &mut App, name: &str| {
+        for _ in 0..400 {
+            app.update();
+            let c = app.world().resource::<Catalog>();
+            if c.entries
+                .iter()
+                .any(|e| matches!(&e.level, Some(Ok(l)) if l.name() == name))
+            {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        panic!("the file with the name {name:?} never loaded");
+    };
+    loaded(&mut app, "Millstream Brawl");
+    app.update();
+    assert_eq!(screen(&app), Screen::Battle);
+    assert_eq!(battle(&app).setup.level.name(), "Held in memory");
+    // A command played, then the file saved with a change: a fresh battle on it.
+    let cmd = battle(&app).state.legal_commands()[0].clone();
+    app.world_mut()
+        .resource_mut::<Battle>()
+        .submit(&cmd, true)
+        .expect("legal");
+    let save = |app: &mut App, name: &str| {
+        let edited = text.replacen("Millstream Brawl", name, 1);
+        std::fs::write(&path, edited).expect("write");
+        app.world()
+            .resource::<AssetServer>()
+            .reload("levels://hot_village.ron");
+        loaded(app, name);
+        app.update();
+        app.update();
+    };
+    save(&mut app, "Saved Once");
+    assert_eq!(battle(&app).setup.level.name(), "Saved Once");
+    assert!(battle(&app).commands.is_empty(), "a fresh battle");
+    assert!(
+        texts(&mut app)
+            .iter()
+            .any(|t| t.contains("The level was edited: a fresh battle on it"))
+    );
+    // A playtest of the editor's unsaved text goes on when the file is saved elsewhere.
+    tap(&mut app, KeyCode::Escape);
+    tap(&mut app, KeyCode::KeyQ);
+    for _ in 0..3 {
+        app.update();
+    }
+    tap(&mut app, KeyCode::KeyE);
+    app.update();
+    assert_eq!(screen(&app), Screen::Editor);
+    app.world_mut()
+        .resource_mut::<Editor>()
+        .apply(Edit::SetName("Playtest text".into()));
+    tap(&mut app, KeyCode::KeyP);
+    app.update();
+    assert_eq!(screen(&app), Screen::Battle);
+    assert_eq!(battle(&app).setup.level.name(), "Playtest text");
+    save(&mut app, "Saved Twice");
+    assert_eq!(battle(&app).setup.level.name(), "Playtest text");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -3747,6 +3904,18 @@ fn under_fog_the_board_shows_only_what_the_players_side_sees() {
         tint(&mut app, 16, 2) < 0.5,
         "Grumblegut's hall, far off: dark"
     );
+    // Garrick's reach runs into the dark: those cells' overlay is darkened as the tiles are,
+    // so the blue never hides which cells are out of sight.
+    let reach: Vec<f32> = {
+        use fray::game::overlays::Overlay;
+        let mut q = app.world_mut().query::<(&Overlay, &Sprite)>();
+        q.iter(app.world())
+            .filter(|(o, _)| **o == Overlay::Reach)
+            .map(|(_, s)| s.color.to_srgba().blue)
+            .collect()
+    };
+    assert!(reach.iter().any(|&b| b > 0.99), "lit reach: {reach:?}");
+    assert!(reach.iter().any(|&b| b < 0.5), "dark reach: {reach:?}");
     assert!(
         texts(&mut app)
             .iter()
@@ -3986,6 +4155,67 @@ fn morale_lines_in_the_log_name_every_number_and_what_follows() {
 /// Under fog a foe out of sight gives away nothing it is doing now: its faint token has no
 /// condition marks (the Monsters start surprised) and no health bar, and its line in the turn
 /// order says only that it is last seen there.
+/// Under fog of war, what the player's side does not see takes no time on screen: a hidden
+/// foe's step is shown at once (no pause, no floating word where it is), while a seen unit's
+/// step is animated.
+#[test]
+fn under_fog_a_hidden_foes_step_takes_no_time() {
+    use fray::game::battle::Queued;
+    use fray::game::units::Anim;
+    use fray::rules::battle::{Event, SideId, UnitId};
+    let level = fray::rules::level::load_path(&levels_dir().join("segments_dark_crypt.ron"))
+        .expect("dark crypt");
+    let id = |name: &str| {
+        UnitId(
+            level
+                .file
+                .units
+                .iter()
+                .position(|u| u.name == name)
+                .expect("the unit") as u16,
+        )
+    };
+    let (garrick, fang) = (id("Garrick"), id("Fang"));
+    let mut app = battle_app(BattleSetup::new(level, None));
+    app.world_mut().resource_mut::<Settings>().skip_animations = false;
+    app.update();
+    let step = |app: &App, u: UnitId| {
+        let s = &battle(app).shown;
+        let seen = fray::rules::fog::seen_cells(s, SideId(0));
+        let from = s.units[u.index()].cell;
+        let to = s
+            .grid()
+            .neighbours(from)
+            .find(|&c| {
+                s.terrain.passable(c)
+                    && s.units.iter().all(|o| o.cell != c)
+                    && seen.get(c).copied() == Some(u == garrick)
+            })
+            .expect("a free neighbouring cell");
+        Event::Moved { unit: u, from, to }
+    };
+    let queue = |app: &mut App, event: Event| {
+        let mut b = app.world_mut().resource_mut::<Battle>();
+        b.queue.push_back(Queued {
+            event,
+            first: true,
+            cause: None,
+        });
+    };
+    let hidden = step(&app, fang);
+    queue(&mut app, hidden);
+    app.update();
+    assert!(battle(&app).queue.is_empty(), "shown at once");
+    assert!(app.world().resource::<Anim>().current.is_none(), "no pause");
+    let seen = step(&app, garrick);
+    queue(&mut app, seen);
+    app.update();
+    assert!(
+        app.world().resource::<Anim>().current.is_some(),
+        "a seen step is animated"
+    );
+}
+
 #[test]
 fn under_fog_a_last_seen_foe_shows_no_marks_health_or_state() {
     use fray::rules::battle::UnitId;

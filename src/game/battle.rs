@@ -202,7 +202,8 @@ pub fn log_text(state: &BattleState, event: &Event) -> String {
 /// ends its turn" the engine emits just before it, which would read as the opposite.
 ///
 /// The steps of one move make one line: a step that goes on from where the last line's move
-/// of the same unit ended (with nothing logged between) extends that line.
+/// of the same unit ended (with nothing logged between, and told to the same sides under fog
+/// of war) extends that line.
 ///
 /// `cause` says why a pool changes ("for Attack Fang"): it goes in the line's brackets,
 /// "Ida ap 2 (-1 for Attack Fang)".
@@ -228,8 +229,8 @@ fn push_line(
         && let Some(walk) = last.walk
         && walk.unit == step.unit
         && walk.to == step.from
-        && line.others.is_empty()
-        && last.others.is_empty()
+        && hidden_only(&line.others)
+        && line.others == last.others
     {
         let walk = Walk {
             to: step.to,
@@ -247,7 +248,31 @@ fn push_line(
         *last = line;
         return;
     }
+    // A turn's note in brackets (what the turn is for, in `segments`) goes on the turn's
+    // line: "Tolly's turn (a whole round's action...)", one line a turn.
+    if let Event::Rules(_) = event
+        && line.text.starts_with('(')
+        && let Some(last) = log.last_mut()
+        && last.text.ends_with("'s turn")
+        && line.others.is_empty()
+    {
+        // Told to whoever is told of the turn.
+        last.text = format!("{} {}", last.text, line.text);
+        for (_, t) in &mut last.others {
+            if !t.is_empty() {
+                *t = format!("{t} {}", line.text);
+            }
+        }
+        return;
+    }
     log.push(line);
+}
+
+/// Whether a line's per-side texts only leave it out for some sides (under fog of war, those
+/// that do not see the unit): a step hidden from the same sides as the move's line so far
+/// joins it, and no side reads a text of its own that the joined line would lose.
+fn hidden_only(others: &[(SideId, String)]) -> bool {
+    others.iter().all(|(_, t)| t.is_empty())
 }
 
 /// The pools an action is paid from (the rest, hp and the like, are explained by their
@@ -365,11 +390,11 @@ pub fn log_order(events: Vec<Event>, why: Vec<Option<String>>) -> Vec<(Event, Op
 
 /// The log lines of a battle's opening events, without the starting pools.
 fn opening_log(state: &BattleState, events: &[Event]) -> Vec<LogLine> {
-    events
-        .iter()
-        .filter(|e| !matches!(e, Event::Pool { .. }))
-        .map(|e| LogLine::of(state, e))
-        .collect()
+    let mut log = Vec::new();
+    for e in events.iter().filter(|e| !matches!(e, Event::Pool { .. })) {
+        push_line(&mut log, state, e, false, None);
+    }
+    log
 }
 
 impl Battle {
@@ -884,6 +909,75 @@ mod tests {
             .collect();
         assert_eq!(moves.len(), 1, "{moves:?}");
         assert!(moves[0].contains(") -> ("), "{moves:?}");
+    }
+
+    /// A `segments` turn is one line with its note: "Tolly's turn (a whole round's action in
+    /// a surprise segment; 1 attack routine left)", not the note repeated on its own line at
+    /// every turn's start.
+    #[test]
+    fn a_turn_and_its_note_are_one_line() {
+        let level = crate::rules::battle::tests::load("segments_dark_crypt.ron");
+        let mut b = Battle::new(BattleSetup::new(level, None));
+        b.show_all();
+        for _ in 0..3 {
+            let end = b
+                .state
+                .legal_commands()
+                .into_iter()
+                .find(|c| matches!(c, Command::EndTurn { .. }))
+                .expect("an end turn");
+            b.submit(&end, true).expect("legal");
+            b.show_all();
+        }
+        let texts: Vec<&str> = b.log.iter().map(|l| l.text.as_str()).collect();
+        let turns: Vec<&&str> = texts.iter().filter(|t| t.contains("'s turn")).collect();
+        assert!(turns.len() >= 3, "{texts:?}");
+        for t in turns {
+            assert!(
+                t.contains("'s turn (a whole round's action"),
+                "{t}: {texts:?}"
+            );
+        }
+        assert!(!texts.iter().any(|t| t.starts_with('(')), "{texts:?}");
+    }
+
+    /// Under fog of war too: a move the enemy does not see is one line, and still hidden from
+    /// the enemy's side.
+    #[test]
+    fn a_move_under_fog_is_told_once_and_only_to_those_who_see_it() {
+        use crate::rules::battle::SideId;
+        let level = crate::rules::battle::tests::load("segments_dark_crypt.ron");
+        let mut b = Battle::new(BattleSetup::new(level, None));
+        b.show_all();
+        let mover = b.state.pending().unit().expect("a unit to act");
+        let (side, at) = (
+            b.state.units[mover.index()].side,
+            b.state.units[mover.index()].cell,
+        );
+        let mv = b
+            .state
+            .legal_commands()
+            .into_iter()
+            .find(
+                |c| matches!(c, Command::Move { to, .. } if b.state.grid().distance(at, *to) >= 3),
+            )
+            .expect("a move of three steps or more");
+        let start = b.log.len();
+        b.submit(&mv, true).expect("legal");
+        b.show_all();
+        let moves: Vec<&LogLine> = b.log[start..]
+            .iter()
+            .filter(|l| l.text.contains(" moves "))
+            .collect();
+        assert_eq!(moves.len(), 1, "{:?}", b.log[start..].to_vec());
+        assert!(moves[0].text.contains("steps"), "{}", moves[0].text);
+        assert_eq!(moves[0].text_for(Some(side)), moves[0].text);
+        let enemy = SideId(1 - side.0);
+        assert_eq!(
+            moves[0].text_for(Some(enemy)),
+            "",
+            "the enemy does not see it"
+        );
     }
 
     #[test]

@@ -16,10 +16,11 @@ use super::art::{Art, TileArt, TileShape};
 use super::battle::Battle;
 use super::level::BoardLevel;
 use crate::rules::fog;
-use crate::rules::grid::{Cell, Grid, HexOrientation, Topology};
+use crate::rules::grid::{Cell, CellMap, Grid, HexOrientation, Topology};
 use crate::rules::map::TerrainMap;
 
 pub(super) fn plugin(app: &mut App) {
+    app.init_resource::<Fogged>();
     app.add_systems(Startup, spawn_board);
     app.add_systems(
         Update,
@@ -278,10 +279,39 @@ pub fn height_shade(terrain: &TerrainMap, cell: Cell) -> Color {
 /// How much darker a cell the viewer's side does not see is drawn, under fog of war.
 pub const FOGGED: f32 = 0.42;
 
+/// The cells the viewer's side sees under fog of war (`None`: no fog, or a spectator; every
+/// cell is lit). Worked out once per change of the view, for the board's shade and the
+/// overlays drawn over it.
+#[derive(Resource, Debug, Clone, Default, PartialEq)]
+pub struct Fogged(pub Option<CellMap<bool>>);
+
+impl Fogged {
+    /// Whether `cell` is drawn lit (seen by the viewer's side).
+    pub fn lit(&self, cell: Cell) -> bool {
+        self.0
+            .as_ref()
+            .is_none_or(|m| m.get(cell).copied().unwrap_or(true))
+    }
+
+    /// `colour` as drawn on `cell`: darkened as the fog darkens the cell under it, so an
+    /// overlay (reach, threat) never hides which cells are out of sight.
+    pub fn shade(&self, cell: Cell, colour: Color) -> Color {
+        if self.lit(cell) {
+            return colour;
+        }
+        let c = colour.to_srgba();
+        Color::srgba(c.red * FOGGED, c.green * FOGGED, c.blue * FOGGED, c.alpha)
+    }
+}
+
 /// Fog of war: darkens the cells the viewer's units do not see ([`fog::seen_cells`]), over
 /// the height shade, whenever the view changes. A spectator, or a battle without fog, sees
 /// every cell lit.
-fn fog_tint(view: Res<crate::game::hud::View>, mut tiles: Query<(&BoardCell, &mut TileColor)>) {
+fn fog_tint(
+    view: Res<crate::game::hud::View>,
+    mut fogged: ResMut<Fogged>,
+    mut tiles: Query<(&BoardCell, &mut TileColor)>,
+) {
     if !view.is_changed() {
         return;
     }
@@ -292,11 +322,9 @@ fn fog_tint(view: Res<crate::game::hud::View>, mut tiles: Query<(&BoardCell, &mu
         Some(v) if s.fog.is_some() => Some(fog::seen_cells(s, v)),
         _ => None,
     };
+    fogged.set_if_neq(Fogged(seen));
     for (cell, mut colour) in &mut tiles {
-        let lit = seen
-            .as_ref()
-            .is_none_or(|m| m.get(cell.0).copied().unwrap_or(true));
-        let k = if lit { 1.0 } else { FOGGED };
+        let k = if fogged.lit(cell.0) { 1.0 } else { FOGGED };
         let base = height_shade(&s.terrain, cell.0).to_srgba();
         let tint = Color::srgb(base.red * k, base.green * k, base.blue * k);
         if colour.0 != tint {

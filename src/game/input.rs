@@ -193,6 +193,21 @@ fn hover_cell(
     }
 }
 
+/// How long after a turn begins by itself (not by the player's own End turn) an End turn key
+/// is taken as meant for the unit before, and asks to be pressed again.
+const TURN_GRACE: f32 = 0.6;
+
+/// Whose turn the player was last shown, since when, and whether it began by itself: an
+/// action that left its unit nothing to do (a `segments` spell) or the enemy's turn ending. A
+/// player who presses E twice, or E after such an action, does not end the next unit's turn
+/// unseen.
+#[derive(Default)]
+struct TurnSeen {
+    unit: Option<UnitId>,
+    since: f32,
+    implicit: bool,
+}
+
 #[allow(clippy::too_many_arguments)]
 fn keyboard(
     keys: Res<ButtonInput<KeyCode>>,
@@ -209,10 +224,24 @@ fn keyboard(
     mut submit: MessageWriter<Submit>,
     mut toasts: MessageWriter<Toast>,
     editor: Option<Res<super::editor::Editor>>,
+    time: Res<Time>,
+    mut turn: Local<TurnSeen>,
 ) {
     let click = |clicks: &mut MessageWriter<UiClick>, a: UiAction| {
         clicks.write(UiClick(a));
     };
+    let now = time.elapsed_secs();
+    if view.can_act() && turn.unit != view.acting {
+        // The player's own End turn moved it on, or something else did (an action that left
+        // nothing to do, the other side's turn).
+        let ended = matches!(battle.commands.last(),
+            Some(Command::EndTurn { unit }) if Some(*unit) == turn.unit);
+        *turn = TurnSeen {
+            unit: view.acting,
+            since: now,
+            implicit: turn.unit.is_some() && !ended,
+        };
+    }
     let bound = &settings.keys;
     // A playtest: the quit key goes back to the editor, paused or not.
     if editor.is_some_and(|e| e.playtesting) && bound.just_pressed(&keys::QUIT, &keys) {
@@ -347,6 +376,20 @@ fn keyboard(
             continue;
         };
         if keys.just_pressed(k) && !ctrl {
+            let ends_turn = matches!(e.commands.as_slice(), [Command::EndTurn { .. }]);
+            if ends_turn && turn.implicit && now - turn.since < TURN_GRACE {
+                // Meant for the unit whose turn just ended by itself, most likely.
+                turn.implicit = false;
+                let who = view
+                    .acting
+                    .and_then(|u| battle.shown.unit(u))
+                    .map_or("This unit", |u| &u.name);
+                toasts.write(Toast(format!(
+                    "{who}'s turn has just begun: press {} again to end it",
+                    bound.name(&keys::END_TURN)
+                )));
+                return;
+            }
             let action = if std::ptr::eq(list, &view.sub) {
                 UiAction::Sub(i)
             } else {

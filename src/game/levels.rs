@@ -141,10 +141,12 @@ impl Catalog {
     }
 }
 
-/// A level of the catalog was (re)loaded.
+/// A level of the catalog was loaded, or reloaded after its file changed.
 #[derive(Message, Debug, Clone)]
 pub struct LevelChanged {
     pub path: PathBuf,
+    /// The file changed on disk (a hot reload), not its first load.
+    pub modified: bool,
 }
 
 fn load_catalog(
@@ -201,6 +203,7 @@ fn track_assets(
         entry.thumbnail = asset.level.as_ref().ok().map(|l| images.add(thumbnail(l)));
         changed.write(LevelChanged {
             path: entry.path.clone(),
+            modified: matches!(e, AssetEvent::Modified { .. }),
         });
     }
 }

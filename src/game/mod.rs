@@ -350,18 +350,23 @@ fn open_requested_battle(
 }
 
 /// A saved edit of the open level's file: a fresh battle on it, or its errors on screen.
+/// A playtest is left alone: it plays the editor's text, saved or not, and a file's first
+/// load arriving late (or an edit saved elsewhere) must not swap it for what the file holds.
 fn reload_open_level(
     mut changed: MessageReader<levels::LevelChanged>,
     catalog: Res<levels::Catalog>,
     battle: Res<Battle>,
+    editor: Option<Res<editor::Editor>>,
     mut commands: Commands,
     mut toasts: MessageWriter<battle::Toast>,
     errors: Query<Entity, With<ReloadErrors>>,
 ) {
-    let Some(open) = battle.setup.path.clone() else {
+    let playtest = editor.is_some_and(|e| e.playtesting);
+    let Some(open) = battle.setup.path.clone().filter(|_| !playtest) else {
+        changed.clear();
         return;
     };
-    for c in changed.read() {
+    for c in changed.read().filter(|c| c.modified) {
         let same = c.path == open
             || (std::fs::canonicalize(&c.path).ok() == std::fs::canonicalize(&open).ok());
         if !same {
@@ -375,7 +380,7 @@ fn reload_open_level(
         }
         match &entry.level {
             Some(Ok(level)) => {
-                // Only an edit: the first load of the open level changes nothing.
+                // A save that changed nothing (or only touched the file) changes nothing.
                 if ron::to_string(&level.file).ok() == ron::to_string(&battle.setup.level.file).ok()
                 {
                     continue;

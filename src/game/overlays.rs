@@ -13,7 +13,7 @@ use bevy::sprite::Text2dShadow;
 use super::Screen;
 use super::art::{Art, Pattern, TileShape};
 use super::battle::{Battle, Settings};
-use super::board::{BoardLayout, OnBoard};
+use super::board::{BoardLayout, Fogged, OnBoard};
 use super::camera::BoardText;
 use super::hud::{Targeting, View};
 use super::input::CursorCell;
@@ -334,6 +334,7 @@ fn draw(
     settings: Res<Settings>,
     forced: Option<Res<ForcedOverlay>>,
     art: Res<Art>,
+    fogged: Res<Fogged>,
     existing: Query<Entity, With<Overlay>>,
     mut last: Local<Option<(Layers, Option<Cell>)>>,
 ) {
@@ -365,7 +366,7 @@ fn draw(
     };
     let key = Some((layers.clone(), pointed));
     // Unchanged and still drawn (the battle screen built anew, back from Settings, has none).
-    if *last == key && !existing.is_empty() {
+    if *last == key && !existing.is_empty() && !fogged.is_changed() {
         return;
     }
     *last = key;
@@ -433,7 +434,7 @@ fn draw(
                 Overlay::Threat,
                 p,
                 1.0,
-                (cell_sprite(Pattern::Threat, THREAT),),
+                (cell_sprite(Pattern::Threat, fogged.shade(*c, THREAT)),),
             );
         }
     }
@@ -444,7 +445,7 @@ fn draw(
                 Overlay::Reach,
                 p,
                 1.5,
-                (cell_sprite(Pattern::Reach, REACH),),
+                (cell_sprite(Pattern::Reach, fogged.shade(*c, REACH)),),
             );
             if let Some((_, text)) = layers.cost_marks.iter().find(|(x, _)| x == c) {
                 label(

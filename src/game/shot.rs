@@ -73,6 +73,9 @@ pub struct LayoutBox {
     pub kind: String,
     pub name: String,
     pub rect: [f32; 4],
+    /// A clip (a scrolled or full panel) hides part of its height: a text cut in half.
+    #[serde(default)]
+    pub cut: bool,
 }
 
 fn arr(r: Rect) -> [f32; 4] {
@@ -116,11 +119,13 @@ fn collect_layout(
         }
         let centre = at.translation;
         let mut r = Rect::from_center_size(centre, node.size());
+        let mut cut = false;
         if let Some(c) = clip {
             r = r.intersect(c.clip);
             if r.width() <= 0.5 || r.height() <= 0.5 {
                 continue;
             }
+            cut = r.height() < node.size().y - 1.0;
         }
         let r = Rect::from_corners(r.min * k, r.max * k);
         let kind = if tooltip {
@@ -142,6 +147,7 @@ fn collect_layout(
             kind: kind.into(),
             name,
             rect: arr(r),
+            cut,
         });
     }
     let mut board_drawn = None;
@@ -165,6 +171,7 @@ fn collect_layout(
                     kind: "token".into(),
                     name: String::new(),
                     rect: arr(r),
+                    cut: false,
                 });
             }
         }
@@ -185,6 +192,7 @@ fn collect_layout(
                     kind: "label".into(),
                     name: text.0.clone(),
                     rect: arr(r),
+                    cut: false,
                 });
             }
         }

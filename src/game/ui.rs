@@ -8,10 +8,47 @@ use bevy::prelude::*;
 use crate::rules::battle::UnitId;
 
 pub(super) fn plugin(app: &mut App) {
-    app.add_message::<UiClick>().add_systems(
-        Update,
-        (press_buttons, hover_colours).in_set(super::AppSystems::RecordInput),
-    );
+    app.add_message::<UiClick>()
+        .add_systems(
+            Update,
+            (press_buttons, hover_colours).in_set(super::AppSystems::RecordInput),
+        )
+        .add_systems(
+            PostUpdate,
+            hide_cut
+                .after(bevy::ui::UiSystems::Layout)
+                .before(bevy::camera::visibility::VisibilitySystems::VisibilityPropagate),
+        );
+}
+
+/// A line of a clipped list (the combat log, a long action menu) that shows only whole: when
+/// its panel's clip would cut it in half, it is hidden instead (its room stays, so nothing
+/// moves), and shows again when the list scrolls or the panel grows. Its own visibility is
+/// this marker's to set.
+#[derive(Component, Clone, Copy, Debug, Default)]
+pub struct WholeOnly;
+
+fn hide_cut(
+    mut lines: Query<
+        (
+            &bevy::ui::ComputedNode,
+            &bevy::ui::UiGlobalTransform,
+            Option<&bevy::ui::CalculatedClip>,
+            &mut Visibility,
+        ),
+        With<WholeOnly>,
+    >,
+) {
+    for (node, at, clip, mut vis) in &mut lines {
+        let r = Rect::from_center_size(at.translation, node.size());
+        let whole =
+            clip.is_none_or(|k| r.min.y >= k.clip.min.y - 0.5 && r.max.y <= k.clip.max.y + 0.5);
+        vis.set_if_neq(if whole {
+            Visibility::Inherited
+        } else {
+            Visibility::Hidden
+        });
+    }
 }
 
 /// What a button does.

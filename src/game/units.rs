@@ -303,6 +303,7 @@ fn play_events(
     settings: Res<Settings>,
     keys: Res<ButtonInput<KeyCode>>,
     time: Res<Time>,
+    view: Res<View>,
     boards: Query<&BoardGrid>,
 ) {
     let skip =
@@ -324,8 +325,13 @@ fn play_events(
     let mut shown = 0;
     while let Some(event) = battle.show_next() {
         shown += 1;
+        // Under fog of war, what the viewer's side does not see takes no time and floats no
+        // word over the board: it would tell where a hidden foe is.
+        let seen = view
+            .viewer
+            .is_none_or(|v| crate::rules::fog::shows(&battle.shown, &event, v));
         let at = |u: UnitId, s: &BattleState| {
-            let cell = s.unit(u).map(|u| u.cell)?;
+            let cell = s.unit(u).map(|u| u.cell).filter(|_| seen)?;
             layout.as_ref()?.cell_center(cell)
         };
         match &event {
@@ -389,7 +395,7 @@ fn play_events(
             }
             _ => {}
         }
-        let d = duration(&event);
+        let d = if seen { duration(&event) } else { 0.0 };
         if !skip && d > 0.0 {
             anim.current = Some(Playing {
                 event,

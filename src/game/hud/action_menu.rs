@@ -16,7 +16,7 @@ use crate::rules::rulesets;
 pub(super) fn plugin(app: &mut App) {
     app.add_systems(
         Update,
-        (action_menu, scroll_menu, menu_hover_help)
+        (action_menu, scroll_menu, more_below, menu_hover_help)
             .chain()
             .in_set(HudSystems::Panels),
     );
@@ -154,6 +154,28 @@ pub(super) fn spawn(p: &mut ChildSpawnerCommands) {
             ..default()
         },
     ));
+}
+
+/// The line under a long menu that says more entries are below.
+#[derive(Component)]
+struct MenuMore;
+
+/// Shows [`MenuMore`] while the list has entries below its bottom edge (not scrolled to its
+/// end): a list of whole entries does not show by itself that it runs on.
+fn more_below(
+    lists: Query<(&ComputedNode, &ScrollPosition), With<MenuList>>,
+    mut more: Query<&mut Node, With<MenuMore>>,
+) {
+    let below = lists.iter().any(|(node, pos)| {
+        let max = (node.content_size().y - node.size().y) * node.inverse_scale_factor();
+        max > 1.0 && pos.y < max - 1.0
+    });
+    let want = if below { Display::Flex } else { Display::None };
+    for mut n in &mut more {
+        if n.display != want {
+            n.display = want;
+        }
+    }
 }
 
 /// The mouse wheel over a long menu's entries scrolls them.
@@ -390,9 +412,19 @@ fn action_menu(
             ))
             .with_children(|list| {
                 for line in lines {
-                    list.spawn(entry(line));
+                    list.spawn((entry(line), ui::WholeOnly));
                 }
             });
+            // Said when the list runs on below (`more_below`).
+            p.spawn((
+                MenuMore,
+                ui::text("More below: wheel over the list", 12.0, ui::DIM),
+                Node {
+                    display: Display::None,
+                    flex_shrink: 0.0,
+                    ..default()
+                },
+            ));
             for line in last {
                 p.spawn(entry(line));
             }

@@ -171,7 +171,8 @@ fn combat_log(
                 } else {
                     ui::TEXT
                 };
-                p.spawn(ui::text(*line, 13.0, colour));
+                // The oldest line shows whole or not at all.
+                p.spawn((ui::text(*line, 13.0, colour), ui::WholeOnly));
             }
         });
 }

@@ -74,17 +74,19 @@ pub fn tooltip_lines(
             .and_then(|r| r.template(&u.template))
             .map_or(u.template.to_string(), |t| t.name.clone());
         let side = s.sides.get(u.side.index()).map_or("?", |x| x.name.as_str());
+        if s.fog.as_ref().is_some_and(|k| k.is_ghost(uid)) {
+            // A fogged view's foe out of sight: drawn where it was last seen, and nothing of
+            // its state now is told (whether it still stands is not known).
+            out.push(format!("{} - {template} ({side})", u.name));
+            out.push("Out of sight: last seen here".to_string());
+            return out;
+        }
         let fallen = match u.status {
             Status::Active => "",
             Status::Down => ", down",
             Status::Dead => ", dead",
         };
         out.push(format!("{} - {template} ({side}){fallen}", u.name));
-        if s.fog.as_ref().is_some_and(|k| k.is_ghost(uid)) {
-            // A fogged view's foe out of sight: drawn where it was last seen.
-            out.push("Out of sight: last seen here".to_string());
-            return out;
-        }
         out.push(health_text(u));
         if rulesets::broken(s, uid) {
             out.push("Fleeing: it runs for the map's edge".to_string());
@@ -439,6 +441,28 @@ mod tests {
             lines.contains(&format!("  Prone: {}", entry.text)),
             "{lines:?}"
         );
+    }
+
+    /// Under fog, a foe out of sight is told as last seen, and nothing of its state now: not
+    /// even that it has fallen since.
+    #[test]
+    fn a_foe_out_of_sight_is_told_as_last_seen_and_no_more() {
+        use crate::rules::battle::SideId;
+        let level = crate::rules::battle::tests::load("segments_dark_crypt.ron");
+        let (mut b, _) = BattleState::start(&level, 1);
+        let fang = b
+            .unit_ids()
+            .find(|&u| &*b.units[u.index()].name == "Fang")
+            .expect("Fang");
+        b.units[fang.index()].status = Status::Down;
+        let mut view = b.clone();
+        crate::rules::rulesets::redact(&mut view, SideId(0));
+        assert!(view.fog.as_ref().is_some_and(|k| k.is_ghost(fang)));
+        let lines = tooltip_lines(&view, None, view.units[fang.index()].cell, None);
+        assert!(lines[0].starts_with("Fang - "), "{lines:?}");
+        assert!(!lines[0].contains("down"), "{lines:?}");
+        assert_eq!(lines.len(), 2, "{lines:?}");
+        assert_eq!(lines[1], "Out of sight: last seen here");
     }
 
     /// Where the target may still answer an attack with a defensive reaction, the odds say
