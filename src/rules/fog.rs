@@ -199,7 +199,8 @@ pub fn shows(state: &BattleState, e: &Event, viewer: SideId) -> bool {
         | Event::Condition { unit, .. }
         | Event::Reacted { unit, .. }
         | Event::Reckoned { unit, .. }
-        | Event::Blocked { unit, .. } => Some(*unit),
+        | Event::Blocked { unit, .. }
+        | Event::Spotted { unit, .. } => Some(*unit),
         Event::Attacked {
             attacker, target, ..
         } => {
@@ -243,9 +244,19 @@ pub fn seen_cells(state: &BattleState, viewer: SideId) -> CellMap<bool> {
         .filter(|u| u.side == viewer && u.is_active())
         .map(|u| u.cell)
         .collect();
-    CellMap::from_fn(grid.width, grid.height, |c| {
-        eyes.iter().any(|&e| sees(&state.terrain, k.sight, e, c))
-    })
+    // One field of view per eye ([`sight::field_of_view`] is `line_of_sight` for every cell,
+    // and much cheaper than asking it cell by cell on square maps), cut to the sight range.
+    let mut out = CellMap::new(grid, false);
+    for e in eyes {
+        let field = sight::field_of_view(&state.terrain, e);
+        for (i, &seen) in field.as_slice().iter().enumerate() {
+            let c = grid.cell_at(i);
+            if seen && k.sight.is_none_or(|r| grid.distance(e, c) <= r) {
+                out.set(c, true);
+            }
+        }
+    }
+    out
 }
 
 /// Turns `state` into what `viewer`'s side knows of it (see the module docs). Nothing changes

@@ -382,6 +382,9 @@ pub fn line_of_sight(map: &TerrainMap, a: Cell, b: Cell) -> bool {
 /// ```
 pub fn field_of_view(map: &TerrainMap, from: Cell) -> CellMap<bool> {
     let grid = map.grid();
+    if grid.contains(from) && map.is_flat() && !grid.topology.is_hex() {
+        return fov::square_field(map, from);
+    }
     CellMap::from_fn(grid.width, grid.height, |c| line_of_sight(map, from, c))
 }
 
@@ -1293,6 +1296,7 @@ impl<'a, const N: usize, const L: usize> Bundle<'a, N, L> {
     }
 }
 
+mod fov;
 mod heights;
 
 #[cfg(test)]

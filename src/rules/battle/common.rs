@@ -516,17 +516,60 @@ impl Exec<'_> {
                     return false;
                 }
             }
+            let unseen = self.unseen_foes(unit);
             self.emit(Event::Moved { unit, from, to });
+            if self.spots(unit, &unseen) {
+                return true;
+            }
         }
         true
     }
 }
 
 impl Exec<'_> {
+    /// Under fog: the active foes of `unit` that its side would be surprised to see where they
+    /// stand: not seen now, and not last seen on the cell they hold (a ghost in its place is
+    /// no news). Empty without fog. Asked before each step of a walk, for [`Exec::spots`].
+    pub fn unseen_foes(&self, unit: UnitId) -> Vec<UnitId> {
+        let s = self.s();
+        let (Some(k), Some(side)) = (s.fog.as_ref(), s.unit(unit).map(|u| u.side)) else {
+            return Vec::new();
+        };
+        s.unit_ids()
+            .filter(|&o| {
+                let u = &s.units[o.index()];
+                u.side != side
+                    && u.is_active()
+                    && crate::rules::fog::hidden(s, side, o)
+                    && k.last_seen(side, o) != Some(u.cell)
+            })
+            .collect()
+    }
+
+    /// Under fog, after a step of `unit`'s walk: if its side now sees one of `unseen` (what
+    /// [`Exec::unseen_foes`] gave before the step), emits [`Event::Spotted`] for the first and
+    /// returns `true`: the walk stops there.
+    pub fn spots(&mut self, unit: UnitId, unseen: &[UnitId]) -> bool {
+        let s = self.s();
+        let Some(side) = s.unit(unit).map(|u| u.side) else {
+            return false;
+        };
+        let Some(foe) = unseen
+            .iter()
+            .copied()
+            .find(|&o| !crate::rules::fog::hidden(s, side, o))
+        else {
+            return false;
+        };
+        let at = s.units[foe.index()].cell;
+        self.emit(Event::Spotted { unit, foe, at });
+        true
+    }
+
     /// Under fog: the active unit of another side standing on `cell`, the next step of
     /// `unit`'s walk. The walk was planned without the foes its side did not see, so one may
     /// stand in the way (seen now, or still hidden).
-    fn hidden_in(&self, unit: UnitId, cell: Cell) -> Option<UnitId> {
+    pub fn hidden_in(&self, unit: UnitId, cell: Cell) -> Option<UnitId> {
         let s = self.s();
         s.fog.as_ref()?;
         let side = s.unit(unit)?.side;

@@ -83,6 +83,11 @@ pub fn describe(s: &BattleState, e: &Event) -> String {
             s.unit_name(*unit),
             s.unit_name(*by)
         ),
+        Event::Spotted { unit, foe, at } => format!(
+            "{} spots {} at {at} and stops",
+            s.unit_name(*unit),
+            s.unit_name(*foe)
+        ),
         Event::Door { unit, cell, open } => format!(
             "{} {} the door at {cell}",
             s.unit_name(*unit),

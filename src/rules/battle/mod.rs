@@ -327,7 +327,8 @@ impl BattleState {
             Event::Rolled { .. }
             | Event::Attacked { .. }
             | Event::Reckoned { .. }
-            | Event::Blocked { .. } => {}
+            | Event::Blocked { .. }
+            | Event::Spotted { .. } => {}
             Event::RoundStarted { round } => self.round = *round,
             Event::RoundEnded { .. } | Event::TurnStarted { .. } | Event::TurnEnded { .. } => {}
             Event::Moved { unit, to, .. } | Event::Placed { unit, to } => {

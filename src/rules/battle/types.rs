@@ -766,6 +766,14 @@ pub enum Event {
         by: UnitId,
         at: Cell,
     },
+    /// Fog of war: `unit`'s move stopped after the step on which its side first saw `foe`,
+    /// standing on `at`, a foe it had not seen there before (not seen, and not last seen on
+    /// that cell).
+    Spotted {
+        unit: UnitId,
+        foe: UnitId,
+        at: Cell,
+    },
     /// A unit was pushed or placed without moving itself.
     Placed {
         unit: UnitId,

@@ -132,8 +132,10 @@ fn the_commands_offered_are_the_same_wherever_a_hidden_foe_stands() {
 
 #[test]
 fn a_move_into_a_hidden_foe_stops_before_it_and_reveals_it() {
-    let mut b = walled((6, 0), "fog: ()");
-    place(&mut b, U1, 5, 1);
+    // Hruk stays where he deployed, which the Party knows: seeing him there on the way is no
+    // news (no stop), so the move runs on into him.
+    let mut b = walled((5, 1), "fog: ()");
+    assert!(hidden(&b, PARTY, U1));
     // Around the wall's end and up to (5, 1): the last step is into Hruk.
     let events = run(&mut b, mv(U0, 5, 1));
     let blocked: Vec<&Event> = events
@@ -257,4 +259,131 @@ fn an_archer_shoots_at_minus_4_a_foe_only_an_ally_sees_in_the_dark() {
     // Sight 2: no one of the Party sees Hruk: no shot.
     let (refused, _) = shot("fog: (sight: 2)");
     assert!(refused.is_err_and(|r| r.reason.contains("out of its side's sight")));
+}
+
+/// The steps of `events`, and whether one is a [`Event::Spotted`].
+fn steps_and_spots(events: &[Event]) -> (usize, Vec<&Event>) {
+    let steps = events
+        .iter()
+        .filter(|e| matches!(e, Event::Moved { .. }))
+        .count();
+    let spots = events
+        .iter()
+        .filter(|e| matches!(e, Event::Spotted { .. }))
+        .collect();
+    (steps, spots)
+}
+
+#[test]
+fn a_move_that_first_sees_a_foe_stops_on_that_step_and_says_so() {
+    // Hruk slipped from where he deployed to (5, 1), behind the wall: the Party does not know.
+    let mut b = walled((6, 0), "fog: ()");
+    place(&mut b, U1, 5, 1);
+    assert!(hidden(&b, PARTY, U1));
+    let events = run(&mut b, mv(U0, 6, 4));
+    let (steps, spots) = steps_and_spots(&events);
+    assert_eq!(
+        spots,
+        [&Event::Spotted {
+            unit: U0,
+            foe: U1,
+            at: Cell::new(5, 1)
+        }],
+        "{events:?}"
+    );
+    // The first cell of the way from which Hruk is in sight, and not one step further.
+    let here = b.units[0].cell;
+    assert_eq!((steps, here), (2, Cell::new(3, 4)), "{events:?}");
+    assert!(sees(&b.terrain, None, here, Cell::new(5, 1)));
+    assert!(!sees(&b.terrain, None, Cell::new(2, 3), Cell::new(5, 1)));
+    assert!(!hidden(&b, PARTY, U1), "seen now");
+    assert_eq!(
+        crate::rules::battle::log::describe(&b, spots[0]),
+        "Aldric spots Hruk at (5, 1) and stops"
+    );
+    assert!(shows(&b, spots[0], PARTY) && shows(&b, spots[0], FOES));
+    // The move is paid as a whole, as one that runs into a hidden foe: the same Move action
+    // as the whole walk costs where no foe stands in the way; the main action is left.
+    let mut clear = walled((6, 0), "fog: ()");
+    let whole = run(&mut clear, mv(U0, 6, 4));
+    assert_eq!(clear.units[0].cell, Cell::new(6, 4));
+    let paid = |e: &[Event]| e.first().cloned();
+    assert_eq!(paid(&events), paid(&whole));
+    assert_eq!(
+        b.pending(),
+        Decision::Act { unit: U0 },
+        "Aldric may still act"
+    );
+}
+
+#[test]
+fn a_move_that_sees_only_foes_it_knows_of_goes_on() {
+    // A foe in sight already: the open bottom row.
+    let mut b = walled((6, 0), "fog: ()");
+    place(&mut b, U1, 7, 3);
+    assert!(!hidden(&b, PARTY, U1));
+    let events = run(&mut b, mv(U0, 6, 4));
+    assert_eq!(steps_and_spots(&events), (5, vec![]), "{events:?}");
+    assert_eq!(b.units[0].cell, Cell::new(6, 4));
+    // A foe out of sight where its side last saw it (where it deployed): a ghost in place.
+    let mut b = walled((5, 1), "fog: ()");
+    assert!(hidden(&b, PARTY, U1));
+    let events = run(&mut b, mv(U0, 6, 4));
+    assert_eq!(steps_and_spots(&events), (5, vec![]), "{events:?}");
+    assert!(!hidden(&b, PARTY, U1), "seen on the way");
+    // Without fog nothing stops the move.
+    let mut b = walled((6, 0), "");
+    place(&mut b, U1, 5, 1);
+    let events = run(&mut b, mv(U0, 6, 4));
+    assert_eq!(steps_and_spots(&events), (5, vec![]), "{events:?}");
+}
+
+/// `segments` counts the squares a move walked (a runner that ran too far may not attack): a
+/// move cut short by a foe it spots counts only the squares up to there.
+#[test]
+fn in_segments_a_move_cut_short_by_a_spotted_foe_counts_only_the_squares_walked() {
+    use crate::rules::battle::Intent;
+    use crate::rules::rulesets::Member;
+    use crate::rules::rulesets::segments::Segments;
+    let level = Field::new(RulesetId::Segments)
+        .topology("Square(diagonals: One)")
+        .sides(r#"(name: "Party", controller: Human), (name: "Orcs", controller: Ai)"#)
+        .map(&["...#....", "...#....", "...#....", "...#....", "........"])
+        .units(
+            r#"(name: "Garrick", side: "Party", cell: (1, 4), template: "fighter"),
+               (name: "Orc", side: "Orcs", cell: (6, 0), template: "fighter")"#,
+        )
+        .options(r#"fog: (), alerted: ["Party", "Orcs"]"#)
+        .level();
+    let moved = |b: &BattleState| Segments::state(b).current.as_ref().and_then(|t| t.moved);
+    let start = || {
+        let (mut b, _) = BattleState::start_with_tape(&level, 1, [6, 1]);
+        for (u, intent) in [(U0, Intent::Run), (U1, Intent::Hold)] {
+            run(&mut b, Command::Declare { unit: u, intent });
+        }
+        assert_eq!(b.pending(), Decision::Act { unit: U0 });
+        b
+    };
+    let mut b = start();
+    place(&mut b, U1, 5, 1);
+    let events = run(&mut b, mv(U0, 7, 4));
+    let (steps, spots) = steps_and_spots(&events);
+    assert_eq!((steps, spots.len()), (2, 1), "{events:?}");
+    assert_eq!(b.units[0].cell, Cell::new(3, 4));
+    // (The turn may have passed on; the Party's memo keeps the move.)
+    let memo_moved = moved(&b);
+    assert!(memo_moved.is_none_or(|m| m == 2), "{memo_moved:?}");
+    assert!(
+        events.iter().any(|e| Segments::event_of(e)
+            == Some(&crate::rules::rulesets::segments::Ev::MoveDone { unit: U0, cost: 2 })),
+        "{events:?}"
+    );
+    // The whole run, with no one in the way, counts its 6 squares.
+    let mut b = start();
+    let events = run(&mut b, mv(U0, 7, 4));
+    assert!(
+        events.iter().any(|e| Segments::event_of(e)
+            == Some(&crate::rules::rulesets::segments::Ev::MoveDone { unit: U0, cost: 6 })),
+        "{events:?}"
+    );
 }

@@ -1363,3 +1363,89 @@ fn no_height_sees_over_a_wall() {
     let d = ridge("b..#..a", &[9, 0, 0, 0, 0, 0, 0]);
     assert!(!d.sees('b', 'a'));
 }
+
+// ---------------------------------------------------------------------------------------------
+// The fast field of view on flat square maps (`fov.rs`).
+
+/// A square map up to 28×28 with its own density of walls (0–60%), a few slits and doors,
+/// so that the maps range from open halls to mazes.
+fn arb_dense_square_map() -> impl Strategy<Value = TerrainMap> {
+    (0usize..3, 1u32..=28, 1u32..=28, 0u32..=60).prop_flat_map(|(t, w, h, walls)| {
+        let grid = Grid::new(TOPOLOGIES[t], w, h);
+        proptest::collection::vec(0u32..100, grid.len()).prop_map(move |raw| {
+            let cells = raw
+                .iter()
+                .map(|&r| match r {
+                    _ if r < walls => 1,
+                    _ if r < walls + 4 => 2,
+                    _ if r < walls + 7 => 3,
+                    _ if r < walls + 9 => 4,
+                    _ => 0,
+                })
+                .collect();
+            TerrainMap::new(grid, door_kinds(), cells).expect("valid random map")
+        })
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// On bigger square maps of every density: the permissive shadowcast marks every cell in
+    /// sight (it is a superset), and the field is `line_of_sight`, cell by cell, from four
+    /// viewers a map (walls, slits and doors included).
+    #[test]
+    fn square_field_of_view_is_line_of_sight_on_bigger_maps(
+        map in arb_dense_square_map(),
+        picks in proptest::collection::vec(any::<prop::sample::Index>(), 4),
+    ) {
+        let g = *map.grid();
+        for pick in picks {
+            let from = g.cell_at(pick.index(g.len()));
+            let seen = field_of_view(&map, from);
+            let mut marks = fov::Candidates::new(&map, from);
+            marks.run();
+            for c in g.cells() {
+                let exact = line_of_sight(&map, from, c);
+                prop_assert_eq!(seen.get(c).copied(), Some(exact), "from {} to {}", from, c);
+                let i = g.index(c).expect("on the map");
+                prop_assert!(!exact || c == from || marks.marked[i], "{} sees {} unmarked", from, c);
+            }
+        }
+    }
+}
+
+/// Every viewer of small seeded maps of rising density, against the brute-force reference.
+#[test]
+fn square_field_of_view_from_every_cell_matches_the_reference() {
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = |n: u64| {
+        state ^= state >> 12;
+        state ^= state << 25;
+        state ^= state >> 27;
+        state.wrapping_mul(0x2545_f491_4f6c_dd1d) % n
+    };
+    for round in 0..24u64 {
+        let (w, h) = (3 + next(8) as u32, 3 + next(8) as u32);
+        let walls = round * 3;
+        let grid = Grid::new(SQUARE, w, h);
+        let cells = (0..grid.len())
+            .map(|_| match next(100) {
+                r if r < walls => 1,
+                r if r < walls + 5 => 2,
+                _ => 0,
+            })
+            .collect();
+        let map = TerrainMap::new(grid, door_kinds(), cells).expect("map");
+        for from in grid.cells() {
+            let seen = field_of_view(&map, from);
+            for c in grid.cells() {
+                assert_eq!(
+                    seen.get(c).copied(),
+                    Some(reference::line_of_sight(&map, from, c)),
+                    "round {round}: from {from} to {c}"
+                );
+            }
+        }
+    }
+}

@@ -588,17 +588,30 @@ pub(super) fn walk(x: &mut Exec, unit: UnitId, cells: &[Cell]) {
         if x.s().units[unit.index()].cell != from {
             return;
         }
+        // Under fog: a foe its side did not see holds the way (see `Exec::walk`).
+        if let Some(by) = x.hidden_in(unit, to) {
+            x.emit(Event::Blocked { unit, by, at: to });
+            return;
+        }
+        let unseen = x.unseen_foes(unit);
         x.emit(Event::Moved { unit, from, to });
+        // Under fog: a foe seen for the first time stops the walk after this step.
+        let spotted = x.spots(unit, &unseen);
         let reactors = ready_reactors(x.s(), unit, from, to);
         if !reactors.is_empty() {
+            // (A walk that spotted a foe has nothing left to resume.)
+            let rest = if spotted { i + 2 } else { cells.len() };
             x.emit(Event::Interrupted(Interrupt {
                 trigger: Trigger::Ready { actor: unit },
                 reactors,
                 resume: Resume::Move {
                     unit,
-                    rest: cells[i + 1..].to_vec(),
+                    rest: cells[i + 1..rest].to_vec(),
                 },
             }));
+            return;
+        }
+        if spotted {
             return;
         }
     }

@@ -352,6 +352,15 @@ pub(super) fn walk(x: &mut Exec, u: UnitId, cells: &[Cell]) {
         if x.over() || !unit.is_active() || unit.has(&Condition::Stunned) || unit.cell != from {
             return;
         }
+        // Under fog: a foe its side did not see holds the way (see `Exec::walk`).
+        if let Some(by) = x.hidden_in(u, to) {
+            x.emit(Event::Blocked {
+                unit: u,
+                by,
+                at: to,
+            });
+            return;
+        }
         if Phases::state(x.s()).walk_provokes {
             let reactors = aoo_reactors(x.s(), u, from);
             if !reactors.is_empty() {
@@ -386,21 +395,29 @@ pub(super) fn walk(x: &mut Exec, u: UnitId, cells: &[Cell]) {
                 }
             }
         }
+        let unseen = x.unseen_foes(u);
         x.emit(Event::Moved { unit: u, from, to });
+        // Under fog: a foe seen for the first time stops the walk after this step.
+        let spotted = x.spots(u, &unseen);
         manoeuvres::blow_here(x, u);
         if x.over() || !x.s().units[u.index()].is_active() {
             return;
         }
         let readiers = readied_for_reach(x.s(), u, from);
         if !readiers.is_empty() {
+            // (A walk that spotted a foe has nothing left to resume.)
+            let rest = if spotted { i + 2 } else { cells.len() };
             x.emit(Event::Interrupted(Interrupt {
                 trigger: Trigger::Ready { actor: u },
                 reactors: readiers,
                 resume: Resume::Move {
                     unit: u,
-                    rest: cells[i + 1..].to_vec(),
+                    rest: cells[i + 1..rest].to_vec(),
                 },
             }));
+            return;
+        }
+        if spotted {
             return;
         }
     }

@@ -257,7 +257,32 @@ pub(crate) fn do_move(x: &mut Exec, unit: UnitId, to: Cell) {
         unit,
         cost: path.cost(),
     }));
+    let before = x.events.len();
     walk(x, unit, &path.cells(), false, false);
+    charge_walked(x, unit, &path, before);
+}
+
+/// Under fog, a move cut short by a foe it runs into or spots counts only the squares walked
+/// (what decides whether a runner may still attack). Events from `before` on are the walk's.
+/// (A move cut short after a pause for a reaction keeps the squares it was planned with.)
+fn charge_walked(x: &mut Exec, unit: UnitId, path: &crate::rules::path::Path, before: usize) {
+    let cut = x.events.get(before..).is_some_and(|walked| {
+        walked.iter().any(|e| {
+            matches!(e, Event::Spotted { unit: u, .. } | Event::Blocked { unit: u, .. } if *u == unit)
+        })
+    });
+    let Some(here) = x.s().unit(unit).map(|u| u.cell).filter(|_| cut) else {
+        return;
+    };
+    let walked = path
+        .steps
+        .iter()
+        .rev()
+        .find(|s| s.to == here)
+        .map_or(0, |s| s.cost_so_far);
+    if walked > 0 && walked < path.cost() {
+        x.emit(Segments::event(Ev::MoveDone { unit, cost: walked }));
+    }
 }
 
 /// Walks `unit` along `cells` (its cell first). Before each step, enemies whose reach it leaves
@@ -274,6 +299,11 @@ pub(crate) fn walk(
     for (i, pair) in cells.windows(2).enumerate() {
         let (from, to) = (pair[0], pair[1]);
         if x.over() || !x.s().unit(unit).is_some_and(|u| u.is_active()) {
+            return true;
+        }
+        // Under fog: a foe its side did not see holds the way (see `Exec::walk`).
+        if let Some(by) = x.hidden_in(unit, to) {
+            x.emit(Event::Blocked { unit, by, at: to });
             return true;
         }
         let r = Segments::state(x.s());
@@ -312,7 +342,12 @@ pub(crate) fn walk(
                 return false;
             }
         }
+        let unseen = x.unseen_foes(unit);
         x.emit(Event::Moved { unit, from, to });
+        // Under fog: a foe seen for the first time stops the walk after this step.
+        if x.spots(unit, &unseen) {
+            return true;
+        }
     }
     true
 }
