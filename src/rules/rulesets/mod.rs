@@ -102,6 +102,10 @@ pub trait Ruleset {
     fn clock(s: &BattleState, r: &Self::State) -> Clock;
     /// How the action menu shows `cmd`.
     fn describe(s: &BattleState, r: &Self::State, cmd: &Command) -> CommandInfo;
+    /// Reinforcement `unit` has just arrived (the battle's last unit, placed, its pools
+    /// empty): fill its pools and give it its place in the turn order as the rules, or the
+    /// ruleset's house rule, say (see `docs/rules/<id>.md`).
+    fn joined(x: &mut Exec, unit: UnitId);
     /// The odds of `attacker` attacking `target` now; `None` if it cannot.
     fn odds(
         s: &BattleState,
@@ -364,6 +368,12 @@ macro_rules! registry {
         /// Whether `cmd` is legal now, and why not.
         pub fn check(s: &BattleState, cmd: &Command) -> Result<(), Rejected> {
             match &s.rules { $(RulesState::$v(r) => <$m::$t as Ruleset>::check(s, r, cmd)),+ }
+        }
+
+        /// Reinforcement `unit` has just arrived: its ruleset fills its pools and slots it
+        /// into the turn order.
+        pub fn joined(x: &mut Exec, unit: UnitId) {
+            match x.state.rules { $(RulesState::$v(_) => <$m::$t as Ruleset>::joined(x, unit)),+ }
         }
 
         /// What happens when `cmd` (checked) is carried out.
