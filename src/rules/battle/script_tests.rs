@@ -708,3 +708,26 @@ fn fog_of_war_learns_of_reinforcements() {
     rulesets::redact(&mut view, SideId(0));
     let _ = view.legal_commands();
 }
+
+#[test]
+fn a_sides_view_knows_nothing_of_events_to_come() {
+    let id = RulesetId::Sides;
+    let f = field(
+        id,
+        &format!(
+            "(when: Round(2), then: [Reinforcements([{}])])",
+            unit(id, "R", "Foes", (7, 0))
+        ),
+    );
+    let (b, _) = f.start(1);
+    let mut view = b.clone();
+    rulesets::redact(&mut view, SideId(0));
+    assert!(view.level.events.is_empty());
+    assert_eq!(b.level.events.len(), 1, "the battle itself keeps them");
+    // Played on to round 2, the view brings no one; the battle does.
+    let mut real = b.clone();
+    until(&mut view, |b| b.round >= 2 || b.outcome.is_some());
+    until(&mut real, |b| b.round >= 2 || b.outcome.is_some());
+    assert_eq!(view.units.len(), 2);
+    assert_eq!(real.units.len(), 3);
+}

@@ -494,10 +494,15 @@ macro_rules! registry {
 
         /// Removes from `state` what `viewer` cannot know, so an AI searching a clone of it
         /// cannot cheat: the ruleset's secrets, then, under fog of war, the foes it does not
-        /// see ([`crate::rules::fog::redact`]).
+        /// see ([`crate::rules::fog::redact`]), and the level's scripted events to come.
         pub fn redact(state: &mut BattleState, viewer: SideId) {
             match state.rules { $(RulesState::$v(_) => <$m::$t as Ruleset>::redact(state, viewer)),+ }
             crate::rules::fog::redact(state, viewer);
+            // The level's events to come are no side's to know: a search on the view never
+            // sees reinforcements arrive or objectives change ahead of time.
+            if !state.level.events.is_empty() {
+                std::sync::Arc::make_mut(&mut state.level).events.clear();
+            }
         }
 
         /// An event as `viewer`'s side may see it (the combat log of a hot-seat view).
