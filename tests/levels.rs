@@ -1510,3 +1510,20 @@ fn fray_edit_applies_a_script_and_keeps_the_rest_of_the_file() {
     assert!(!target.exists());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn readme_events_example_is_valid_on_the_bridge() {
+    let readme = readme();
+    let start = readme.find("### Events").expect("section");
+    let block = &readme[start..];
+    let open = block.find("```ron\n").expect("a ron block") + "```ron\n".len();
+    let close = block[open..].find("```").expect("closed") + open;
+    let example = block[open..close].trim_end().trim_end_matches(',');
+    let bridge =
+        std::fs::read_to_string(repo().join("levels/alternating_bridge.ron")).expect("the bridge");
+    let from = bridge.find("    events: [").expect("the bridge has events");
+    let to = bridge[from..].find("\n    ],\n").expect("closed") + from + "\n    ],\n".len();
+    let text = format!("{}    {example},\n{}", &bridge[..from], &bridge[to..]);
+    let level = level::load("bridge+readme.ron", &text).unwrap_or_else(|d| panic!("{d:#?}"));
+    assert_eq!(level.file.events.len(), 3);
+}

@@ -311,3 +311,106 @@ fn fray_replay_reads_saves_and_refuses_damaged_ones() {
     assert!(err.contains("is damaged"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A small level of `ruleset` with three events: a message and a reinforcement for each side as
+/// round 2 begins, one more for the Heroes when they have lost a unit, and new objectives when
+/// a Foe comes near the Heroes' edge.
+fn level_with_events(ruleset: &str, topology: &str, template: &str) -> level::Level {
+    let text = format!(
+        r#"(
+    name: "Events", ruleset: "{ruleset}", topology: {topology}, size: (8, 5),
+    map: ["........", "........", "...##...", "........", "........"],
+    sides: [(name: "Heroes", controller: Human), (name: "Foes", controller: Ai)],
+    units: [
+        (name: "A", side: "Heroes", template: "{template}", cell: (0, 0)),
+        (name: "B", side: "Heroes", template: "{template}", cell: (0, 4)),
+        (name: "C", side: "Foes", template: "{template}", cell: (7, 4)),
+        (name: "D", side: "Foes", template: "{template}", cell: (7, 0)),
+    ],
+    events: [
+        (when: Round(2), then: [Message("More come"), Reinforcements([
+            (name: "H1", side: "Heroes", template: "{template}", cell: (0, 0)),
+            (name: "F1", side: "Foes", template: "{template}", cell: (7, 2)),
+        ])]),
+        (when: Lost(side: "Heroes", units: 1), then: [Reinforcements([
+            (name: "H2", side: "Heroes", template: "{template}", cell: (0, 2)),
+        ])]),
+        (when: Enters(side: "Foes", area: Rect(from: (0, 0), to: (2, 4))), then: [
+            Objectives(side: "Heroes", victory: [SurviveRounds(side: "Heroes", rounds: 9)]),
+        ]),
+    ],
+)"#
+    );
+    level::load("events.ron", &text).unwrap_or_else(|d| panic!("{d:?}"))
+}
+
+#[test]
+fn a_battle_with_level_events_replays_and_resumes_event_for_event() {
+    use fray::rules::battle::Scripted;
+    let dir = scratch("events-saves");
+    let levels = [
+        level_with_events("phases", "Hex(orientation: Pointy)", "swordsman"),
+        level_with_events("sides", "Square(diagonals: One)", "warrior"),
+        level_with_events("segments", "Square(diagonals: One)", "fighter"),
+        level_with_events("alternating", "Square(diagonals: OneTwo)", "spear_warden"),
+        level_with_events("action-points", "Square(diagonals: One)", "fighter"),
+    ];
+    for level in &levels {
+        let id = level.file.ruleset;
+        let caps = Caps {
+            rounds: 10,
+            commands: 600,
+            time_limit: Some(Duration::from_secs(3600)),
+        };
+        let game = sim::play(level, 7, &[Kind::Greedy, Kind::Greedy], caps);
+        assert!(game.illegal.is_none(), "{id}: {:?}", game.illegal);
+        let replay = |commands: &[fray::rules::battle::Command]| {
+            let (mut b, mut events) = BattleState::start(level, 7);
+            for c in commands {
+                events.extend(b.execute(c).unwrap_or_else(|e| panic!("{id}: {c:?}: {e}")));
+            }
+            (b, events)
+        };
+        let (b, events) = replay(&game.commands);
+        let (again, events_again) = replay(&game.commands);
+        assert_eq!(events, events_again, "{id}");
+        assert_eq!(
+            b.outcome.as_ref().map(|o| o.winner),
+            game.ended.then_some(game.winner)
+        );
+        let arrived = events
+            .iter()
+            .filter(|e| matches!(e, Event::Scripted(Scripted::Arrived { .. })))
+            .count();
+        assert!(arrived >= 2, "{id}: {arrived} arrivals");
+        assert_eq!(again.units.len(), 4 + arrived);
+        // The reinforcements took part: one of them was given a command.
+        assert!(
+            game.commands.iter().any(|c| c.unit().index() >= 4),
+            "{id}: no reinforcement acted"
+        );
+        // A save of the battle halfway is rebuilt from its commands to the same state.
+        let half = &game.commands[..game.commands.len() / 2];
+        let (mid, _) = replay(half);
+        let controls = [fray::ai::SideControl::Human, fray::ai::SideControl::Human];
+        let file = fray::saves::Saving {
+            battle: "events",
+            slot: fray::saves::Slot::Quick,
+            level,
+            level_path: None,
+            seed: 7,
+            controls: &controls,
+            commands: half,
+            state: &mid,
+        }
+        .write(&dir)
+        .unwrap_or_else(|e| panic!("{id}: {e}"));
+        let text = std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{id}: {e}"));
+        let parsed = fray::saves::parse("events", &text).unwrap_or_else(|e| panic!("{id}: {e}"));
+        let resumed = fray::saves::resume("events", parsed).unwrap_or_else(|e| panic!("{id}: {e}"));
+        assert_eq!(resumed.state.units, mid.units, "{id}");
+        assert_eq!(resumed.state.script, mid.script, "{id}");
+        assert_eq!(resumed.state.level.victory, mid.level.victory, "{id}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

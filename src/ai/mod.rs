@@ -210,7 +210,8 @@ impl Ai {
                 legal[i].clone()
             }
             Kind::Greedy => match deciding_side(s) {
-                Some(side) if s.fog.is_some() => {
+                // A view also hides the level's events to come (`rulesets::redact`).
+                Some(side) if s.fog.is_some() || !s.level.events.is_empty() => {
                     let mut view = s.clone();
                     rulesets::redact(&mut view, side);
                     greedy(&view, &legal)

@@ -104,6 +104,14 @@ pub fn start(state: &BattleState) -> Option<Arc<Knowledge>> {
 }
 
 fn refresh(state: &BattleState, k: &mut Knowledge) {
+    // Reinforcements join mid-battle: every side learns of them as it sees them.
+    let n = state.units.len();
+    for side in 0..k.seen.len() {
+        k.seen[side].resize(n, false);
+        k.last[side].resize(n, None);
+    }
+    k.unknown.resize(n, false);
+    k.ghost.resize(n, false);
     for side in 0..state.sides.len() {
         let side_id = SideId(side as u8);
         for (i, u) in state.units.iter().enumerate() {
@@ -125,7 +133,11 @@ fn refresh(state: &BattleState, k: &mut Knowledge) {
 pub fn changes_sight(e: &Event) -> bool {
     matches!(
         e,
-        Event::Moved { .. } | Event::Placed { .. } | Event::Door { .. } | Event::Status { .. }
+        Event::Moved { .. }
+            | Event::Placed { .. }
+            | Event::Door { .. }
+            | Event::Status { .. }
+            | Event::Scripted(crate::rules::battle::Scripted::Arrived { .. })
     )
 }
 

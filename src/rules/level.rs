@@ -12,11 +12,13 @@
 //! of the already-parsed text starts.
 
 pub mod edit;
+pub mod events;
 mod spans;
 mod tasks;
 #[cfg(test)]
 mod tests;
 
+pub use events::{Area, Effect, LevelEvent, When};
 pub use spans::Seg;
 pub use tasks::{MAX_TASK_DIFFICULTY, MAX_TASKS, Task, TaskEffect};
 
@@ -65,6 +67,10 @@ pub struct LevelFile {
     /// Tasks a unit may carry out during the battle (`alternating`: Short Task, A-62).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tasks: Vec<Task>,
+    /// Scripted events: when something happens (a round begins, a side enters an area, a side
+    /// has lost units), reinforcements arrive, a message is shown, objectives change.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub events: Vec<LevelEvent>,
 }
 
 impl LevelFile {
@@ -750,6 +756,7 @@ fn describe_outer(outer: Option<&str>) -> String {
         Some("SideDef") => "a side".to_string(),
         Some("UnitDef") => "a unit".to_string(),
         Some("Terrain") => "a legend entry".to_string(),
+        Some("LevelEvent") => "an event".to_string(),
         Some("Square" | "Hex") => "the topology".to_string(),
         Some(other) => format!("`{other}`"),
     }
@@ -762,6 +769,9 @@ fn describe_enum(outer: Option<&str>) -> &'static str {
         Some("HexOrientation") => "hex orientation",
         Some("Controller") => "controller",
         Some("Victory") => "victory condition",
+        Some("When") => "trigger (`when`)",
+        Some("Effect") => "effect",
+        Some("Area") => "area",
         Some("Sight") => "sight",
         _ => "name",
     }
@@ -1311,6 +1321,7 @@ pub fn check(file: &LevelFile) -> Vec<Problem> {
         &|c| terrain_at(c).cloned(),
         &mut out,
     );
+    events::check(file, &in_bounds, &|c| terrain_at(c).cloned(), &mut out);
 
     // Options.
     let o = &file.options;

@@ -30,6 +30,7 @@ pub struct Field {
     sides: String,
     units: String,
     options: String,
+    events: String,
 }
 
 impl Field {
@@ -57,6 +58,7 @@ impl Field {
                 .to_string(),
             units: String::new(),
             options: String::new(),
+            events: String::new(),
         }
     }
 
@@ -84,6 +86,12 @@ impl Field {
         self
     }
 
+    /// The level's scripted `events`, as RON entries of its `events` list.
+    pub fn events(mut self, events: &str) -> Self {
+        self.events = events.to_string();
+        self
+    }
+
     /// The level's `options` (the inside of its parentheses).
     pub fn options(mut self, options: &str) -> Self {
         self.options = options.to_string();
@@ -96,7 +104,7 @@ impl Field {
         format!(
             "(\n    name: \"Test field\",\n    ruleset: \"{}\",\n    topology: {},\n    \
              size: ({}, {}),\n    map: [{}],\n    sides: [{}],\n    units: [{}],\n    \
-             options: ({}),\n)",
+             options: ({}),\n    events: [{}],\n)",
             self.ruleset,
             self.topology,
             self.map.first().map_or(0, |r| r.chars().count()),
@@ -104,7 +112,8 @@ impl Field {
             rows.join(", "),
             self.sides,
             self.units,
-            self.options
+            self.options,
+            self.events
         )
     }
 

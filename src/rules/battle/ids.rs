@@ -100,6 +100,18 @@ impl<T> PerUnit<T> {
         }
     }
 
+    /// Sets unit `u`'s value, making room for it first (a reinforcement that joined the
+    /// battle: the units before it that had no value get `value` too).
+    pub fn put(&mut self, u: UnitId, value: T)
+    where
+        T: Clone,
+    {
+        if self.0.len() <= u.index() {
+            self.0.resize(u.index() + 1, value.clone());
+        }
+        self.0[u.index()] = value;
+    }
+
     /// How many units.
     pub fn len(&self) -> usize {
         self.0.len()

@@ -100,6 +100,7 @@ pub fn describe(s: &BattleState, e: &Event) -> String {
                 s.unit_name(*unit)
             )
         }
+        Event::Scripted(e) => super::script::log_line(s, e),
         Event::Attacked {
             attacker,
             target,

@@ -21,14 +21,16 @@
 pub mod common;
 pub mod ids;
 pub mod log;
+pub mod script;
 pub mod types;
 
 pub use ids::{Names, PerUnit, SideId, UnitId, with_names};
+pub use script::{Script, Scripted};
 pub use types::*;
 
 use crate::rules::dice::BattleRng;
 use crate::rules::grid::{Cell, Grid};
-use crate::rules::level::{Controller, Level, LevelFile, Victory};
+use crate::rules::level::{Controller, Level, LevelFile, UnitDef, Victory};
 use crate::rules::map::TerrainMap;
 use crate::rules::ruleset_data::{self, RulesetData};
 use crate::rules::rulesets::{self, RulesState};
@@ -62,6 +64,26 @@ pub struct Unit {
 }
 
 impl Unit {
+    /// A unit as the level writes it (`def`), on `side`: its template's stats with its
+    /// overrides, full of nothing yet (its ruleset fills its pools).
+    pub fn from_def(def: &UnitDef, side: SideId, data: Option<&RulesetData>) -> Unit {
+        let template = data.and_then(|d| d.templates.get(&def.template));
+        let mut stats = template.map(|t| t.stats.clone()).unwrap_or_default();
+        stats.extend(def.overrides.iter().map(|(k, v)| (k.clone(), *v)));
+        Unit {
+            name: def.name.as_str().into(),
+            side,
+            template: def.template.as_str().into(),
+            cell: Cell::new(def.cell.0, def.cell.1),
+            stats: Arc::new(stats),
+            movement: template.map_or(1, |t| t.movement),
+            reach: template.map_or(1, |t| t.reach.max(1)),
+            status: Status::Active,
+            pools: BTreeMap::new(),
+            conditions: BTreeSet::new(),
+        }
+    }
+
     /// A stat, 0 if the unit has none of that name.
     pub fn stat(&self, key: &str) -> i64 {
         self.stats.get(key).copied().unwrap_or(0)
@@ -121,6 +143,9 @@ pub struct BattleState {
     /// copies until it changes.
     #[serde(default)]
     pub fog: Option<Arc<crate::rules::fog::Knowledge>>,
+    /// Which of the level's scripted events have fired ([`script`]).
+    #[serde(default)]
+    pub script: Script,
 }
 
 impl BattleState {
@@ -154,19 +179,8 @@ impl BattleState {
             .iter()
             .enumerate()
             .map(|(i, u)| {
-                let template = level.template(i);
-                Unit {
-                    name: u.name.as_str().into(),
-                    side: SideId(level.unit_side(i).unwrap_or(0) as u8),
-                    template: u.template.as_str().into(),
-                    cell: Cell::new(u.cell.0, u.cell.1),
-                    stats: Arc::new(level.unit_stats(i).unwrap_or_default()),
-                    movement: template.map_or(1, |t| t.movement),
-                    reach: template.map_or(1, |t| t.reach.max(1)),
-                    status: Status::Active,
-                    pools: BTreeMap::new(),
-                    conditions: BTreeSet::new(),
-                }
+                let side = SideId(level.unit_side(i).unwrap_or(0) as u8);
+                Unit::from_def(u, side, Some(level.ruleset))
             })
             .collect();
         let seed = rng.seed();
@@ -182,6 +196,7 @@ impl BattleState {
             outcome: None,
             applied: 0,
             fog: None,
+            script: Script::new(file.events.len()),
         };
         state.fog = crate::rules::fog::start(&state);
         let events = {
@@ -191,6 +206,7 @@ impl BattleState {
                 seed,
             });
             rulesets::start(&mut x);
+            script::fire(&mut x);
             x.events
         };
         (state, events)
@@ -309,6 +325,7 @@ impl BattleState {
         self.check(cmd)?;
         let mut x = Exec::new(self);
         rulesets::execute(&mut x, cmd);
+        script::fire(&mut x);
         Ok(x.events)
     }
 
@@ -335,7 +352,9 @@ impl BattleState {
                 if let Some(u) = self.units.get_mut(unit.index()) {
                     u.cell = *to;
                 }
+                script::entered(self, *unit, *to);
             }
+            Event::Scripted(e) => script::apply(self, e),
             Event::Door { cell, open, .. } => {
                 let shut = self.terrain.door(*cell) != Some(crate::rules::map::Door::Open);
                 if shut == *open {
@@ -507,6 +526,7 @@ impl<'a> Exec<'a> {
                 | Event::Placed { .. }
                 | Event::Status { .. }
                 | Event::RoundStarted { .. }
+                | Event::Scripted(Scripted::Arrived { .. } | Scripted::Objectives { .. })
         );
         let round_started = matches!(e, Event::RoundStarted { .. });
         self.state.apply(&e);
@@ -536,5 +556,7 @@ impl<'a> Exec<'a> {
     }
 }
 
+#[cfg(test)]
+mod script_tests;
 #[cfg(test)]
 pub(crate) mod tests;

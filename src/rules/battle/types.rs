@@ -836,6 +836,9 @@ pub enum Event {
     },
     /// Ruleset bookkeeping.
     Rules(RulesEvent),
+    /// A level's scripted event fired, or one of its effects: a message, a reinforcement
+    /// arriving, a side's new objectives ([`super::script`]).
+    Scripted(super::script::Scripted),
     /// The battle is over.
     Ended {
         winner: Option<SideId>,

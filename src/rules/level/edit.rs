@@ -298,7 +298,9 @@ fn edited(text: &str, edit: &Edit) -> Result<String, String> {
             if to.trim().is_empty() {
                 return Err("a unit's name cannot be empty".into());
             }
-            if file.units.iter().any(|u| &u.name == to && &u.name != unit) {
+            if file.units.iter().any(|u| &u.name == to && &u.name != unit)
+                || super::events::reinforcements(&file).any(|(.., u)| &u.name == to)
+            {
                 return Err(format!("a unit is already named '{to}'"));
             }
             let span = spans
@@ -339,6 +341,46 @@ fn edited(text: &str, edit: &Edit) -> Result<String, String> {
                         at(&[Seg::Field("victory"), Seg::Index(j), Seg::Field("side")])?,
                         quote(to),
                     );
+                }
+            }
+            // The level's events that name the side.
+            use super::events::{Effect, When};
+            use Seg::{Field as F, Index as I};
+            for (e, event) in file.events.iter().enumerate() {
+                if let When::Enters { side: s, .. } | When::Lost { side: s, .. } = &event.when
+                    && s == side
+                {
+                    out.replace(at(&[F("events"), I(e), F("when"), F("side")])?, quote(to));
+                }
+                for (f, effect) in event.then.iter().enumerate() {
+                    let base = [F("events"), I(e), F("then"), I(f)];
+                    let path = |rest: &[Seg]| [&base[..], rest].concat();
+                    match effect {
+                        Effect::Message(_) => {}
+                        Effect::Reinforcements(units) => {
+                            for (k, u) in units.iter().enumerate() {
+                                if &u.side == side {
+                                    out.replace(at(&path(&[I(0), I(k), F("side")]))?, quote(to));
+                                }
+                            }
+                        }
+                        Effect::Objectives { side: s, victory } => {
+                            if s == side {
+                                out.replace(at(&path(&[F("side")]))?, quote(to));
+                            }
+                            for (v, cond) in victory.iter().enumerate() {
+                                if let Victory::SurviveRounds { side: s, .. }
+                                | Victory::ReachCell { side: s, .. } = cond
+                                    && s == side
+                                {
+                                    out.replace(
+                                        at(&path(&[F("victory"), I(v), F("side")]))?,
+                                        quote(to),
+                                    );
+                                }
+                            }
+                        }
+                    }
                 }
             }
         }

@@ -206,3 +206,119 @@ proptest! {
         prop_assert_eq!(offset_of(&s, line, col), at);
     }
 }
+
+/// The 1-based (line, col) of the first `needle` in `text` (columns in characters).
+fn find_at(text: &str, needle: &str) -> (usize, usize) {
+    let at = text
+        .find(needle)
+        .unwrap_or_else(|| panic!("{needle} not in the text"));
+    line_cols(text, &[at])[0]
+}
+
+#[test]
+fn event_problems_are_reported_at_their_line_and_column() {
+    let text = r#"(
+    name: "Events", ruleset: "sides", topology: Square(diagonals: One), size: (4, 3),
+    map: ["....", ".#..", "...."],
+    sides: [(name: "Heroes", controller: Human), (name: "Foes", controller: Ai)],
+    units: [
+        (name: "A", side: "Heroes", template: "warrior", cell: (0, 0)),
+        (name: "B", side: "Foes", template: "warrior", cell: (3, 2)),
+    ],
+    events: [
+        (when: Round(0), then: [Message("dawn")]),
+        (when: Enters(side: "Ghosts", area: Cells([(1, 0), (9, 9)])), then: [Message("boo")]),
+        (when: Lost(side: "Foes", units: 0), then: []),
+        (when: Round(2), then: [Reinforcements([
+            (name: "A", side: "Heroes", template: "warrior", cell: (2, 0)),
+            (name: "W", side: "Heroes", template: "warrior", cell: (1, 1)),
+            (name: "X", side: "Elves", template: "warrior", cell: (5, 0)),
+            (name: "Y", side: "Foes", template: "dragon", cell: (0, 2)),
+            (name: "Z", side: "Foes", template: "warrior", cell: (3, 0), overrides: {"wings": 2}),
+        ])]),
+        (when: Round(3), then: [Objectives(side: "Foes", victory: [ReachCell(side: "Heroes", cell: (1, 1))])]),
+    ],
+)"#;
+    let Err(diags) = load("ev.ron", text) else {
+        panic!("accepted")
+    };
+    let got: Vec<(usize, usize, &str)> = diags
+        .iter()
+        .map(|d| (d.line, d.col, d.message.as_str()))
+        .collect();
+    let expect = [
+        ("Round(0)", "0", "round 0"),
+        (
+            "\"Ghosts\"",
+            "\"Ghosts\"",
+            "side 'Ghosts', which the level does not define",
+        ),
+        ("(9, 9)", "(9, 9)", "outside the 4x3 map"),
+        ("units: 0", "0", "0 units are lost"),
+        ("then: []", "[]", "does nothing"),
+        (
+            "(name: \"A\", side: \"Heroes\", template: \"warrior\", cell: (2, 0))",
+            "\"A\"",
+            "already named 'A'",
+        ),
+        ("cell: (1, 1)),", "(1, 1)", "no unit can stand there"),
+        ("\"Elves\"", "\"Elves\"", "side 'Elves'"),
+        ("cell: (5, 0)", "(5, 0)", "outside the 4x3 map"),
+        ("\"dragon\"", "\"dragon\"", "template 'dragon'"),
+        ("\"wings\"", "\"wings\"", "overrides 'wings'"),
+        (
+            "side: \"Heroes\", cell: (1, 1)",
+            "\"Heroes\"",
+            "each new objective names 'Foes'",
+        ),
+        ("cell: (1, 1))])", "(1, 1)", "no unit can stand there"),
+    ];
+    assert_eq!(got.len(), expect.len(), "{diags:#?}");
+    for (anchor, value, message) in expect {
+        let base = text.find(anchor).unwrap_or_else(|| panic!("{anchor}"));
+        let off = base + text[base..].find(value).expect("value in its anchor");
+        let (line, col) = line_cols(text, &[off])[0];
+        assert!(
+            got.iter()
+                .any(|&(l, c, m)| l == line && c == col && m.contains(message)),
+            "no `{message}` at {line}:{col} ({anchor}); got {got:#?}"
+        );
+    }
+}
+
+#[test]
+fn a_level_with_events_loads_and_an_unknown_trigger_is_named() {
+    let base = r#"(
+    name: "E", ruleset: "sides", topology: Square(diagonals: One), size: (3, 1),
+    map: ["..."],
+    sides: [(name: "H", controller: Human), (name: "F", controller: Ai)],
+    units: [(name: "A", side: "H", template: "warrior", cell: (0, 0)),
+            (name: "B", side: "F", template: "warrior", cell: (2, 0))],
+    events: [(when: WHEN, then: [Message("hi")])],
+)"#;
+    for ok in [
+        "Round(2)",
+        "Lost(side: \"F\", units: 1)",
+        "Enters(side: \"H\", area: Rect(from: (1, 0), to: (2, 0)))",
+    ] {
+        let level = load("e.ron", &base.replace("WHEN", ok)).expect(ok);
+        assert_eq!(level.file.events.len(), 1);
+    }
+    let Err(d) = load("e.ron", &base.replace("WHEN", "Dawn(2)")) else {
+        panic!("accepted")
+    };
+    assert_eq!(
+        (d[0].line, d[0].col),
+        find_at(&base.replace("WHEN", "Dawn(2)"), "Dawn")
+    );
+    assert!(
+        d[0].message.contains("unknown trigger (`when`) `Dawn`"),
+        "{}",
+        d[0].message
+    );
+    assert!(
+        d[0].message.contains("`Round`, `Enters`, `Lost`"),
+        "{}",
+        d[0].message
+    );
+}

@@ -102,6 +102,10 @@ pub trait Ruleset {
     fn clock(s: &BattleState, r: &Self::State) -> Clock;
     /// How the action menu shows `cmd`.
     fn describe(s: &BattleState, r: &Self::State, cmd: &Command) -> CommandInfo;
+    /// Reinforcement `unit` has just arrived (the battle's last unit, placed, its pools
+    /// empty): fill its pools and give it its place in the turn order as the rules, or the
+    /// ruleset's house rule, say (see `docs/rules/<id>.md`).
+    fn joined(x: &mut Exec, unit: UnitId);
     /// The odds of `attacker` attacking `target` now; `None` if it cannot.
     fn odds(
         s: &BattleState,
@@ -366,6 +370,12 @@ macro_rules! registry {
             match &s.rules { $(RulesState::$v(r) => <$m::$t as Ruleset>::check(s, r, cmd)),+ }
         }
 
+        /// Reinforcement `unit` has just arrived: its ruleset fills its pools and slots it
+        /// into the turn order.
+        pub fn joined(x: &mut Exec, unit: UnitId) {
+            match x.state.rules { $(RulesState::$v(_) => <$m::$t as Ruleset>::joined(x, unit)),+ }
+        }
+
         /// What happens when `cmd` (checked) is carried out.
         pub fn execute(x: &mut Exec, cmd: &Command) {
             match x.state.rules { $(RulesState::$v(_) => <$m::$t as Ruleset>::execute(x, cmd)),+ }
@@ -484,10 +494,15 @@ macro_rules! registry {
 
         /// Removes from `state` what `viewer` cannot know, so an AI searching a clone of it
         /// cannot cheat: the ruleset's secrets, then, under fog of war, the foes it does not
-        /// see ([`crate::rules::fog::redact`]).
+        /// see ([`crate::rules::fog::redact`]), and the level's scripted events to come.
         pub fn redact(state: &mut BattleState, viewer: SideId) {
             match state.rules { $(RulesState::$v(_) => <$m::$t as Ruleset>::redact(state, viewer)),+ }
             crate::rules::fog::redact(state, viewer);
+            // The level's events to come are no side's to know: a search on the view never
+            // sees reinforcements arrive or objectives change ahead of time.
+            if !state.level.events.is_empty() {
+                std::sync::Arc::make_mut(&mut state.level).events.clear();
+            }
         }
 
         /// An event as `viewer`'s side may see it (the combat log of a hot-seat view).

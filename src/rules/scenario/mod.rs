@@ -181,7 +181,6 @@ fn node_of<T: serde::Serialize>(v: &T) -> Node {
 /// Runs a parsed scenario.
 pub fn run(s: &Scenario) -> Result<(), String> {
     let (mut b, opening) = BattleState::start_with_tape(&s.level, s.seed, s.tape.iter().copied());
-    let names = b.names();
     let mut since: Vec<Event> = opening;
     for (i, step) in s.steps.iter().enumerate() {
         let at = |m: String| format!("step {}: {m}", i + 1);
@@ -191,6 +190,8 @@ pub fn run(s: &Scenario) -> Result<(), String> {
                 Err(r) => return Err(at(format!("{} was rejected: {r}", b.show(c)))),
             },
             Step::Expect(expected) => {
+                // The battle's names now: reinforcements that arrived may be named.
+                let names = b.names();
                 let actual: Vec<Node> = since.iter().map(node_of).collect();
                 if let Err(m) = find_subsequence(expected, &actual, &names) {
                     let mut msg = format!("{m}\n  actual events since the previous Expect:");
@@ -224,6 +225,7 @@ pub fn run(s: &Scenario) -> Result<(), String> {
                 }
             }
             Step::Pending(d) => {
+                let names = b.names();
                 let actual = node_of(&b.pending());
                 if let Err(m) = matches(d, &actual, &names) {
                     return Err(at(format!(

@@ -909,3 +909,44 @@ fn every_edit_kind_undone_and_redone_gives_the_same_text_and_model() {
         assert_eq!(file(doc.text()), file(&after));
     }
 }
+
+#[test]
+fn renaming_a_side_renames_it_in_the_levels_events_and_names_stay_unique() {
+    let text = r#"(
+    name: "R", ruleset: "sides", topology: Square(diagonals: One), size: (4, 2),
+    map: ["....", "...."],
+    sides: [(name: "A", controller: Human), (name: "B", controller: Ai)],
+    units: [
+        (name: "a", side: "A", cell: (0, 0), template: "warrior"),
+        (name: "b", side: "B", cell: (3, 1), template: "warrior"),
+    ],
+    events: [
+        (when: Lost(side: "A", units: 1), then: [
+            Reinforcements([(name: "r", side: "A", template: "warrior", cell: (0, 1))]),
+            Objectives(side: "A", victory: [SurviveRounds(side: "A", rounds: 3)]),
+        ]),
+        (when: Enters(side: "A", area: Cells([(3, 0)])), then: [Message("in")]),
+    ],
+)"#;
+    let mut doc = LevelDoc::new(text);
+    doc.apply(&Edit::RenameSide {
+        side: "A".into(),
+        to: "Wardens".into(),
+    })
+    .expect("rename");
+    let f = level::load("r.ron", doc.text()).expect("valid").file;
+    assert_eq!(
+        doc.text().matches("\"Wardens\"").count(),
+        7,
+        "{}",
+        doc.text()
+    );
+    assert_eq!(f.events.len(), 2);
+    let err = doc
+        .apply(&Edit::RenameUnit {
+            unit: "a".into(),
+            to: "r".into(),
+        })
+        .expect_err("a reinforcement is named r");
+    assert!(err.contains("already named 'r'"), "{err}");
+}

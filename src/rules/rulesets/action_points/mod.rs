@@ -133,6 +133,9 @@ pub enum Ev {
     Advantage { unit: UnitId, on: bool },
     /// `unit`'s attack under way presses the Advantage (`on`), or has been resolved.
     Pressing { unit: UnitId, on: bool },
+    /// Reinforcement `unit` rolled `score` for initiative and slots in at `at` in the order
+    /// a slot at or before the current turn is taken from the next round.
+    Joined { unit: UnitId, score: i64, at: usize },
 }
 
 /// Which of a unit's attacks: what an attack paused for a Dodge notes
@@ -196,6 +199,9 @@ impl crate::rules::rulesets::Ruleset for ActionPoints {
     fn execute(x: &mut Exec, cmd: &Command) {
         actions::execute(x, cmd)
     }
+    fn joined(x: &mut Exec, unit: UnitId) {
+        turns::joined(x, unit)
+    }
     fn apply(r: &mut State, e: &Ev) {
         apply(r, e)
     }
@@ -239,6 +245,15 @@ pub fn apply(s: &mut State, e: &Ev) {
             s.extended = PerUnit::filled(scores.len(), None);
         }
         Ev::Turn { index } => s.turn = *index,
+        Ev::Joined { unit, score, at } => {
+            s.scores.put(*unit, *score);
+            s.extended.put(*unit, None);
+            let at = (*at).min(s.order.len());
+            s.order.insert(at, *unit);
+            if at <= s.turn && s.order.len() > 1 {
+                s.turn += 1;
+            }
+        }
         Ev::ExtendedStarted {
             unit,
             command,

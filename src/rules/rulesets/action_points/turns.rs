@@ -90,6 +90,39 @@ pub(super) fn start(x: &mut Exec) {
     advance(x, 0);
 }
 
+/// a reinforcement rolls initiative (1d6 + rating, a roll of its own) and takes the
+/// place its score gives it in the order, after those with the same score, Initiative Rating
+/// and Luck. If that place comes at or before the turn under way, its first turn is in the next
+/// round; otherwise it acts this round when its place comes. It arrives with its AP full.
+pub(super) fn joined(x: &mut Exec, u: UnitId) {
+    let hp = x.s().units[u.index()].stat(names::HP);
+    x.set_pool(u, names::HP, hp);
+    let ap = max_ap(x, u);
+    x.set_pool(u, names::AP, ap);
+    let rating = x.s().units[u.index()].stat(names::INITIATIVE_RATING);
+    let die = x
+        .roll(Some(u), None, Purpose::Initiative, &ndx(1, 6, 0), None)
+        .total;
+    let score = die + rating;
+    let s = x.s();
+    let r = ActionPoints::state(s);
+    let key = |v: UnitId, score: i64| {
+        let unit = &s.units[v.index()];
+        (
+            score,
+            unit.stat(names::INITIATIVE_RATING),
+            unit.stat(names::LUCK),
+        )
+    };
+    let mine = key(u, score);
+    let at = r
+        .order
+        .iter()
+        .position(|&v| key(v, r.scores.get(v).copied().unwrap_or(0)) < mine)
+        .unwrap_or(r.order.len());
+    x.emit(ActionPoints::event(Ev::Joined { unit: u, score, at }));
+}
+
 pub(super) fn max_ap(x: &Exec, u: UnitId) -> i64 {
     x.s().units[u.index()].stat(names::AP)
 }

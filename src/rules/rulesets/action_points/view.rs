@@ -32,6 +32,16 @@ pub(super) fn log_line(s: &BattleState, e: &Ev) -> String {
                 .collect::<Vec<_>>()
                 .join(", ")
         ),
+        Ev::Joined { unit, score, .. } => {
+            let rating = s
+                .unit(*unit)
+                .map_or(0, |u| u.stat(names::INITIATIVE_RATING));
+            format!(
+                "{} joins the initiative order with {score} = {} rolled + {rating} rating",
+                s.unit_name(*unit),
+                score - rating
+            )
+        }
         Ev::Turn { index } => {
             let who = ActionPoints::state(s)
                 .order

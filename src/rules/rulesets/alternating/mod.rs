@@ -183,6 +183,8 @@ pub enum Ev {
     },
     /// A new round: nobody has acted or attacked yet.
     NewRound,
+    /// Reinforcement `unit` joined its team (it may be picked this round).
+    Joined { unit: UnitId },
     /// The surprise round is over.
     SurpriseOver,
     /// `teams[team]` picks who acts next.
@@ -267,6 +269,9 @@ impl crate::rules::rulesets::Ruleset for Alternating {
     fn check(s: &BattleState, r: &State, cmd: &Command) -> Result<(), Rejected> {
         check(s, r, cmd)
     }
+    fn joined(x: &mut Exec, unit: UnitId) {
+        turns::joined(x, unit)
+    }
     fn execute(x: &mut Exec, cmd: &Command) {
         execute(x, cmd)
     }
@@ -315,6 +320,11 @@ pub fn apply(s: &mut State, e: &Ev) {
             s.picking = 0;
         }
         Ev::SurpriseOver => s.surprise_round = false,
+        Ev::Joined { unit } => {
+            s.attacks.put(*unit, 0);
+            s.extended.put(*unit, None);
+            s.melee_drawn.put(*unit, false);
+        }
         Ev::Picking { team } => s.picking = *team,
         Ev::TurnOf { unit } => {
             s.acting = Some(*unit);

@@ -10,26 +10,40 @@ use crate::rules::battle::Reaction;
 use crate::rules::battle::{BattleState, Condition, Decision, Event, Exec, Resume, SideId, UnitId};
 use crate::rules::rulesets::Member;
 
+/// A unit's pools as the battle starts (or as it arrives, a reinforcement).
+fn init_pools(x: &mut Exec, u: UnitId) {
+    let unit = x.s().units[u.index()].clone();
+    for key in [
+        names::ENDURANCE,
+        names::HEALTH,
+        names::STAMINA,
+        names::FOCUS,
+    ] {
+        x.set_pool(u, key, unit.stat(key));
+    }
+    x.set_pool(u, names::DEATH, DEATH_DIFFICULTY);
+    x.set_pool(u, names::WEAPON, METAL_DURABILITY);
+    if unit.stat(names::BLOCK) > 0 {
+        x.set_pool(u, names::SHIELD, unit.stat(names::BLOCK_DURABILITY).max(1));
+    }
+    if unit.stat(names::RANGE) > 0 && unit.stat(names::RELOAD_ACTIONS) > 0 {
+        x.set_pool(u, names::LOADED, 1);
+    }
+}
+
+/// House rule (Reinforcements): a reinforcement joins its team with its pools full and
+/// the reaction of a fresh turn. It has not acted this round, so its team may pick it in the
+/// round it arrives, like any member that has not had its turn.
+pub(super) fn joined(x: &mut Exec, u: UnitId) {
+    init_pools(x, u);
+    x.set_pool(u, names::REACTIONS, 1);
+    x.emit(Alternating::event(Ev::Joined { unit: u }));
+}
+
 pub fn start(x: &mut Exec) {
     let ids: Vec<UnitId> = x.s().unit_ids().collect();
     for &u in &ids {
-        let unit = x.s().units[u.index()].clone();
-        for key in [
-            names::ENDURANCE,
-            names::HEALTH,
-            names::STAMINA,
-            names::FOCUS,
-        ] {
-            x.set_pool(u, key, unit.stat(key));
-        }
-        x.set_pool(u, names::DEATH, DEATH_DIFFICULTY);
-        x.set_pool(u, names::WEAPON, METAL_DURABILITY);
-        if unit.stat(names::BLOCK) > 0 {
-            x.set_pool(u, names::SHIELD, unit.stat(names::BLOCK_DURABILITY).max(1));
-        }
-        if unit.stat(names::RANGE) > 0 && unit.stat(names::RELOAD_ACTIONS) > 0 {
-            x.set_pool(u, names::LOADED, 1);
-        }
+        init_pools(x, u);
     }
     // Surprise: units that can be surprised (no danger sense) of the listed sides or names.
     let mut surprise = false;

@@ -537,6 +537,13 @@ pub fn log_line(s: &BattleState, e: &Ev) -> String {
         }
         Ev::NewRound => "Every unit may take a turn again".to_string(),
         Ev::SurpriseOver => "The surprise round is over".to_string(),
+        Ev::Joined { unit } => format!(
+            "{} joins {}: its team may pick it this round",
+            s.unit_name(*unit),
+            s.unit(*unit)
+                .and_then(|u| s.sides.get(u.side.index()))
+                .map_or("its team", |x| x.name.as_str())
+        ),
         Ev::Picking { team: t } => match r.teams.get(*t) {
             Some(&side) => {
                 let name = team(s, side);

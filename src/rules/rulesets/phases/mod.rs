@@ -136,6 +136,9 @@ impl Ruleset for Phases {
     fn check(s: &BattleState, r: &State, cmd: &Command) -> Result<(), Rejected> {
         actions::check(s, r, cmd)
     }
+    fn joined(x: &mut Exec, unit: UnitId) {
+        turns::joined(x, unit)
+    }
     fn execute(x: &mut Exec, cmd: &Command) {
         actions::execute(x, cmd)
     }
@@ -277,6 +280,14 @@ pub enum Ev {
     Phase { phase: u8 },
     /// The Post-Turn after Phase 4: recoveries follow.
     PostTurn,
+    /// Reinforcement `unit` takes its place `at` in the order with initiative `score`;
+    /// `done`: its place in this Phase has already passed (house rule Reinforcements).
+    Joined {
+        unit: UnitId,
+        score: i64,
+        at: usize,
+        done: bool,
+    },
     /// Whose action it is now.
     Acting { unit: Option<UnitId> },
     /// A delaying unit is asked whether it acts before the next action.
@@ -374,6 +385,27 @@ pub fn apply(s: &mut State, e: &Ev) {
             s.asked.clear();
         }
         Ev::PostTurn => {}
+        Ev::Joined {
+            unit,
+            score,
+            at,
+            done,
+        } => {
+            let u = *unit;
+            s.scores.put(u, *score);
+            s.order.insert((*at).min(s.order.len()), u);
+            s.done.put(u, *done);
+            s.budget.put(u, Budget::default());
+            s.held.put(u, None);
+            s.lose_next.put(u, false);
+            s.aoo_made.put(u, 0);
+            s.man.stance.put(u, Vec::new());
+            s.man.disarmed.put(u, false);
+            s.man.daunted.put(u, false);
+            s.man.presence_turn.put(u, 0);
+            s.man.started.put(u, None);
+            s.man.analysed.put(u, None);
+        }
         Ev::Acting { unit } => {
             s.acting = *unit;
             s.asked.clear();

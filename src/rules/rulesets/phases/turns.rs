@@ -81,6 +81,34 @@ pub(super) fn start(x: &mut Exec) {
     advance(x);
 }
 
+/// House rule (Reinforcements): a reinforcement's initiative is its CV + Lightning Reflexes, as
+/// at the start, with no roll: it takes its place after those with the same score. It acts in
+/// the Phase it arrives in if its place there is still to come (no one after it has had their
+/// place in this Phase yet), else from the next Phase. It arrives with BODY and STUN full.
+pub(super) fn joined(x: &mut Exec, u: UnitId) {
+    for pool in [names::BODY, names::STUN] {
+        let v = x.s().units[u.index()].stat(pool);
+        x.set_pool(u, pool, v);
+    }
+    let unit = &x.s().units[u.index()];
+    let score = unit.stat(names::CV) + unit.stat(names::LIGHTNING_REFLEXES);
+    let r = Phases::state(x.s());
+    let at = r
+        .order
+        .iter()
+        .position(|&v| r.scores.get(v).copied().unwrap_or(0) < score)
+        .unwrap_or(r.order.len());
+    let done = r.order[at..]
+        .iter()
+        .any(|&v| r.done.get(v).copied().unwrap_or(false));
+    x.emit(Phases::event(Ev::Joined {
+        unit: u,
+        score,
+        at,
+        done,
+    }));
+}
+
 /// The next unit whose place in the Phase comes up: the first in the order whose place has
 /// not passed, able to act (and aware, in the Surprise Phase).
 fn next_actor(s: &BattleState, r: &State) -> Option<UnitId> {

@@ -24,6 +24,17 @@ pub(super) fn log_line(s: &BattleState, e: &Ev) -> String {
         Ev::Phase { phase: 0 } => "--- Surprise Phase ---".to_string(),
         Ev::Phase { phase } => format!("--- Phase {phase} ---"),
         Ev::PostTurn => "Post-Turn: everyone able Takes a Recovery".to_string(),
+        Ev::Joined {
+            unit, score, done, ..
+        } => format!(
+            "{} takes its place in the order with initiative {score}{}",
+            s.unit_name(*unit),
+            if *done {
+                "; its place in this Phase has passed, it acts from the next"
+            } else {
+                "; it acts this Phase when its place comes"
+            }
+        ),
         Ev::Acting { unit: Some(u) } => format!("{} acts", n(u)),
         Ev::Acting { unit: None } => "(between actions)".to_string(),
         Ev::Asking { unit: Some(u) } => format!("{} may take its delayed action now", n(u)),

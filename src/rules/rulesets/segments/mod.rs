@@ -297,6 +297,9 @@ pub enum Ev {
     },
     /// Declarations for a new round begin (the round's bookkeeping is cleared).
     Declaring,
+    /// Reinforcement `unit` joined its side; `ready`: it arrived while declarations are
+    /// made, and declares and acts this round (house rule Reinforcements).
+    Joined { unit: UnitId, ready: bool },
     /// `unit` declared `intent` (hidden from the other sides until revealed; `None` in a copy
     /// of the event redacted for them).
     Declared {
@@ -408,6 +411,9 @@ impl crate::rules::rulesets::Ruleset for Segments {
     fn check(s: &BattleState, r: &State, cmd: &Command) -> Result<(), Rejected> {
         check(s, r, cmd)
     }
+    fn joined(x: &mut Exec, unit: UnitId) {
+        turns::joined(x, unit)
+    }
     fn execute(x: &mut Exec, cmd: &Command) {
         execute(x, cmd)
     }
@@ -492,6 +498,14 @@ pub fn apply(s: &mut State, e: &Ev) {
             s.surprise_segments = *count;
             s.phase = Phase::Surprise;
             s.segment = 0;
+        }
+        Ev::Joined { unit, ready } => {
+            let memo = if *ready {
+                Memo::default()
+            } else {
+                NO_UNIT.clone()
+            };
+            s.units.put(*unit, memo);
         }
         Ev::Declaring => {
             s.phase = Phase::Declare;

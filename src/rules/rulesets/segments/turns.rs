@@ -189,17 +189,32 @@ fn spans_sides(s: &BattleState, queue: &[UnitId]) -> bool {
 // ---------------------------------------------------------------------------------------------
 // Start: surprise
 
+/// A unit's hit points and spell slots, full.
+fn init_pools(x: &mut Exec, u: UnitId) {
+    let hp = stat(x.s(), u, HP);
+    x.set_pool(u, HP, hp);
+    for spell in Spell::ALL {
+        if knows(x.s(), u, spell) {
+            let st = spells::stats_of(spell);
+            let slots = stat(x.s(), u, st.slots);
+            x.set_pool(u, st.pool, slots);
+        }
+    }
+}
+
+/// House rule (Reinforcements): a reinforcement joins its side's initiative (sides roll, not
+/// units). Arriving while declarations are made (a round has just begun), it declares and acts
+/// in that round; arriving later in a round, it has declared nothing and waits for the next
+/// round's declarations. It is never surprised. Its hit points and spell slots are full.
+pub(super) fn joined(x: &mut Exec, u: UnitId) {
+    init_pools(x, u);
+    let ready = Segments::state(x.s()).phase == Phase::Declare;
+    x.emit(Segments::event(Ev::Joined { unit: u, ready }));
+}
+
 pub fn start(x: &mut Exec) {
     for u in x.s().unit_ids().collect::<Vec<_>>() {
-        let hp = stat(x.s(), u, HP);
-        x.set_pool(u, HP, hp);
-        for spell in Spell::ALL {
-            if knows(x.s(), u, spell) {
-                let st = spells::stats_of(spell);
-                let slots = stat(x.s(), u, st.slots);
-                x.set_pool(u, st.pool, slots);
-            }
-        }
+        init_pools(x, u);
     }
     surprise(x);
     if x.over() {

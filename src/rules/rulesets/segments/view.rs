@@ -233,6 +233,15 @@ pub fn log_line(s: &BattleState, e: &Ev) -> String {
             format!("Surprise: {}", parts.join("; "))
         }
         Ev::Declaring => "Declare spells and general actions".to_string(),
+        Ev::Joined { unit, ready } => format!(
+            "{} joins its side{}",
+            s.unit_name(*unit),
+            if *ready {
+                ": it declares and acts this round"
+            } else {
+                "; it declares and acts from the next round"
+            }
+        ),
         Ev::Declared { unit, intent } => match intent {
             Some(_) => format!(
                 "{} declares: {}",

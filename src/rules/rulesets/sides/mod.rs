@@ -161,6 +161,9 @@ impl crate::rules::rulesets::Ruleset for Sides {
     fn check(s: &BattleState, r: &State, cmd: &Command) -> Result<(), Rejected> {
         check(s, r, cmd)
     }
+    fn joined(x: &mut Exec, unit: UnitId) {
+        turns::joined(x, unit)
+    }
     fn execute(x: &mut Exec, cmd: &Command) {
         execute(x, cmd)
     }
@@ -286,6 +289,9 @@ pub enum Ev {
     },
     /// A new round: every unit has its Main and Move actions again.
     RoundReset,
+    /// Reinforcement `unit` joined its side, with its Main and Move actions (house rule
+    /// Reinforcements).
+    Joined { unit: UnitId },
     /// The side at `index` of the round's order takes its turn.
     SideTurn { index: usize },
     /// `unit` was picked and takes its turn.
@@ -388,6 +394,14 @@ pub fn apply(s: &mut State, e: &Ev) {
             s.scores = scores.clone();
             s.surprise = false;
         }
+        Ev::Joined { unit } => s.per.put(
+            *unit,
+            Per {
+                main: true,
+                mv: true,
+                ..Per::default()
+            },
+        ),
         Ev::RoundReset => {
             for p in s.per.values_mut() {
                 p.acted = false;

@@ -55,6 +55,16 @@ pub fn start(x: &mut Exec) {
     settle(x);
 }
 
+/// House rule (Reinforcements): initiative is the side's (S-09), so a reinforcement joins its
+/// side's turn with its Main and Move actions and full hit points: if its side's turn this
+/// round is under way or still to come, its side may pick it this round; if it has passed, it
+/// acts from the next round.
+pub(super) fn joined(x: &mut Exec, u: UnitId) {
+    let hp = x.s().units[u.index()].stat(names::HP);
+    x.set_pool(u, names::HP, hp);
+    x.emit(Sides::event(Ev::Joined { unit: u }));
+}
+
 /// S-09, S-13, S-14: each side rolls 1d8 once, the Party adds its best DEX and wins ties.
 fn roll_initiative(x: &mut Exec) {
     let party = Sides::state(x.s()).party.unwrap_or(SideId(0));

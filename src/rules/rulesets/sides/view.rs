@@ -330,6 +330,13 @@ pub fn log_line(s: &BattleState, e: &Ev) -> String {
             format!("Initiative: {}", list.join(", then "))
         }
         Ev::RoundReset => "Everyone has a Main and a Move action again".to_string(),
+        Ev::Joined { unit } => format!(
+            "{} joins {}: it may be picked when its side's turn comes",
+            s.unit_name(*unit),
+            s.unit(*unit)
+                .and_then(|u| s.sides.get(u.side.index()))
+                .map_or("its side", |x| x.name.as_str())
+        ),
         Ev::SideTurn { index } => match round_sides(s).get(*index) {
             Some(side) => format!("{} to act", side_name(s, *side)),
             None => "Every side has acted".to_string(),
