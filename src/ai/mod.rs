@@ -25,6 +25,8 @@
 
 pub mod eval;
 pub mod sim;
+
+pub use eval::Weights;
 #[cfg(test)]
 mod tests;
 
@@ -106,6 +108,10 @@ pub struct Config {
     pub time_limit: Duration,
     /// Seed of the AI's own random choices and dice samples.
     pub seed: u64,
+    /// Weights of the position score in place of the difficulty's own (tuning runs only:
+    /// `fray simulate --ai-weights`). `None`: the difficulty's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub weights: Option<Weights>,
 }
 
 impl Config {
@@ -114,6 +120,7 @@ impl Config {
             kind,
             time_limit: Duration::from_millis(200),
             seed,
+            weights: None,
         }
     }
 }
@@ -139,6 +146,8 @@ struct Search {
     /// Cells per kind of move in the search of a picked unit's first action (0: a pick is
     /// judged by the play-out policy alone).
     pick_moves: usize,
+    /// The position score's weights.
+    weights: Weights,
 }
 
 fn search_of(d: Difficulty) -> Search {
@@ -151,6 +160,7 @@ fn search_of(d: Difficulty) -> Search {
             replies: 2,
             noise: 3.0,
             pick_moves: 0,
+            weights: Weights::DEFAULT,
         },
         Difficulty::Normal => Search {
             nodes: 4000,
@@ -163,6 +173,7 @@ fn search_of(d: Difficulty) -> Search {
             replies: 0,
             noise: 0.0,
             pick_moves: 12,
+            weights: Weights::DEFAULT,
         },
         Difficulty::Hard => Search {
             nodes: 12000,
@@ -172,9 +183,13 @@ fn search_of(d: Difficulty) -> Search {
             replies: 0,
             noise: 0.0,
             pick_moves: 16,
+            weights: HARD_WEIGHTS,
         },
     }
 }
+
+/// The position score's weights `hard` plays with (docs/ai.md, "Tuned weights").
+pub const HARD_WEIGHTS: Weights = Weights::DEFAULT;
 
 /// An AI player. Keep one per side for a battle: its random stream advances per decision.
 pub struct Ai {
@@ -217,7 +232,13 @@ impl Ai {
                 }
                 _ => greedy(s, &legal),
             },
-            Kind::Utility(d) => self.utility(s, legal, search_of(d)),
+            Kind::Utility(d) => {
+                let mut search = search_of(d);
+                if let Some(w) = self.config.weights {
+                    search.weights = w;
+                }
+                self.utility(s, legal, search)
+            }
         };
         Some(choice)
     }
@@ -243,6 +264,7 @@ impl Ai {
             side,
             strikes_when_engaged(&view, legal),
             search.moves,
+            &search.weights,
         );
         if saves_ap_for_its_turn(&view) {
             candidates.retain(|c| {
@@ -309,12 +331,13 @@ impl Ai {
                     view.unit(target),
                 )
             {
-                v += 0.5 * (o.expected_damage / eval::health_left(t).max(1.0)).min(1.0);
+                v += search.weights.odds
+                    * (o.expected_damage / eval::health_left(t).max(1.0)).min(1.0);
             }
             // A door that opens a shorter way to the foe (or the only one) is worth opening,
             // and its lock picking (a Short Task): the position score measures distance
             // through walls and cannot see the way.
-            v += eval::door_way(&view, cmd);
+            v += eval::door_way(&view, cmd, &search.weights);
             // Holding an action (Delay) plays out as the same action later when no one acts
             // between (a lone `segments` caster): on a tie, act now. Same games on the
             // levels of the other rulesets (200 games each).
@@ -384,10 +407,10 @@ fn pick_value(
     let unit = match picked.pending() {
         Decision::Act { unit } if picked.unit(unit).is_some_and(|u| u.side == side) => unit,
         // Not our unit's action next (a reaction, the battle over): judge the state as it is.
-        _ => return (eval::score(&picked, side), nodes),
+        _ => return (eval::score(&picked, side, &search.weights), nodes),
     };
     let legal = strikes_when_engaged(&picked, picked.legal_commands());
-    let candidates = prune(&picked, side, legal, search.pick_moves);
+    let candidates = prune(&picked, side, legal, search.pick_moves, &search.weights);
     let mut best = f64::NEG_INFINITY;
     for (i, cmd) in candidates.iter().enumerate() {
         if i > 0 && nodes >= budget {
@@ -437,7 +460,7 @@ fn judge(
             }
         };
         nodes += play_out(&mut c, side, actor, search.depth, search.replies);
-        total += eval::score(&c, side);
+        total += eval::score(&c, side, &search.weights);
     }
     (total / seeds.len() as f64, nodes)
 }
@@ -577,7 +600,13 @@ pub fn deciding_side(s: &BattleState) -> Option<SideId> {
 /// destinations that do are added: the positional score prices exposure, so every cell beside
 /// a foe can rank below the hiding places, and a unit whose move and attack share a turn
 /// (`segments`: half its move, then the attack) walked away from a foe it could have hit.
-fn prune(s: &BattleState, side: SideId, legal: Vec<Command>, keep: usize) -> Vec<Command> {
+fn prune(
+    s: &BattleState,
+    side: SideId,
+    legal: Vec<Command>,
+    keep: usize,
+    w: &Weights,
+) -> Vec<Command> {
     let mut rest = Vec::new();
     // (kind, value, steps from the unit's cell, strikes from there, command)
     let mut moving: Vec<(String, f64, u32, bool, Command)> = Vec::new();
@@ -588,7 +617,7 @@ fn prune(s: &BattleState, side: SideId, legal: Vec<Command>, keep: usize) -> Vec
                     Command::Act { action, .. } => action.name().to_string(),
                     _ => "Move".to_string(),
                 };
-                let v = eval::cell_value(s, side, unit, to);
+                let v = eval::cell_value(s, side, unit, to, w);
                 let u = &s.units[unit.index()];
                 let steps = s.grid().distance(u.cell, to);
                 moving.push((kind, v, steps, eval::can_strike_from(s, unit, to), c));
