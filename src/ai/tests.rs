@@ -1198,25 +1198,26 @@ fn decisions_on_the_ruins(kind: Kind, weights: Option<Weights>, n: usize) -> Vec
     out
 }
 
-/// A config's weights are the ones its search judges with: `normal` with bolder weights (the
-/// walk to the foe worth 5 times as much, exposure a fifth) decides otherwise somewhere on the
-/// ruins; `hard` decides as it does with [`HARD_WEIGHTS`] given explicitly, and, where those
+/// A config's weights are the ones its search judges with: a `normal` that sets no value on
+/// harming a foe does not attack where `normal` does on the ruins; `hard` decides as it does with [`HARD_WEIGHTS`] given explicitly, and, where those
 /// are not the default, otherwise than with the default.
 #[test]
 fn the_search_judges_with_its_configs_weights() {
     let n = 10;
     let normal = decisions_on_the_ruins(Kind::Utility(Difficulty::Normal), None, n);
-    let bold = Weights {
-        closing: 1.0,
-        exposure: 0.01,
-        exposure_fragile: 0.08,
-        exposure_per_hp: 0.6,
+    let meek = Weights {
+        foe_lost: 0.0,
+        foe_lost_sq: 0.0,
+        foe_down: 0.0,
+        odds: 0.0,
         ..Weights::DEFAULT
     };
+    let attacks = |cmds: &[Command]| cmds.iter().filter(|c| c.attack_target().is_some()).count();
     assert_eq!(normal.len(), n);
-    assert_ne!(
-        normal,
-        decisions_on_the_ruins(Kind::Utility(Difficulty::Normal), Some(bold), n)
+    let meekly = decisions_on_the_ruins(Kind::Utility(Difficulty::Normal), Some(meek), n);
+    assert!(
+        attacks(&meekly) < attacks(&normal),
+        "{meekly:?}\nagainst {normal:?}"
     );
     let hard = Kind::Utility(Difficulty::Hard);
     let own = decisions_on_the_ruins(hard, None, n);

@@ -482,6 +482,30 @@ mod tests {
     use super::*;
     use clap::CommandFactory;
 
+    /// A tuning run's weights file names only what it changes; a misspelt weight is an error
+    /// that names the file, not a silent default.
+    #[test]
+    fn a_weights_file_changes_only_the_weights_it_names() {
+        let dir = std::env::temp_dir().join(format!("fray-weights-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
+        let good = dir.join("good.ron");
+        let bad = dir.join("bad.ron");
+        std::fs::write(&good, "(closing: 0.3, odds: 1.0)").unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(&bad, "(clozing: 0.3)").unwrap_or_else(|e| panic!("{e}"));
+        let w = read_weights(Some(&good)).unwrap_or_else(|e| panic!("{e}"));
+        let expected = crate::ai::Weights {
+            closing: 0.3,
+            odds: 1.0,
+            ..crate::ai::Weights::DEFAULT
+        };
+        assert_eq!(w, Some(expected));
+        assert_eq!(read_weights(None), Ok(None));
+        let err = read_weights(Some(&bad)).expect_err("a misspelt weight");
+        assert!(err.contains("bad.ron") && err.contains("clozing"), "{err}");
+        assert!(read_weights(Some(&dir.join("none.ron"))).is_err());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
     #[test]
     fn cli_definition_is_consistent() {
         Cli::command().debug_assert();
