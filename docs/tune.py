@@ -11,6 +11,7 @@ each stays within a factor 0.2-5 of its default). Training games use seeds from 
 (game g of iteration k: SEED + k*GAMES + g): keep the measuring seeds out of that range.
 
 Usage: docs/tune.py [--iterations K] [--games N] [--seed S] [--out DIR] [--resume]
+                    [--levels a,b,...] [--start FILE.ron] [--a A] [--c C]
   FRAY (env): the fray binary (default: target/release/fray; build it with
   `cargo build --release --no-default-features`). Runs `nice -n 10`, one game at a time.
 Writes DIR/log.tsv (one line per iteration), DIR/theta.json (the state, for --resume) and
@@ -94,6 +95,8 @@ def main():
     ap.add_argument("--resume", action="store_true")
     ap.add_argument("--a", type=float, default=2.5, help="step size numerator")
     ap.add_argument("--c", type=float, default=0.3, help="perturbation, in log space")
+    ap.add_argument("--levels", default=",".join(LEVELS), help="the training mix, in turn")
+    ap.add_argument("--start", help="start from these weights (RON, as tuned.ron writes)")
     o = ap.parse_args()
     fray = os.environ.get("FRAY", "target/release/fray")
     os.makedirs(o.out, exist_ok=True)
@@ -102,8 +105,14 @@ def main():
         with open(state_path) as f:
             state = json.load(f)
     else:
-        state = {"k": 0, "theta": {n: 0.0 for n in NAMES}, "sum": {n: 0.0 for n in NAMES},
-                 "summed": 0}
+        theta = {n: 0.0 for n in NAMES}
+        if o.start:
+            with open(o.start) as f:
+                for line in f:
+                    name, _, value = line.strip().rstrip(",").partition(":")
+                    if name in DEFAULT:
+                        theta[name] = math.log(float(value) / DEFAULT[name])
+        state = {"k": 0, "theta": theta, "sum": {n: 0.0 for n in NAMES}, "summed": 0}
         with open(os.path.join(o.out, "log.tsv"), "w") as f:
             f.write("k\tlevel\tseed\tplus_points\tgames\t" + "\t".join(NAMES) + "\n")
     big_a = max(1, o.iterations // 10)
@@ -121,7 +130,8 @@ def main():
             f.write(ron(weights({n: theta[n] + c_k * delta[n] for n in NAMES})))
         with open(minus_path, "w") as f:
             f.write(ron(weights({n: theta[n] - c_k * delta[n] for n in NAMES})))
-        level = LEVELS[k % len(LEVELS)]
+        levels = o.levels.split(",")
+        level = levels[k % len(levels)]
         seed = o.seed + k * o.games
         points, games = play(fray, level, plus_path, minus_path, o.games, seed)
         # y+ - y-: the "+" player's share above the "-" player's, in [-1, 1].

@@ -1166,20 +1166,29 @@ fn default_weights_score_as_before_the_refactor() {
     assert_ne!(score_trail(&bolder), before);
 }
 
-/// `easy` and `normal` judge with the default weights, `hard` with its own, and a config's
-/// override (tuning runs) replaces the difficulty's.
+/// `easy` and `normal` judge with the default weights, `hard` with the tuned ones in `phases`
+/// and the default elsewhere.
 #[test]
 fn each_difficulty_searches_with_its_weights() {
+    use crate::rules::rulesets::RulesetId;
     assert_eq!(search_of(Difficulty::Easy).weights, Weights::DEFAULT);
     assert_eq!(search_of(Difficulty::Normal).weights, Weights::DEFAULT);
-    assert_eq!(search_of(Difficulty::Hard).weights, HARD_WEIGHTS);
+    assert_ne!(TUNED_WEIGHTS, Weights::DEFAULT);
+    for &r in RulesetId::ALL {
+        let expected = if r == RulesetId::Phases {
+            TUNED_WEIGHTS
+        } else {
+            Weights::DEFAULT
+        };
+        assert_eq!(hard_weights(r), expected, "{}", r.as_str());
+    }
 }
 
-/// The `normal` and `hard` decisions, under `weights` (`None`: the difficulty's own), at the
-/// first `n` action decisions of a greedy game on the ruins.
-fn decisions_on_the_ruins(kind: Kind, weights: Option<Weights>, n: usize) -> Vec<Command> {
-    let path = std::path::Path::new("levels/action_points_ruins.ron");
-    let lvl = level::load_path(path).unwrap_or_else(|e| panic!("{e:?}"));
+/// The decisions of `kind` under `weights` (`None`: the difficulty's own) at the first `n`
+/// action decisions of a greedy game on the shipped level `name`.
+fn decisions_on(name: &str, kind: Kind, weights: Option<Weights>, n: usize) -> Vec<Command> {
+    let path = format!("levels/{name}.ron");
+    let lvl = level::load_path(std::path::Path::new(&path)).unwrap_or_else(|e| panic!("{e:?}"));
     let (mut b, _) = BattleState::start(&lvl, 3);
     let mut out = Vec::new();
     while out.len() < n && b.outcome.is_none() {
@@ -1199,12 +1208,15 @@ fn decisions_on_the_ruins(kind: Kind, weights: Option<Weights>, n: usize) -> Vec
 }
 
 /// A config's weights are the ones its search judges with: a `normal` that sets no value on
-/// harming a foe does not attack where `normal` does on the ruins; `hard` decides as it does with [`HARD_WEIGHTS`] given explicitly, and, where those
-/// are not the default, otherwise than with the default.
+/// harming a foe attacks less than `normal` on the ruins. `hard` judges with its own: on the
+/// canyon (`phases`) as with [`TUNED_WEIGHTS`] given explicitly and otherwise than with the
+/// default; on the ruins (`action-points`) as with the default.
 #[test]
 fn the_search_judges_with_its_configs_weights() {
+    let (ruins, canyon) = ("action_points_ruins", "phases_flat_canyon");
     let n = 10;
-    let normal = decisions_on_the_ruins(Kind::Utility(Difficulty::Normal), None, n);
+    let normal = Kind::Utility(Difficulty::Normal);
+    let as_is = decisions_on(ruins, normal, None, n);
     let meek = Weights {
         foe_lost: 0.0,
         foe_lost_sq: 0.0,
@@ -1213,16 +1225,20 @@ fn the_search_judges_with_its_configs_weights() {
         ..Weights::DEFAULT
     };
     let attacks = |cmds: &[Command]| cmds.iter().filter(|c| c.attack_target().is_some()).count();
-    assert_eq!(normal.len(), n);
-    let meekly = decisions_on_the_ruins(Kind::Utility(Difficulty::Normal), Some(meek), n);
+    assert_eq!(as_is.len(), n);
+    let meekly = decisions_on(ruins, normal, Some(meek), n);
     assert!(
-        attacks(&meekly) < attacks(&normal),
-        "{meekly:?}\nagainst {normal:?}"
+        attacks(&meekly) < attacks(&as_is),
+        "{meekly:?}\nagainst {as_is:?}"
     );
     let hard = Kind::Utility(Difficulty::Hard);
-    let own = decisions_on_the_ruins(hard, None, n);
-    assert_eq!(own, decisions_on_the_ruins(hard, Some(HARD_WEIGHTS), n));
-    if HARD_WEIGHTS != Weights::DEFAULT {
-        assert_ne!(own, decisions_on_the_ruins(hard, Some(Weights::DEFAULT), n));
-    }
+    let n = 30;
+    let own = decisions_on(canyon, hard, None, n);
+    assert_eq!(own.len(), n);
+    assert_eq!(own, decisions_on(canyon, hard, Some(TUNED_WEIGHTS), n));
+    assert_ne!(own, decisions_on(canyon, hard, Some(Weights::DEFAULT), n));
+    assert_eq!(
+        decisions_on(ruins, hard, None, 10),
+        decisions_on(ruins, hard, Some(Weights::DEFAULT), 10)
+    );
 }
