@@ -220,8 +220,8 @@ pub const TUNED_WEIGHTS: Weights = Weights {
 };
 
 /// The weights `hard` judges with under `ruleset`: [`TUNED_WEIGHTS`] where they measured
-/// stronger than the default against `normal` on held-out seeds (`phases`: `hard` 59.3% over
-/// 400 games of the canyon, 54.0% over 400 of the hex skirmish), the default elsewhere (no
+/// stronger than the default against `normal` on held-out seeds (`phases`: `hard` 57.8% over
+/// 600 games of the canyon, 53.7% over 600 of the hex skirmish), the default elsewhere (no
 /// better on the ruins, the village, the crypt or the bridge).
 pub fn hard_weights(ruleset: crate::rules::rulesets::RulesetId) -> Weights {
     match ruleset {
