@@ -13,6 +13,104 @@ use crate::rules::grid::Cell;
 use crate::rules::level::Victory;
 use crate::rules::rulesets;
 use crate::rules::sight::{self, Cover};
+use serde::{Deserialize, Serialize};
+
+/// The weights of the position score: every number of [`score`] and [`cell_value`] that is a
+/// judgement rather than a rule, gathered so a difficulty can carry its own set and a tuning
+/// run can try others (`fray simulate --ai-weights FILE.ron`, hidden; docs/ai.md). A RON file
+/// may name only the weights it changes: the rest keep [`Weights::DEFAULT`].
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Weights {
+    /// Per enemy: the share of its health lost.
+    pub foe_lost: f64,
+    /// Per enemy: the square of that share (finishing the wounded is worth more than spreading
+    /// damage).
+    pub foe_lost_sq: f64,
+    /// Per enemy down (or [`Weights::broken`] of it for one that broke and flees).
+    pub foe_down: f64,
+    /// Per own unit: the share of its health lost (also the material price of a sure blow).
+    pub own_lost: f64,
+    /// Per own unit down (also the price of a sure blow that downs it).
+    pub own_down: f64,
+    /// How much of a unit that is down a unit that broke and flees counts for (it may still
+    /// be struck before it leaves, which finishes the job).
+    pub broken: f64,
+    /// The share of a spell's expected damage counted before it goes off.
+    pub spell_kept: f64,
+    /// Per Action Point not spent.
+    pub spare_ap: f64,
+    /// Per point of stamina and focus left for reactions.
+    pub spare_reaction: f64,
+    /// How much of an enemy's sure blow counts as the unit going down, by the square of its
+    /// expected damage over the health left.
+    pub certain_down: f64,
+    /// The weight of sure blows against the rest of the score: priced as damage already
+    /// taken, four times over, since the unit can do nothing about them before they land (1,
+    /// 2, 4, 8 and 16 measured on `segments` levels: 4 was best).
+    pub certain_weight: f64,
+    /// Per enemy shooter, half cover against it.
+    pub half_cover: f64,
+    /// Per enemy shooter, full cover against it.
+    pub full_cover: f64,
+    /// A shooter with a target in range and sight.
+    pub shooter_in_range: f64,
+    /// A shooter without one: per step to the nearest enemy.
+    pub shooter_closing: f64,
+    /// A shooter next to an enemy.
+    pub shooter_in_melee: f64,
+    /// Anyone else: per step to the nearest enemy.
+    pub closing: f64,
+    /// Per enemy able to reach or shoot the unit next turn: the base price.
+    pub exposure: f64,
+    /// ... plus this times the share of its health the unit has lost ...
+    pub exposure_fragile: f64,
+    /// ... plus this over its health points left (a 7 hp archer pays 0.43 per enemy, a 19 hp
+    /// ogre 0.16).
+    pub exposure_per_hp: f64,
+    /// Per step of the runner nearest a cell to reach (a `ReachCell` victory).
+    pub objective: f64,
+    /// The search: per share of its target's health left, an attack's exact expected damage
+    /// (the ruleset's odds), added to its sampled value (a tie-break for dodging targets).
+    pub odds: f64,
+    /// The search: opening a door that shortens the way to the nearest foe.
+    pub door_way: f64,
+}
+
+impl Weights {
+    /// The weights `easy` and `normal` play with.
+    pub const DEFAULT: Weights = Weights {
+        foe_lost: 10.0,
+        foe_lost_sq: 8.0,
+        foe_down: 25.0,
+        own_lost: 11.0,
+        own_down: 16.0,
+        broken: 0.8,
+        spell_kept: 0.7,
+        spare_ap: 0.1,
+        spare_reaction: 0.3,
+        certain_down: 0.5,
+        certain_weight: 4.0,
+        half_cover: 0.4,
+        full_cover: 0.8,
+        shooter_in_range: 1.5,
+        shooter_closing: 0.08,
+        shooter_in_melee: 1.0,
+        closing: 0.2,
+        exposure: 0.05,
+        exposure_fragile: 0.4,
+        exposure_per_hp: 3.0,
+        objective: 0.25,
+        odds: 0.5,
+        door_way: 0.5,
+    };
+}
+
+impl Default for Weights {
+    fn default() -> Self {
+        Self::DEFAULT
+    }
+}
 
 const POOLS: [&str; 5] = ["hp", "body", "stun", "endurance", "health"];
 
@@ -52,13 +150,6 @@ fn vitality_of(u: &Unit, (have, max): (i64, i64)) -> f64 {
 pub fn health_left(u: &Unit) -> f64 {
     health(u).0 as f64
 }
-
-/// How much of a unit that is down a unit that broke and flees counts for (it may still be
-/// struck before it leaves, which finishes the job).
-const BROKEN: f64 = 0.8;
-
-/// The share of a spell's expected damage counted before it goes off.
-const SPELL_KEPT: f64 = 0.7;
 
 /// How far a unit can attack at range (weapon or spell; 0 when it cannot). A caster whose
 /// spells are counted (`spell_slots`, `segments`) has no spell range once they are spent.
@@ -135,12 +226,9 @@ pub fn walk_to_nearest_foe(s: &BattleState, unit: UnitId) -> Option<u32> {
     None
 }
 
-/// What opening a door that shortens `unit`'s walk to its nearest foe is worth to the search.
-pub const DOOR_WAY: f64 = 0.5;
-
-/// [`DOOR_WAY`] if `cmd` opens a door (or unlocks one, to open next) whose opening shortens
-/// its unit's walk to its nearest foe (or opens the only way), else 0.
-pub fn door_way(s: &BattleState, cmd: &Command) -> f64 {
+/// [`Weights::door_way`] if `cmd` opens a door (or unlocks one, to open next) whose opening
+/// shortens its unit's walk to its nearest foe (or opens the only way), else 0.
+pub fn door_way(s: &BattleState, cmd: &Command, w: &Weights) -> f64 {
     let (unit, cell, unlock) = match cmd {
         Command::Act {
             unit,
@@ -160,14 +248,14 @@ pub fn door_way(s: &BattleState, cmd: &Command) -> f64 {
     }
     terrain.toggle_door(cell);
     match (before, walk_to_nearest_foe(&opened, unit)) {
-        (None, Some(_)) => DOOR_WAY,
-        (Some(b), Some(a)) if a < b => DOOR_WAY,
+        (None, Some(_)) => w.door_way,
+        (Some(b), Some(a)) if a < b => w.door_way,
         _ => 0.0,
     }
 }
 
-/// The score of the battle for `side`: higher is better.
-pub fn score(s: &BattleState, side: SideId) -> f64 {
+/// The score of the battle for `side` under the weights `w`: higher is better.
+pub fn score(s: &BattleState, side: SideId, w: &Weights) -> f64 {
     if let Some(o) = &s.outcome {
         return match o.winner {
             Some(w) if w == side => 1000.0 - s.round as f64,
@@ -185,53 +273,61 @@ pub fn score(s: &BattleState, side: SideId) -> f64 {
         // on its caster spoils it.
         for &(_, target, damage) in &pending {
             if target.index() == i && u.is_active() {
-                lost = (lost + SPELL_KEPT * damage / (healths[i].1 as f64).max(1.0)).min(1.0);
+                lost = (lost + w.spell_kept * damage / (healths[i].1 as f64).max(1.0)).min(1.0);
             }
         }
         // A unit that broke and flees (`sides` morale) is all but lost to its side.
         let down = if u.status != Status::Active {
             1.0
         } else if crate::rules::rulesets::broken(s, UnitId(i as u16)) {
-            BROKEN
+            w.broken
         } else {
             0.0
         };
         // Actions in hand are worth something: AP not spent, stamina and focus for reactions.
         let spare = if u.is_active() {
-            0.1 * u.pool("ap") as f64 + 0.3 * (u.pool("stamina") + u.pool("focus")) as f64
+            w.spare_ap * u.pool("ap") as f64
+                + w.spare_reaction * (u.pool("stamina") + u.pool("focus")) as f64
         } else {
             0.0
         };
         if u.side == side {
-            v -= 11.0 * lost + 16.0 * down;
+            v -= w.own_lost * lost + w.own_down * down;
             v += spare;
         } else {
             // Finishing the wounded is worth more than spreading damage.
-            v += 10.0 * lost + 8.0 * lost * lost + 25.0 * down;
+            v += w.foe_lost * lost + w.foe_lost_sq * lost * lost + w.foe_down * down;
             v -= spare;
         }
     }
     for id in s.unit_ids() {
         let u = &s.units[id.index()];
         if u.side == side && u.is_active() && !crate::rules::rulesets::broken(s, id) {
-            v += position_with(s, side, id, u.cell, healths[id.index()]);
+            v += position_with(s, side, id, u.cell, healths[id.index()], w);
         }
     }
-    v + objectives(s, side)
+    v + objectives(s, side, w)
 }
 
 /// A quick value of `unit` standing on `to` (used to pick which moves to look at).
-pub fn cell_value(s: &BattleState, side: SideId, unit: UnitId, to: Cell) -> f64 {
-    position(s, side, unit, to) + objective_distance(s, side, Some((unit, to)))
+pub fn cell_value(s: &BattleState, side: SideId, unit: UnitId, to: Cell, w: &Weights) -> f64 {
+    position(s, side, unit, to, w) + objective_distance(s, side, Some((unit, to)), w)
 }
 
 /// Positional terms for one unit of `side` standing at `at`.
-fn position(s: &BattleState, side: SideId, unit: UnitId, at: Cell) -> f64 {
-    position_with(s, side, unit, at, health(&s.units[unit.index()]))
+fn position(s: &BattleState, side: SideId, unit: UnitId, at: Cell, w: &Weights) -> f64 {
+    position_with(s, side, unit, at, health(&s.units[unit.index()]), w)
 }
 
 /// [`position`] with the unit's [`health`] already known.
-fn position_with(s: &BattleState, side: SideId, unit: UnitId, at: Cell, h: (i64, i64)) -> f64 {
+fn position_with(
+    s: &BattleState,
+    side: SideId,
+    unit: UnitId,
+    at: Cell,
+    h: (i64, i64),
+    w: &Weights,
+) -> f64 {
     let me = &s.units[unit.index()];
     let grid = s.grid();
     let mine = ranged_reach(me);
@@ -274,7 +370,8 @@ fn position_with(s: &BattleState, side: SideId, unit: UnitId, at: Cell, h: (i64,
             let left = (h.0 as f64).max(1.0);
             let max = (h.1 as f64).max(1.0);
             let down = (dmg / left).min(1.0);
-            certain += (11.0 * dmg.min(left) / max + 16.0 * CERTAIN_DOWN * down * down)
+            certain += (w.own_lost * dmg.min(left) / max
+                + w.own_down * w.certain_down * down * down)
                 / (1 + reachable) as f64;
         } else if melee_threat || shot {
             exposure += 1.0;
@@ -282,8 +379,8 @@ fn position_with(s: &BattleState, side: SideId, unit: UnitId, at: Cell, h: (i64,
         if shot {
             cover_bonus += match sight::cover(&s.terrain, e.cell, at) {
                 Cover::None => 0.0,
-                Cover::Half => 0.4,
-                Cover::Full | Cover::Blocked => 0.8,
+                Cover::Half => w.half_cover,
+                Cover::Full | Cover::Blocked => w.full_cover,
             };
         }
     }
@@ -295,40 +392,34 @@ fn position_with(s: &BattleState, side: SideId, unit: UnitId, at: Cell, h: (i64,
     if mine > 0 {
         // Shooters: have a target in range and sight, keep out of melee.
         v += if can_shoot {
-            1.5
+            w.shooter_in_range
         } else {
-            -0.08 * nearest as f64
+            -w.shooter_closing * nearest as f64
         };
         if nearest <= 1 {
-            v -= 1.0;
+            v -= w.shooter_in_melee;
         }
     } else {
-        v -= 0.2 * nearest as f64;
+        v -= w.closing * nearest as f64;
     }
     // A unit few hits from down (the fragile: mages, archers, the wounded) pays more for
     // every enemy that can reach or shoot it next.
-    let per_enemy = 0.05 + 0.4 * fragile + EXPOSURE_PER_HP / (h.0 as f64).max(1.0);
-    v - exposure * per_enemy - CERTAIN_WEIGHT * certain + cover_bonus
+    let per_enemy =
+        w.exposure + w.exposure_fragile * fragile + w.exposure_per_hp / (h.0 as f64).max(1.0);
+    v - exposure * per_enemy - w.certain_weight * certain + cover_bonus
 }
-
-/// How much of an enemy's sure blow counts as the unit going down, by the square of its
-/// expected damage over the health left.
-const CERTAIN_DOWN: f64 = 0.5;
-/// The weight of sure blows against the rest of the score: they are priced as damage already
-/// taken, four times over, since the unit can do nothing about them before they land (1, 2,
-/// 4, 8 and 16 measured on `segments` levels: 4 was best; see docs/ai.md).
-const CERTAIN_WEIGHT: f64 = 4.0;
-
-/// What each enemy able to reach or shoot a unit next turn costs, per health point the unit
-/// has left (a 7 hp archer pays 0.43 per enemy, a 19 hp ogre 0.16).
-const EXPOSURE_PER_HP: f64 = 3.0;
 
 /// The level's objectives: reaching a cell, surviving rounds.
-fn objectives(s: &BattleState, side: SideId) -> f64 {
-    objective_distance(s, side, None)
+fn objectives(s: &BattleState, side: SideId, w: &Weights) -> f64 {
+    objective_distance(s, side, None, w)
 }
 
-fn objective_distance(s: &BattleState, side: SideId, moved: Option<(UnitId, Cell)>) -> f64 {
+fn objective_distance(
+    s: &BattleState,
+    side: SideId,
+    moved: Option<(UnitId, Cell)>,
+    weights: &Weights,
+) -> f64 {
     let mut v = 0.0;
     for c in &s.level.victory {
         if let Victory::ReachCell { side: name, cell } = c {
@@ -348,7 +439,7 @@ fn objective_distance(s: &BattleState, side: SideId, moved: Option<(UnitId, Cell
                 .min();
             if let Some(d) = best {
                 // The runner wants to close the distance; everyone else wants it long.
-                let w = 0.25 * d as f64;
+                let w = weights.objective * d as f64;
                 if owner == Some(side.index()) {
                     v -= w;
                 } else {

@@ -25,6 +25,8 @@
 
 pub mod eval;
 pub mod sim;
+
+pub use eval::Weights;
 #[cfg(test)]
 mod tests;
 
@@ -106,6 +108,10 @@ pub struct Config {
     pub time_limit: Duration,
     /// Seed of the AI's own random choices and dice samples.
     pub seed: u64,
+    /// Weights of the position score in place of the difficulty's own (tuning runs only:
+    /// `fray simulate --ai-weights`). `None`: the difficulty's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub weights: Option<Weights>,
 }
 
 impl Config {
@@ -114,6 +120,7 @@ impl Config {
             kind,
             time_limit: Duration::from_millis(200),
             seed,
+            weights: None,
         }
     }
 }
@@ -139,6 +146,8 @@ struct Search {
     /// Cells per kind of move in the search of a picked unit's first action (0: a pick is
     /// judged by the play-out policy alone).
     pick_moves: usize,
+    /// The position score's weights.
+    weights: Weights,
 }
 
 fn search_of(d: Difficulty) -> Search {
@@ -151,6 +160,7 @@ fn search_of(d: Difficulty) -> Search {
             replies: 2,
             noise: 3.0,
             pick_moves: 0,
+            weights: Weights::DEFAULT,
         },
         Difficulty::Normal => Search {
             nodes: 4000,
@@ -163,6 +173,7 @@ fn search_of(d: Difficulty) -> Search {
             replies: 0,
             noise: 0.0,
             pick_moves: 12,
+            weights: Weights::DEFAULT,
         },
         Difficulty::Hard => Search {
             nodes: 12000,
@@ -172,7 +183,50 @@ fn search_of(d: Difficulty) -> Search {
             replies: 0,
             noise: 0.0,
             pick_moves: 16,
+            // By the ruleset: [`hard_weights`], set in [`Ai::decide`].
+            weights: Weights::DEFAULT,
         },
+    }
+}
+
+/// The weights tuned by self-play (`docs/tune.py`: SPSA, 75 iterations of 40 games of
+/// `normal`'s search against itself on the seven ladder levels; docs/ai.md, "Tuned weights"):
+/// material counts for more against position (a foe down 45.6 rather than 25, an own unit
+/// down 34.3 rather than 16), the walk to the foe and exposure count for less.
+pub const TUNED_WEIGHTS: Weights = Weights {
+    foe_lost: 14.719556,
+    foe_lost_sq: 12.646978,
+    foe_down: 45.575923,
+    own_lost: 15.915330,
+    own_down: 34.289422,
+    broken: 0.884174,
+    spell_kept: 0.546319,
+    spare_ap: 0.040563,
+    spare_reaction: 0.392242,
+    certain_down: 0.735170,
+    certain_weight: 7.133688,
+    half_cover: 0.267173,
+    full_cover: 0.502659,
+    shooter_in_range: 0.745782,
+    shooter_closing: 0.031741,
+    shooter_in_melee: 1.343830,
+    closing: 0.514505,
+    exposure: 0.021640,
+    exposure_fragile: 0.498072,
+    exposure_per_hp: 2.249191,
+    objective: 0.559683,
+    odds: 0.373454,
+    door_way: 1.318914,
+};
+
+/// The weights `hard` judges with under `ruleset`: [`TUNED_WEIGHTS`] where they measured
+/// stronger than the default against `normal` on held-out seeds (`phases`: `hard` 57.8% over
+/// 600 games of the canyon, 53.7% over 600 of the hex skirmish), the default elsewhere (no
+/// better on the ruins, the village, the crypt or the bridge).
+pub fn hard_weights(ruleset: crate::rules::rulesets::RulesetId) -> Weights {
+    match ruleset {
+        crate::rules::rulesets::RulesetId::Phases => TUNED_WEIGHTS,
+        _ => Weights::DEFAULT,
     }
 }
 
@@ -218,7 +272,16 @@ impl Ai {
                 }
                 _ => greedy(s, &legal),
             },
-            Kind::Utility(d) => self.utility(s, legal, search_of(d)),
+            Kind::Utility(d) => {
+                let mut search = search_of(d);
+                if d == Difficulty::Hard {
+                    search.weights = hard_weights(s.level.ruleset);
+                }
+                if let Some(w) = self.config.weights {
+                    search.weights = w;
+                }
+                self.utility(s, legal, search)
+            }
         };
         Some(choice)
     }
@@ -244,6 +307,7 @@ impl Ai {
             side,
             strikes_when_engaged(&view, legal),
             search.moves,
+            &search.weights,
         );
         if saves_ap_for_its_turn(&view) {
             candidates.retain(|c| {
@@ -310,12 +374,13 @@ impl Ai {
                     view.unit(target),
                 )
             {
-                v += 0.5 * (o.expected_damage / eval::health_left(t).max(1.0)).min(1.0);
+                v += search.weights.odds
+                    * (o.expected_damage / eval::health_left(t).max(1.0)).min(1.0);
             }
             // A door that opens a shorter way to the foe (or the only one) is worth opening,
             // and its lock picking (a Short Task): the position score measures distance
             // through walls and cannot see the way.
-            v += eval::door_way(&view, cmd);
+            v += eval::door_way(&view, cmd, &search.weights);
             // Holding an action (Delay) plays out as the same action later when no one acts
             // between (a lone `segments` caster): on a tie, act now. Same games on the
             // levels of the other rulesets (200 games each).
@@ -385,10 +450,10 @@ fn pick_value(
     let unit = match picked.pending() {
         Decision::Act { unit } if picked.unit(unit).is_some_and(|u| u.side == side) => unit,
         // Not our unit's action next (a reaction, the battle over): judge the state as it is.
-        _ => return (eval::score(&picked, side), nodes),
+        _ => return (eval::score(&picked, side, &search.weights), nodes),
     };
     let legal = strikes_when_engaged(&picked, picked.legal_commands());
-    let candidates = prune(&picked, side, legal, search.pick_moves);
+    let candidates = prune(&picked, side, legal, search.pick_moves, &search.weights);
     let mut best = f64::NEG_INFINITY;
     for (i, cmd) in candidates.iter().enumerate() {
         if i > 0 && nodes >= budget {
@@ -438,7 +503,7 @@ fn judge(
             }
         };
         nodes += play_out(&mut c, side, actor, search.depth, search.replies);
-        total += eval::score(&c, side);
+        total += eval::score(&c, side, &search.weights);
     }
     (total / seeds.len() as f64, nodes)
 }
@@ -578,7 +643,13 @@ pub fn deciding_side(s: &BattleState) -> Option<SideId> {
 /// destinations that do are added: the positional score prices exposure, so every cell beside
 /// a foe can rank below the hiding places, and a unit whose move and attack share a turn
 /// (`segments`: half its move, then the attack) walked away from a foe it could have hit.
-fn prune(s: &BattleState, side: SideId, legal: Vec<Command>, keep: usize) -> Vec<Command> {
+fn prune(
+    s: &BattleState,
+    side: SideId,
+    legal: Vec<Command>,
+    keep: usize,
+    w: &Weights,
+) -> Vec<Command> {
     let mut rest = Vec::new();
     // (kind, value, steps from the unit's cell, strikes from there, command)
     let mut moving: Vec<(String, f64, u32, bool, Command)> = Vec::new();
@@ -589,7 +660,7 @@ fn prune(s: &BattleState, side: SideId, legal: Vec<Command>, keep: usize) -> Vec
                     Command::Act { action, .. } => action.name().to_string(),
                     _ => "Move".to_string(),
                 };
-                let v = eval::cell_value(s, side, unit, to);
+                let v = eval::cell_value(s, side, unit, to, w);
                 let u = &s.units[unit.index()];
                 let steps = s.grid().distance(u.cell, to);
                 moving.push((kind, v, steps, eval::can_strike_from(s, unit, to), c));

@@ -1,6 +1,6 @@
 //! Headless AI-versus-AI games, for `fray simulate`, tests and benches.
 
-use super::{Ai, Config, Kind};
+use super::{Ai, Config, Kind, Weights};
 use crate::rules::battle::{BattleState, Command, SideId};
 use crate::rules::level::Level;
 use std::time::{Duration, Instant};
@@ -51,6 +51,18 @@ pub struct Game {
 
 /// Plays one game; `players[i]` controls side `i`. Each AI is seeded from `seed` and its side.
 pub fn play(level: &Level, seed: u64, players: &[Kind], caps: Caps) -> Game {
+    play_weighted(level, seed, players, &[], caps)
+}
+
+/// [`play`], side `i`'s AI judging with `weights[i]` in place of its difficulty's own where
+/// that is given (tuning runs: `fray simulate --ai-weights`).
+pub fn play_weighted(
+    level: &Level,
+    seed: u64,
+    players: &[Kind],
+    weights: &[Option<Weights>],
+    caps: Caps,
+) -> Game {
     let (mut b, start) = BattleState::start(level, seed);
     // A debugging aid: the event log of every game on standard error (from the battle's start:
     // surprise rolls and the first segments come with it).
@@ -66,6 +78,7 @@ pub fn play(level: &Level, seed: u64, players: &[Kind], caps: Caps) -> Game {
             if let Some(limit) = caps.time_limit {
                 config.time_limit = limit;
             }
+            config.weights = weights.get(i).copied().flatten();
             Ai::new(config)
         })
         .collect();

@@ -348,7 +348,7 @@ fn the_candidates_include_cells_to_strike_from_when_hiding_ranks_first() {
         .iter()
         .filter_map(|c| {
             let (u, to) = c.destination()?;
-            Some((eval::cell_value(&b, side, u, to), c))
+            Some((eval::cell_value(&b, side, u, to, &Weights::DEFAULT), c))
         })
         .collect();
     by_value.sort_by(|a, b| b.0.total_cmp(&a.0));
@@ -356,7 +356,7 @@ fn the_candidates_include_cells_to_strike_from_when_hiding_ranks_first() {
         by_value.iter().take(keep).all(|(_, c)| !strikes(c)),
         "the test's premise fails: a cell to strike from ranks among the best"
     );
-    let kept = prune(&b, side, legal.clone(), keep);
+    let kept = prune(&b, side, legal.clone(), keep, &Weights::DEFAULT);
     assert!(
         kept.iter().any(strikes),
         "no cell to strike from among the candidates: {kept:?}"
@@ -539,7 +539,7 @@ fn a_candidate_that_rolls_no_dice_is_judged_as_if_executed_for_every_sample() {
                 return f64::NEG_INFINITY;
             }
             play_out(&mut c, side, Some(actor), search.depth, search.replies);
-            total += eval::score(&c, side);
+            total += eval::score(&c, side, &search.weights);
         }
         total / seeds.len() as f64
     };
@@ -549,7 +549,7 @@ fn a_candidate_that_rolls_no_dice_is_judged_as_if_executed_for_every_sample() {
             return;
         }
         let side = b.units[unit.index()].side;
-        for cmd in prune(b, side, legal.to_vec(), 3) {
+        for cmd in prune(b, side, legal.to_vec(), 3, &Weights::DEFAULT) {
             let mut once = b.clone();
             once.rng = BattleRng::new(seeds[0]);
             if once.execute(&cmd).is_ok() {
@@ -941,15 +941,17 @@ fn a_broken_unit_counts_nearly_as_lost() {
     });
     let (a, bside) = (SideId(0), SideId(1));
     let (s0, s1, s2) = (
-        eval::score(&b, bside),
-        eval::score(&broke, bside),
-        eval::score(&down, bside),
+        eval::score(&b, bside, &Weights::DEFAULT),
+        eval::score(&broke, bside, &Weights::DEFAULT),
+        eval::score(&down, bside, &Weights::DEFAULT),
     );
     assert!(
         s1 < s0 - 10.0 && s1 > s2,
         "B: {s0} standing, {s1} broken, {s2} down"
     );
-    assert!(eval::score(&broke, a) > eval::score(&b, a) + 10.0);
+    assert!(
+        eval::score(&broke, a, &Weights::DEFAULT) > eval::score(&b, a, &Weights::DEFAULT) + 10.0
+    );
 }
 /// Fog of war: the AI plans on what its side sees. A foe that slipped out of sight after
 /// deploying is believed where it was last seen, so wherever it really stands behind the wall
@@ -1034,4 +1036,209 @@ fn an_assassin_executes_its_unaware_mark_first() {
         };
         assert!(marks.contains(&done), "seed {seed}");
     }
+}
+
+/// Scores and cell values along greedy games on every shipped level, summed every 15
+/// commands, under `w` (the trail of [`default_weights_score_as_before_the_refactor`]).
+fn score_trail(w: &Weights) -> Vec<f64> {
+    let mut out = Vec::new();
+    for name in [
+        "action_points_ruins",
+        "alternating_bridge",
+        "phases_flat_canyon",
+        "phases_hex_skirmish",
+        "segments_crypt",
+        "segments_dark_crypt",
+        "sides_gatehouse",
+        "sides_keep_arrow_slits",
+        "sides_village_brawl",
+    ] {
+        let path = format!("levels/{name}.ron");
+        let lvl = level::load_path(std::path::Path::new(&path)).unwrap_or_else(|e| panic!("{e:?}"));
+        let (mut b, _) = BattleState::start(&lvl, 7);
+        for step in 0..120 {
+            if b.outcome.is_some() {
+                break;
+            }
+            let legal = b.legal_commands();
+            if legal.is_empty() {
+                break;
+            }
+            let c = greedy(&b, &legal);
+            b.execute(&c).unwrap_or_else(|e| panic!("{e:?}"));
+            if step % 15 == 14 {
+                let mut t = 0.0;
+                for s in 0..b.sides.len() {
+                    t += eval::score(&b, SideId(s as u8), w);
+                }
+                for u in b.unit_ids() {
+                    let (side, cell) = (b.units[u.index()].side, b.units[u.index()].cell);
+                    t += eval::cell_value(&b, side, u, cell, w);
+                }
+                out.push(t);
+            }
+        }
+    }
+    out
+}
+
+/// The weights were scattered constants before [`Weights`]: its default must score every
+/// position exactly as they did, so `easy` and `normal` play the same games. The figures were
+/// printed by the code before the refactor (bit for bit: the same arithmetic in the same order).
+#[test]
+fn default_weights_score_as_before_the_refactor() {
+    let before = [
+        -6.690000000000002,
+        3.3504866562009425,
+        7.986310832025122,
+        19.10285714285714,
+        16.537244897959177,
+        14.657346938775511,
+        32.76040816326532,
+        -26.08157894736842,
+        -32.801608779032605,
+        -29.565140922481646,
+        -23.292777777777786,
+        -24.612136752136763,
+        8.819999999999979,
+        11.742222222222216,
+        33.100000000000016,
+        6.554460270522276,
+        10.45827335406378,
+        15.994797456163477,
+        15.389098816235391,
+        15.321167108648984,
+        26.853879343880795,
+        23.18028757081789,
+        11.474429892736753,
+        11.614835244046755,
+        8.297579239926375,
+        10.591788040386705,
+        23.4193943006744,
+        48.88916880200499,
+        69.42987411423107,
+        -31.380000000000003,
+        -44.07368419901912,
+        -21.259658857888525,
+        -10.471083079599817,
+        -11.710079693942678,
+        -92.64140362788038,
+        -20.491437900313887,
+        8.303656509695287,
+        -10.060240095242984,
+        -43.09918596997544,
+        -35.09191485206523,
+        -25.68067083292647,
+        -29.409264937234862,
+        -34.82593160390154,
+        -31.504937017869352,
+        -32.059999999999995,
+        -27.183333333333334,
+        -24.975,
+        -24.975,
+        -26.76468253968254,
+        -26.76468253968254,
+        -10.715873015873019,
+        -15.515873015873012,
+        -14.299999999999997,
+        -28.44920634920635,
+        -61.92599647266315,
+        -54.93631393298062,
+        -23.940000000000005,
+        5.049999999999988,
+        0.5999999999999996,
+        -1.4500000000000115,
+        -25.798051948051945,
+        -28.598916145582812,
+        -35.02737971344032,
+        -50.78131298555542,
+        -16.555561823137587,
+        -20.70178378299591,
+        -1.297599078811206,
+        10.97438963954115,
+    ];
+    assert_eq!(score_trail(&Weights::default()), before);
+    // And the trail sees the weights: doubling one changes it.
+    let bolder = Weights {
+        closing: 0.4,
+        ..Weights::DEFAULT
+    };
+    assert_ne!(score_trail(&bolder), before);
+}
+
+/// `easy` and `normal` judge with the default weights, `hard` with the tuned ones in `phases`
+/// and the default elsewhere.
+#[test]
+fn each_difficulty_searches_with_its_weights() {
+    use crate::rules::rulesets::RulesetId;
+    assert_eq!(search_of(Difficulty::Easy).weights, Weights::DEFAULT);
+    assert_eq!(search_of(Difficulty::Normal).weights, Weights::DEFAULT);
+    assert_ne!(TUNED_WEIGHTS, Weights::DEFAULT);
+    for &r in RulesetId::ALL {
+        let expected = if r == RulesetId::Phases {
+            TUNED_WEIGHTS
+        } else {
+            Weights::DEFAULT
+        };
+        assert_eq!(hard_weights(r), expected, "{}", r.as_str());
+    }
+}
+
+/// The decisions of `kind` under `weights` (`None`: the difficulty's own) at the first `n`
+/// action decisions of a greedy game on the shipped level `name`.
+fn decisions_on(name: &str, kind: Kind, weights: Option<Weights>, n: usize) -> Vec<Command> {
+    let path = format!("levels/{name}.ron");
+    let lvl = level::load_path(std::path::Path::new(&path)).unwrap_or_else(|e| panic!("{e:?}"));
+    let (mut b, _) = BattleState::start(&lvl, 3);
+    let mut out = Vec::new();
+    while out.len() < n && b.outcome.is_none() {
+        let legal = b.legal_commands();
+        if matches!(b.pending(), Decision::Act { .. }) && legal.len() > 1 {
+            let config = Config {
+                weights,
+                time_limit: std::time::Duration::from_secs(3600),
+                ..Config::new(kind, 9)
+            };
+            out.extend(Ai::new(config).decide(&b));
+        }
+        let c = greedy(&b, &legal);
+        b.execute(&c).unwrap_or_else(|e| panic!("{e:?}"));
+    }
+    out
+}
+
+/// A config's weights are the ones its search judges with: a `normal` that sets no value on
+/// harming a foe attacks less than `normal` on the ruins. `hard` judges with its own: on the
+/// canyon (`phases`) as with [`TUNED_WEIGHTS`] given explicitly and otherwise than with the
+/// default; on the ruins (`action-points`) as with the default.
+#[test]
+fn the_search_judges_with_its_configs_weights() {
+    let (ruins, canyon) = ("action_points_ruins", "phases_flat_canyon");
+    let n = 10;
+    let normal = Kind::Utility(Difficulty::Normal);
+    let as_is = decisions_on(ruins, normal, None, n);
+    let meek = Weights {
+        foe_lost: 0.0,
+        foe_lost_sq: 0.0,
+        foe_down: 0.0,
+        odds: 0.0,
+        ..Weights::DEFAULT
+    };
+    let attacks = |cmds: &[Command]| cmds.iter().filter(|c| c.attack_target().is_some()).count();
+    assert_eq!(as_is.len(), n);
+    let meekly = decisions_on(ruins, normal, Some(meek), n);
+    assert!(
+        attacks(&meekly) < attacks(&as_is),
+        "{meekly:?}\nagainst {as_is:?}"
+    );
+    let hard = Kind::Utility(Difficulty::Hard);
+    let n = 30;
+    let own = decisions_on(canyon, hard, None, n);
+    assert_eq!(own.len(), n);
+    assert_eq!(own, decisions_on(canyon, hard, Some(TUNED_WEIGHTS), n));
+    assert_ne!(own, decisions_on(canyon, hard, Some(Weights::DEFAULT), n));
+    assert_eq!(
+        decisions_on(ruins, hard, None, 10),
+        decisions_on(ruins, hard, Some(Weights::DEFAULT), 10)
+    );
 }

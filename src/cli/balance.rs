@@ -66,7 +66,7 @@ pub fn run(o: &Options) -> ExitCode {
     };
     // The same AI on every side; each game still gives each side an AI seeded by the game
     // and the side, so swapping which seed plays which side is what the games vary.
-    let results = simulate::play_batch(&batch, |_| vec![o.ai; names.len()]);
+    let results = simulate::play_batch(&batch, |_| vec![(o.ai, None); names.len()]);
     let mut tally = Tally::new(names.len());
     let mut failures = Vec::new();
     for (g, r) in &results {

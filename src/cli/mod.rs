@@ -71,6 +71,13 @@ pub enum Command {
         /// counted as `cut`, and it may differ on another machine.
         #[arg(long, value_name = "MS", value_parser = clap::value_parser!(u64).range(1..))]
         time_limit: Option<u64>,
+        /// Tuning runs only (docs/ai.md): a RON file of position-score weights the `--ai`
+        /// player judges with instead of its difficulty's.
+        #[arg(long, hide = true, value_name = "FILE.ron")]
+        ai_weights: Option<PathBuf>,
+        /// Tuning runs only: the same for the `--vs` player.
+        #[arg(long, hide = true, value_name = "FILE.ron")]
+        vs_weights: Option<PathBuf>,
     },
     /// Is a level fair? The AI plays itself on it; prints each side's win rate with its 95%
     /// interval, draws, mean rounds and a verdict (fair when every side's interval reaches
@@ -199,17 +206,33 @@ pub fn run(cli: Cli) -> ExitCode {
             json,
             rounds,
             time_limit,
-        }) => simulate::run(&simulate::Options {
-            level,
-            games,
-            seed,
-            ai,
-            vs,
-            jobs: jobs.unwrap_or_else(default_jobs),
-            json,
-            rounds,
-            time_limit: time_limit.map(std::time::Duration::from_millis),
-        }),
+            ai_weights,
+            vs_weights,
+        }) => {
+            let (ai_weights, vs_weights) = match (
+                read_weights(ai_weights.as_deref()),
+                read_weights(vs_weights.as_deref()),
+            ) {
+                (Ok(a), Ok(v)) => (a, v),
+                (Err(e), _) | (_, Err(e)) => {
+                    eprintln!("{e}");
+                    return ExitCode::FAILURE;
+                }
+            };
+            simulate::run(&simulate::Options {
+                level,
+                games,
+                seed,
+                ai,
+                vs,
+                jobs: jobs.unwrap_or_else(default_jobs),
+                json,
+                rounds,
+                time_limit: time_limit.map(std::time::Duration::from_millis),
+                ai_weights,
+                vs_weights,
+            })
+        }
         Some(Command::Balance {
             level,
             games,
@@ -230,6 +253,18 @@ pub fn run(cli: Cli) -> ExitCode {
             time_limit: time_limit.map(std::time::Duration::from_millis),
         }),
     }
+}
+
+/// A weights file of `--ai-weights` / `--vs-weights` (RON, the fields of
+/// [`crate::ai::Weights`]; a field left out keeps its default).
+fn read_weights(path: Option<&std::path::Path>) -> Result<Option<crate::ai::Weights>, String> {
+    let Some(path) = path else {
+        return Ok(None);
+    };
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    ron::from_str(&text)
+        .map(Some)
+        .map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// Games played in parallel when `--jobs` is not given: the number of cores.
@@ -446,6 +481,30 @@ fn no_game() -> ExitCode {
 mod tests {
     use super::*;
     use clap::CommandFactory;
+
+    /// A tuning run's weights file names only what it changes; a misspelt weight is an error
+    /// that names the file, not a silent default.
+    #[test]
+    fn a_weights_file_changes_only_the_weights_it_names() {
+        let dir = std::env::temp_dir().join(format!("fray-weights-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
+        let good = dir.join("good.ron");
+        let bad = dir.join("bad.ron");
+        std::fs::write(&good, "(closing: 0.3, odds: 1.0)").unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(&bad, "(clozing: 0.3)").unwrap_or_else(|e| panic!("{e}"));
+        let w = read_weights(Some(&good)).unwrap_or_else(|e| panic!("{e}"));
+        let expected = crate::ai::Weights {
+            closing: 0.3,
+            odds: 1.0,
+            ..crate::ai::Weights::DEFAULT
+        };
+        assert_eq!(w, Some(expected));
+        assert_eq!(read_weights(None), Ok(None));
+        let err = read_weights(Some(&bad)).expect_err("a misspelt weight");
+        assert!(err.contains("bad.ron") && err.contains("clozing"), "{err}");
+        assert!(read_weights(Some(&dir.join("none.ron"))).is_err());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 
     #[test]
     fn cli_definition_is_consistent() {

@@ -1,7 +1,7 @@
 //! `fray simulate`: AI against AI, headless, with win rates and timings.
 
-use crate::ai::Kind;
 use crate::ai::sim::{self, Caps, Game};
+use crate::ai::{Kind, Weights};
 use crate::rules::battle::SideId;
 use crate::rules::level;
 use crate::rules::replay::{self, LevelSource, Replay};
@@ -25,6 +25,10 @@ pub struct Options {
     pub rounds: u32,
     /// The AIs' wall-clock safety net per decision (`None`: the AI's default).
     pub time_limit: Option<Duration>,
+    /// Position-score weights for the `--ai` and the `--vs` player in place of their
+    /// difficulty's (tuning runs only; `None`: the difficulty's).
+    pub ai_weights: Option<Weights>,
+    pub vs_weights: Option<Weights>,
 }
 
 #[derive(Serialize)]
@@ -119,10 +123,11 @@ pub(crate) fn game_seed(first: u64, g: usize) -> u64 {
 }
 
 /// Plays `b.games` games on `b.jobs` threads, `players(g)` giving each side's player in game
-/// `g`. Returns every game in order of `g`; a game that panicked is its panic message.
+/// `g` (and the weights it judges with, `None`: its difficulty's). Returns every game in order
+/// of `g`; a game that panicked is its panic message.
 pub(crate) fn play_batch(
     b: &Batch,
-    players: impl Fn(usize) -> Vec<Kind> + Sync,
+    players: impl Fn(usize) -> Vec<(Kind, Option<Weights>)> + Sync,
 ) -> Vec<(usize, Result<Game, String>)> {
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<(usize, Result<Game, String>)>> = Mutex::new(Vec::new());
@@ -147,14 +152,17 @@ pub(crate) fn play_batch(
                         break;
                     }
                     let seed = game_seed(b.seed, g);
-                    let kinds = players(g);
-                    let r = std::panic::catch_unwind(|| sim::play(b.level, seed, &kinds, b.caps))
-                        .map_err(|p| {
-                            p.downcast_ref::<String>()
-                                .cloned()
-                                .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
-                                .unwrap_or_else(|| "panic".into())
-                        });
+                    let (kinds, weights): (Vec<Kind>, Vec<Option<Weights>>) =
+                        players(g).into_iter().unzip();
+                    let r = std::panic::catch_unwind(|| {
+                        sim::play_weighted(b.level, seed, &kinds, &weights, b.caps)
+                    })
+                    .map_err(|p| {
+                        p.downcast_ref::<String>()
+                            .cloned()
+                            .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                            .unwrap_or_else(|| "panic".into())
+                    });
                     if let Ok(mut v) = results.lock() {
                         v.push((g, r));
                     }
@@ -213,8 +221,8 @@ pub fn run(o: &Options) -> ExitCode {
         quiet: o.json,
     };
     let results = play_batch(&batch, |g| {
-        let mut players = vec![o.vs; sides];
-        players[ai_side(g, sides)] = o.ai;
+        let mut players = vec![(o.vs, o.vs_weights); sides];
+        players[ai_side(g, sides)] = (o.ai, o.ai_weights);
         players
     });
     let wall = started.elapsed();
