@@ -4155,6 +4155,40 @@ fn morale_lines_in_the_log_name_every_number_and_what_follows() {
 /// Under fog a foe out of sight gives away nothing it is doing now: its faint token has no
 /// condition marks (the Monsters start surprised) and no health bar, and its line in the turn
 /// order says only that it is last seen there.
+/// A level's event is announced over the board, not only in the log: its message shows as a
+/// toast, and the game pauses on it as on a blow.
+#[test]
+fn a_level_events_message_is_announced_over_the_board() {
+    use fray::game::battle::Queued;
+    use fray::game::units::Anim;
+    use fray::rules::battle::{Event, script::Scripted};
+    let level = fray::rules::level::load_path(&levels_dir().join("alternating_bridge.ron"))
+        .expect("bridge");
+    let mut app = battle_app(BattleSetup::new(level, None));
+    app.world_mut().resource_mut::<Settings>().skip_animations = false;
+    app.update();
+    app.world_mut()
+        .resource_mut::<Battle>()
+        .queue
+        .push_back(Queued {
+            event: Event::Scripted(Scripted::Message {
+                text: "The river is rising".into(),
+            }),
+            first: true,
+            cause: None,
+        });
+    app.update();
+    app.update();
+    assert!(app.world().resource::<Anim>().current.is_some(), "a pause");
+    assert!(
+        texts(&mut app)
+            .iter()
+            .any(|t| t.contains("The river is rising")),
+        "{:?}",
+        texts(&mut app)
+    );
+}
+
 /// Under fog of war, what the player's side does not see takes no time on screen: a hidden
 /// foe's step is shown at once (no pause, no floating word where it is), while a seen unit's
 /// step is animated.

@@ -1038,17 +1038,17 @@ fn an_assassin_executes_its_unaware_mark_first() {
     }
 }
 
-/// Scores and cell values along greedy games on every shipped level, summed every 15
-/// commands, under `w` (the trail of [`default_weights_score_as_before_the_refactor`]).
+/// Scores and cell values along greedy games on the shipped levels, summed every 15 commands,
+/// under `w` (the trail of [`default_weights_score_as_before_the_refactor`]). The bridge and
+/// the dark crypt are left out: their play changed after the figures were printed (the
+/// bridge's reinforcements, a fogged move that stops when it spots a foe).
 fn score_trail(w: &Weights) -> Vec<f64> {
     let mut out = Vec::new();
     for name in [
         "action_points_ruins",
-        "alternating_bridge",
         "phases_flat_canyon",
         "phases_hex_skirmish",
         "segments_crypt",
-        "segments_dark_crypt",
         "sides_gatehouse",
         "sides_keep_arrow_slits",
         "sides_village_brawl",
@@ -1095,14 +1095,6 @@ fn default_weights_score_as_before_the_refactor() {
         16.537244897959177,
         14.657346938775511,
         32.76040816326532,
-        -26.08157894736842,
-        -32.801608779032605,
-        -29.565140922481646,
-        -23.292777777777786,
-        -24.612136752136763,
-        8.819999999999979,
-        11.742222222222216,
-        33.100000000000016,
         6.554460270522276,
         10.45827335406378,
         15.994797456163477,
@@ -1126,12 +1118,6 @@ fn default_weights_score_as_before_the_refactor() {
         -20.491437900313887,
         8.303656509695287,
         -10.060240095242984,
-        -43.09918596997544,
-        -35.09191485206523,
-        -25.68067083292647,
-        -29.409264937234862,
-        -34.82593160390154,
-        -31.504937017869352,
         -32.059999999999995,
         -27.183333333333334,
         -24.975,

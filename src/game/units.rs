@@ -260,8 +260,16 @@ pub fn duration(e: &Event) -> f32 {
             0.25
         }
         Event::RoundStarted { .. } => 0.3,
+        // A level's event: a message, an arrival, new objectives (announced, see `announce`).
+        Event::Scripted(s) if announce(s) => 0.8,
         _ => 0.0,
     }
+}
+
+/// Whether a level's scripted event is announced over the board (as a toast, besides its log
+/// line): a message, a reinforcement's arrival (or its lack of room), new objectives.
+fn announce(s: &crate::rules::battle::script::Scripted) -> bool {
+    !matches!(s, crate::rules::battle::script::Scripted::Fired { .. })
 }
 
 /// Floating text over the board ("-6", "Miss").
@@ -304,6 +312,7 @@ fn play_events(
     keys: Res<ButtonInput<KeyCode>>,
     time: Res<Time>,
     view: Res<View>,
+    mut toasts: MessageWriter<super::battle::Toast>,
     boards: Query<&BoardGrid>,
 ) {
     let skip =
@@ -391,6 +400,12 @@ fn play_events(
                         Color::srgb(1.0, 0.6, 0.6),
                         size * 0.3,
                     );
+                }
+            }
+            Event::Scripted(s) if seen && announce(s) => {
+                let line = crate::rules::battle::log::describe(&battle.shown, &event);
+                if !line.is_empty() {
+                    toasts.write(super::battle::Toast(line));
                 }
             }
             _ => {}
