@@ -260,13 +260,16 @@ pub(super) fn board_looks(
     looks
 }
 
+/// One way to mark a unit: from its place in the list and its name.
+type MarkKind<'a> = &'a dyn Fn(usize, &str) -> String;
+
 /// Each unit's mark on the editor's board: its initial, or where two units share one, the
 /// first of these that tells it from every other unit: its words' initials ("HS" for
 /// Hobgoblin Sentry), its initial and number ("H2" for Hammer Brute 2), its first two
 /// letters ("Hr", "Ha"), its initial and place in the list.
 pub fn unit_marks(names: &[&str]) -> Vec<String> {
     let initial = |n: &str| n.chars().next().unwrap_or('?').to_string();
-    let kinds: [&dyn Fn(usize, &str) -> String; 5] = [
+    let kinds: [MarkKind; 5] = [
         &|_, n| initial(n),
         &|_, n| {
             n.split_whitespace()
