@@ -4175,6 +4175,7 @@ fn a_level_events_message_is_announced_over_the_board() {
             }),
             first: true,
             cause: None,
+            quiet: false,
         });
     app.update();
     app.update();
@@ -4233,6 +4234,7 @@ fn under_fog_a_hidden_foes_step_takes_no_time() {
             event,
             first: true,
             cause: None,
+            quiet: false,
         });
     };
     let hidden = step(&app, fang);

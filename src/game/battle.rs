@@ -151,6 +151,9 @@ pub struct Queued {
     /// Why it changes a pool, when the log should say ("for Attack Fang", "new round"):
     /// see [`causes`].
     pub cause: Option<String>,
+    /// Shown on the board but not told in the log: the pools a reinforcement arrives with
+    /// ([`starting_pools`]).
+    pub quiet: bool,
 }
 
 /// The state before an undoable move.
@@ -358,7 +361,7 @@ fn bookkeeping(event: &Event) -> bool {
 /// has left: Main") moves past that action's events, up to the next prompt, turn or another
 /// such line, or the command's end. Only the telling moves: the state after the last event is
 /// the same.
-pub fn log_order(events: Vec<Event>, why: Vec<Option<String>>) -> Vec<(Event, Option<String>)> {
+pub fn log_order<T>(events: Vec<Event>, why: Vec<T>) -> Vec<(Event, T)> {
     let after = |e: &Event| matches!(e, Event::Rules(r) if rulesets::told_after_its_action(r));
     let stops = |e: &Event| {
         after(e)
@@ -371,7 +374,7 @@ pub fn log_order(events: Vec<Event>, why: Vec<Option<String>>) -> Vec<(Event, Op
             )
     };
     let mut out = Vec::with_capacity(events.len());
-    let mut held: Option<(Event, Option<String>)> = None;
+    let mut held: Option<(Event, T)> = None;
     for (e, cause) in events.into_iter().zip(why) {
         if stops(&e)
             && let Some(h) = held.take()
@@ -386,6 +389,26 @@ pub fn log_order(events: Vec<Event>, why: Vec<Option<String>>) -> Vec<(Event, Op
     }
     out.extend(held);
     out
+}
+
+/// For each event, whether it is a pool a reinforcement arrives with (a gain of a unit that
+/// arrived earlier in the same events): its starting state, shown on the board and in its
+/// tooltip, and left out of the log as the opening log leaves out every unit's (a line per
+/// pool, internal stat names included, buried the arrival).
+pub fn starting_pools(events: &[Event]) -> Vec<bool> {
+    use crate::rules::battle::script::Scripted;
+    let mut arrived = Vec::new();
+    events
+        .iter()
+        .map(|e| match e {
+            Event::Scripted(Scripted::Arrived { unit, .. }) => {
+                arrived.push(*unit);
+                false
+            }
+            Event::Pool { unit, delta, .. } => *delta > 0 && arrived.contains(unit),
+            _ => false,
+        })
+        .collect()
 }
 
 /// The log lines of a battle's opening events, without the starting pools.
@@ -432,8 +455,12 @@ impl Battle {
                 .execute(c)
                 .map_err(|r| format!("command {} of the replay was rejected: {r}", i + 1))?;
             let why = causes(&before, c, &events);
-            for (k, (e, cause)) in log_order(events, why).iter().enumerate() {
-                push_line(&mut b.log, &b.state, e, k > 0, cause.as_deref());
+            let quiet = starting_pools(&events);
+            let told = log_order(events, why.into_iter().zip(quiet).collect());
+            for (k, (e, (cause, quiet))) in told.iter().enumerate() {
+                if !quiet {
+                    push_line(&mut b.log, &b.state, e, k > 0, cause.as_deref());
+                }
             }
             b.commands.push(c.clone());
         }
@@ -507,11 +534,14 @@ impl Battle {
             });
         }
         self.commands.push(cmd.clone());
-        for (i, (event, cause)) in log_order(events, why).into_iter().enumerate() {
+        let quiet = starting_pools(&events);
+        let told = log_order(events, why.into_iter().zip(quiet).collect());
+        for (i, (event, (cause, quiet))) in told.into_iter().enumerate() {
             self.queue.push_back(Queued {
                 event,
                 first: i == 0,
                 cause,
+                quiet,
             });
         }
         Ok(())
@@ -545,13 +575,15 @@ impl Battle {
     pub fn show_next(&mut self) -> Option<Event> {
         let q = self.queue.pop_front()?;
         self.shown.apply(&q.event);
-        push_line(
-            &mut self.log,
-            &self.shown,
-            &q.event,
-            !q.first,
-            q.cause.as_deref(),
-        );
+        if !q.quiet {
+            push_line(
+                &mut self.log,
+                &self.shown,
+                &q.event,
+                !q.first,
+                q.cause.as_deref(),
+            );
+        }
         if self.queue.is_empty() {
             // In step with the truth (the random generator included).
             self.shown = self.state.clone();
@@ -909,6 +941,51 @@ mod tests {
             .collect();
         assert_eq!(moves.len(), 1, "{moves:?}");
         assert!(moves[0].contains(") -> ("), "{moves:?}");
+    }
+
+    /// A reinforcement's arrival is one line, not a line per pool it arrives with (its
+    /// starting state, as the opening log leaves out every unit's), in play and in a replay.
+    #[test]
+    fn an_arrival_is_told_without_its_starting_pools() {
+        let level = crate::rules::battle::tests::load("alternating_bridge.ron");
+        let setup = BattleSetup::new(level, None);
+        let mut b = Battle::new(setup.clone());
+        b.show_all();
+        for _ in 0..400 {
+            if b.log
+                .iter()
+                .filter(|l| l.text.contains(" arrives at "))
+                .count()
+                >= 2
+                || b.state.outcome.is_some()
+            {
+                break;
+            }
+            let Some(c) = b.state.legal_commands().into_iter().next() else {
+                break;
+            };
+            b.submit(&c, true).expect("legal");
+            b.show_all();
+        }
+        let arrivals: Vec<&str> = b
+            .log
+            .iter()
+            .map(|l| l.text.as_str())
+            .filter(|t| t.contains(" arrives at "))
+            .collect();
+        assert!(!arrivals.is_empty(), "someone arrives");
+        let replayed = Battle::replay(setup, &b.commands).expect("replays");
+        for log in [&b.log, &replayed.log] {
+            for a in &arrivals {
+                let name = a.split(" arrives at ").next().expect("a name");
+                let pools: Vec<&str> = log
+                    .iter()
+                    .map(|l| l.text.as_str())
+                    .filter(|t| t.starts_with(&format!("{name} ")) && t.contains(" (+"))
+                    .collect();
+                assert!(pools.is_empty(), "{pools:?}");
+            }
+        }
     }
 
     /// A `segments` turn is one line with its note: "Tolly's turn (a whole round's action in
