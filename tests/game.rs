@@ -92,6 +92,17 @@ fn battle_app(setup: BattleSetup) -> App {
     app
 }
 
+/// The id of the level's unit called `name`.
+fn unit_named(level: &fray::rules::level::Level, name: &str) -> fray::rules::battle::UnitId {
+    let i = level
+        .file
+        .units
+        .iter()
+        .position(|u| u.name == name)
+        .unwrap_or_else(|| panic!("the level has a unit called {name}"));
+    fray::rules::battle::UnitId(i as u16)
+}
+
 fn screen(app: &App) -> Screen {
     *app.world().resource::<State<Screen>>().get()
 }
@@ -3874,16 +3885,7 @@ fn under_fog_the_board_shows_only_what_the_players_side_sees() {
     use fray::rules::battle::{Event, SideId, UnitId};
     let level = fray::rules::level::load_path(&levels_dir().join("segments_dark_crypt.ron"))
         .expect("dark crypt");
-    let unit = |name: &str| {
-        UnitId(
-            level
-                .file
-                .units
-                .iter()
-                .position(|u| u.name == name)
-                .expect("the unit") as u16,
-        )
-    };
+    let unit = |name: &str| unit_named(&level, name);
     let (garrick, fang) = (unit("Garrick"), unit("Fang"));
     let mut app = battle_app(BattleSetup::new(level, None));
     for _ in 0..3 {
@@ -4199,16 +4201,7 @@ fn under_fog_a_hidden_foes_step_takes_no_time() {
     use fray::rules::battle::{Event, SideId, UnitId};
     let level = fray::rules::level::load_path(&levels_dir().join("segments_dark_crypt.ron"))
         .expect("dark crypt");
-    let id = |name: &str| {
-        UnitId(
-            level
-                .file
-                .units
-                .iter()
-                .position(|u| u.name == name)
-                .expect("the unit") as u16,
-        )
-    };
+    let id = |name: &str| unit_named(&level, name);
     let (garrick, fang) = (id("Garrick"), id("Fang"));
     let mut app = battle_app(BattleSetup::new(level, None));
     app.world_mut().resource_mut::<Settings>().skip_animations = false;
@@ -4253,17 +4246,9 @@ fn under_fog_a_hidden_foes_step_takes_no_time() {
 
 #[test]
 fn under_fog_a_last_seen_foe_shows_no_marks_health_or_state() {
-    use fray::rules::battle::UnitId;
     let level = fray::rules::level::load_path(&levels_dir().join("segments_dark_crypt.ron"))
         .expect("dark crypt");
-    let fang = UnitId(
-        level
-            .file
-            .units
-            .iter()
-            .position(|u| u.name == "Fang")
-            .expect("Fang") as u16,
-    );
+    let fang = unit_named(&level, "Fang");
     let mut app = battle_app(BattleSetup::new(level, None));
     for _ in 0..3 {
         app.update();
