@@ -526,6 +526,51 @@ fn an_end_turn_key_just_after_a_turn_ended_by_itself_asks_first() {
     assert_eq!(battle(&app).commands.len(), n + 1);
 }
 
+/// PgUp scrolls the combat log back to its very first line, however few lines the panel
+/// has room for: scrolled all the way, the first line is the newest one drawn.
+#[test]
+fn the_log_scrolls_back_to_its_first_line() {
+    use fray::game::hud::LogScroll;
+    let level = fray::rules::level::load_path(&levels_dir().join("segments_dark_crypt.ron"))
+        .expect("dark crypt");
+    let mut setup = BattleSetup::new(level, None);
+    setup.controls = vec![SideControl::Human; setup.controls.len()];
+    let mut app = battle_app(setup);
+    let shown = |app: &App| {
+        battle(app)
+            .log
+            .iter()
+            .filter(|l| {
+                !l.text_for(app.world().resource::<fray::game::hud::View>().viewer)
+                    .is_empty()
+            })
+            .count()
+    };
+    while shown(&app) < 60 {
+        let end = battle(&app)
+            .state
+            .legal_commands()
+            .into_iter()
+            .find(|c| matches!(c, Command::EndTurn { .. }) || matches!(c, Command::Declare { .. }))
+            .expect("a turn to end");
+        app.world_mut()
+            .resource_mut::<Battle>()
+            .submit(&end, true)
+            .expect("legal");
+        app.update();
+    }
+    for _ in 0..20 {
+        tap(&mut app, KeyCode::PageUp);
+    }
+    assert_eq!(app.world().resource::<LogScroll>().0, shown(&app) - 1);
+    assert!(
+        texts(&mut app)
+            .iter()
+            .any(|t| t.starts_with("Battle begins")),
+        "the first line is drawn"
+    );
+}
+
 /// A move of several steps is one log line, and the panel shows where it ended, not where
 /// its first step went (the line grows in place as the steps are shown).
 #[test]

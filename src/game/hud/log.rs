@@ -115,7 +115,10 @@ fn combat_log(
         .map(|l| l.text_for(view.viewer))
         .filter(|t| !t.is_empty())
         .collect();
-    let max_back = visible.len().saturating_sub(SHOWN);
+    // Back until the first line sits at the bottom: the panel may show far fewer than
+    // `SHOWN` lines (at 1024x640, about 18), so stopping `SHOWN` short of the start left the
+    // oldest lines out of reach.
+    let max_back = visible.len().saturating_sub(1);
     if settings.keys.group_just_pressed(&keys::LOG, &keys, 0) {
         scroll.0 = (scroll.0 + 10).min(max_back);
     }
