@@ -263,6 +263,19 @@ pub(super) fn check(
                     }
                     for (v, cond) in victory.iter().enumerate() {
                         let vat = |field: &'static str| at(&[F("victory"), I(v), F(field)]);
+                        // A side's own objective names that side.
+                        if let Victory::SurviveRounds { side: s, .. }
+                        | Victory::ReachCell { side: s, .. } = cond
+                            && s != side
+                        {
+                            out.push(
+                                vat("side"),
+                                format!(
+                                    "event {e} gives '{side}' an objective of '{s}'; each new \
+                                     objective names '{side}'"
+                                ),
+                            );
+                        }
                         match cond {
                             Victory::LastSideStanding => out.push(
                                 at(&[F("victory"), I(v)]),
@@ -271,16 +284,7 @@ pub(super) fn check(
                                      objectives are SurviveRounds or ReachCell"
                                 ),
                             ),
-                            Victory::SurviveRounds { side: s, rounds } => {
-                                if s != side {
-                                    out.push(
-                                        vat("side"),
-                                        format!(
-                                            "event {e} gives '{side}' an objective of '{s}'; \
-                                             each new objective names '{side}'"
-                                        ),
-                                    );
-                                }
+                            Victory::SurviveRounds { rounds, .. } => {
                                 if *rounds == 0 {
                                     out.push(
                                         vat("rounds"),
@@ -290,16 +294,7 @@ pub(super) fn check(
                                     );
                                 }
                             }
-                            Victory::ReachCell { side: s, cell } => {
-                                if s != side {
-                                    out.push(
-                                        vat("side"),
-                                        format!(
-                                            "event {e} gives '{side}' an objective of '{s}'; \
-                                             each new objective names '{side}'"
-                                        ),
-                                    );
-                                }
+                            Victory::ReachCell { cell, .. } => {
                                 if let Some(p) =
                                     cell_problem(&format!("event {e} asks to reach"), *cell)
                                 {
