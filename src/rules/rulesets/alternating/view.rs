@@ -335,6 +335,14 @@ pub(super) fn answered_odds(
         move |total: i64, _crit: bool| test_chance(x, y, guard, total)
     };
     let mut out = Vec::new();
+    // The odds left if the target answers so.
+    let mut say = |words: &'static str, a: &Answer| {
+        out.extend(answer(
+            target,
+            words,
+            odds_escaping(s, r, attacker, target, ranged, a),
+        ));
+    };
     let tests = defence_tests(s, attacker, target, ranged);
     let can = |words: &str| tests.iter().any(|d| d.0 == words);
     if can("dodges") {
@@ -343,33 +351,21 @@ pub(super) fn answered_odds(
             escape: &escape,
             ..Answer::NONE
         };
-        out.extend(answer(
-            target,
-            "dodges",
-            odds_escaping(s, r, attacker, target, ranged, &hit),
-        ));
+        say("dodges", &hit);
         let parry = t.stat(names::PARRY).max(1);
         if t.pool(names::WEAPON) > 0 {
             let parried = Answer {
                 parry,
                 ..Answer::NONE
             };
-            out.extend(answer(
-                target,
-                "parries",
-                odds_escaping(s, r, attacker, target, ranged, &parried),
-            ));
+            say("parries", &parried);
         }
         if t.stat(names::BLOCK) > 0 && t.pool(names::SHIELD) > 0 {
             let blocked = Answer {
                 block: Some((t.stat(names::BLOCK), t.pool(names::SHIELD))),
                 ..Answer::NONE
             };
-            out.extend(answer(
-                target,
-                "blocks",
-                odds_escaping(s, r, attacker, target, ranged, &blocked),
-            ));
+            say("blocks", &blocked);
         }
     }
     if can("resists") {
@@ -378,11 +374,7 @@ pub(super) fn answered_odds(
             escape: &escape,
             ..Answer::NONE
         };
-        out.extend(answer(
-            target,
-            "resists",
-            odds_escaping(s, r, attacker, target, ranged, &resisted),
-        ));
+        say("resists", &resisted);
     }
     if odds(s, r, attacker, target, ranged).is_none() {
         return out;
