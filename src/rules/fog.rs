@@ -15,7 +15,8 @@
 //!   a move that runs into one stops on the step before it, and the hidden foe is seen.
 //! - A side's view ([`redact`]) keeps a foe it does not see where it last saw it (a ghost),
 //!   unless it sees that cell now; then the foe is unknown, guessed on the nearest cell the
-//!   side does not see (the AI looks for it there; the game does not draw it). The AI plans
+//!   side does not see (the AI looks for it there; the game does not draw it). Either way it
+//!   keeps the pools, status and conditions the side last saw it with ([`Looks`]). The AI plans
 //!   on that view; the game draws it for the side whose turn it is in hot-seat, and for the
 //!   human side against the AI.
 //! - The log leaves out, for a side, the lines about units it does not see
@@ -24,11 +25,12 @@
 //! A view does not track: a side's AI plays thousands of imagined moves on its view, and the
 //! knowledge it plans with is what it knew when it began (its ghosts stay put).
 
-use crate::rules::battle::{BattleState, Command, Event, SideId, Status, UnitId};
+use crate::rules::battle::{BattleState, Command, Condition, Event, SideId, Status, Unit, UnitId};
 use crate::rules::grid::{Cell, CellMap};
 use crate::rules::map::TerrainMap;
 use crate::rules::sight;
 use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 /// The level option: fog of war, with an optional sight range in steps (a dark place).
@@ -52,6 +54,11 @@ pub struct Knowledge {
     seen: Vec<Vec<bool>>,
     /// `last[side][unit]`: where `side` last saw `unit`.
     last: Vec<Vec<Option<Cell>>>,
+    /// `looks[side][unit]`: how `side` last saw `unit` of another side (its pools, whether it
+    /// stood, its conditions). A view shows a foe out of sight so, not as it is now. Empty in
+    /// a save written before it was kept; then a view shows foes as they are.
+    #[serde(default)]
+    looks: Vec<Vec<Option<Looks>>>,
     /// On a side's view: whose view it is. A view's knowledge is frozen.
     pub view_of: Option<SideId>,
     /// On a view: the units of other sides it does not know where to find. They are guessed
@@ -81,6 +88,28 @@ impl Knowledge {
     }
 }
 
+/// What a side saw of a foe when it last saw it: what a view restores on a foe out of sight.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Looks {
+    pub status: Status,
+    pub pools: BTreeMap<Arc<str>, i64>,
+    pub conditions: BTreeSet<Condition>,
+}
+
+impl Looks {
+    fn of(u: &Unit) -> Looks {
+        Looks {
+            status: u.status,
+            pools: u.pools.clone(),
+            conditions: u.conditions.clone(),
+        }
+    }
+
+    fn matches(&self, u: &Unit) -> bool {
+        self.status == u.status && self.pools == u.pools && self.conditions == u.conditions
+    }
+}
+
 /// Whether a unit on `from` sees `to`: within `sight` steps (if set) and with a line of sight.
 pub fn sees(map: &TerrainMap, sight: Option<u32>, from: Cell, to: Cell) -> bool {
     sight.is_none_or(|r| map.grid().distance(from, to) <= r) && sight::line_of_sight(map, from, to)
@@ -95,6 +124,8 @@ pub fn start(state: &BattleState) -> Option<Arc<Knowledge>> {
         seen: vec![vec![false; n]; sides],
         // Where each side deployed is known to all (the level shows it).
         last: vec![state.units.iter().map(|u| Some(u.cell)).collect(); sides],
+        // Deployed as the level writes them, which every side knows too.
+        looks: vec![state.units.iter().map(|u| Some(Looks::of(u))).collect(); sides],
         view_of: None,
         unknown: Vec::new(),
         ghost: Vec::new(),
@@ -109,6 +140,11 @@ fn refresh(state: &BattleState, k: &mut Knowledge) {
     for side in 0..k.seen.len() {
         k.seen[side].resize(n, false);
         k.last[side].resize(n, None);
+    }
+    if k.looks.len() == k.seen.len() {
+        for looks in &mut k.looks {
+            looks.resize(n, None);
+        }
     }
     k.unknown.resize(n, false);
     k.ghost.resize(n, false);
@@ -125,23 +161,34 @@ fn refresh(state: &BattleState, k: &mut Knowledge) {
             if seen {
                 k.last[side][i] = Some(u.cell);
             }
+            // Before the first round, units are as deployed (their pools being filled), which
+            // every side knows.
+            if (seen || state.round == 0)
+                && u.side != side_id
+                && let Some(l) = k.looks.get_mut(side).and_then(|l| l.get_mut(i))
+                && l.as_ref().is_none_or(|l| !l.matches(u))
+            {
+                *l = Some(Looks::of(u));
+            }
         }
     }
 }
 
-/// Whether `e` can change what a side sees.
-pub fn changes_sight(e: &Event) -> bool {
+/// Whether `e` can change what a side sees, or what it sees of a unit in sight.
+pub fn changes_knowledge(e: &Event) -> bool {
     matches!(
         e,
         Event::Moved { .. }
             | Event::Placed { .. }
             | Event::Door { .. }
             | Event::Status { .. }
+            | Event::Pool { .. }
+            | Event::Condition { .. }
             | Event::Scripted(crate::rules::battle::Scripted::Arrived { .. })
     )
 }
 
-/// Brings the battle's knowledge up to date after an event that [`changes_sight`] (not on a
+/// Brings the battle's knowledge up to date after an event that [`changes_knowledge`] (not on a
 /// view, whose knowledge is frozen).
 pub fn update(state: &mut BattleState) {
     let Some(mut fog) = state.fog.take() else {
@@ -301,6 +348,12 @@ pub fn redact(state: &mut BattleState, viewer: SideId) {
             continue;
         }
         let last = k.last_seen(viewer, UnitId(i as u16));
+        let looks = k
+            .looks
+            .get(viewer.index())
+            .and_then(|l| l.get(i))
+            .cloned()
+            .flatten();
         let place = last.filter(|&c| !taken.contains(&c) && !lit(c));
         // Its last cell is seen empty: it went out of sight from there, so it is guessed on
         // the nearest cell the side does not see (the AI then looks for it there).
@@ -310,6 +363,12 @@ pub fn redact(state: &mut BattleState, viewer: SideId) {
                 .min_by_key(|&c| (grid.distance(from, c), c.y, c.x))
         });
         let u = &mut state.units[i];
+        // As it was last seen, not as it is now.
+        if let Some(l) = looks {
+            u.status = l.status;
+            u.pools = l.pools;
+            u.conditions = l.conditions;
+        }
         if let Some(c) = place {
             u.cell = c;
             ghost[i] = true;

@@ -332,7 +332,7 @@ impl BattleState {
     /// Applies one event: the only mutator of the battle.
     pub fn apply(&mut self, e: &Event) {
         self.apply_event(e);
-        if self.fog.is_some() && crate::rules::fog::changes_sight(e) {
+        if self.fog.is_some() && crate::rules::fog::changes_knowledge(e) {
             crate::rules::fog::update(self);
         }
     }

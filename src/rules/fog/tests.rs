@@ -104,6 +104,57 @@ fn a_view_keeps_a_hidden_foe_where_it_was_last_seen_unless_that_cell_is_seen_emp
     assert!(view.fog.as_ref().is_some_and(|k| k.is_unknown(U1)));
 }
 
+fn hurt(b: &mut BattleState, unit: UnitId, hp: i64) {
+    let was = b.units[unit.index()].pool("hp");
+    b.apply(&Event::Pool {
+        unit,
+        pool: "hp".into(),
+        delta: hp - was,
+        value: hp,
+    });
+}
+
+#[test]
+fn a_view_shows_a_foe_out_of_sight_as_it_was_last_seen_not_as_it_is() {
+    let mut b = walled((6, 0), "fog: ()");
+    let full = b.units[1].pool("hp");
+    assert!(full > 3, "the reaver starts with its hit points: {full}");
+    let view_of = |b: &BattleState| {
+        let mut v = b.clone();
+        rulesets::redact(&mut v, PARTY);
+        v
+    };
+    // Hurt out of sight (behind the wall): the Party's view keeps it whole.
+    hurt(&mut b, U1, full - 1);
+    assert_eq!(view_of(&b).units[1].pool("hp"), full, "as deployed");
+    // Seen on the open row: as it is; hurt there: seen hurt.
+    place(&mut b, U1, 6, 4);
+    assert_eq!(view_of(&b).units[1].pool("hp"), full - 1);
+    hurt(&mut b, U1, 2);
+    assert_eq!(view_of(&b).units[1].pool("hp"), 2);
+    // Gone behind the wall, then fallen there: the view keeps it standing with 2.
+    place(&mut b, U1, 6, 1);
+    hurt(&mut b, U1, 0);
+    b.apply(&Event::Status {
+        unit: U1,
+        status: Status::Down,
+    });
+    b.apply(&Event::Condition {
+        unit: U1,
+        condition: Condition::Prone,
+        on: true,
+    });
+    let v = view_of(&b);
+    assert_eq!(v.units[1].pool("hp"), 2);
+    assert_eq!(v.units[1].status, Status::Active);
+    assert!(!v.units[1].is_prone());
+    // Its own side sees it as it is.
+    let mut own = b.clone();
+    rulesets::redact(&mut own, FOES);
+    assert_eq!(own.units[1].status, Status::Down);
+    assert_eq!(own.units[1].pool("hp"), 0);
+}
+
 #[test]
 fn the_commands_offered_are_the_same_wherever_a_hidden_foe_stands() {
     // Hruk hidden at two places behind the wall: Aldric is offered exactly the same moves.
