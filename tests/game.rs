@@ -2211,6 +2211,66 @@ fn the_editor_makes_a_new_level_from_nothing_and_plays_it() {
             cell: (7, 7)
         }]
     );
+    // Events: R, round 3 (+), an empty cell gets a reinforcement of the chosen side; a
+    // message for round 3; then the reinforcement is picked, moved and removed again.
+    use fray::rules::level::events::{Effect, When};
+    let save = |app: &mut App| {
+        key(app, KeyCode::ControlLeft, true);
+        tap(app, KeyCode::KeyS);
+        key(app, KeyCode::ControlLeft, false);
+        app.update();
+        fray::rules::level::load_path(&path)
+            .expect("saved and valid")
+            .file
+    };
+    tap(&mut app, KeyCode::KeyR);
+    button(&mut app, A::EventRound(1));
+    click(&mut app, (9, 9));
+    button(&mut app, A::Type(Field::Message));
+    type_text(&mut app, "The gate falls.", Key::Enter);
+    let f = save(&mut app);
+    assert_eq!(f.events.len(), 2, "{:?}", f.events);
+    assert_eq!(f.events[0].when, When::Round(3));
+    let Effect::Reinforcements(arriving) = &f.events[0].then[0] else {
+        panic!("{:?}", f.events[0]);
+    };
+    assert_eq!(arriving.len(), 1);
+    let (name, side) = (arriving[0].name.clone(), arriving[0].side.clone());
+    assert_eq!((arriving[0].cell, side.as_str()), ((9, 9), "Raiders"));
+    assert!(
+        f.units.iter().all(|u| u.name != name),
+        "{name} is no placed unit"
+    );
+    assert_eq!(
+        f.events[1].then,
+        [Effect::Message("The gate falls.".into())]
+    );
+    tap(&mut app, KeyCode::KeyR); // units again
+    click(&mut app, (9, 9));
+    assert_eq!(
+        app.world().resource::<Editor>().picked.as_deref(),
+        Some(name.as_str())
+    );
+    click(&mut app, (10, 9));
+    let f = save(&mut app);
+    let moved = fray::rules::level::events::reinforcements(&f)
+        .next()
+        .map(|(.., u)| u.cell);
+    assert_eq!(moved, Some((10, 9)));
+    click(&mut app, (10, 9));
+    tap(&mut app, KeyCode::Delete);
+    let f = save(&mut app);
+    assert_eq!(
+        f.events.len(),
+        1,
+        "only the message is left: {:?}",
+        f.events
+    );
+    assert_eq!(
+        f.units.len(),
+        named.units.len(),
+        "no placed unit came or went"
+    );
     // Playtest it.
     tap(&mut app, KeyCode::KeyP);
     app.update();

@@ -22,6 +22,9 @@
 //! In the units tool the panel lists how the level is won: click a condition to remove it,
 //! or add the last side standing, the new units' side holding out some rounds (- and + set
 //! them), or that side reaching a cell (the next click on the board picks it).
+//! Under them, the level's events ([`events`]): each in words, a click removes it; R makes each
+//! empty cell clicked a reinforcement arriving on the round shown (- and +; drawn faint, picked,
+//! moved and removed as units are), and Message... adds a message for that round.
 //! The units tool also lists the level's name, description and seed and its sides, each a
 //! button that opens a text field (Enter keeps, Esc drops), and each side's controller; a
 //! picked unit can be renamed the same way, and its template's stats overridden (-, +, a typed
@@ -35,6 +38,7 @@ use bevy::prelude::*;
 use bevy::ui::{ComputedNode, RelativeCursorPosition, UiGlobalTransform};
 
 mod board;
+mod events;
 
 use super::Screen;
 use super::art::Art;
@@ -165,6 +169,13 @@ pub enum EditorAction {
     ClearOverride(usize),
     /// Leave (asks first when there are unsaved changes).
     Leave,
+    /// Remove the n-th scripted event.
+    RemoveEvent(usize),
+    /// Change the round new events fire on.
+    EventRound(i32),
+    /// Each empty cell clicked with the units tool gets a reinforcement arriving on that round
+    /// (or not).
+    Reinforce,
 }
 
 /// The level being edited.
@@ -214,6 +225,10 @@ pub struct Editor {
     pub typing: Option<Typing>,
     /// The next board click adds a reach-this-cell condition.
     pub placing_goal: bool,
+    /// The round new events fire on (0: the default, 2).
+    pub event_round: u32,
+    /// Empty cells clicked with the units tool get reinforcements rather than units.
+    pub reinforcing: bool,
     /// The new-level form, while it is open.
     pub new_level: Option<NewLevel>,
     /// New units' side and template (indices into the level's sides and the ruleset's
@@ -272,6 +287,15 @@ impl Editor {
     /// The rounds of the next hold-out condition (8 until changed).
     pub fn hold_rounds(&self) -> u32 {
         if self.rounds == 0 { 8 } else { self.rounds }
+    }
+
+    /// The round new events fire on.
+    pub fn event_round(&self) -> u32 {
+        if self.event_round == 0 {
+            2
+        } else {
+            self.event_round
+        }
     }
 
     /// Whether the text differs from the file as saved.
@@ -455,6 +479,8 @@ pub enum Field {
     Terrain(char),
     /// The picked unit's n-th stat (of its template's), an override.
     Stat(usize),
+    /// A message everyone reads when the round of new events begins.
+    Message,
 }
 
 /// A text field being typed in: what it sets and the text so far.
@@ -493,6 +519,7 @@ impl Field {
             Field::Unit(_) => "the unit's name".into(),
             Field::Terrain(g) => format!("the name of '{g}'"),
             Field::Stat(_) => "the stat (empty: the template's)".into(),
+            Field::Message => "the message".into(),
         }
     }
 }
@@ -1051,6 +1078,8 @@ fn editor_keys(
         send(EditorAction::NextPaintTool);
     } else if keys.just_pressed(KeyCode::KeyO) {
         send(EditorAction::NextOverlay);
+    } else if keys.just_pressed(KeyCode::KeyR) {
+        send(EditorAction::Reinforce);
     } else if keys.just_pressed(KeyCode::KeyL) {
         send(EditorAction::NewTerrain);
     } else if keys.just_pressed(KeyCode::KeyH) {
@@ -1169,10 +1198,12 @@ fn click_cell(editor: &mut Editor, at: (i32, i32)) {
         }
         return;
     }
+    // A unit on the cell, else a reinforcement arriving there.
     let on_cell = editor.file().and_then(|f| {
         f.units
             .iter()
             .find(|u| u.cell == at)
+            .or_else(|| events::reinforcement_at(&f, at))
             .map(|u| u.name.clone())
     });
     match (on_cell, editor.picked.clone()) {
@@ -1201,6 +1232,13 @@ fn click_cell(editor: &mut Editor, at: (i32, i32)) {
             });
             editor.picked = Some(copy);
         }
+        (None, Some(name))
+            if editor
+                .file()
+                .is_some_and(|f| events::reinforcement(&f, &name).is_some()) =>
+        {
+            editor.apply(Edit::MoveReinforcement { unit: name, to: at })
+        }
         (None, Some(name)) => editor.apply(Edit::MoveUnit { unit: name, to: at }),
         (None, None) => {
             let Some(f) = editor.file() else { return };
@@ -1218,6 +1256,24 @@ fn click_cell(editor: &mut Editor, at: (i32, i32)) {
             // "Hammer Brute 1", "Hammer Brute 2"...: the template's name and the first free
             // number.
             let name = free_unit_name(&f, &t.name, 1);
+            if editor.reinforcing {
+                let round = editor.event_round();
+                editor.apply(Edit::AddReinforcement {
+                    round,
+                    unit: level::UnitDef {
+                        name: name.clone(),
+                        side: side.name.clone(),
+                        cell: at,
+                        template: key.clone(),
+                        overrides: Default::default(),
+                    },
+                });
+                if editor.message.is_empty() {
+                    editor.message =
+                        format!("{name} arrives at ({}, {}) on round {round}", at.0, at.1);
+                }
+                return;
+            }
             editor.apply(Edit::AddUnit {
                 name: name.clone(),
                 side: side.name.clone(),
@@ -1270,6 +1326,13 @@ fn editor_actions(
                 editor.dirty = true;
             }
             EditorAction::DeleteUnit => match editor.picked.take() {
+                Some(unit)
+                    if editor
+                        .file()
+                        .is_some_and(|f| events::reinforcement(&f, &unit).is_some()) =>
+                {
+                    editor.apply(Edit::RemoveReinforcement { unit })
+                }
                 Some(unit) => editor.apply(Edit::RemoveUnit { unit }),
                 None => {
                     editor.message = "Pick a unit first (U, then click it)".into();
@@ -1426,6 +1489,7 @@ fn editor_actions(
                         .map_or(String::new(), |(_, base, now)| {
                             now.unwrap_or(base).to_string()
                         }),
+                    Field::Message => String::new(),
                 };
                 editor.typing = Some(Typing {
                     field: field.clone(),
@@ -1516,6 +1580,27 @@ fn editor_actions(
                 editor.moving = false;
             }
             EditorAction::RemoveVictory(i) => editor.apply(Edit::RemoveVictory(*i)),
+            EditorAction::RemoveEvent(i) => editor.apply(Edit::RemoveEvent(*i)),
+            EditorAction::EventRound(d) => {
+                editor.event_round =
+                    (i64::from(editor.event_round()) + i64::from(*d)).clamp(1, 99) as u32;
+                editor.dirty = true;
+            }
+            EditorAction::Reinforce => {
+                editor.reinforcing = !editor.reinforcing;
+                editor.moving = true;
+                editor.picked = None;
+                editor.copying = false;
+                editor.message = if editor.reinforcing {
+                    format!(
+                        "Click an empty cell: a reinforcement arrives there on round {} (R again: units)",
+                        editor.event_round()
+                    )
+                } else {
+                    "Units: an empty cell clicked gets a new unit".into()
+                };
+                editor.dirty = true;
+            }
             EditorAction::AddLastStanding => {
                 editor.apply(Edit::AddVictory(level::Victory::LastSideStanding))
             }
@@ -1795,6 +1880,7 @@ fn rebuild(
                     new_unit_panel(p, &editor, f);
                     level_panel(p, f);
                     victory_panel(p, &editor, f);
+                    events::events_panel(p, &editor, f);
                 }
                 // Every glyph of the level's legend; the first nine also on the digit keys.
                 let palette = if editor.moving { 0 } else { usize::MAX };
@@ -2306,6 +2392,16 @@ fn finish_typing(editor: &mut Editor, t: Typing) {
                 to: text.clone(),
             }
         }
+        Field::Message => {
+            if text.is_empty() {
+                editor.message = "An empty message: nothing added".into();
+                return;
+            }
+            Edit::AddEvent(level::events::LevelEvent {
+                when: level::events::When::Round(editor.event_round()),
+                then: vec![level::events::Effect::Message(text.clone())],
+            })
+        }
     };
     let old_unit = match &edit {
         Edit::RenameUnit { unit, .. } => Some(unit.clone()),
@@ -2494,6 +2590,27 @@ fn unit_panel(p: &mut ChildSpawnerCommands, editor: &Editor, f: &LevelFile) {
         row.spawn(small_button("Tab >", EditorAction::NextUnit(1)));
     });
     let Some((i, u)) = picked else {
+        // A picked reinforcement: where and when it arrives; it moves and goes as a unit does.
+        if let Some((u, round)) = editor
+            .picked
+            .as_ref()
+            .and_then(|n| events::reinforcement(f, n))
+        {
+            p.spawn(ui::text(
+                format!(
+                    "Reinforcement {} ({}, {}) arrives at ({}, {}){}",
+                    u.name,
+                    u.side,
+                    u.template,
+                    u.cell.0,
+                    u.cell.1,
+                    round.map_or(String::new(), |r| format!(" on round {r}"))
+                ),
+                13.0,
+                ui::DIM,
+            ));
+            p.spawn(small_button("Delete Del", EditorAction::DeleteUnit));
+        }
         return;
     };
     let template = ruleset_data::builtin(f.ruleset).and_then(|d| d.templates.get(&u.template));

@@ -195,14 +195,18 @@ pub(super) fn board_looks(
             _ => None,
         })
         .collect();
-    let names: Vec<&str> = f.units.iter().map(|u| u.name.as_str()).collect();
+    // Units, then reinforcements (drawn faint), each with a mark no other has.
+    let arriving: Vec<&level::UnitDef> =
+        level::events::reinforcements(f).map(|(.., u)| u).collect();
+    let all: Vec<&level::UnitDef> = f.units.iter().chain(arriving.iter().copied()).collect();
+    let names: Vec<&str> = all.iter().map(|u| u.name.as_str()).collect();
     let marks = unit_marks(&names);
-    let units: std::collections::BTreeMap<(i32, i32), (&level::UnitDef, &String)> = f
-        .units
-        .iter()
-        .zip(&marks)
-        .map(|(u, m)| (u.cell, (u, m)))
-        .collect();
+    let mut units: std::collections::BTreeMap<(i32, i32), (&level::UnitDef, &String, bool)> =
+        std::collections::BTreeMap::new();
+    for (i, (u, m)) in all.iter().zip(&marks).enumerate() {
+        // A placed unit wins its cell over a reinforcement arriving there.
+        units.entry(u.cell).or_insert((u, m, i >= f.units.len()));
+    }
     // Ground heights, as the battle board shades them: lower ground darker.
     let top = f.max_height();
     let mut looks = Vec::with_capacity(f.size.0 as usize * f.size.1 as usize);
@@ -229,15 +233,20 @@ pub(super) fn board_looks(
                 bg = bg.mix(t, 0.55);
             }
             let (label, fg) = match units.get(&(x, y)) {
-                Some((u, mark)) => {
+                Some((u, mark, later)) => {
                     let side = f.sides.iter().position(|s| s.name == u.side).unwrap_or(0);
                     let picked = editor.picked.as_deref() == Some(&u.name);
+                    let colour = if picked {
+                        ui::ACCENT
+                    } else {
+                        SIDE_COLOURS[side % SIDE_COLOURS.len()]
+                    };
                     (
                         (*mark).clone(),
-                        if picked {
-                            ui::ACCENT
+                        if *later {
+                            colour.with_alpha(0.5)
                         } else {
-                            SIDE_COLOURS[side % SIDE_COLOURS.len()]
+                            colour
                         },
                     )
                 }

@@ -127,6 +127,18 @@ pub enum Edit {
     AddVictory(Victory),
     /// Removes the victory condition at this index.
     RemoveVictory(usize),
+    /// Adds a scripted event (`levels/README.md`, "Events") on a line of its own at the end of
+    /// `events`.
+    AddEvent(super::events::LevelEvent),
+    /// Removes the event at this index.
+    RemoveEvent(usize),
+    /// A unit that arrives at the start of round `round`: it joins the reinforcements of the
+    /// first event that fires on that round, or comes with a new event of its own.
+    AddReinforcement { round: u32, unit: super::UnitDef },
+    /// Moves the arrival cell of the reinforcement named `unit`.
+    MoveReinforcement { unit: String, to: (i32, i32) },
+    /// Removes the reinforcement named `unit` (and its event, if it did nothing else).
+    RemoveReinforcement { unit: String },
 }
 
 /// A level's text being edited, with its history.
@@ -258,21 +270,18 @@ fn edited(text: &str, edit: &Edit) -> Result<String, String> {
             template,
             overrides,
         } => {
-            if file.units.iter().any(|u| &u.name == name) {
+            if file.units.iter().any(|u| &u.name == name)
+                || super::events::reinforcements(&file).any(|(_, _, _, u)| &u.name == name)
+            {
                 return Err(format!("a unit is already named '{name}'"));
             }
-            let mut line = format!(
-                "(name: {}, side: {}, cell: ({}, {}), template: {}",
-                quote(name),
-                quote(side),
-                cell.0,
-                cell.1,
-                quote(template)
-            );
-            if !overrides.is_empty() {
-                line.push_str(&format!(", overrides: {}", map_text(overrides)));
-            }
-            line.push(')');
+            let line = unit_text(&super::UnitDef {
+                name: name.clone(),
+                side: side.clone(),
+                cell: *cell,
+                template: template.clone(),
+                overrides: overrides.clone(),
+            });
             add_item(&mut out, text, &spans, "units", &line)?;
         }
         Edit::MoveUnit { unit, to } => {
@@ -420,6 +429,17 @@ fn edited(text: &str, edit: &Edit) -> Result<String, String> {
                 .ok_or("the victory condition was not found in the text")?;
             remove_item(&mut out, text, span);
         }
+        Edit::AddEvent(ev) => script::add_event(&mut out, text, &spans, ev)?,
+        Edit::RemoveEvent(i) => script::remove_event(&mut out, text, &spans, &file, *i)?,
+        Edit::AddReinforcement { round, unit } => {
+            script::add_reinforcement(&mut out, text, &spans, &file, *round, unit)?
+        }
+        Edit::MoveReinforcement { unit, to } => {
+            script::move_reinforcement(&mut out, &spans, &file, unit, *to)?
+        }
+        Edit::RemoveReinforcement { unit } => {
+            script::remove_reinforcement(&mut out, text, &spans, &file, unit)?
+        }
     }
     Ok(out.finish())
 }
@@ -485,6 +505,24 @@ fn map_text(m: &BTreeMap<String, i64>) -> String {
         .map(|(k, v)| format!("{}: {v}", quote(k)))
         .collect();
     format!("{{{}}}", entries.join(", "))
+}
+
+/// A unit as the level writes it: `(name: "Ann", side: "Blue", cell: (1, 2), template: "x")`,
+/// with its overrides if it has any.
+fn unit_text(u: &super::UnitDef) -> String {
+    let mut line = format!(
+        "(name: {}, side: {}, cell: ({}, {}), template: {}",
+        quote(&u.name),
+        quote(&u.side),
+        u.cell.0,
+        u.cell.1,
+        quote(&u.template)
+    );
+    if !u.overrides.is_empty() {
+        line.push_str(&format!(", overrides: {}", map_text(&u.overrides)));
+    }
+    line.push(')');
+    line
 }
 
 fn victory_text(v: &Victory) -> String {
@@ -811,8 +849,7 @@ fn append_line(out: &mut Splice, text: &str, (at, end): (usize, usize), line: &s
     out.replace((pos, pos), format!("\n{}{line},", line_indent(text, at)));
 }
 
-/// Adds `item` at the end of the list field `field`: on a line of its own after the last item
-/// when the items stand one a line, else after the last item on its line.
+/// Adds `item` at the end of the list field `field` ([`add_item_at`]).
 fn add_item(
     out: &mut Splice,
     text: &str,
@@ -820,10 +857,22 @@ fn add_item(
     field: &'static str,
     item: &str,
 ) -> Result<(), String> {
+    add_item_at(out, text, spans, &[Seg::Field(field)], item)
+}
+
+/// Adds `item` at the end of the list at `path`: on a line of its own after the last item
+/// when the items stand one a line, else after the last item on its line.
+fn add_item_at(
+    out: &mut Splice,
+    text: &str,
+    spans: &Spans,
+    path: &[Seg],
+    item: &str,
+) -> Result<(), String> {
     let list = spans
-        .span(&[Seg::Field(field)])
-        .ok_or_else(|| format!("`{field}` was not found in the text"))?;
-    let items = spans.children(&[Seg::Field(field)]).unwrap_or_default();
+        .span(path)
+        .ok_or_else(|| format!("`{path:?}` was not found in the text"))?;
+    let items = spans.children(path).unwrap_or_default();
     match items.last() {
         Some(&span) if on_own_line(text, span.0) => append_line(out, text, span, item),
         Some(&(_, end)) => {
@@ -839,7 +888,7 @@ fn add_item(
     Ok(())
 }
 
-/// Removes a list item: its whole line(s) when it stands on its own, else it and its comma.
+/// Removes the list item at `at..end` with its comma (its whole line if it stands alone on it).
 fn remove_item(out: &mut Splice, text: &str, (at, end): (usize, usize)) {
     let (after, _) = past_comma(text, end);
     let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
@@ -1137,7 +1186,7 @@ pub fn blank(
     )
 }
 
-/// A name for a new unit that no unit of the level has: `base` (trimmed; "Unit" if empty) and
+/// A name for a new unit that no unit of the level has (placed or arriving later): `base` (trimmed; "Unit" if empty) and
 /// the first free number from `first`, "Hammer Brute 1", "Hammer Brute 2"... The level
 /// editor names new units after their template's name, and copies after the copied unit.
 ///
@@ -1155,11 +1204,19 @@ pub fn free_unit_name(file: &LevelFile, base: &str, first: u32) -> String {
         "" => "Unit",
         b => b,
     };
-    (first..=first.saturating_add(file.units.len() as u32 + 1))
+    (first
+        ..=first.saturating_add(
+            file.units.len() as u32 + super::events::reinforcements(file).count() as u32 + 1,
+        ))
         .map(|n| format!("{base} {n}"))
-        .find(|n| file.units.iter().all(|u| &u.name != n))
+        .find(|n| {
+            file.units.iter().all(|u| &u.name != n)
+                && super::events::reinforcements(file).all(|(.., u)| &u.name != n)
+        })
         .unwrap_or_else(|| format!("{base} new"))
 }
+
+mod script;
 
 #[cfg(test)]
 mod tests;

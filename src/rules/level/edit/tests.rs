@@ -867,6 +867,17 @@ fn every_edit_kind_undone_and_redone_gives_the_same_text_and_model() {
         Edit::SetSeed(9),
         Edit::AddVictory(Victory::LastSideStanding),
         Edit::RemoveVictory(0),
+        Edit::AddReinforcement {
+            round: 2,
+            unit: reinforcement("r", "B", (0, 2)),
+        },
+        Edit::MoveReinforcement {
+            unit: "r".into(),
+            to: (1, 2),
+        },
+        Edit::AddEvent(message(3, "m")),
+        Edit::RemoveEvent(1),
+        Edit::RemoveReinforcement { unit: "r".into() },
         Edit::RemoveUnit { unit: "cee".into() },
     ];
     // Every kind is here: a new kind must be added to the list (the match will not compile
@@ -893,9 +904,14 @@ fn every_edit_kind_undone_and_redone_gives_the_same_text_and_model() {
         Edit::AddVictory(_) => 18,
         Edit::RemoveVictory(_) => 19,
         Edit::RemoveUnit { .. } => 20,
+        Edit::AddEvent(_) => 21,
+        Edit::RemoveEvent(_) => 22,
+        Edit::AddReinforcement { .. } => 23,
+        Edit::MoveReinforcement { .. } => 24,
+        Edit::RemoveReinforcement { .. } => 25,
     };
     let kinds: std::collections::BTreeSet<usize> = edits.iter().map(kind).collect();
-    assert_eq!(kinds.len(), 21);
+    assert_eq!(kinds.len(), 26);
     let mut doc = LevelDoc::new(SMALL);
     for e in &edits {
         let before = doc.text().to_string();
@@ -949,4 +965,117 @@ fn renaming_a_side_renames_it_in_the_levels_events_and_names_stay_unique() {
         })
         .expect_err("a reinforcement is named r");
     assert!(err.contains("already named 'r'"), "{err}");
+}
+
+fn reinforcement(name: &str, side: &str, cell: (i32, i32)) -> level::UnitDef {
+    level::UnitDef {
+        name: name.into(),
+        side: side.into(),
+        cell,
+        template: "warrior".into(),
+        overrides: Default::default(),
+    }
+}
+
+fn message(round: u32, text: &str) -> level::events::LevelEvent {
+    level::events::LevelEvent {
+        when: level::events::When::Round(round),
+        then: vec![level::events::Effect::Message(text.into())],
+    }
+}
+
+#[test]
+fn reinforcements_and_messages_are_written_one_event_a_line_and_taken_back_whole() {
+    use level::events::{Effect, When};
+    let text = r#"(
+    name: "E", ruleset: "sides", topology: Square(diagonals: One), size: (4, 3),
+    map: ["....", "....", "...."],
+    sides: [(name: "A", controller: Human), (name: "B", controller: Ai)],
+    units: [
+        (name: "a", side: "A", cell: (0, 0), template: "warrior"),
+        (name: "b", side: "B", cell: (3, 2), template: "warrior"),
+    ],
+    seed: 1, // the seed
+)"#;
+    let mut doc = LevelDoc::new(text);
+    let add = |doc: &mut LevelDoc, round, name: &str, cell| {
+        doc.apply(&Edit::AddReinforcement {
+            round,
+            unit: reinforcement(name, "B", cell),
+        })
+    };
+    // A level without events gets the field, one event a line.
+    add(&mut doc, 2, "r1", (3, 0)).expect("adds");
+    let f = level::load("e.ron", doc.text()).expect("valid").file;
+    assert_eq!(f.events.len(), 1);
+    assert_eq!(f.events[0].when, When::Round(2));
+    assert!(
+        doc.text().contains("seed: 1, // the seed"),
+        "{}",
+        doc.text()
+    );
+    // The same round: the unit joins that event's reinforcements; another round: a new event.
+    add(&mut doc, 2, "r2", (3, 1)).expect("joins");
+    add(&mut doc, 3, "r3", (2, 2)).expect("adds");
+    doc.apply(&Edit::AddEvent(message(3, "The gate falls.")))
+        .expect("adds a message");
+    let f = level::load("e.ron", doc.text()).expect("valid").file;
+    assert_eq!(f.events.len(), 3, "{}", doc.text());
+    assert!(
+        matches!(&f.events[0].then[..], [Effect::Reinforcements(u)] if u.len() == 2),
+        "{:?}",
+        f.events[0]
+    );
+    assert_eq!(
+        f.events[2].then,
+        vec![Effect::Message("The gate falls.".into())]
+    );
+    let before = doc.text().to_string();
+    for refused in [
+        add(&mut doc, 2, "a", (1, 1)),
+        add(&mut doc, 4, "r1", (1, 1)),
+        add(&mut doc, 0, "z", (1, 1)),
+        doc.apply(&Edit::RemoveEvent(3)),
+        doc.apply(&Edit::RemoveReinforcement { unit: "a".into() }),
+        doc.apply(&Edit::AddUnit {
+            name: "r3".into(),
+            side: "A".into(),
+            cell: (1, 1),
+            template: "warrior".into(),
+            overrides: Default::default(),
+        }),
+    ] {
+        assert!(refused.is_err());
+        assert_eq!(doc.text(), before, "a refused edit changes nothing");
+    }
+    // Moving a reinforcement changes only its line.
+    doc.apply(&Edit::MoveReinforcement {
+        unit: "r2".into(),
+        to: (2, 1),
+    })
+    .expect("moves");
+    let changed = changed_lines(&before, doc.text());
+    assert_eq!(changed.len(), 1, "{changed:?}");
+    assert!(changed[0].1.contains("\"r2\"") && changed[0].1.contains("(2, 1)"));
+    // Removing: a unit from a list of two, then the last of its event takes the event.
+    doc.apply(&Edit::RemoveReinforcement { unit: "r1".into() })
+        .expect("removes");
+    let f = level::load("e.ron", doc.text()).expect("valid").file;
+    assert_eq!(f.events.len(), 3);
+    doc.apply(&Edit::RemoveReinforcement { unit: "r2".into() })
+        .expect("removes");
+    doc.apply(&Edit::RemoveEvent(1))
+        .expect("removes the message");
+    let f = level::load("e.ron", doc.text()).expect("valid").file;
+    assert_eq!(f.events.len(), 1, "{}", doc.text());
+    assert_eq!(f.events[0].when, When::Round(3));
+    doc.apply(&Edit::RemoveReinforcement { unit: "r3".into() })
+        .expect("removes");
+    assert!(
+        level::load("e.ron", doc.text())
+            .expect("valid")
+            .file
+            .events
+            .is_empty()
+    );
 }
