@@ -853,6 +853,39 @@ fn standing_up_from_prone_provokes_and_dropping_prone_is_free() {
     assert!(!e.iter().any(|e| matches!(e, Event::Interrupted(_))));
 }
 
+/// Rule P-45: two separate provocations by one enemy are two opportunities for a reactor with
+/// Combat Reflexes: standing up next to it (P-35), then walking out of its reach, in one Phase.
+#[test]
+fn standing_up_then_walking_away_are_two_opportunities_for_combat_reflexes() {
+    let units = r#"
+        (name: "Ada", side: "Heroes", cell: (2, 2), template: "swordsman", overrides: {"cv": 10}),
+        (name: "Bo", side: "Blades", cell: (3, 2), template: "speedster"),
+    "#;
+    let (mut b, _) = BattleState::start_with_tape(&field().units(units).level(), 1, [1, 1, 1]);
+    run(&mut b, act(U0, Action::GoProne));
+    let provoked = |e: &[Event], by: &dyn Fn(&Trigger) -> bool| {
+        e.iter().any(|e| {
+            matches!(e, Event::Interrupted(Interrupt { trigger, reactors, .. })
+                if by(trigger) && reactors == &vec![U1])
+        })
+    };
+    // Standing up: the first opportunity; Bo (a speedster, Combat Reflexes) takes it: a miss.
+    let e = run(&mut b, act(U0, Action::StandUp));
+    assert!(provoked(&e, &|t| matches!(
+        t,
+        Trigger::Provoked { actor: U0, .. }
+    )));
+    let e = run(&mut b, react(U1, Reaction::Attack { target: U0 }));
+    assert_eq!(rolls(&e, Purpose::Attack).len(), 1);
+    assert_eq!(state(&b).aoo_made.get(U1), Some(&1));
+    // Walking out of Bo's reach is another opportunity: Bo, with Combat Reflexes, is asked again.
+    let e = run(&mut b, mv(U0, 0, 2));
+    assert!(provoked(&e, &|t| matches!(
+        t,
+        Trigger::Opportunity { mover: U0, .. }
+    )));
+}
+
 #[test]
 fn take_a_recovery_is_a_full_phase_action_that_regains_stun() {
     let (mut b, _) = BattleState::start_with_tape(&field().units(DUEL).level(), 1, [3, 3, 3, 3]);
