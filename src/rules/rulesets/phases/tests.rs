@@ -604,6 +604,45 @@ fn abort_gives_up_this_phases_action_before_its_place_and_the_next_after_it() {
     assert_eq!(rolls(&e, Purpose::Attack), vec![(15, Some(18))]);
 }
 
+/// Rule P-20: free actions (and the 1-hex step, house rule) go with the aware's one action in
+/// the Surprise Phase.
+#[test]
+fn free_actions_and_the_step_go_with_the_one_action_of_the_surprise_phase() {
+    let units = r#"
+        (name: "Eve", side: "Heroes", cell: (0, 2), template: "blaster"),
+        (name: "Bo", side: "Blades", cell: (5, 2), template: "swordsman"),
+    "#;
+    let (mut b, _) = BattleState::start_with_tape(
+        &field()
+            .units(units)
+            .options(r#"surprised: ["Blades"]"#)
+            .level(),
+        1,
+        [3, 3, 3],
+    );
+    assert_eq!(state(&b).phase, 0);
+    run(
+        &mut b,
+        act(
+            U0,
+            Action::Step {
+                to: Cell::new(1, 2),
+            },
+        ),
+    );
+    run(&mut b, act(U0, Action::Brace));
+    run(&mut b, act(U0, Action::GoProne));
+    assert!(b.units[0].is_prone());
+    assert_eq!(state(&b).man.stance.get(U0), Some(&vec![Man::Brace]));
+    // Still Eve's part of the Surprise Phase: its one action is the shot.
+    assert_eq!(b.pending(), Decision::Act { unit: U0 });
+    assert_eq!(state(&b).budget.get(U0).unwrap().actions, 0);
+    let e = run(&mut b, shoot(U0, U1));
+    assert_eq!(rolls(&e, Purpose::Attack).len(), 1);
+    // Nothing is left: the Surprise Phase is over.
+    assert_eq!(state(&b).phase, 1);
+}
+
 #[test]
 fn the_surprise_phase_lets_the_aware_act_once_against_unaware_at_minus_3_dcv() {
     let units = r#"
