@@ -1634,6 +1634,33 @@ fn the_aborts_offered_fit_the_attack_and_say_what_they_buy() {
     assert!(info.cost.contains("Block roll"), "{}", info.cost);
 }
 
+/// Rule P-85 (house rule): a Move Through's +1 damage per 2 hexes counts the hexes of movement
+/// spent, rough ground at its cost: three hexes over two rough ones (5 hexes of movement) give
+/// +2, not +1.
+#[test]
+fn a_move_through_counts_the_hexes_of_movement_it_spends() {
+    let level = field()
+        .map(&[".,,.....", ".,,.....", ".,,.....", ".,,.....", ".,,....."])
+        .units(
+            r#"(name: "Ada", side: "Heroes", cell: (0, 2), template: "swordsman", overrides: {"cv": 10}),
+           (name: "Bo", side: "Blades", cell: (4, 2), template: "swordsman"),"#,
+        )
+        .level();
+    let (mut b, _) = BattleState::start_with_tape(&level, 1, [6, 6, 6, 1]);
+    let cmd = act(
+        U0,
+        Action::MoveThrough {
+            target: U1,
+            to: Cell::new(3, 2),
+        },
+    );
+    let path = manoeuvres::move_through_path(&b, U0, U1, Cell::new(3, 2)).expect("a path");
+    assert_eq!((path.steps.len(), path.cost()), (3, 5));
+    let e = run(&mut b, cmd);
+    // The swordsman's 1d6+1, +2 for the 5 hexes of movement (not +1 for the 3 hexes).
+    assert_eq!(rolled_exprs(&e, Purpose::Damage), vec!["1d6+3".to_string()]);
+}
+
 /// A Move By's and a Move Through's entries tell the odds of the blow they end with, from the
 /// hex it is struck from and with the manoeuvre's OCV; the dice agree.
 #[test]
