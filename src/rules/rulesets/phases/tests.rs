@@ -115,6 +115,18 @@ fn attacks_hit_on_3d6_plus_ocv_against_10_plus_dcv_and_deal_killing_damage() {
     );
     run(&mut b, act(U1, Action::Recover));
     assert!(!b.units[1].has(&Condition::Stunned));
+    // Recover covers no distance: the 1-hex step may follow it (P-104, P-110).
+    assert_eq!(b.pending(), Decision::Act { unit: U1 });
+    run(
+        &mut b,
+        act(
+            U1,
+            Action::Step {
+                to: Cell::new(4, 2),
+            },
+        ),
+    );
+    assert_eq!(b.units[1].cell, Cell::new(4, 2));
 }
 
 #[test]
