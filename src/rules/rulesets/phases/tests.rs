@@ -1476,6 +1476,36 @@ fn a_move_action_starts_a_take_a_recovery_and_another_completes_it_next_phase() 
     assert!(state(&b).budget.get(U0).unwrap().full);
 }
 
+/// Rules P-55, P-72 (house rule Take a Recovery): one started in a Phase and not completed in
+/// the next is lost, even when the unit did not act in that next Phase (it delayed, then gave
+/// the delay up): it cannot be completed with a move action a Phase later.
+#[test]
+fn a_started_take_a_recovery_is_lost_after_the_next_phase_even_if_the_unit_did_not_act() {
+    let units = r#"
+        (name: "Ada", side: "Heroes", cell: (0, 2), template: "swordsman", overrides: {"cv": 10}),
+        (name: "Bo", side: "Blades", cell: (7, 2), template: "swordsman"),
+    "#;
+    let (mut b, _) = BattleState::start_with_tape(&field().units(units).level(), 1, [3, 3]);
+    if let Some(v) = b.units[0].pools.get_mut("stun") {
+        *v -= 10;
+    }
+    run(&mut b, mv(U0, 1, 2));
+    run(&mut b, act(U0, Action::TakeRecovery));
+    assert!(state(&b).man.started.get(U0).is_some_and(|s| s.is_some()));
+    run(&mut b, end(U1));
+    // Phase 2: Ada delays; asked after Bo's action, she gives the delay up.
+    assert_eq!(state(&b).phase, 2);
+    run(&mut b, act(U0, Action::Delay));
+    run(&mut b, end(U1));
+    assert_eq!(b.pending(), Decision::Act { unit: U0 });
+    run(&mut b, end(U0));
+    // Phase 3: the started recovery is gone; Take a Recovery is the full-phase action again.
+    assert_eq!(state(&b).phase, 3);
+    assert_eq!(state(&b).man.started.get(U0), Some(&None));
+    run(&mut b, act(U0, Action::TakeRecovery));
+    assert!(state(&b).budget.get(U0).unwrap().full);
+}
+
 /// An unaware defender's -3 DCV is taken whole even below DCV 3 (P-22, P-25): DCV 1 - 3 = -2,
 /// so the attacker needs 10 - 2 = 8.
 #[test]
