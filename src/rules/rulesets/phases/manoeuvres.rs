@@ -124,7 +124,7 @@ pub enum Blow {
     Grab,
     /// Damage with one more die.
     Haymaker,
-    /// Damage with +1 per 2 hexes moved.
+    /// Damage with +1 per 2 hexes of movement spent (the path's cost).
     MoveThrough { moved: u32 },
 }
 

@@ -115,6 +115,18 @@ fn attacks_hit_on_3d6_plus_ocv_against_10_plus_dcv_and_deal_killing_damage() {
     );
     run(&mut b, act(U1, Action::Recover));
     assert!(!b.units[1].has(&Condition::Stunned));
+    // Recover covers no distance: the 1-hex step may follow it (P-104, P-110).
+    assert_eq!(b.pending(), Decision::Act { unit: U1 });
+    run(
+        &mut b,
+        act(
+            U1,
+            Action::Step {
+                to: Cell::new(4, 2),
+            },
+        ),
+    );
+    assert_eq!(b.units[1].cell, Cell::new(4, 2));
 }
 
 #[test]
@@ -604,6 +616,45 @@ fn abort_gives_up_this_phases_action_before_its_place_and_the_next_after_it() {
     assert_eq!(rolls(&e, Purpose::Attack), vec![(15, Some(18))]);
 }
 
+/// Rule P-20: free actions (and the 1-hex step, house rule) go with the aware's one action in
+/// the Surprise Phase.
+#[test]
+fn free_actions_and_the_step_go_with_the_one_action_of_the_surprise_phase() {
+    let units = r#"
+        (name: "Eve", side: "Heroes", cell: (0, 2), template: "blaster"),
+        (name: "Bo", side: "Blades", cell: (5, 2), template: "swordsman"),
+    "#;
+    let (mut b, _) = BattleState::start_with_tape(
+        &field()
+            .units(units)
+            .options(r#"surprised: ["Blades"]"#)
+            .level(),
+        1,
+        [3, 3, 3],
+    );
+    assert_eq!(state(&b).phase, 0);
+    run(
+        &mut b,
+        act(
+            U0,
+            Action::Step {
+                to: Cell::new(1, 2),
+            },
+        ),
+    );
+    run(&mut b, act(U0, Action::Brace));
+    run(&mut b, act(U0, Action::GoProne));
+    assert!(b.units[0].is_prone());
+    assert_eq!(state(&b).man.stance.get(U0), Some(&vec![Man::Brace]));
+    // Still Eve's part of the Surprise Phase: its one action is the shot.
+    assert_eq!(b.pending(), Decision::Act { unit: U0 });
+    assert_eq!(state(&b).budget.get(U0).unwrap().actions, 0);
+    let e = run(&mut b, shoot(U0, U1));
+    assert_eq!(rolls(&e, Purpose::Attack).len(), 1);
+    // Nothing is left: the Surprise Phase is over.
+    assert_eq!(state(&b).phase, 1);
+}
+
 #[test]
 fn the_surprise_phase_lets_the_aware_act_once_against_unaware_at_minus_3_dcv() {
     let units = r#"
@@ -851,6 +902,39 @@ fn standing_up_from_prone_provokes_and_dropping_prone_is_free() {
     // Bo made its attack of opportunity for this Phase: Ada's next move is not asked about.
     let e = run(&mut b, mv(U0, 0, 2));
     assert!(!e.iter().any(|e| matches!(e, Event::Interrupted(_))));
+}
+
+/// Rule P-45: two separate provocations by one enemy are two opportunities for a reactor with
+/// Combat Reflexes: standing up next to it (P-35), then walking out of its reach, in one Phase.
+#[test]
+fn standing_up_then_walking_away_are_two_opportunities_for_combat_reflexes() {
+    let units = r#"
+        (name: "Ada", side: "Heroes", cell: (2, 2), template: "swordsman", overrides: {"cv": 10}),
+        (name: "Bo", side: "Blades", cell: (3, 2), template: "speedster"),
+    "#;
+    let (mut b, _) = BattleState::start_with_tape(&field().units(units).level(), 1, [1, 1, 1]);
+    run(&mut b, act(U0, Action::GoProne));
+    let provoked = |e: &[Event], by: &dyn Fn(&Trigger) -> bool| {
+        e.iter().any(|e| {
+            matches!(e, Event::Interrupted(Interrupt { trigger, reactors, .. })
+                if by(trigger) && reactors == &vec![U1])
+        })
+    };
+    // Standing up: the first opportunity; Bo (a speedster, Combat Reflexes) takes it: a miss.
+    let e = run(&mut b, act(U0, Action::StandUp));
+    assert!(provoked(&e, &|t| matches!(
+        t,
+        Trigger::Provoked { actor: U0, .. }
+    )));
+    let e = run(&mut b, react(U1, Reaction::Attack { target: U0 }));
+    assert_eq!(rolls(&e, Purpose::Attack).len(), 1);
+    assert_eq!(state(&b).aoo_made.get(U1), Some(&1));
+    // Walking out of Bo's reach is another opportunity: Bo, with Combat Reflexes, is asked again.
+    let e = run(&mut b, mv(U0, 0, 2));
+    assert!(provoked(&e, &|t| matches!(
+        t,
+        Trigger::Opportunity { mover: U0, .. }
+    )));
 }
 
 #[test]
@@ -1392,6 +1476,36 @@ fn a_move_action_starts_a_take_a_recovery_and_another_completes_it_next_phase() 
     assert!(state(&b).budget.get(U0).unwrap().full);
 }
 
+/// Rules P-55, P-72 (house rule Take a Recovery): one started in a Phase and not completed in
+/// the next is lost, even when the unit did not act in that next Phase (it delayed, then gave
+/// the delay up): it cannot be completed with a move action a Phase later.
+#[test]
+fn a_started_take_a_recovery_is_lost_after_the_next_phase_even_if_the_unit_did_not_act() {
+    let units = r#"
+        (name: "Ada", side: "Heroes", cell: (0, 2), template: "swordsman", overrides: {"cv": 10}),
+        (name: "Bo", side: "Blades", cell: (7, 2), template: "swordsman"),
+    "#;
+    let (mut b, _) = BattleState::start_with_tape(&field().units(units).level(), 1, [3, 3]);
+    if let Some(v) = b.units[0].pools.get_mut("stun") {
+        *v -= 10;
+    }
+    run(&mut b, mv(U0, 1, 2));
+    run(&mut b, act(U0, Action::TakeRecovery));
+    assert!(state(&b).man.started.get(U0).is_some_and(|s| s.is_some()));
+    run(&mut b, end(U1));
+    // Phase 2: Ada delays; asked after Bo's action, she gives the delay up.
+    assert_eq!(state(&b).phase, 2);
+    run(&mut b, act(U0, Action::Delay));
+    run(&mut b, end(U1));
+    assert_eq!(b.pending(), Decision::Act { unit: U0 });
+    run(&mut b, end(U0));
+    // Phase 3: the started recovery is gone; Take a Recovery is the full-phase action again.
+    assert_eq!(state(&b).phase, 3);
+    assert_eq!(state(&b).man.started.get(U0), Some(&None));
+    run(&mut b, act(U0, Action::TakeRecovery));
+    assert!(state(&b).budget.get(U0).unwrap().full);
+}
+
 /// An unaware defender's -3 DCV is taken whole even below DCV 3 (P-22, P-25): DCV 1 - 3 = -2,
 /// so the attacker needs 10 - 2 = 8.
 #[test]
@@ -1560,6 +1674,33 @@ fn the_aborts_offered_fit_the_attack_and_say_what_they_buy() {
     assert!(!legal.contains(&abort(Action::MissileDeflection)));
     let info = crate::rules::rulesets::describe(&b, &abort(Action::Block));
     assert!(info.cost.contains("Block roll"), "{}", info.cost);
+}
+
+/// Rule P-85 (house rule): a Move Through's +1 damage per 2 hexes counts the hexes of movement
+/// spent, rough ground at its cost: three hexes over two rough ones (5 hexes of movement) give
+/// +2, not +1.
+#[test]
+fn a_move_through_counts_the_hexes_of_movement_it_spends() {
+    let level = field()
+        .map(&[".,,.....", ".,,.....", ".,,.....", ".,,.....", ".,,....."])
+        .units(
+            r#"(name: "Ada", side: "Heroes", cell: (0, 2), template: "swordsman", overrides: {"cv": 10}),
+           (name: "Bo", side: "Blades", cell: (4, 2), template: "swordsman"),"#,
+        )
+        .level();
+    let (mut b, _) = BattleState::start_with_tape(&level, 1, [6, 6, 6, 1]);
+    let cmd = act(
+        U0,
+        Action::MoveThrough {
+            target: U1,
+            to: Cell::new(3, 2),
+        },
+    );
+    let path = manoeuvres::move_through_path(&b, U0, U1, Cell::new(3, 2)).expect("a path");
+    assert_eq!((path.steps.len(), path.cost()), (3, 5));
+    let e = run(&mut b, cmd);
+    // The swordsman's 1d6+1, +2 for the 5 hexes of movement (not +1 for the 3 hexes).
+    assert_eq!(rolled_exprs(&e, Purpose::Damage), vec!["1d6+3".to_string()]);
 }
 
 /// A Move By's and a Move Through's entries tell the odds of the blow they end with, from the

@@ -189,6 +189,26 @@ fn end_phase(x: &mut Exec) {
     if x.over() {
         return;
     }
+    // House rule (Take a Recovery, P-55, P-72): one started in an earlier Phase and not
+    // completed in this one, the unit's next, is lost, whether the unit acted in it or not
+    // (it may have delayed and given the delay up, or aborted its action away).
+    let now = super::manoeuvres::phase_serial(x.s());
+    let lapsed: Vec<UnitId> = x
+        .s()
+        .unit_ids()
+        .filter(|&u| {
+            Phases::state(x.s())
+                .man
+                .started
+                .get(u)
+                .copied()
+                .flatten()
+                .is_some_and(|at| at < now)
+        })
+        .collect();
+    for unit in lapsed {
+        x.emit(Phases::event(Ev::Started { unit, at: None }));
+    }
     let phase = Phases::state(x.s()).phase;
     match phase {
         0 => {

@@ -16,7 +16,8 @@
 //! - **The save** (S-173..S-175): the victim rolls a Physical save at a penalty of the
 //!   assassin's combat skill. House rule (the text gives no save numbers): 1d20 + STR − the
 //!   assassin's skill against 15. Failed: the victim drops to 0 HP, Mortally Injured (out of
-//!   the battle, as every unit at 0 HP in Fray). Passed: the hit does its maximum damage.
+//!   the battle, as every unit at 0 HP in Fray). Passed: the hit does its maximum damage (the
+//!   dice's maximum, and a dual-wielder's +2 in melee).
 
 use super::combat::{self, Kind, Spec};
 use super::{State, active, names, per};
@@ -149,8 +150,10 @@ pub fn execute(x: &mut Exec, unit: UnitId, target: UnitId) {
         let hp = x.s().unit(target).map_or(0, |t| t.pool(names::HP));
         combat::hurt(x, target, hp);
     } else {
-        // S-175: the hit's maximum damage.
-        let most = combat::damage_dice(x.s(), &spec).range().1;
+        // S-175: the hit's maximum damage: the dice's maximum, and what a hit of this weapon
+        // adds to its roll (two weapons' +2 in melee, S-161).
+        let top = combat::damage_dice(x.s(), &spec).range().1;
+        let most = combat::hit_damage(x.s(), &spec, top);
         combat::hurt(x, target, most);
     }
 }

@@ -1850,8 +1850,9 @@ fn a_melee_execution_hits_and_a_passed_save_takes_the_maximum() {
             ..
         }
     )));
-    // The cutthroat's knife: the dice's maximum.
-    let most = combat::damage_dice(
+    // The cutthroat's knife: the dice's maximum (1d4+2: 6), and the +2 of its two weapons
+    // that every melee hit of it does (S-161): 8.
+    let dice = combat::damage_dice(
         &b,
         &Spec {
             attacker: U0,
@@ -1863,7 +1864,8 @@ fn a_melee_execution_hits_and_a_passed_save_takes_the_maximum() {
     )
     .range()
     .1;
-    assert_eq!(hp(&b, U1), before - most);
+    assert_eq!(dice, 6);
+    assert_eq!(hp(&b, U1), before - 8);
     // Moving first spoils the stalk (S-167).
     let (mut b, _) = BattleState::start_with_tape(&level, 1, [17]);
     run(&mut b, mv(U0, 3, 1));
