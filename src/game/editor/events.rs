@@ -7,6 +7,7 @@ use bevy::prelude::*;
 
 use super::{Editor, EditorAction, Field, chosen_side, small_button};
 use crate::game::ui::{self, UiAction};
+use crate::rules::battle::log::agree;
 use crate::rules::level::events::{Area, Effect, LevelEvent, When, reinforcements};
 use crate::rules::level::{LevelFile, UnitDef};
 
@@ -33,8 +34,16 @@ pub fn reinforcement_at(f: &LevelFile, cell: (i32, i32)) -> Option<&UnitDef> {
 pub fn event_words(ev: &LevelEvent) -> String {
     let when = match &ev.when {
         When::Round(n) => format!("Round {n}"),
-        When::Enters { side, area } => format!("{side} enters {}", area_words(area)),
-        When::Lost { side, units } => format!("{side} has lost {units}"),
+        When::Enters { side, area } => {
+            format!(
+                "{side} {} {}",
+                agree(side, "enters", "enter"),
+                area_words(area)
+            )
+        }
+        When::Lost { side, units } => {
+            format!("{side} {} lost {units}", agree(side, "has", "have"))
+        }
     };
     let then: Vec<String> = ev
         .then
@@ -47,7 +56,12 @@ pub fn event_words(ev: &LevelEvent) -> String {
             }
             Effect::Reinforcements(units) => {
                 let names: Vec<&str> = units.iter().map(|u| u.name.as_str()).collect();
-                format!("{} arrive", names.join(", "))
+                let verb = if names.len() == 1 {
+                    "arrives"
+                } else {
+                    "arrive"
+                };
+                format!("{} {verb}", names.join(", "))
             }
             Effect::Objectives { side, .. } => format!("{side}'s goals change"),
         })
@@ -134,7 +148,7 @@ mod tests {
             .expect("parses");
         assert_eq!(
             event_words(&file.events[0]),
-            "Round 2: \"The bell rings in Harrow: th...\"; W arrive"
+            "Round 2: \"The bell rings in Harrow: th...\"; W arrives"
         );
         assert_eq!(
             event_words(&file.events[1]),
