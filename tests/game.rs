@@ -2565,6 +2565,49 @@ fn the_battle_screen_layout_fits_at_every_size() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// The editor's side panel at 1024x640 in the units tool runs below the window; PgDn scrolls
+/// it down to its last button, whole. Needs a display, as the layout test above.
+#[test]
+#[ignore = "needs a display (run under Xvfb by .ci/run)"]
+fn the_editor_panel_scrolls_to_its_last_button_at_1024x640() {
+    use fray::game::shot::Layout;
+    let fray = env!("CARGO_BIN_EXE_fray");
+    let dir = temp_dir("editor-scroll");
+    let back = |keys: &str| {
+        let json = dir.join("layout.json");
+        let status = std::process::Command::new(fray)
+            .arg("shot")
+            .arg(levels_dir().join("alternating_bridge.ron"))
+            .args(["--editor", "--size", "1024x640", "--keys", keys, "--out"])
+            .arg(dir.join("editor.png"))
+            .arg("--layout")
+            .arg(&json)
+            .stderr(std::process::Stdio::null())
+            .status()
+            .expect("fray runs");
+        assert!(status.success(), "fray shot --keys '{keys}' failed");
+        let text = std::fs::read_to_string(&json).expect("the layout was written");
+        let layout: Layout = serde_json::from_str(&text).expect("the layout parses");
+        layout
+            .boxes
+            .into_iter()
+            .find(|b| b.kind == "text" && b.name == "Back Esc")
+            .map(|b| (b.rect, b.cut))
+    };
+    let h = 640.0 + 0.5;
+    // The units tool: the panel runs on below the window, and Back is not (wholly) in view.
+    let unscrolled = back("KeyU");
+    assert!(
+        unscrolled.is_none_or(|(r, cut)| cut || r[3] > h),
+        "the panel fits without scrolling, so this test shows nothing: {unscrolled:?}"
+    );
+    // PgDn until the end: Back is shown whole, inside the window.
+    let scrolled = back("KeyU PageDown PageDown PageDown PageDown PageDown PageDown");
+    let (r, cut) = scrolled.expect("Back is drawn once scrolled to the end");
+    assert!(!cut && r[1] >= 0.0 && r[3] <= h, "{r:?} cut: {cut}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// Playtest from the editor (P) opens a battle on the level as edited; leaving the battle
 /// comes back to the editor, with the edit still there.
 #[test]

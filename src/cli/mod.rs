@@ -151,7 +151,25 @@ pub enum Command {
         /// Show the level in the level editor instead of a battle.
         #[arg(long, conflicts_with = "overlay")]
         editor: bool,
+        /// Keys to press, one after another, once the screen is drawn, by their key names
+        /// (`KeyU`, `Digit2`, `PageDown`), separated by spaces or commas: `--keys "KeyU PageDown"`.
+        #[arg(long, value_name = "KEYS")]
+        keys: Option<String>,
     },
+}
+
+/// What `fray shot` is asked for (see [`Command::Shot`]).
+#[derive(Clone, Debug, Default)]
+pub struct ShotOptions {
+    pub level: PathBuf,
+    pub out: PathBuf,
+    pub overlay: Option<String>,
+    pub unit: Option<String>,
+    pub size: Option<(u32, u32)>,
+    pub layout: Option<PathBuf>,
+    pub editor: bool,
+    /// Key names to press once the screen is drawn, in order.
+    pub keys: Vec<String>,
 }
 
 /// `WIDTHxHEIGHT`, each from 200 to 8000.
@@ -187,7 +205,22 @@ pub fn run(cli: Cli) -> ExitCode {
             size,
             layout,
             editor,
-        }) => shot(level, out, overlay, unit, size, layout, editor),
+            keys,
+        }) => shot(ShotOptions {
+            level,
+            out,
+            overlay,
+            unit,
+            size,
+            layout,
+            editor,
+            keys: keys
+                .unwrap_or_default()
+                .split([' ', ','])
+                .filter(|k| !k.is_empty())
+                .map(str::to_string)
+                .collect(),
+        }),
         Some(Command::Scenario { paths }) => scenario(&paths),
         Some(Command::Replay { file, ron }) => replay(&file, ron),
         Some(Command::Edit {
@@ -428,16 +461,8 @@ fn play(level: Option<PathBuf>) -> ExitCode {
 }
 
 #[cfg(feature = "game")]
-fn shot(
-    level: PathBuf,
-    out: PathBuf,
-    overlay: Option<String>,
-    unit: Option<String>,
-    size: Option<(u32, u32)>,
-    layout: Option<PathBuf>,
-    editor: bool,
-) -> ExitCode {
-    crate::game::shot(level, out, overlay, unit, size, layout, editor)
+fn shot(o: ShotOptions) -> ExitCode {
+    crate::game::shot(o)
 }
 
 #[cfg(feature = "game")]
@@ -456,15 +481,7 @@ fn play(_level: Option<PathBuf>) -> ExitCode {
 }
 
 #[cfg(not(feature = "game"))]
-fn shot(
-    _level: PathBuf,
-    _out: PathBuf,
-    _overlay: Option<String>,
-    _unit: Option<String>,
-    _size: Option<(u32, u32)>,
-    _layout: Option<PathBuf>,
-    _editor: bool,
-) -> ExitCode {
+fn shot(_: ShotOptions) -> ExitCode {
     no_game()
 }
 

@@ -146,15 +146,29 @@ fn settings_window_size() -> (u32, u32) {
 /// is drawn (and, with `--layout`, the screen rectangles of the HUD, see `shot`), and exits. Exits with 1 if the level
 /// fails to load (the screenshot then shows its errors), if the overlay or unit is unknown,
 /// or if no screenshot could be written.
-pub fn shot(
-    level: PathBuf,
-    out: PathBuf,
-    overlay: Option<String>,
-    unit: Option<String>,
-    size: Option<(u32, u32)>,
-    layout: Option<PathBuf>,
-    editor: bool,
-) -> ExitCode {
+pub fn shot(options: crate::cli::ShotOptions) -> ExitCode {
+    let crate::cli::ShotOptions {
+        level,
+        out,
+        overlay,
+        unit,
+        size,
+        layout,
+        editor,
+        keys,
+    } = options;
+    let mut pressed = Vec::new();
+    for name in &keys {
+        match shot::parse_key(name) {
+            Some(k) => pressed.push(k),
+            None => {
+                eprintln!(
+                    "fray shot: unknown key '{name}'; use key names such as KeyU, Digit2, PageDown"
+                );
+                return ExitCode::from(2);
+            }
+        }
+    }
     let loaded = crate::rules::level::load_path(&level);
     // A stale file must not pass for a fresh screenshot.
     if out.exists()
@@ -218,6 +232,7 @@ pub fn shot(
         out,
         failed,
         layout,
+        keys: pressed,
     });
     exit_code(app.run())
 }

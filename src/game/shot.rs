@@ -52,6 +52,37 @@ pub struct ShotRequest {
     pub failed: bool,
     /// Where to write the layout (`--layout`), see [`Layout`].
     pub layout: Option<PathBuf>,
+    /// Keys pressed one after another once the screen is drawn (`--keys`), each given time to
+    /// settle before the next, and the last before the screenshot.
+    pub keys: Vec<KeyCode>,
+}
+
+/// A key for `--keys` by its `KeyCode` name: any key a player may bind, the digits, and Tab,
+/// Enter, Space, Delete and Escape.
+pub fn parse_key(name: &str) -> Option<KeyCode> {
+    use KeyCode as K;
+    const MORE: [KeyCode; 15] = [
+        K::Digit0,
+        K::Digit1,
+        K::Digit2,
+        K::Digit3,
+        K::Digit4,
+        K::Digit5,
+        K::Digit6,
+        K::Digit7,
+        K::Digit8,
+        K::Digit9,
+        K::Tab,
+        K::Enter,
+        K::Space,
+        K::Delete,
+        K::Escape,
+    ];
+    super::keys::BINDABLE
+        .iter()
+        .chain(&MORE)
+        .copied()
+        .find(|k| format!("{k:?}") == name)
 }
 
 /// What `fray shot --layout` writes: the window's size, the board's room (what the HUD
@@ -216,6 +247,8 @@ struct Progress {
     frames: u32,
     settled: u32,
     requested: bool,
+    /// Presses and releases of `--keys` sent so far (two a key).
+    sent: usize,
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -234,6 +267,7 @@ fn take_screenshot(
     errors: Option<Res<LevelErrors>>,
     mut progress: Local<Progress>,
     mut exit: MessageWriter<AppExit>,
+    mut input: MessageWriter<bevy::input::keyboard::KeyboardInput>,
 ) {
     if progress.requested {
         return;
@@ -251,6 +285,29 @@ fn take_screenshot(
     }
     progress.settled += 1;
     if progress.settled < SETTLE_FRAMES {
+        return;
+    }
+    // `--keys`: a press, a release the next frame, then time to settle before the next.
+    if let Some(&key_code) = request.keys.get(progress.sent / 2) {
+        let press = progress.sent.is_multiple_of(2);
+        input.write(bevy::input::keyboard::KeyboardInput {
+            key_code,
+            logical_key: bevy::input::keyboard::Key::Unidentified(
+                bevy::input::keyboard::NativeKey::Unidentified,
+            ),
+            state: if press {
+                bevy::input::ButtonState::Pressed
+            } else {
+                bevy::input::ButtonState::Released
+            },
+            text: None,
+            repeat: false,
+            window: Entity::PLACEHOLDER,
+        });
+        progress.sent += 1;
+        if !press {
+            progress.settled = 0;
+        }
         return;
     }
     progress.requested = true;
