@@ -251,12 +251,11 @@ fn push_line(
         *last = line;
         return;
     }
-    // A turn's note in brackets (what the turn is for, in `segments`) goes on the turn's
-    // line: "Tolly's turn (a whole round's action...)", one line a turn.
-    if let Event::Rules(_) = event
-        && line.text.starts_with('(')
+    // A turn's note (what the turn is for, in `segments`) goes on the turn's line: "Tolly's
+    // turn (a whole round's action...)", one line a turn.
+    if let Event::Rules(e) = event
         && let Some(last) = log.last_mut()
-        && last.text.ends_with("'s turn")
+        && rulesets::joins_previous_line(state, e, &last.text)
         && line.others.is_empty()
     {
         // Told to whoever is told of the turn.

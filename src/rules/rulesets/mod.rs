@@ -156,6 +156,11 @@ pub trait Ruleset {
     fn replaces_previous_line(_s: &BattleState, _e: &Self::Event, _previous: &str) -> bool {
         false
     }
+    /// Whether the event's log line goes on the end of the line just before it, `previous`
+    /// (for `segments`: what a turn is for, "(its initiative segment)", on "X's turn").
+    fn joins_previous_line(_s: &BattleState, _e: &Self::Event, _previous: &str) -> bool {
+        false
+    }
     /// Problems with a level that only this ruleset has.
     fn validate(_file: &LevelFile) -> Vec<LevelProblem> {
         Vec::new()
@@ -412,6 +417,13 @@ macro_rules! registry {
         pub fn replaces_previous_line(s: &BattleState, e: &RulesEvent, previous: &str) -> bool {
             match e {
                 $(RulesEvent::$v(e) => <$m::$t as Ruleset>::replaces_previous_line(s, e, previous)),+
+            }
+        }
+
+        /// Whether `e`'s log line goes on the end of the line before it, `previous`.
+        pub fn joins_previous_line(s: &BattleState, e: &RulesEvent, previous: &str) -> bool {
+            match e {
+                $(RulesEvent::$v(e) => <$m::$t as Ruleset>::joins_previous_line(s, e, previous)),+
             }
         }
 

@@ -451,6 +451,14 @@ impl crate::rules::rulesets::Ruleset for Segments {
         matches!(e, Ev::TurnDone { unit, held: true, .. }
             if previous == crate::rules::battle::log::describe(s, &Event::TurnEnded { unit: *unit }))
     }
+    /// What a turn is for ("(its initiative segment)") goes on the line of the turn it begins,
+    /// "X's turn", one line a turn.
+    fn joins_previous_line(s: &BattleState, e: &Ev, previous: &str) -> bool {
+        matches!(e, Ev::TurnBegun { .. })
+            && s.unit_ids().any(|unit| {
+                previous == crate::rules::battle::log::describe(s, &Event::TurnStarted { unit })
+            })
+    }
     fn validate(file: &crate::rules::level::LevelFile) -> Vec<LevelProblem> {
         if file.options.surprised.is_empty() {
             return Vec::new();
