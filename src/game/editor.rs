@@ -1256,33 +1256,35 @@ fn click_cell(editor: &mut Editor, at: (i32, i32)) {
             // "Hammer Brute 1", "Hammer Brute 2"...: the template's name and the first free
             // number.
             let name = free_unit_name(&f, &t.name, 1);
-            if editor.reinforcing {
-                let round = editor.event_round();
-                editor.apply(Edit::AddReinforcement {
-                    round,
-                    unit: level::UnitDef {
-                        name: name.clone(),
-                        side: side.name.clone(),
-                        cell: at,
-                        template: key.clone(),
-                        overrides: Default::default(),
-                    },
-                });
-                if editor.message.is_empty() {
-                    editor.message =
-                        format!("{name} arrives at ({}, {}) on round {round}", at.0, at.1);
-                }
-                return;
-            }
-            editor.apply(Edit::AddUnit {
+            let unit = level::UnitDef {
                 name: name.clone(),
                 side: side.name.clone(),
                 cell: at,
                 template: key.clone(),
                 overrides: Default::default(),
-            });
+            };
+            // With R, a reinforcement arriving on the events' round; else a unit.
+            let (edit, done) = if editor.reinforcing {
+                let round = editor.event_round();
+                (
+                    Edit::AddReinforcement { round, unit },
+                    format!("{name} arrives at ({}, {}) on round {round}", at.0, at.1),
+                )
+            } else {
+                (
+                    Edit::AddUnit {
+                        name: unit.name,
+                        side: unit.side,
+                        cell: unit.cell,
+                        template: unit.template,
+                        overrides: unit.overrides,
+                    },
+                    format!("{name} placed: click it to pick it"),
+                )
+            };
+            editor.apply(edit);
             if editor.message.is_empty() {
-                editor.message = format!("{name} placed: click it to pick it");
+                editor.message = done;
             }
         }
     }
