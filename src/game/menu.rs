@@ -251,7 +251,13 @@ pub fn command_at(
             return vec![d.command.clone()];
         }
     }
-    here.iter().map(|d| d.command.clone()).collect()
+    // Anything else aimed at a unit (Analyse, Grab, a Presence Attack...) is chosen from the
+    // menu, never by a plain click on it: a click on a foe one cannot attack says why instead
+    // of spending an action on something else.
+    here.iter()
+        .filter(|d| d.command.anchor().unit.is_none())
+        .map(|d| d.command.clone())
+        .collect()
 }
 
 /// The side whose player answers the pending decision (`None` once the battle is over).
@@ -459,6 +465,41 @@ mod tests {
         }
         // A wall is nothing.
         assert!(command_at(&s, &legal, Cell::new(3, 2), None).is_empty());
+    }
+
+    /// A plain click on a foe attacks it, or (with no attack on it) takes no other action aimed
+    /// at it: the phases hero's Analyse or Grab waits for the menu.
+    #[test]
+    fn a_click_on_a_foe_never_takes_an_action_other_than_an_attack() {
+        let level = crate::rules::battle::tests::load("phases_hex_skirmish.ron");
+        let s = BattleState::start(&level, 7).0;
+        let legal: Vec<Described> = described(&s)
+            .into_iter()
+            .filter(|d| !matches!(d.command, Command::Attack { .. }))
+            .collect();
+        let aimed: Vec<&Described> = legal
+            .iter()
+            .filter(|d| d.command.anchor().unit.is_some())
+            .collect();
+        assert!(
+            !aimed.is_empty(),
+            "the acting unit has actions aimed at units"
+        );
+        for d in aimed {
+            let cell = d
+                .command
+                .anchor()
+                .board_cell(&s)
+                .expect("its target's cell");
+            let picked = command_at(&s, &legal, cell, None);
+            assert!(
+                picked.iter().all(|c| c.anchor().unit.is_none()),
+                "{picked:?}"
+            );
+            // Chosen from the menu (its group), it is still there.
+            let group = group_of(&d.command);
+            assert!(command_at(&s, &legal, cell, Some(&group)).contains(&d.command));
+        }
     }
 
     #[test]
