@@ -71,33 +71,33 @@ pub(super) fn square_field(map: &TerrainMap, from: Cell) -> CellMap<bool> {
     let from_solid = solid(fy * w + fx);
     let mut seen = vec![false; w * h];
     seen[fy * w + fx] = true;
-    // Step 1: open rectangles. The others wait for the exact rule.
-    let mut doubt = Vec::new();
+    // Step 1: open rectangles. The others wait for steps 2 and 3.
+    let mut doubt = false;
     for y in 0..h {
         let (y0, y1) = (y.min(fy), y.max(fy) + 1);
         for x in 0..w {
             let i = y * w + x;
-            if i == fy * w + fx {
-                continue;
-            }
             let (x0, x1) = (x.min(fx), x.max(fx) + 1);
             let inside = prefix[y1 * stride + x1] + prefix[y0 * stride + x0]
                 - prefix[y0 * stride + x1]
                 - prefix[y1 * stride + x0];
-            if inside == from_solid + solid(i) {
+            if inside == from_solid + solid(i) || i == fy * w + fx {
                 seen[i] = true;
             } else {
-                doubt.push(i);
+                doubt = true;
             }
         }
     }
-    if !doubt.is_empty() {
+    if doubt {
         // Steps 2 and 3.
         let mut marks = Candidates::new(map, from);
+        marks.settle(&seen);
         marks.run();
-        for i in doubt {
-            if marks.marked[i] && line_of_sight(map, from, grid.cell_at(i)) {
-                seen[i] = true;
+        for (i, s) in seen.iter_mut().enumerate() {
+            if !*s
+                && (marks.sure[i] || (marks.marked[i] && line_of_sight(map, from, grid.cell_at(i))))
+            {
+                *s = true;
             }
         }
     }
@@ -106,23 +106,20 @@ pub(super) fn square_field(map: &TerrainMap, from: Cell) -> CellMap<bool> {
     out
 }
 
-/// A non-negative slope `n/d` (`d > 0`), or `+∞` as `1/0`; compared by cross-multiplication.
-#[derive(Clone, Copy, Debug)]
+/// A slope `n/d` (`d ≥ 0`), or `+∞` as `1/0`; compared by cross-multiplication.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Slope {
     n: i64,
     d: i64,
 }
 
 impl Slope {
+    const ZERO: Slope = Slope { n: 0, d: 1 };
+    const ONE: Slope = Slope { n: 1, d: 1 };
     const INF: Slope = Slope { n: 1, d: 0 };
 
     fn new(n: i64, d: i64) -> Self {
         if d == 0 { Self::INF } else { Self { n, d } }
-    }
-
-    #[inline(always)]
-    fn le(self, o: Slope) -> bool {
-        self.n * o.d <= o.n * self.d
     }
 
     #[inline(always)]
@@ -131,17 +128,142 @@ impl Slope {
     }
 }
 
-/// Step 2: the permissive shadowcasts from the viewer's five sample points.
+/// An end of a lit interval: the slope `s` itself (`e` = 0), or just below (−1) or just above
+/// (+1) it, so that open and closed ends compare in one order: `[at(a), below(b)]` is the
+/// half-open `[a, b)`. An interval `[lo, hi]` holds the slopes `x` with `lo ≤ at(x) ≤ hi`, and
+/// is empty exactly when `hi < lo`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Bound {
+    s: Slope,
+    e: i8,
+}
+
+impl Bound {
+    const fn at(s: Slope) -> Self {
+        Self { s, e: 0 }
+    }
+
+    const fn below(s: Slope) -> Self {
+        Self { s, e: -1 }
+    }
+
+    const fn above(s: Slope) -> Self {
+        Self { s, e: 1 }
+    }
+
+    #[inline(always)]
+    fn lt(self, o: Bound) -> bool {
+        self.s.lt(o.s) || (!o.s.lt(self.s) && self.e < o.e)
+    }
+
+    #[inline(always)]
+    fn le(self, o: Bound) -> bool {
+        !o.lt(self)
+    }
+}
+
+/// A lit interval `[lo, hi]` of slopes (see [`Bound`]).
+type Lit = (Bound, Bound);
+
+/// A shadow `(l, r)`: the slopes `x` with `l < at(x) < r`, so `l` is the last end kept below it
+/// and `r` the first kept above. The open shadow `(a, b)` is `(at(a), at(b))`, the closed
+/// `[a, b]` is `(below(a), above(b))`, the single slope `a` is `(below(a), above(a))`.
+type Shade = (Bound, Bound);
+
+#[inline(always)]
+fn lit(iv: &Lit, x: Slope) -> bool {
+    let p = Bound::at(x);
+    iv.0.le(p) && p.le(iv.1)
+}
+
+/// Adds a shadow to a list kept in rising order of `l`, merging it into the last one when the
+/// two overlap (no slope lies between them).
+fn push_shade(list: &mut Vec<Shade>, sh: Shade) {
+    match list.last_mut() {
+        Some(prev) if sh.0.lt(prev.1) => {
+            if prev.1.lt(sh.1) {
+                prev.1 = sh.1;
+            }
+        }
+        _ => list.push(sh),
+    }
+}
+
+/// `light` minus the shadows (in rising order of `l`), into `next` (cleared first).
+fn subtract(light: &[Lit], shades: &[Shade], next: &mut Vec<Lit>) {
+    next.clear();
+    let mut s = 0;
+    for &(a, b) in light {
+        // Skip shadows wholly below this interval (and so below the later ones).
+        while s < shades.len() && shades[s].1.le(a) {
+            s += 1;
+        }
+        let mut lo = a;
+        let mut alive = true;
+        for &(l, r) in &shades[s..] {
+            if b.le(l) {
+                break;
+            }
+            // The slopes of [lo, b] below this shadow, then on from its top.
+            if lo.le(l) {
+                next.push((lo, l));
+            }
+            if lo.lt(r) {
+                lo = r;
+            }
+            if b.lt(lo) {
+                alive = false;
+                break;
+            }
+        }
+        if alive {
+            next.push((lo, b));
+        }
+    }
+}
+
+/// Step 2: the shadowcasts from the viewer's five sample points, one pass each marking a
+/// superset of the cells in sight ([`Candidates::marked`]) and a subset ([`Candidates::sure`]).
 pub(super) struct Candidates<'a> {
     sight: &'a [Sight],
     w: i64,
     h: i64,
     from: (i64, i64),
-    /// One flag per cell, row by row: marked by some shadowcast.
+    /// One flag per cell, row by row: marked by some shadowcast (every cell in sight is).
     pub(super) marked: Vec<bool>,
-    light: Vec<(Slope, Slope)>,
-    next: Vec<(Slope, Slope)>,
-    shadows: Vec<(Slope, Slope)>,
+    /// One flag per cell: a sample of the viewer joins one of the cell's by a segment that
+    /// touches no solid cell but the two end cells (every such cell is in sight).
+    pub(super) sure: Vec<bool>,
+    light: Vec<Lit>,
+    strict: Vec<Lit>,
+    next: Vec<Lit>,
+    shadows: Vec<Shade>,
+    strict_shadows: Vec<Shade>,
+    points: Vec<Shade>,
+}
+
+/// One octant of one shadowcast: the source, its kind and the local axes.
+#[derive(Clone, Copy)]
+struct Octant {
+    /// 1 from the viewer's centre, 0 from a corner.
+    h: i64,
+    /// The cell at local column 0, row 0.
+    base: (i64, i64),
+    signs: (i64, i64),
+    steep: bool,
+}
+
+impl Octant {
+    /// The map cell at local column `i`, row `j`.
+    #[inline(always)]
+    fn cell(&self, i: i64, j: i64) -> (i64, i64) {
+        let ((bx, by), (sx, sy)) = (self.base, self.signs);
+        if self.steep {
+            (bx + sx * j, by + sy * i)
+        } else {
+            (bx + sx * i, by + sy * j)
+        }
+    }
 }
 
 impl<'a> Candidates<'a> {
@@ -153,10 +275,21 @@ impl<'a> Candidates<'a> {
             h: grid.height as i64,
             from: (from.x as i64, from.y as i64),
             marked: vec![false; grid.len()],
+            sure: vec![false; grid.len()],
             light: Vec::new(),
+            strict: Vec::new(),
             next: Vec::new(),
             shadows: Vec::new(),
+            strict_shadows: Vec::new(),
+            points: Vec::new(),
         }
+    }
+
+    /// Records cells already known to be in sight (by a segment touching no solid cell but the
+    /// end cells): they are both marked and sure, and the shadowcasts skip their tests.
+    pub(super) fn settle(&mut self, seen: &[bool]) {
+        self.marked.copy_from_slice(seen);
+        self.sure.copy_from_slice(seen);
     }
 
     /// Runs the shadowcasts from the centre and the four corners.
@@ -179,15 +312,35 @@ impl<'a> Candidates<'a> {
     /// Both octants of one quadrant: cell `(x, y)` of local column `i`, row `j` is
     /// `(bx + sx·i, by + sy·j)` (shallow) or `(bx + sx·j, by + sy·i)` (steep).
     fn octants(&mut self, h: i64, base: (i64, i64), signs: (i64, i64)) {
-        self.octant(h, base, signs, false);
-        self.octant(h, base, signs, true);
+        for steep in [false, true] {
+            self.octant(Octant {
+                h,
+                base,
+                signs,
+                steep,
+            });
+        }
     }
 
-    fn octant(&mut self, h: i64, (bx, by): (i64, i64), (sx, sy): (i64, i64), steep: bool) {
+    /// Whether the cell at map `(x, y)` blocks: solid (Opaque or Slit, or off the map) and not
+    /// the viewer's.
+    #[inline(always)]
+    fn solid(&self, (x, y): (i64, i64)) -> bool {
+        if (x, y) == self.from {
+            return false;
+        }
+        if !(0..self.w).contains(&x) || !(0..self.h).contains(&y) {
+            return true;
+        }
+        self.sight[(y * self.w + x) as usize] != Sight::Clear
+    }
+
+    fn octant(&mut self, o: Octant) {
+        let ((bx, by), (sx, sy), h) = (o.base, o.signs, o.h);
         let (w, hh) = (self.w, self.h);
         // How many columns and rows lie on the map in each local direction.
         let span = |b: i64, s: i64, n: i64| if s > 0 { n - b } else { b + 1 };
-        let (cols, rows) = if steep {
+        let (cols, rows) = if o.steep {
             (span(by, sy, hh), span(bx, sx, w))
         } else {
             (span(bx, sx, w), span(by, sy, hh))
@@ -196,7 +349,17 @@ impl<'a> Candidates<'a> {
             return;
         }
         self.light.clear();
-        self.light.push((Slope::new(0, 1), Slope::new(1, 1)));
+        self.light
+            .push((Bound::at(Slope::ZERO), Bound::at(Slope::ONE)));
+        // From a corner the axis runs along a grid line, beside cells of the next octant: the
+        // strict light leaves it out.
+        let strict_lo = if h == 1 {
+            Bound::at(Slope::ZERO)
+        } else {
+            Bound::above(Slope::ZERO)
+        };
+        self.strict.clear();
+        self.strict.push((strict_lo, Bound::at(Slope::ONE)));
         for i in 0..cols {
             if self.light.is_empty() {
                 return;
@@ -204,9 +367,10 @@ impl<'a> Candidates<'a> {
             let u0 = (2 * i - h).max(0);
             let u1 = 2 * i - h + 2;
             self.shadows.clear();
+            self.strict_shadows.clear();
             let mut last = -1i64;
             for k in 0..self.light.len() {
-                let (a, b) = self.light[k];
+                let (a, b) = (self.light[k].0.s, self.light[k].1.s);
                 // Rows whose slope interval [max(v0,0)/u1, v1/u0] meets [a, b], with
                 // v0 = 2j − h, v1 = 2j − h + 2.
                 let lo = if u0 == 0 {
@@ -219,36 +383,82 @@ impl<'a> Candidates<'a> {
                 // v0 ≤ b·u1  ⇔  2j ≤ b·u1 + h (row 0 always qualifies).
                 let hi = (b.n * u1 + h * b.d).div_euclid(2 * b.d).min(rows - 1);
                 for j in lo.max(last + 1)..=hi {
-                    let (x, y) = if steep {
-                        (bx + sx * j, by + sy * i)
-                    } else {
-                        (bx + sx * i, by + sy * j)
-                    };
+                    let (x, y) = o.cell(i, j);
                     let idx = (y * w + x) as usize;
-                    if self.marked.get(idx) == Some(&false) && self.sample_lit(k, i, j, h) {
-                        self.marked[idx] = true;
+                    if !self.sure[idx] {
+                        if !self.marked[idx] && self.sample_lit(k, i, j, h) {
+                            self.marked[idx] = true;
+                        }
+                        if self.marked[idx] && !self.strict.is_empty() && self.sure_at(&o, i, j) {
+                            self.sure[idx] = true;
+                        }
                     }
-                    let opaque = self.sight.get(idx) == Some(&Sight::Opaque);
-                    if opaque && (x, y) != self.from {
+                    let s = self.sight[idx];
+                    if s != Sight::Clear && (x, y) != self.from {
                         let v0 = 2 * j - h;
                         let v1 = v0 + 2;
-                        let shadow = (Slope::new(v0, u1), Slope::new(v1, u0));
-                        // Shadows come in rising order; merge those that overlap.
-                        match self.shadows.last_mut() {
-                            Some(prev) if shadow.0.lt(prev.1) => {
-                                if prev.1.lt(shadow.1) {
-                                    prev.1 = shadow.1;
-                                }
-                            }
-                            _ => self.shadows.push(shadow),
+                        let (lo_s, hi_s) = (Slope::new(v0, u1), Slope::new(v1, u0));
+                        // Shadows come in rising order; overlapping ones merge.
+                        if s == Sight::Opaque {
+                            push_shade(&mut self.shadows, (Bound::at(lo_s), Bound::at(hi_s)));
                         }
+                        push_shade(
+                            &mut self.strict_shadows,
+                            (Bound::below(lo_s), Bound::above(hi_s)),
+                        );
                     }
                 }
                 last = last.max(hi);
             }
             if !self.shadows.is_empty() {
-                self.subtract();
+                subtract(&self.light, &self.shadows, &mut self.next);
+                std::mem::swap(&mut self.light, &mut self.next);
             }
+            if !self.strict_shadows.is_empty() && !self.strict.is_empty() {
+                subtract(&self.strict, &self.strict_shadows, &mut self.next);
+                std::mem::swap(&mut self.strict, &mut self.next);
+            }
+            self.block_points(&o, i);
+        }
+    }
+
+    /// Takes out of the light the single slopes that rules 3 and 4 block for every cell past
+    /// column `i`: a pinch at a grid vertex on the column's near edge, and (from a corner) a
+    /// seam along the axis beside the column. Only the closed ends of lit intervals are
+    /// looked at: a lone lit slope is usually such a point, and that is where it pays.
+    fn block_points(&mut self, o: &Octant, i: i64) {
+        let h = o.h;
+        self.points.clear();
+        let u = 2 * i - h;
+        for k in 0..self.light.len() {
+            let (lo, hi) = self.light[k];
+            for end in [lo, hi] {
+                if end.e != 0 || self.points.last().is_some_and(|p| p.0.s == end.s) {
+                    continue;
+                }
+                let x = end.s;
+                let mut blocked = false;
+                // Rule 3 along the axis from a corner: the cells of column i on both sides.
+                if h == 0 && x.n == 0 {
+                    blocked = self.solid(o.cell(i, 0)) && self.solid(o.cell(i, -1));
+                }
+                // Rule 4 at the vertex (u, v) on the near edge of column i, if x passes one.
+                if !blocked && u > 0 && (x.n * u) % x.d == 0 {
+                    let v = x.n * u / x.d;
+                    if (v + h) % 2 == 0 {
+                        let jv = (v + h) / 2;
+                        let c = |ii, jj| self.solid(o.cell(ii, jj));
+                        blocked = (c(i - 1, jv - 1) && c(i, jv)) || (c(i, jv - 1) && c(i - 1, jv));
+                    }
+                }
+                if blocked {
+                    self.points.push((Bound::below(x), Bound::above(x)));
+                }
+            }
+        }
+        if !self.points.is_empty() {
+            subtract(&self.light, &self.points, &mut self.next);
+            std::mem::swap(&mut self.light, &mut self.next);
         }
     }
 
@@ -256,15 +466,7 @@ impl<'a> Candidates<'a> {
     /// on a lit slope of this octant, looking from light interval `k` on (the earlier ones
     /// end below the cell). The sample at the source itself counts as lit.
     fn sample_lit(&self, k: usize, i: i64, j: i64, h: i64) -> bool {
-        let (u0, v0) = (2 * i - h, 2 * j - h);
-        let points = [
-            (u0 + 1, v0 + 1),
-            (u0, v0),
-            (u0 + 2, v0),
-            (u0, v0 + 2),
-            (u0 + 2, v0 + 2),
-        ];
-        points.iter().any(|&(u, v)| {
+        sample_points(i, j, h).iter().any(|&(u, v)| {
             if u == 0 && v == 0 {
                 return true;
             }
@@ -272,11 +474,11 @@ impl<'a> Candidates<'a> {
                 return false;
             }
             let s = Slope::new(v, u);
-            for &(a, b) in &self.light[k..] {
-                if s.lt(a) {
+            for iv in &self.light[k..] {
+                if Bound::at(s).lt(iv.0) {
                     return false;
                 }
-                if s.le(b) {
+                if lit(iv, s) {
                     return true;
                 }
             }
@@ -284,40 +486,61 @@ impl<'a> Candidates<'a> {
         })
     }
 
-    /// Light minus the (open, rising, disjoint) shadows of this column.
-    fn subtract(&mut self) {
-        self.next.clear();
-        let mut s = 0;
-        for &(a0, b) in &self.light {
-            let mut a = a0;
-            let mut alive = true;
-            // Skip shadows wholly below this interval.
-            while s < self.shadows.len() && self.shadows[s].1.le(a) {
-                s += 1;
+    /// Whether the source joins a sample of the cell at column `i`, row `j` by a segment that
+    /// touches no solid cell but the end cells: its slope is in the strict light (no solid
+    /// cell of an earlier column touches it) and the cells of column `i` it touches on its
+    /// way to the sample are clear.
+    fn sure_at(&self, o: &Octant, i: i64, j: i64) -> bool {
+        let h = o.h;
+        let us = (2 * i - h).max(0);
+        sample_points(i, j, h).iter().any(|&(u, v)| {
+            if u == 0 && v == 0 {
+                // The cells share a corner.
+                return true;
             }
-            let mut t = s;
-            while alive && t < self.shadows.len() {
-                let (lo, hi) = self.shadows[t];
-                if b.le(lo) {
+            if u <= 0 || v < 0 || v > u {
+                return false;
+            }
+            let s = Bound::at(Slope::new(v, u));
+            let mut lit = false;
+            for iv in &self.strict {
+                if s.lt(iv.0) {
                     break;
                 }
-                // The shadow (lo, hi) meets [a, b].
-                if a.le(lo) {
-                    self.next.push((a, lo));
-                }
-                if b.lt(hi) {
-                    alive = false;
-                } else {
-                    a = if a.lt(hi) { hi } else { a };
-                    t += 1;
+                if s.le(iv.1) {
+                    lit = true;
+                    break;
                 }
             }
-            if alive {
-                self.next.push((a, b));
+            if !lit {
+                return false;
             }
-        }
-        std::mem::swap(&mut self.light, &mut self.next);
+            if u == us {
+                // A sample on the column's near edge: the segment does not enter it.
+                return true;
+            }
+            // In column i the segment spans v ∈ [v·us/u, v]. Rows whose band [2j' − h,
+            // 2j' − h + 2] meets it, but a band starting at v itself (touched only at the
+            // sample, where touching is harmless).
+            let jlo = div_ceil(v * us + (h - 2) * u, 2 * u).max(0);
+            let jhi = (v + h - 1).div_euclid(2);
+            (jlo..=jhi).all(|jj| jj == j || !self.solid(o.cell(i, jj)))
+        })
     }
+}
+
+/// The sample points of the cell at column `i`, row `j`, in local half-cell units: its centre,
+/// then its corners.
+#[inline(always)]
+fn sample_points(i: i64, j: i64, h: i64) -> [(i64, i64); 5] {
+    let (u0, v0) = (2 * i - h, 2 * j - h);
+    [
+        (u0 + 1, v0 + 1),
+        (u0, v0),
+        (u0 + 2, v0),
+        (u0, v0 + 2),
+        (u0 + 2, v0 + 2),
+    ]
 }
 
 fn div_ceil(n: i64, d: i64) -> i64 {
