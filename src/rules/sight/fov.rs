@@ -229,16 +229,23 @@ pub(super) struct Candidates<'a> {
     w: i64,
     h: i64,
     from: (i64, i64),
+    /// Whether the map has arrow slits (then the two lights differ).
+    slits: bool,
     /// One flag per cell, row by row: marked by some shadowcast (every cell in sight is).
     pub(super) marked: Vec<bool>,
-    /// One flag per cell: a sample of the viewer joins one of the cell's by a segment that
-    /// touches no solid cell but the two end cells (every such cell is in sight).
+    /// One flag per cell: proved in sight by a clear segment (see the module docs).
     pub(super) sure: Vec<bool>,
+    /// The permissive light: slits let it through.
     light: Vec<Lit>,
-    strict: Vec<Lit>,
+    /// The clear light: slits stop it (only kept apart from `light` if the map has slits).
+    clear: Vec<Lit>,
     next: Vec<Lit>,
+    /// This column's Opaque cells, open shadows.
     shadows: Vec<Shade>,
-    strict_shadows: Vec<Shade>,
+    /// This column's Opaque and Slit cells, open shadows (only if the map has slits).
+    clear_shadows: Vec<Shade>,
+    /// This column's Opaque and Slit cells, closed: every slope that touches one.
+    solid_shadows: Vec<Shade>,
     points: Vec<Shade>,
 }
 
@@ -269,24 +276,27 @@ impl Octant {
 impl<'a> Candidates<'a> {
     pub(super) fn new(map: &'a TerrainMap, from: Cell) -> Self {
         let grid = map.grid();
+        let sight = map.sight_map().as_slice();
         Self {
-            sight: map.sight_map().as_slice(),
+            sight,
             w: grid.width as i64,
             h: grid.height as i64,
             from: (from.x as i64, from.y as i64),
+            slits: sight.contains(&Sight::Slit),
             marked: vec![false; grid.len()],
             sure: vec![false; grid.len()],
             light: Vec::new(),
-            strict: Vec::new(),
+            clear: Vec::new(),
             next: Vec::new(),
             shadows: Vec::new(),
-            strict_shadows: Vec::new(),
+            clear_shadows: Vec::new(),
+            solid_shadows: Vec::new(),
             points: Vec::new(),
         }
     }
 
-    /// Records cells already known to be in sight (by a segment touching no solid cell but the
-    /// end cells): they are both marked and sure, and the shadowcasts skip their tests.
+    /// Records cells already known to be in sight: they are both marked and sure, and the
+    /// shadowcasts skip their tests.
     pub(super) fn settle(&mut self, seen: &[bool]) {
         self.marked.copy_from_slice(seen);
         self.sure.copy_from_slice(seen);
@@ -322,8 +332,8 @@ impl<'a> Candidates<'a> {
         }
     }
 
-    /// Whether the cell at map `(x, y)` blocks: solid (Opaque or Slit, or off the map) and not
-    /// the viewer's.
+    /// Whether the cell at map `(x, y)` is solid for a segment: Opaque or Slit, or off the
+    /// map, and not the viewer's (an end cell).
     #[inline(always)]
     fn solid(&self, (x, y): (i64, i64)) -> bool {
         if (x, y) == self.from {
@@ -348,18 +358,11 @@ impl<'a> Candidates<'a> {
         if cols <= 0 || rows <= 0 {
             return;
         }
+        let whole = (Bound::at(Slope::ZERO), Bound::at(Slope::ONE));
         self.light.clear();
-        self.light
-            .push((Bound::at(Slope::ZERO), Bound::at(Slope::ONE)));
-        // From a corner the axis runs along a grid line, beside cells of the next octant: the
-        // strict light leaves it out.
-        let strict_lo = if h == 1 {
-            Bound::at(Slope::ZERO)
-        } else {
-            Bound::above(Slope::ZERO)
-        };
-        self.strict.clear();
-        self.strict.push((strict_lo, Bound::at(Slope::ONE)));
+        self.light.push(whole);
+        self.clear.clear();
+        self.clear.push(whole);
         for i in 0..cols {
             if self.light.is_empty() {
                 return;
@@ -367,7 +370,8 @@ impl<'a> Candidates<'a> {
             let u0 = (2 * i - h).max(0);
             let u1 = 2 * i - h + 2;
             self.shadows.clear();
-            self.strict_shadows.clear();
+            self.clear_shadows.clear();
+            self.solid_shadows.clear();
             let mut last = -1i64;
             for k in 0..self.light.len() {
                 let (a, b) = (self.light[k].0.s, self.light[k].1.s);
@@ -389,7 +393,7 @@ impl<'a> Candidates<'a> {
                         if !self.marked[idx] && self.sample_lit(k, i, j, h) {
                             self.marked[idx] = true;
                         }
-                        if self.marked[idx] && !self.strict.is_empty() && self.sure_at(&o, i, j) {
+                        if self.marked[idx] && self.sure_at(&o, i, j) {
                             self.sure[idx] = true;
                         }
                     }
@@ -399,13 +403,15 @@ impl<'a> Candidates<'a> {
                         let v1 = v0 + 2;
                         let (lo_s, hi_s) = (Slope::new(v0, u1), Slope::new(v1, u0));
                         // Shadows come in rising order; overlapping ones merge.
+                        let open = (Bound::at(lo_s), Bound::at(hi_s));
                         if s == Sight::Opaque {
-                            push_shade(&mut self.shadows, (Bound::at(lo_s), Bound::at(hi_s)));
+                            push_shade(&mut self.shadows, open);
                         }
-                        push_shade(
-                            &mut self.strict_shadows,
-                            (Bound::below(lo_s), Bound::above(hi_s)),
-                        );
+                        if self.slits {
+                            push_shade(&mut self.clear_shadows, open);
+                        }
+                        let closed = (Bound::below(lo_s), Bound::above(hi_s));
+                        push_shade(&mut self.solid_shadows, closed);
                     }
                 }
                 last = last.max(hi);
@@ -414,42 +420,55 @@ impl<'a> Candidates<'a> {
                 subtract(&self.light, &self.shadows, &mut self.next);
                 std::mem::swap(&mut self.light, &mut self.next);
             }
-            if !self.strict_shadows.is_empty() && !self.strict.is_empty() {
-                subtract(&self.strict, &self.strict_shadows, &mut self.next);
-                std::mem::swap(&mut self.strict, &mut self.next);
+            let mut light = std::mem::take(&mut self.light);
+            self.block_points(&o, i, &mut light);
+            self.light = light;
+            if self.slits {
+                if !self.clear_shadows.is_empty() {
+                    subtract(&self.clear, &self.clear_shadows, &mut self.next);
+                    std::mem::swap(&mut self.clear, &mut self.next);
+                }
+                let mut clear = std::mem::take(&mut self.clear);
+                self.block_points(&o, i, &mut clear);
+                self.clear = clear;
             }
-            self.block_points(&o, i);
         }
     }
 
-    /// Takes out of the light the single slopes that rules 3 and 4 block for every cell past
+    /// Takes out of `light` the single slopes that rules 3 and 4 block for every cell past
     /// column `i`: a pinch at a grid vertex on the column's near edge, and (from a corner) a
-    /// seam along the axis beside the column. Only the closed ends of lit intervals are
-    /// looked at: a lone lit slope is usually such a point, and that is where it pays.
-    fn block_points(&mut self, o: &Octant, i: i64) {
+    /// seam along the axis beside the column. Only the closed ends of lit intervals can be
+    /// such slopes (see the module docs), and of those only the axis and the slopes that
+    /// touch a solid cell of column `i` (one cell of a pinch's pair is in it).
+    fn block_points(&mut self, o: &Octant, i: i64, light: &mut Vec<Lit>) {
         let h = o.h;
         self.points.clear();
         let u = 2 * i - h;
-        for k in 0..self.light.len() {
-            let (lo, hi) = self.light[k];
+        let mut t = 0;
+        for &(lo, hi) in light.iter() {
             for end in [lo, hi] {
                 if end.e != 0 || self.points.last().is_some_and(|p| p.0.s == end.s) {
                     continue;
                 }
                 let x = end.s;
-                let mut blocked = false;
-                // Rule 3 along the axis from a corner: the cells of column i on both sides.
-                if h == 0 && x.n == 0 {
-                    blocked = self.solid(o.cell(i, 0)) && self.solid(o.cell(i, -1));
+                let axis = h == 0 && x.n == 0;
+                // The solid cells of column i, as closed slope intervals in rising order.
+                let solid = &self.solid_shadows;
+                while t < solid.len() && solid[t].1.le(end) {
+                    t += 1;
                 }
+                let near_solid = t < solid.len() && solid[t].0.lt(end);
+                if !axis && (!near_solid || u <= 0) {
+                    continue;
+                }
+                // Rule 3 along the axis from a corner: the cells of column i on both sides.
+                let mut blocked = axis && self.solid(o.cell(i, 0)) && self.solid(o.cell(i, -1));
                 // Rule 4 at the vertex (u, v) on the near edge of column i, if x passes one.
-                if !blocked && u > 0 && (x.n * u) % x.d == 0 {
-                    let v = x.n * u / x.d;
-                    if (v + h) % 2 == 0 {
-                        let jv = (v + h) / 2;
-                        let c = |ii, jj| self.solid(o.cell(ii, jj));
-                        blocked = (c(i - 1, jv - 1) && c(i, jv)) || (c(i, jv - 1) && c(i - 1, jv));
-                    }
+                if !blocked && u > 0 {
+                    let c = |ii, jj| self.solid(o.cell(ii, jj));
+                    blocked = vertex_row(x, u, h).is_some_and(|jv| {
+                        (c(i - 1, jv - 1) && c(i, jv)) || (c(i, jv - 1) && c(i - 1, jv))
+                    });
                 }
                 if blocked {
                     self.points.push((Bound::below(x), Bound::above(x)));
@@ -457,8 +476,8 @@ impl<'a> Candidates<'a> {
             }
         }
         if !self.points.is_empty() {
-            subtract(&self.light, &self.points, &mut self.next);
-            std::mem::swap(&mut self.light, &mut self.next);
+            subtract(light, &self.points, &mut self.next);
+            std::mem::swap(light, &mut self.next);
         }
     }
 
@@ -486,13 +505,19 @@ impl<'a> Candidates<'a> {
         })
     }
 
-    /// Whether the source joins a sample of the cell at column `i`, row `j` by a segment that
-    /// touches no solid cell but the end cells: its slope is in the strict light (no solid
-    /// cell of an earlier column touches it) and the cells of column `i` it touches on its
-    /// way to the sample are clear.
+    /// Whether the source joins a sample of the cell `b` at column `i`, row `j` by a clear
+    /// segment that this octant can prove so: its slope is in the clear light (the segment is
+    /// clear over columns `0..i`) and its last stretch, from the near edge of column `i` to
+    /// the sample, crosses no solid cell of that column but `b` and enters it through no pinch.
     fn sure_at(&self, o: &Octant, i: i64, j: i64) -> bool {
         let h = o.h;
         let us = (2 * i - h).max(0);
+        let clear = if self.slits { &self.clear } else { &self.light };
+        let b = o.cell(i, j);
+        let solid = |jj| {
+            let c = o.cell(i, jj);
+            c != b && self.solid(c)
+        };
         sample_points(i, j, h).iter().any(|&(u, v)| {
             if u == 0 && v == 0 {
                 // The cells share a corner.
@@ -501,13 +526,14 @@ impl<'a> Candidates<'a> {
             if u <= 0 || v < 0 || v > u {
                 return false;
             }
-            let s = Bound::at(Slope::new(v, u));
+            let x = Slope::new(v, u);
+            let at = Bound::at(x);
             let mut lit = false;
-            for iv in &self.strict {
-                if s.lt(iv.0) {
+            for iv in clear {
+                if at.lt(iv.0) {
                     break;
                 }
-                if s.le(iv.1) {
+                if at.le(iv.1) {
                     lit = true;
                     break;
                 }
@@ -519,14 +545,39 @@ impl<'a> Candidates<'a> {
                 // A sample on the column's near edge: the segment does not enter it.
                 return true;
             }
-            // In column i the segment spans v ∈ [v·us/u, v]. Rows whose band [2j' − h,
-            // 2j' − h + 2] meets it, but a band starting at v itself (touched only at the
-            // sample, where touching is harmless).
-            let jlo = div_ceil(v * us + (h - 2) * u, 2 * u).max(0);
-            let jhi = (v + h - 1).div_euclid(2);
-            (jlo..=jhi).all(|jj| jj == j || !self.solid(o.cell(i, jj)))
+            // Entering column i at (us, v·us/u): through a vertex, no pinch (b is an end
+            // cell, so clear).
+            if us > 0
+                && let Some(jv) = vertex_row(x, us, h)
+            {
+                let c = |ii: i64, jj: i64| {
+                    let cell = o.cell(ii, jj);
+                    cell != b && self.solid(cell)
+                };
+                if (c(i - 1, jv - 1) && c(i, jv)) || (c(i, jv - 1) && c(i - 1, jv)) {
+                    return false;
+                }
+            }
+            // Then up to v inside the column: rows below b whose open band (2j' − h,
+            // 2j' − h + 2) meets the open range (v·us/u, v) must be clear.
+            ((j - 2).max(0)..j)
+                .all(|jj| !(2 * jj - h < v && (2 * jj - h + 2) * u > v * us) || !solid(jj))
         })
     }
+}
+
+/// The row `jv` whose lower edge holds the grid vertex that the slope `x` passes on the line
+/// `u` (local half-cell units, `u > 0`), if it passes one there.
+#[inline(always)]
+fn vertex_row(x: Slope, u: i64, h: i64) -> Option<i64> {
+    let v = if x.d == u || x.n == 0 {
+        x.n
+    } else if (x.n * u) % x.d == 0 {
+        x.n * u / x.d
+    } else {
+        return None;
+    };
+    ((v + h) % 2 == 0).then_some((v + h) / 2)
 }
 
 /// The sample points of the cell at column `i`, row `j`, in local half-cell units: its centre,
