@@ -561,7 +561,7 @@ impl<'a> Candidates<'a> {
             // Then up to v inside the column: rows below b whose open band (2j' − h,
             // 2j' − h + 2) meets the open range (v·us/u, v) must be clear.
             ((j - 2).max(0)..j)
-                .all(|jj| !(2 * jj - h < v && (2 * jj - h + 2) * u > v * us) || !solid(jj))
+                .all(|jj| 2 * jj - h >= v || (2 * jj - h + 2) * u <= v * us || !solid(jj))
         })
     }
 }
