@@ -157,11 +157,6 @@ impl Slope {
     fn new(n: i64, d: i64) -> Self {
         if d == 0 { Self::INF } else { Self { n, d } }
     }
-
-    #[inline(always)]
-    fn lt(self, o: Slope) -> bool {
-        self.n * o.d < o.n * self.d
-    }
 }
 
 /// An end of a lit interval: the slope `s` itself (`e` = 0), or just below (−1) or just above
