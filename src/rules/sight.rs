@@ -355,10 +355,12 @@ pub fn line_of_sight(map: &TerrainMap, a: Cell, b: Cell) -> bool {
 /// `from` holds (so `from` itself, and nothing if `from` is off the map). Doors count as what
 /// they are now: a shut one is opaque, an open one clear.
 ///
-/// It asks the exact rule of this module for each cell, so it can never disagree with an
-/// attack's line of sight or with the cover a target has (a test checks it against the
-/// brute-force reference on random maps with doors, squares and hexes). Its cost per cell is
-/// in `docs/benchmarks.md`, beside two classic field-of-view algorithms.
+/// It never disagrees with an attack's line of sight or with the cover a target has: on flat
+/// square maps, shadowcasts from the viewer's sample points prove most cells seen or unseen
+/// with the rule of this module (the proofs are in the `fov` module's docs) and the exact
+/// query decides the rest; elsewhere the query decides each cell. Tests check it against the
+/// brute-force reference on random maps with doors, squares and hexes. Its cost per cell is in
+/// `docs/benchmarks.md`, beside two classic field-of-view algorithms.
 ///
 /// # Examples
 ///

@@ -1391,9 +1391,9 @@ fn arb_dense_square_map() -> impl Strategy<Value = TerrainMap> {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(300))]
 
-    /// On bigger square maps of every density: the permissive shadowcast marks every cell in
-    /// sight (it is a superset), and the field is `line_of_sight`, cell by cell, from four
-    /// viewers a map (walls, slits and doors included).
+    /// On bigger square maps of every density: the shadowcasts mark every cell in sight (a
+    /// superset), every cell they prove seen is in sight (a subset), and the field is
+    /// `line_of_sight`, cell by cell, from four viewers a map (walls, slits and doors included).
     #[test]
     fn square_field_of_view_is_line_of_sight_on_bigger_maps(
         map in arb_dense_square_map(),
@@ -1410,6 +1410,7 @@ proptest! {
                 prop_assert_eq!(seen.get(c).copied(), Some(exact), "from {} to {}", from, c);
                 let i = g.index(c).expect("on the map");
                 prop_assert!(!exact || c == from || marks.marked[i], "{} sees {} unmarked", from, c);
+                prop_assert!(exact || !marks.sure[i], "{} proved to see {}", from, c);
             }
         }
     }
@@ -1445,6 +1446,69 @@ fn square_field_of_view_from_every_cell_matches_the_reference() {
                     Some(reference::line_of_sight(&map, from, c)),
                     "round {round}: from {from} to {c}"
                 );
+            }
+        }
+    }
+}
+
+/// A square map up to 24×24 with its own mix of walls, arrow slits and shut, open and locked
+/// doors (each 0–40%), so that the slits' own light and the doors' states all get their turn.
+fn arb_mixed_square_map() -> impl Strategy<Value = TerrainMap> {
+    (
+        1u32..=24,
+        1u32..=24,
+        proptest::collection::vec(0u32..=40, 5),
+    )
+        .prop_flat_map(|(w, h, mix)| {
+            let grid = Grid::new(SQUARE, w, h);
+            proptest::collection::vec(0u32..200, grid.len()).prop_map(move |raw| {
+                let cells = raw
+                    .iter()
+                    .map(|&r| {
+                        // Kinds 1..=5: wall, slit, shut, open and locked door; else floor.
+                        let mut edge = 0;
+                        for (k, share) in mix.iter().enumerate() {
+                            edge += share;
+                            if r < edge {
+                                return k as u16 + 1;
+                            }
+                        }
+                        0
+                    })
+                    .collect();
+                TerrainMap::new(grid, door_kinds(), cells).expect("valid random map")
+            })
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// The fast paths on mixed maps, before and after a door is toggled: every cell the
+    /// shadowcasts prove seen is in sight, every cell in sight is marked, and the field is
+    /// `line_of_sight` cell by cell.
+    #[test]
+    fn square_field_of_view_fast_paths_hold_with_slits_and_doors(
+        map in arb_mixed_square_map(),
+        picks in proptest::collection::vec(any::<prop::sample::Index>(), 3),
+        k in any::<prop::sample::Index>(),
+    ) {
+        let g = *map.grid();
+        let mut toggled = map.clone();
+        toggled.toggle_door(g.cell_at(k.index(g.len())));
+        for m in [&map, &toggled] {
+            for pick in &picks {
+                let from = g.cell_at(pick.index(g.len()));
+                let seen = field_of_view(m, from);
+                let mut marks = fov::Candidates::new(m, from);
+                marks.run();
+                for c in g.cells() {
+                    let exact = line_of_sight(m, from, c);
+                    let i = g.index(c).expect("on the map");
+                    prop_assert_eq!(seen.get(c).copied(), Some(exact), "from {} to {}", from, c);
+                    prop_assert!(exact || !marks.sure[i], "{} proved to see {}", from, c);
+                    prop_assert!(!exact || c == from || marks.marked[i], "{} sees {} unmarked", from, c);
+                }
             }
         }
     }
