@@ -189,7 +189,7 @@ pub fn describe(s: &BattleState, e: &Event) -> String {
             Reaction::TotalDefense => format!("{} takes Total Defense", s.unit_name(*unit)),
             Reaction::Intercept => format!("{} steps in to intercept", s.unit_name(*unit)),
             Reaction::Abort { action } => {
-                format!("{} aborts to {action:?}", s.unit_name(*unit))
+                format!("{} aborts to {}", s.unit_name(*unit), action.name())
             }
         },
         Event::Resumed => "The action goes on".to_string(),

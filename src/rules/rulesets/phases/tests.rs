@@ -572,7 +572,7 @@ fn abort_gives_up_this_phases_action_before_its_place_and_the_next_after_it() {
         lines,
         [
             "Bo aborts to Dodge",
-            "Bo gives up its action this Phase to dodge"
+            "Bo gives up its action this Phase for it"
         ]
     );
     let e = run(&mut b, end(U0));

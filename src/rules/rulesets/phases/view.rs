@@ -99,9 +99,10 @@ pub(super) fn log_line(s: &BattleState, e: &Ev) -> String {
             n(unit)
         ),
         Ev::Order { order } => format!("Initiative order is now: {}", list(order)),
-        // The reaction's own line ("X aborts to Dodge") comes just before: say only the cost.
+        // The reaction's own line ("X aborts to Dodge") comes just before: say only the cost
+        // ("for it": the defensive action it aborted to).
         Ev::Aborted { unit, next_phase } => format!(
-            "{} gives up {} to dodge",
+            "{} gives up {} for it",
             n(unit),
             if *next_phase {
                 "its action in the next Phase"
