@@ -81,9 +81,10 @@ impl Unit {
         })
     }
 
-    /// The held ranged item that shoots (the first in hand giving a `range`).
+    /// The held ranged item that shoots: the last in hand giving a `range`, whose stats are
+    /// the ones laid last ([`Unit::refit`]).
     pub fn shooter<'a>(&self, data: Option<&'a RulesetData>) -> Option<(usize, &'a ItemDef)> {
-        self.items.iter().enumerate().find_map(|(i, c)| {
+        self.items.iter().enumerate().rev().find_map(|(i, c)| {
             let d = data?.items.get(&*c.item)?;
             (c.at == Place::Hand && d.stats.get("range").copied().unwrap_or(0) > 0)
                 .then_some((i, d))
