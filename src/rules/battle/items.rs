@@ -495,24 +495,20 @@ impl Exec<'_> {
                     });
                 }
             }
-            Action::DropItem { item } => {
-                if s.drop_check(unit, item).is_ok() {
-                    let cell = s.units[unit.index()].cell;
-                    self.emit(Event::Dropped {
-                        unit,
-                        item: item.clone(),
-                        cell,
-                    });
-                }
+            Action::DropItem { item } if s.drop_check(unit, item).is_ok() => {
+                let cell = s.units[unit.index()].cell;
+                self.emit(Event::Dropped {
+                    unit,
+                    item: item.clone(),
+                    cell,
+                });
             }
-            Action::PickUp { cell, item } => {
-                if s.pickup_check(unit, *cell, item).is_ok() {
-                    self.emit(Event::PickedUp {
-                        unit,
-                        item: item.clone(),
-                        cell: *cell,
-                    });
-                }
+            Action::PickUp { cell, item } if s.pickup_check(unit, *cell, item).is_ok() => {
+                self.emit(Event::PickedUp {
+                    unit,
+                    item: item.clone(),
+                    cell: *cell,
+                });
             }
             Action::Reload => {
                 let u = &s.units[unit.index()];
