@@ -270,14 +270,16 @@ pub fn empty_handed(s: &BattleState, u: &Unit) -> bool {
 }
 
 /// What an item action is worth beyond what the play-out of the turn shows, which cannot
-/// see the next turn: [`Weights::door_way`] for reloading an empty weapon; 0 for the rest
+/// see the next turn: [`Weights::door_way`] for reloading an empty item; 0 for the rest
 /// (taking up a weapon with empty hands shows in the score: [`EMPTY_HANDS`]).
-pub fn item_worth(cmd: &Command, w: &Weights) -> f64 {
+pub fn item_worth(s: &BattleState, cmd: &Command, w: &Weights) -> f64 {
     match cmd {
+        // An item that needs loading; a template's own weapon (`alternating`'s crossbowman)
+        // is judged as before items came.
         Command::Act {
+            unit,
             action: Action::Reload,
-            ..
-        } => w.door_way,
+        } if s.reload_check(*unit).is_ok() => w.door_way,
         _ => 0.0,
     }
 }

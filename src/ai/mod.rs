@@ -388,7 +388,7 @@ impl Ai {
             v += eval::door_way(&view, cmd, &search.weights);
             // Reloading an empty weapon, taking up a weapon with empty hands: worth it beyond
             // the turn the play-out sees.
-            v += eval::item_worth(cmd, &search.weights);
+            v += eval::item_worth(&view, cmd, &search.weights);
             // Holding an action (Delay) plays out as the same action later when no one acts
             // between (a lone `segments` caster): on a tie, act now. Same games on the
             // levels of the other rulesets (200 games each).
