@@ -24,7 +24,8 @@ pub fn move_rate(u: &Unit) -> u32 {
 
 /// Whether enemy `e` gets an attack of opportunity on `mover` (if `mover` is in its reach):
 /// it stands, is not caught in the surprise round, is armed with a melee weapon (not fighting
-/// unarmed in a grapple or with empty hands, house rule (items)), and `mover` has not disengaged from it this round (S-31, S-87).
+/// unarmed in a grapple or with empty hands, house rule (items)), and `mover` has not
+/// disengaged from it this round (S-31, S-87).
 pub fn aoo_eligible(s: &BattleState, e: UnitId, mover: UnitId) -> bool {
     can_instant(s, e)
         && s.are_enemies(e, mover)
