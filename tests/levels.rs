@@ -1078,6 +1078,20 @@ fn items_are_checked_at_their_values() {
             "",
         );
     assert!(level::validate("t.ron", &ok).is_empty(), "{ok}");
+    // A reinforcement's items are checked too, at the item.
+    let late = ok.replace(
+        "    items: [",
+        "    events: [(when: Round(2), then: [Reinforcements([(name: \"c\", side: \"B\", cell: (2, 0), template: \"swordsman\", items: [\"sword\", \"laser\"])])])],\n    items: [",
+    );
+    let msgs: Vec<String> = level::validate("t.ron", &late)
+        .iter()
+        .map(|d| d.to_string())
+        .collect();
+    assert_eq!(msgs.len(), 1, "{msgs:#?}");
+    assert!(
+        msgs[0].starts_with("t.ron:12:131: error: there is no item 'laser'"),
+        "{msgs:#?}"
+    );
     // `segments` has no items.
     let seg = r#"(name: "S", ruleset: "segments", topology: Square(diagonals: One), size: (2, 1),
     map: [".."], sides: [(name: "A", controller: Human), (name: "B", controller: Ai)],

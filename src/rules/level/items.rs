@@ -21,7 +21,10 @@ pub(super) fn check(
     out: &mut Problems,
 ) {
     use Seg::{Field as F, Index as I};
-    let carried = file.units.iter().any(|u| !u.items.is_empty());
+    let carried = file.units.iter().any(|u| !u.items.is_empty())
+        || file.events.iter().flat_map(|e| &e.then).any(|f| {
+            matches!(f, super::Effect::Reinforcements(us) if us.iter().any(|u| !u.items.is_empty()))
+        });
     if file.items.is_empty() && !carried {
         return;
     }
@@ -104,10 +107,28 @@ pub(super) fn check(
             );
         }
     }
-    for (i, unit) in file.units.iter().enumerate() {
+    // The units of the start and the reinforcements of the events, each with where its
+    // `items` list is written.
+    let mut carriers: Vec<(Vec<Seg>, &super::UnitDef)> = file
+        .units
+        .iter()
+        .enumerate()
+        .map(|(i, u)| (vec![F("units"), I(i), F("items")], u))
+        .collect();
+    for (e, ev) in file.events.iter().enumerate() {
+        for (f, effect) in ev.then.iter().enumerate() {
+            if let super::Effect::Reinforcements(units) = effect {
+                for (k, u) in units.iter().enumerate() {
+                    let path = vec![F("events"), I(e), F("then"), I(f), I(0), I(k), F("items")];
+                    carriers.push((path, u));
+                }
+            }
+        }
+    }
+    for (path, unit) in carriers {
         if unit.items.len() > MAX_CARRIED {
             out.push(
-                vec![F("units"), I(i), F("items")],
+                path,
                 format!(
                     "unit '{}' carries {} items; at most {MAX_CARRIED}",
                     unit.name,
@@ -117,7 +138,8 @@ pub(super) fn check(
             continue;
         }
         for (j, item) in unit.items.iter().enumerate() {
-            let at = vec![F("units"), I(i), F("items"), I(j)];
+            let mut at = path.clone();
+            at.push(I(j));
             match data.items.get(item) {
                 None => out.push(at, unknown(item)),
                 Some(d) if d.kind == ruleset_data::ItemKind::Heavy => out.push(
