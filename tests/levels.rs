@@ -1029,6 +1029,86 @@ fn tasks_are_checked_at_their_values() {
     );
 }
 
+/// A level's items (issue 26): those on cells and those units carry, each problem at its own
+/// value.
+#[test]
+fn items_are_checked_at_their_values() {
+    let src = r#"(
+    name: "Items",
+    ruleset: "phases",
+    topology: Hex(orientation: Pointy),
+    size: (4, 1),
+    map: [".#.D"],
+    sides: [(name: "A", controller: Human), (name: "B", controller: Ai)],
+    units: [
+        (name: "a", side: "A", cell: (0, 0), template: "swordsman", items: ["sword", "laser", "crate"]),
+        (name: "b", side: "B", cell: (2, 0), template: "swordsman"),
+    ],
+    items: [
+        (item: "pistol", cell: (0, 0)),
+        (item: "axe", cell: (2, 0)),
+        (item: "sword", cell: (1, 0)),
+        (item: "sword", cell: (3, 0)),
+        (item: "sword", cell: (7, 0)),
+        (item: "crate", cell: (2, 0)),
+    ],
+)"#;
+    let errs = level::validate("t.ron", src);
+    let msgs: Vec<String> = errs.iter().map(|d| d.to_string()).collect();
+    assert_eq!(errs.len(), 7, "{msgs:#?}");
+    let expect = [
+        "t.ron:9:86: error: there is no item 'laser' in the 'phases' ruleset; its items are 'crate', 'pistol', 'power_rod', 'sword'",
+        "t.ron:9:95: error: unit 'a' cannot carry the crate",
+        "t.ron:14:16: error: there is no item 'axe'",
+        "t.ron:15:31: error: item 'sword' lies at (1, 0), on wall",
+        "t.ron:16:31: error: item 'sword' lies at (3, 0), on door (shut)",
+        "t.ron:17:31: error: item 'sword' lies at (7, 0), outside the map",
+        "t.ron:18:31: error: the heavy 'crate' at (2, 0) is where unit 'b' stands",
+    ];
+    for (m, e) in msgs.iter().zip(expect) {
+        assert!(
+            m.starts_with(e),
+            "{m:?} does not start with {e:?}\n{msgs:#?}"
+        );
+    }
+    let ok = src
+        .replace(", \"laser\", \"crate\"", "")
+        .replace(
+            "        (item: \"axe\", cell: (2, 0)),\n        (item: \"sword\", cell: (1, 0)),\n        (item: \"sword\", cell: (3, 0)),\n        (item: \"sword\", cell: (7, 0)),\n        (item: \"crate\", cell: (2, 0)),\n",
+            "",
+        );
+    assert!(level::validate("t.ron", &ok).is_empty(), "{ok}");
+    // A reinforcement's items are checked too, at the item.
+    let late = ok.replace(
+        "    items: [",
+        "    events: [(when: Round(2), then: [Reinforcements([(name: \"c\", side: \"B\", cell: (2, 0), template: \"swordsman\", items: [\"sword\", \"laser\"])])])],\n    items: [",
+    );
+    let msgs: Vec<String> = level::validate("t.ron", &late)
+        .iter()
+        .map(|d| d.to_string())
+        .collect();
+    assert_eq!(msgs.len(), 1, "{msgs:#?}");
+    assert!(
+        msgs[0].starts_with("t.ron:12:131: error: there is no item 'laser'"),
+        "{msgs:#?}"
+    );
+    // `segments` has no items.
+    let seg = r#"(name: "S", ruleset: "segments", topology: Square(diagonals: One), size: (2, 1),
+    map: [".."], sides: [(name: "A", controller: Human), (name: "B", controller: Ai)],
+    units: [(name: "a", side: "A", cell: (0, 0), template: "fighter"),
+        (name: "b", side: "B", cell: (1, 0), template: "fighter")],
+    items: [(item: "sword", cell: (0, 0))])"#;
+    let msgs: Vec<String> = level::validate("s.ron", seg)
+        .iter()
+        .map(|d| d.to_string())
+        .collect();
+    assert_eq!(msgs.len(), 1, "{msgs:#?}");
+    assert!(
+        msgs[0].starts_with("s.ron:5:12: error: the 'segments' ruleset has no items"),
+        "{msgs:#?}"
+    );
+}
+
 /// `fray simulate --json` splits the measured AI's record by side, and the split adds up:
 /// sides swap every game, so each side gets half the games.
 #[test]

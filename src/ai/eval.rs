@@ -254,6 +254,53 @@ pub fn door_way(s: &BattleState, cmd: &Command, w: &Weights) -> f64 {
     }
 }
 
+/// What a unit with empty hands (armed by its items, none in hand: it fights with the
+/// ruleset's `unarmed` stats) costs its side in the score, more than a turn of closing in:
+/// the play-out of one turn cannot see the blows it will not land later, so without it a
+/// bare-handed unit would rather charge with its fists than take up the sword at its feet.
+pub const EMPTY_HANDS: f64 = 2.5;
+
+/// Whether `u` is armed by its items and holds none that gives it stats.
+pub fn empty_handed(s: &BattleState, u: &Unit) -> bool {
+    u.armed_by_items
+        && !u.items.iter().any(|c| {
+            c.at == crate::rules::battle::Place::Hand
+                && s.item_def(&c.item).is_some_and(|d| !d.stats.is_empty())
+        })
+}
+
+/// What an item action is worth beyond what the play-out of the turn shows, which cannot
+/// see the next turn: [`Weights::door_way`] for reloading an empty item; 0 for the rest
+/// (taking up a weapon with empty hands shows in the score: [`EMPTY_HANDS`]).
+pub fn item_worth(s: &BattleState, cmd: &Command, w: &Weights) -> f64 {
+    match cmd {
+        // An item that needs loading; a template's own weapon (`alternating`'s crossbowman)
+        // is judged as before items came.
+        Command::Act {
+            unit,
+            action: Action::Reload,
+        } if s.reload_check(*unit).is_ok() => w.door_way,
+        _ => 0.0,
+    }
+}
+
+/// Item actions the AI never takes: dropping, putting away and shifting never pay in its
+/// reckoning, and a free one taken and undone would be a loop.
+pub fn idle_item_action(cmd: &Command) -> bool {
+    matches!(
+        cmd,
+        Command::Act {
+            action: Action::DropItem { .. }
+                | Action::Shift { .. }
+                | Action::Carry {
+                    to: crate::rules::battle::Place::Belt | crate::rules::battle::Place::Pack,
+                    ..
+                },
+            ..
+        }
+    )
+}
+
 /// The score of the battle for `side` under the weights `w`: higher is better.
 pub fn score(s: &BattleState, side: SideId, w: &Weights) -> f64 {
     if let Some(o) = &s.outcome {
@@ -291,12 +338,18 @@ pub fn score(s: &BattleState, side: SideId, w: &Weights) -> f64 {
         } else {
             0.0
         };
+        // A unit armed by its items with none in hand fights with its fists.
+        let bare = if u.is_active() && empty_handed(s, u) {
+            EMPTY_HANDS
+        } else {
+            0.0
+        };
         if u.side == side {
-            v -= w.own_lost * lost + w.own_down * down;
+            v -= w.own_lost * lost + w.own_down * down + bare;
             v += spare;
         } else {
             // Finishing the wounded is worth more than spreading damage.
-            v += w.foe_lost * lost + w.foe_lost_sq * lost * lost + w.foe_down * down;
+            v += w.foe_lost * lost + w.foe_lost_sq * lost * lost + w.foe_down * down + bare;
             v -= spare;
         }
     }

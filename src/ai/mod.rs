@@ -299,6 +299,7 @@ impl Ai {
         if let Some(cast) = declared_spell(&legal) {
             return cast;
         }
+        let legal_first = legal[0].clone();
         let started = Instant::now();
         let mut view = s.clone();
         rulesets::redact(&mut view, side);
@@ -309,6 +310,10 @@ impl Ai {
             search.moves,
             &search.weights,
         );
+        candidates.retain(|c| !eval::idle_item_action(c));
+        if candidates.is_empty() {
+            return legal_first;
+        }
         if saves_ap_for_its_turn(&view) {
             candidates.retain(|c| {
                 !matches!(
@@ -381,6 +386,9 @@ impl Ai {
             // and its lock picking (a Short Task): the position score measures distance
             // through walls and cannot see the way.
             v += eval::door_way(&view, cmd, &search.weights);
+            // Reloading an empty weapon, taking up a weapon with empty hands: worth it beyond
+            // the turn the play-out sees.
+            v += eval::item_worth(&view, cmd, &search.weights);
             // Holding an action (Delay) plays out as the same action later when no one acts
             // between (a lone `segments` caster): on a tie, act now. Same games on the
             // levels of the other rulesets (200 games each).
@@ -453,7 +461,8 @@ fn pick_value(
         _ => return (eval::score(&picked, side, &search.weights), nodes),
     };
     let legal = strikes_when_engaged(&picked, picked.legal_commands());
-    let candidates = prune(&picked, side, legal, search.pick_moves, &search.weights);
+    let mut candidates = prune(&picked, side, legal, search.pick_moves, &search.weights);
+    candidates.retain(|c| !eval::idle_item_action(c));
     let mut best = f64::NEG_INFINITY;
     for (i, cmd) in candidates.iter().enumerate() {
         if i > 0 && nodes >= budget {

@@ -1228,3 +1228,121 @@ fn the_search_judges_with_its_configs_weights() {
         decisions_on(ruins, hard, Some(Weights::DEFAULT), 10)
     );
 }
+
+// Items (issue 26): the AI reloads an empty weapon, takes up a weapon when its hands are empty,
+// and never drops, sheathes or stows (no loops of free actions).
+
+fn item_commands(g: &sim::Game) -> Vec<&Command> {
+    g.commands
+        .iter()
+        .filter(|c| {
+            matches!(c, Command::Act { action, .. } if crate::rules::battle::items::is_item_action(action))
+        })
+        .collect()
+}
+
+#[test]
+fn reloads_an_empty_crossbow() {
+    let l = open_level(
+        "sides",
+        (12, 4),
+        "(name: \"Cass\", side: \"A\", cell: (1, 1), template: \"archer\", items: [\"crossbow\"]),
+         (name: \"Tor\", side: \"B\", cell: (9, 1), template: \"warrior\")",
+        "",
+    );
+    for seed in 1..4 {
+        let (mut b, _) = BattleState::start(&l, seed);
+        let cass = UnitId(0);
+        until_turn_of(&mut b, cass);
+        b.units[0].items[0].loaded = 0;
+        let cmd = normal(seed).decide(&b).unwrap();
+        assert_eq!(
+            cmd,
+            Command::Act {
+                unit: cass,
+                action: Action::Reload
+            },
+            "seed {seed}"
+        );
+    }
+}
+
+#[test]
+fn picks_up_a_weapon_when_its_hands_are_empty() {
+    let l = open_level(
+        "sides",
+        (12, 4),
+        "(name: \"Ida\", side: \"A\", cell: (1, 1), template: \"warrior\", items: [\"dagger\"]),
+         (name: \"Tor\", side: \"B\", cell: (9, 2), template: \"warrior\")",
+        "items: [(item: \"longsword\", cell: (2, 1))],",
+    );
+    for seed in 1..4 {
+        let (mut b, _) = BattleState::start(&l, seed);
+        let ida = UnitId(0);
+        until_turn_of(&mut b, ida);
+        b.execute(&Command::Act {
+            unit: ida,
+            action: Action::DropItem {
+                item: "dagger".into(),
+            },
+        })
+        .unwrap();
+        assert_eq!(b.units[0].stat("unarmed"), 1);
+        let mut ai = normal(seed);
+        let mut picked = false;
+        for _ in 0..6 {
+            match b.pending() {
+                Decision::Act { unit } if unit == ida => {}
+                _ => break,
+            }
+            let cmd = ai.decide(&b).unwrap();
+            picked |= matches!(
+                &cmd,
+                Command::Act {
+                    action: Action::PickUp { .. },
+                    ..
+                }
+            );
+            b.execute(&cmd).unwrap();
+        }
+        assert!(picked, "seed {seed}: Ida never picked up a weapon");
+        assert_eq!(
+            b.units[0].stat("unarmed"),
+            0,
+            "seed {seed}: a weapon in hand"
+        );
+    }
+}
+
+#[test]
+fn item_actions_do_not_loop_and_games_end() {
+    let l = open_level(
+        "sides",
+        (10, 6),
+        "(name: \"Cass\", side: \"A\", cell: (1, 1), template: \"archer\", items: [\"crossbow\", \"longsword\"]),
+         (name: \"Ida\", side: \"A\", cell: (1, 3), template: \"warrior\", items: [\"longsword\"]),
+         (name: \"Moss\", side: \"B\", cell: (8, 2), template: \"archer\", overrides: {\"skill\": 0}, items: [\"shortbow\", \"dagger\"]),
+         (name: \"Tor\", side: \"B\", cell: (8, 4), template: \"reaver\", items: [\"greataxe\"])",
+        "items: [(item: \"dagger\", cell: (4, 2)), (item: \"greataxe\", cell: (5, 3))],",
+    );
+    for seed in 1..3 {
+        let g = sim::play(
+            &l,
+            seed,
+            &[Kind::Utility(Difficulty::Normal); 2],
+            sim::Caps::default(),
+        );
+        assert!(g.illegal.is_none(), "seed {seed}: {:?}", g.illegal);
+        assert!(g.ended && !g.capped, "seed {seed}: the game did not end");
+        let items = item_commands(&g);
+        assert!(
+            items.iter().all(|c| !eval::idle_item_action(c)),
+            "seed {seed}: {items:?}"
+        );
+        // Each unit reloads at most once a round and picks up or readies a handful of times.
+        assert!(
+            items.len() <= 4 * g.rounds as usize + 8,
+            "seed {seed}: {items:?}"
+        );
+    }
+}

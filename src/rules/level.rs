@@ -13,12 +13,14 @@
 
 pub mod edit;
 pub mod events;
+mod items;
 mod spans;
 mod tasks;
 #[cfg(test)]
 mod tests;
 
 pub use events::{Area, Effect, LevelEvent, When};
+pub use items::{MAX_CARRIED, MAX_ITEMS};
 pub use spans::Seg;
 pub use tasks::{MAX_TASK_DIFFICULTY, MAX_TASKS, Task, TaskEffect};
 
@@ -71,6 +73,9 @@ pub struct LevelFile {
     /// has lost units), reinforcements arrive, a message is shown, objectives change.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub events: Vec<LevelEvent>,
+    /// Items lying on cells when the battle starts, to be picked up (or, heavy ones, shifted).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub items: Vec<PlacedItem>,
 }
 
 impl LevelFile {
@@ -181,6 +186,20 @@ pub struct UnitDef {
     /// Stat overrides on top of the template (`{"hp": 12}`).
     #[serde(default)]
     pub overrides: BTreeMap<String, i64>,
+    /// Items the unit carries (keys of the ruleset's `items`), held while its hands allow,
+    /// in order, the rest at the belt. Left out: its template's `items`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub items: Vec<String>,
+}
+
+/// An item a level leaves lying on a cell (see `levels/README.md`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlacedItem {
+    /// A key of the ruleset's `items`.
+    pub item: String,
+    /// `(x, y)`: the cell it lies on.
+    pub cell: (i32, i32),
 }
 
 /// How a battle can be won.
@@ -1322,6 +1341,7 @@ pub fn check(file: &LevelFile) -> Vec<Problem> {
         &mut out,
     );
     events::check(file, &in_bounds, &|c| terrain_at(c).cloned(), &mut out);
+    items::check(file, &in_bounds, &|c| terrain_at(c).cloned(), &mut out);
 
     // Options.
     let o = &file.options;

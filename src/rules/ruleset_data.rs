@@ -85,7 +85,62 @@ pub struct RulesetData {
     /// ([`crate::rules::reference`]).
     #[serde(default)]
     pub reference: Vec<crate::rules::reference::Entry>,
+    /// Items units may carry, ready, drop and pick up, and levels may leave on cells, by key
+    /// (what a level's `items:` and a unit's `items:` name). Empty: the ruleset has no items.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub items: BTreeMap<String, ItemDef>,
+    /// The stats a unit armed by its items fights with when its hands hold no weapon (a unit
+    /// whose template or level entry lists `items`): laid over its template's stats before
+    /// the overlays of the items in its hands.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub unarmed: BTreeMap<String, i64>,
 }
+
+/// What an item is, for the rules that price handling it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum ItemKind {
+    /// A hand weapon or anything else held (a sword, a shield, a torch).
+    #[default]
+    Weapon,
+    /// A bow: an arrow is nocked after each shot (`sides` S-94).
+    Bow,
+    /// A crossbow: reloaded after each shot (`sides` S-38, S-93).
+    Crossbow,
+    /// A gun: reloaded after its shots (`phases` P-70).
+    Gun,
+    /// A focus: the object a power comes from (`phases` P-67, P-82).
+    Focus,
+    /// A heavy object lying on a cell: no one can carry it or walk through its cell, but it
+    /// can be shifted (`phases` P-77).
+    Heavy,
+}
+
+/// One kind of item (see [`RulesetData::items`]).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ItemDef {
+    /// What the log, the tooltip and the menu call it ("crossbow").
+    pub name: String,
+    #[serde(default)]
+    pub kind: ItemKind,
+    /// Hands it takes when held (a unit has two).
+    #[serde(default = "one_hand")]
+    pub hands: u8,
+    /// The stats it gives while held, laid over the unit's own (`{"damage_die": 8}`; a bow's
+    /// `range`, `ranged_damage_die`...).
+    #[serde(default)]
+    pub stats: BTreeMap<String, i64>,
+    /// Shots it holds when loaded; 0: it never needs reloading.
+    #[serde(default)]
+    pub ammo: u8,
+}
+
+fn one_hand() -> u8 {
+    1
+}
+
+/// How many hands a unit has to hold items with.
+pub const HANDS: u8 = 2;
 
 impl RulesetData {
     /// Whether a level may use this topology with this ruleset.
@@ -122,6 +177,10 @@ pub struct Template {
     /// Ruleset-specific numbers (see the file's header comment and the module docs).
     #[serde(default)]
     pub stats: BTreeMap<String, i64>,
+    /// Items its units carry into battle (keys of the ruleset's `items`), held while its
+    /// hands allow, in order, the rest at the belt. A level's unit may list its own instead.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub items: Vec<String>,
 }
 
 fn default_reach() -> u32 {

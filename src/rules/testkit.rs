@@ -31,6 +31,7 @@ pub struct Field {
     units: String,
     options: String,
     events: String,
+    items: String,
 }
 
 impl Field {
@@ -59,6 +60,7 @@ impl Field {
             units: String::new(),
             options: String::new(),
             events: String::new(),
+            items: String::new(),
         }
     }
 
@@ -92,6 +94,12 @@ impl Field {
         self
     }
 
+    /// The items the level leaves on cells, as RON entries of its `items` list.
+    pub fn items(mut self, items: &str) -> Self {
+        self.items = items.to_string();
+        self
+    }
+
     /// The level's `options` (the inside of its parentheses).
     pub fn options(mut self, options: &str) -> Self {
         self.options = options.to_string();
@@ -104,7 +112,7 @@ impl Field {
         format!(
             "(\n    name: \"Test field\",\n    ruleset: \"{}\",\n    topology: {},\n    \
              size: ({}, {}),\n    map: [{}],\n    sides: [{}],\n    units: [{}],\n    \
-             options: ({}),\n    events: [{}],\n)",
+             options: ({}),\n    events: [{}],\n    items: [{}],\n)",
             self.ruleset,
             self.topology,
             self.map.first().map_or(0, |r| r.chars().count()),
@@ -113,7 +121,8 @@ impl Field {
             self.sides,
             self.units,
             self.options,
-            self.events
+            self.events,
+            self.items
         )
     }
 

@@ -3,7 +3,8 @@
 
 use super::*;
 use crate::ai::{Ai, Config, Difficulty, Kind};
-use crate::rules::battle::Command;
+use crate::rules::battle::{Action, Command, UnitId};
+use crate::rules::grid::Cell;
 
 /// A battle on a shipped level after `moves` AI commands, and its commands.
 fn played(level: &str, moves: usize) -> (Level, BattleState, Vec<Command>) {
@@ -236,4 +237,86 @@ fn dates_read_as_a_calendar() {
     assert_eq!(date(0), "1970-01-01 00:00 UTC");
     assert_eq!(date(951_782_400), "2000-02-29 00:00 UTC");
     assert_eq!(date(1_795_638_660), "2026-11-25 20:31 UTC");
+}
+
+/// A battle whose units drop, pick up and shoot with items (issue 26) saves and resumes to the
+/// same battle: the items on the ground and in hand, the shots left.
+#[test]
+fn a_save_with_items_resumes_to_the_same_battle() {
+    let text = r#"(name: "Rack", ruleset: "sides", topology: Square(diagonals: One), size: (10, 4),
+        map: ["..........", "..........", "..........", ".........."],
+        sides: [(name: "Party", controller: Human), (name: "Foes", controller: Ai)],
+        units: [
+            (name: "Cass", side: "Party", cell: (1, 1), template: "archer", items: ["crossbow"]),
+            (name: "Ida", side: "Party", cell: (1, 2), template: "warrior", items: ["dagger"]),
+            (name: "Tor", side: "Foes", cell: (8, 1), template: "warrior", overrides: {"hp": 60}),
+        ],
+        items: [(item: "longsword", cell: (2, 2))])"#;
+    let lvl = crate::rules::level::load("rack.ron", text).expect("valid");
+    let (mut b, _) = BattleState::start(&lvl, 11);
+    let (cass, ida, tor) = (UnitId(0), UnitId(1), UnitId(2));
+    let mut commands = Vec::new();
+    let mut run = |b: &mut BattleState, c: Command| {
+        b.execute(&c).unwrap_or_else(|e| panic!("{c:?}: {e:?}"));
+        commands.push(c);
+    };
+    // Whoever the Party picks first, both act: Cass shoots, Ida swaps her dagger for the sword.
+    for _ in 0..2 {
+        if let crate::rules::battle::Decision::Pick { options, .. } = b.pending() {
+            run(&mut b, Command::Pick { unit: options[0] });
+        }
+        match b.pending() {
+            crate::rules::battle::Decision::Act { unit } if unit == cass => {
+                run(
+                    &mut b,
+                    Command::Attack {
+                        unit: cass,
+                        target: tor,
+                        ranged: true,
+                    },
+                );
+                run(&mut b, Command::EndTurn { unit: cass });
+            }
+            crate::rules::battle::Decision::Act { unit } if unit == ida => {
+                let drop = Action::DropItem {
+                    item: "dagger".into(),
+                };
+                run(
+                    &mut b,
+                    Command::Act {
+                        unit: ida,
+                        action: drop,
+                    },
+                );
+                let up = Action::PickUp {
+                    cell: Cell::new(2, 2),
+                    item: "longsword".into(),
+                };
+                run(
+                    &mut b,
+                    Command::Act {
+                        unit: ida,
+                        action: up,
+                    },
+                );
+                run(&mut b, Command::EndTurn { unit: ida });
+            }
+            d => panic!("{d:?}"),
+        }
+    }
+    assert_eq!(b.units[0].items[0].loaded, 0);
+    assert_eq!(b.items_at(Cell::new(1, 2)), ["dagger".to_string()]);
+    assert_eq!(b.units[1].stat("damage_die"), 8);
+    let dir = scratch("items");
+    let path = saving(&lvl, &b, &commands, &CONTROLS)
+        .write(&dir)
+        .expect("written");
+    let r = load(&path).expect("resumes");
+    assert_eq!(
+        ron::to_string(&r.state).expect("serializes"),
+        ron::to_string(&b).expect("serializes")
+    );
+    assert_eq!(r.state.ground, b.ground);
+    assert_eq!(r.state.units[1].items, b.units[1].items);
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -91,6 +91,14 @@ impl BattleState {
                 *slot = o;
             }
         }
+        // A heavy object blocks its cell as a foe does (house rule, P-77).
+        for cell in self.ground.keys() {
+            if self.heavy_at(*cell)
+                && let Some(slot) = m.get_mut(*cell)
+            {
+                *slot = Occupant::Enemy;
+            }
+        }
         m
     }
 

@@ -101,6 +101,47 @@ pub fn describe(s: &BattleState, e: &Event) -> String {
             )
         }
         Event::Scripted(e) => super::script::log_line(s, e),
+        Event::Carried { unit, item, to, .. } => format!(
+            "{} {} its {}",
+            s.unit_name(*unit),
+            match to {
+                super::Place::Hand => "readies",
+                super::Place::Belt => "puts away",
+                super::Place::Pack => "stows",
+            },
+            s.item_name(item)
+        ),
+        Event::Dropped { unit, item, cell } => format!(
+            "{} drops its {} on {cell}",
+            s.unit_name(*unit),
+            s.item_name(item)
+        ),
+        Event::PickedUp { unit, item, cell } => format!(
+            "{} picks up the {} from {cell}",
+            s.unit_name(*unit),
+            s.item_name(item)
+        ),
+        Event::Loaded { unit, item, loaded } => {
+            let name = s.item_name(item);
+            match loaded {
+                0 => format!("{}'s {name} is empty", s.unit_name(*unit)),
+                n => format!(
+                    "{}'s {name} holds {n} shot{}",
+                    s.unit_name(*unit),
+                    if *n == 1 { "" } else { "s" }
+                ),
+            }
+        }
+        Event::Shifted {
+            unit,
+            item,
+            from,
+            to,
+        } => format!(
+            "{} shifts the {} from {from} to {to}",
+            s.unit_name(*unit),
+            s.item_name(item)
+        ),
         Event::Attacked {
             attacker,
             target,

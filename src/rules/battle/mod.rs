@@ -20,11 +20,13 @@
 
 pub mod common;
 pub mod ids;
+pub mod items;
 pub mod log;
 pub mod script;
 pub mod types;
 
 pub use ids::{Names, PerUnit, SideId, UnitId, with_names};
+pub use items::{Carried, Ground, Place};
 pub use script::{Script, Scripted};
 pub use types::*;
 
@@ -48,9 +50,20 @@ pub struct Unit {
     /// The template key in the ruleset file.
     pub template: Arc<str>,
     pub cell: Cell,
-    /// The template's stats with the level's overrides. Fixed for the battle and shared by
-    /// every copy of the state (the AI clones the battle thousands of times per decision).
+    /// The stats the rules read ([`Unit::stat`]): [`Unit::base`] with the stats of what it
+    /// holds laid over them ([`Unit::refit`]). Shared by every copy of the state (the AI
+    /// clones the battle thousands of times per decision) until its items change.
     pub stats: Arc<BTreeMap<String, i64>>,
+    /// The template's stats with the level's overrides, fixed for the battle.
+    #[serde(default)]
+    pub base: Arc<BTreeMap<String, i64>>,
+    /// The items it carries (in hand, at the belt, in the pack), in the order it got them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub items: Vec<Carried>,
+    /// Whether its weapons are its items: its template or level entry lists items, so with
+    /// nothing in hand it fights with the ruleset's `unarmed` stats.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub armed_by_items: bool,
     /// Movement per move action (the template's `movement`).
     pub movement: u32,
     /// Melee reach in steps.
@@ -70,18 +83,29 @@ impl Unit {
         let template = data.and_then(|d| d.templates.get(&def.template));
         let mut stats = template.map(|t| t.stats.clone()).unwrap_or_default();
         stats.extend(def.overrides.iter().map(|(k, v)| (k.clone(), *v)));
-        Unit {
+        let keys = match (&def.items, template) {
+            (own, _) if !own.is_empty() => own.as_slice(),
+            (_, Some(t)) => t.items.as_slice(),
+            _ => &[],
+        };
+        let base = Arc::new(stats);
+        let mut unit = Unit {
             name: def.name.as_str().into(),
             side,
             template: def.template.as_str().into(),
             cell: Cell::new(def.cell.0, def.cell.1),
-            stats: Arc::new(stats),
+            stats: base.clone(),
+            base,
+            items: items::kit(keys, data),
+            armed_by_items: !keys.is_empty(),
             movement: template.map_or(1, |t| t.movement),
             reach: template.map_or(1, |t| t.reach.max(1)),
             status: Status::Active,
             pools: BTreeMap::new(),
             conditions: BTreeSet::new(),
-        }
+        };
+        unit.refit(data);
+        unit
     }
 
     /// A stat, 0 if the unit has none of that name.
@@ -146,6 +170,10 @@ pub struct BattleState {
     /// Which of the level's scripted events have fired ([`script`]).
     #[serde(default)]
     pub script: Script,
+    /// Items lying on cells ([`items`]); shared by copies until one is dropped, picked up or
+    /// shifted.
+    #[serde(default)]
+    pub ground: Ground,
 }
 
 impl BattleState {
@@ -197,6 +225,7 @@ impl BattleState {
             applied: 0,
             fog: None,
             script: Script::new(file.events.len()),
+            ground: items::ground_of(file),
         };
         state.fog = crate::rules::fog::start(&state);
         let events = {
@@ -405,6 +434,11 @@ impl BattleState {
             Event::Resumed => {
                 self.interrupts.pop();
             }
+            Event::Carried { .. }
+            | Event::Dropped { .. }
+            | Event::PickedUp { .. }
+            | Event::Loaded { .. }
+            | Event::Shifted { .. } => self.apply_item(e),
             Event::Rules(r) => rulesets::apply(&mut self.rules, r),
             Event::Ended { winner, reason } => {
                 self.outcome = Some(Outcome {

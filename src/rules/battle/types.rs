@@ -6,6 +6,7 @@
 //! Ruleset bookkeeping that no other ruleset shares travels in [`Event::Rules`].
 
 use super::ids::{SideId, UnitId};
+use super::items::Place;
 use crate::rules::grid::Cell;
 use crate::rules::rulesets::{RulesEvent, RulesNote, RulesResume};
 use serde::{Deserialize, Serialize};
@@ -292,6 +293,16 @@ pub enum Action {
     CloseDoor { cell: Cell },
     /// Carry out the level's task on `cell`, next to the unit (`alternating` Short Task, A-62).
     ShortTask { cell: Cell },
+    // --- items (the rulesets with `items` in their data, each at its own price)
+    /// Move a carried `item` to the hand (ready or draw it), the belt (sheathe it, put a focus
+    /// away) or the pack (stow it).
+    Carry { item: String, to: Place },
+    /// Let go of the held `item`: it falls on the unit's cell.
+    DropItem { item: String },
+    /// Pick up `item` from `cell` (within melee reach) into a free hand.
+    PickUp { cell: Cell, item: String },
+    /// Shift the heavy object on `cell`, next to the unit, one cell to `to` (`phases` P-77).
+    Shift { cell: Cell, to: Cell },
 }
 
 impl Action {
@@ -348,6 +359,18 @@ impl Action {
             Action::OpenDoor { .. } => "Open a Door",
             Action::CloseDoor { .. } => "Close a Door",
             Action::ShortTask { .. } => "Short Task",
+            Action::Carry {
+                to: Place::Hand, ..
+            } => "Ready an Item",
+            Action::Carry {
+                to: Place::Belt, ..
+            } => "Sheathe an Item",
+            Action::Carry {
+                to: Place::Pack, ..
+            } => "Stow an Item",
+            Action::DropItem { .. } => "Drop an Item",
+            Action::PickUp { .. } => "Pick up an Item",
+            Action::Shift { .. } => "Shift a Heavy Object",
         }
     }
 
@@ -362,7 +385,9 @@ impl Action {
             | Action::ReadyMove { to, .. }
             | Action::OpenDoor { cell: to }
             | Action::CloseDoor { cell: to }
-            | Action::ShortTask { cell: to } => Anchor::cell(to),
+            | Action::ShortTask { cell: to }
+            | Action::PickUp { cell: to, .. }
+            | Action::Shift { to, .. } => Anchor::cell(to),
             Action::Charge { target, to } => Anchor {
                 unit: Some(target),
                 cell: Some(to),
@@ -414,7 +439,9 @@ impl Action {
             | Action::RollWithPunch
             | Action::RapidFire { .. }
             | Action::Sweep { .. }
-            | Action::Brace => Anchor::default(),
+            | Action::Brace
+            | Action::Carry { .. }
+            | Action::DropItem { .. } => Anchor::default(),
         }
     }
 }
@@ -833,6 +860,38 @@ pub enum Event {
         what: String,
         terms: Vec<Term>,
         total: i64,
+    },
+    /// `unit` moved its `item` from `from` to `to` (readied, sheathed or stowed it).
+    Carried {
+        unit: UnitId,
+        item: String,
+        from: Place,
+        to: Place,
+    },
+    /// `unit` let go of its held `item`; it lies on `cell`.
+    Dropped {
+        unit: UnitId,
+        item: String,
+        cell: Cell,
+    },
+    /// `unit` picked `item` up from `cell`; it is in its hand.
+    PickedUp {
+        unit: UnitId,
+        item: String,
+        cell: Cell,
+    },
+    /// `unit`'s held `item` now holds `loaded` shots (a shot spends one, a reload fills it).
+    Loaded {
+        unit: UnitId,
+        item: String,
+        loaded: u8,
+    },
+    /// `unit` shifted the heavy `item` from `from` to `to`.
+    Shifted {
+        unit: UnitId,
+        item: String,
+        from: Cell,
+        to: Cell,
     },
     /// Ruleset bookkeeping.
     Rules(RulesEvent),

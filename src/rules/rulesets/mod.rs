@@ -21,6 +21,8 @@ pub mod view;
 
 #[cfg(test)]
 mod doors_tests;
+#[cfg(test)]
+mod items_tests;
 
 pub use view::{Answered, Clock, CommandInfo, Odds, OrderEntry};
 

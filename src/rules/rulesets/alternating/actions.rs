@@ -41,6 +41,11 @@ pub(super) fn cost(s: &BattleState, cmd: &Command) -> i64 {
             Action::Resuscitate { .. } => 2,
             // a Short Task is three actions.
             Action::ShortTask { .. } => 3,
+            // Interact with an item on the ground; A-54: Brandish to choose what is in
+            // hand (house rule (items): putting one away is the same one action).
+            Action::PickUp { .. } | Action::Carry { .. } => 1,
+            // Drop Item is free.
+            Action::DropItem { .. } => 0,
             _ => 0,
         },
         _ => 0,
@@ -249,6 +254,14 @@ pub fn check(s: &BattleState, r: &State, cmd: &Command) -> Result<(), Rejected> 
                 s.door_check(unit, action).map_err(Rejected::new)
             }
             Action::ShortTask { cell } => s.task_check(unit, *cell).map_err(Rejected::new),
+            Action::DropItem { item } => s.drop_check(unit, item).map_err(Rejected::new),
+            Action::PickUp { cell, item } => {
+                s.pickup_check(unit, *cell, item).map_err(Rejected::new)
+            }
+            Action::Carry { item, to } => s
+                .carry_check(unit, item, *to)
+                .map(|_| ())
+                .map_err(Rejected::new),
             Action::GoProne => {
                 if u.is_prone() {
                     Err(Rejected::new(format!("{} is already prone", u.name)))
@@ -386,7 +399,11 @@ pub fn legal(s: &BattleState, r: &State) -> Vec<Command> {
             .into_iter()
             .chain(s.door_actions(unit))
             .chain(s.task_actions(unit))
-            {
+            .chain(
+                s.all_item_actions(unit)
+                    .into_iter()
+                    .filter(|a| !matches!(a, Action::Reload | Action::Shift { .. })),
+            ) {
                 cands.push(Command::Act { unit, action });
             }
             for c in cands {
@@ -558,6 +575,9 @@ pub(super) fn perform(x: &mut Exec, cmd: &Command) {
             Action::StandUp => x.set_condition(unit, Condition::Prone, false),
             Action::GoProne => x.set_condition(unit, Condition::Prone, true),
             Action::OpenDoor { .. } | Action::CloseDoor { .. } => x.door(unit, action),
+            Action::DropItem { .. } | Action::PickUp { .. } | Action::Carry { .. } => {
+                x.item_action(unit, action)
+            }
             Action::Reload => x.set_pool(unit, names::LOADED, 1),
             Action::Resuscitate { target } => resuscitate(x, unit, *target),
             Action::ShortTask { cell } => short_task(x, unit, *cell),

@@ -1,13 +1,16 @@
 //! Ordinary actions: what a unit's part of a Phase holds, whether a command is legal now and
 //! why not, the legal commands, and carrying them out.
 
-use super::combat::{attack_kind, check_react, declare_attack, react, readied_on, stand_up, walk};
+use super::combat::{
+    attack_kind, check_react, declare_attack, provoking_item_action, react, readied_on, stand_up,
+    walk,
+};
 use super::manoeuvres::{self, Blow, Room};
 use super::names;
 use super::turns::{advance, after, budget, cap, end_action, take_delayed};
 use super::{After, Budget, Ev, Held, Phases, State};
 use crate::rules::battle::{
-    Action, BattleState, Command, Condition, Decision, Event, Exec, Interrupt, Reaction,
+    Action, BattleState, Command, Condition, Decision, Event, Exec, Interrupt, Place, Reaction,
     ReadyTrigger, Rejected, Trigger, Unit, UnitId,
 };
 use crate::rules::grid::Cell;
@@ -154,6 +157,44 @@ pub(super) fn check_act(
                 } else {
                     s.door_check(u, action).map_err(Rejected::new)
                 }
+            }
+            // P-97: letting go of an item is free and never provokes.
+            Action::DropItem { item } => s.drop_check(u, item).map_err(Rejected::new),
+            Action::Carry { item, to } => {
+                let from = s.carry_check(u, item, *to).map_err(Rejected::new)?;
+                if from == Place::Pack || *to == Place::Pack {
+                    // P-82: getting out or putting away a stored focus takes the whole Phase.
+                    if !fresh_but_step || surprise {
+                        return no_action(
+                            "Getting out or stowing a stored item (a full-phase action)",
+                        );
+                    }
+                } else if !actions_free {
+                    // P-67: drawing or putting away a focus is a move action.
+                    return no_action("Drawing or putting away an item (a move action)");
+                }
+                Ok(())
+            }
+            // P-70, P-77, P-78: a move action each.
+            Action::PickUp { cell, item } => {
+                if !actions_free {
+                    return no_action("Picking up an item (a move action)");
+                }
+                s.pickup_check(u, *cell, item).map_err(Rejected::new)
+            }
+            Action::Reload => {
+                if !actions_free {
+                    return no_action("Reloading (a move action)");
+                }
+                s.reload_check(u).map(|_| ()).map_err(Rejected::new)
+            }
+            Action::Shift { cell, to } => {
+                if !actions_free {
+                    return no_action("Shifting a heavy object (a move action)");
+                }
+                s.shift_check(u, *cell, *to)
+                    .map(|_| ())
+                    .map_err(Rejected::new)
             }
             Action::TakeRecovery => recovery_way(s, r, u).map(|_| ()),
             Action::Recover => {
@@ -497,6 +538,7 @@ pub(super) fn legal(s: &BattleState, r: &State) -> Vec<Command> {
                 manoeuvres::candidates(s, unit)
                     .into_iter()
                     .chain(s.door_actions(unit))
+                    .chain(s.all_item_actions(unit))
                     .map(|action| Command::Act { unit, action }),
             );
             out.extend(
@@ -749,6 +791,25 @@ pub(super) fn perform(x: &mut Exec, cmd: &Command) {
             Action::OpenDoor { .. } | Action::CloseDoor { .. } => {
                 spend(x, u, |b| b.actions += 1);
                 x.door(u, action);
+            }
+            Action::DropItem { .. } => x.item_action(u, action),
+            Action::Carry { item, to } => {
+                let from = x.s().carry_check(u, item, *to).ok();
+                let stored = from == Some(Place::Pack) || *to == Place::Pack;
+                if stored {
+                    spend(x, u, |b| b.full = true);
+                } else {
+                    spend(x, u, |b| b.actions += 1);
+                }
+                provoking_item_action(x, u, action, !stored);
+            }
+            Action::PickUp { .. } | Action::Shift { .. } => {
+                spend(x, u, |b| b.actions += 1);
+                provoking_item_action(x, u, action, false);
+            }
+            Action::Reload => {
+                spend(x, u, |b| b.actions += 1);
+                provoking_item_action(x, u, action, true);
             }
             _ => {}
         },

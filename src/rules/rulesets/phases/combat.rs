@@ -57,6 +57,8 @@ pub(super) fn attack_kind(
     if range <= 0 {
         return Err(Rejected::new(format!("{} has no ranged attack", au.name)));
     }
+    // P-70: a gun's shots run out; it must be reloaded.
+    s.loaded_check(a).map_err(Rejected::new)?;
     let d = s.distance(a, t) as i64;
     if d > range {
         return Err(Rejected::new(format!(
@@ -286,6 +288,44 @@ pub(super) fn stand_up(x: &mut Exec, u: UnitId) {
     x.set_condition(u, Condition::Prone, false);
 }
 
+/// An item action that provokes (P-67, P-70, P-77, P-78, P-82): every enemy threatening the
+/// unit's hex that may still make an attack of opportunity is asked first; where the text
+/// lets a skill check negate it (`skill_negates`: drawing a focus, reloading a gun), the
+/// unit's acrobatics roll does, as for standing up (house rule). Then the action is done.
+pub(super) fn provoking_item_action(x: &mut Exec, u: UnitId, action: &Action, skill_negates: bool) {
+    let r = Phases::state(x.s());
+    let cell = x.s().units[u.index()].cell;
+    let reactors: Vec<UnitId> = r
+        .order
+        .iter()
+        .copied()
+        .filter(|&e| {
+            let eu = &x.s().units[e.index()];
+            x.s().are_enemies(e, u) && may_make_aoo(eu, r, e) && threatens(x.s(), e, cell)
+        })
+        .collect();
+    if !reactors.is_empty() {
+        let skill = x.s().units[u.index()].stat(names::ACROBATICS);
+        let negated = skill_negates
+            && skill > 0
+            && x.roll_under(Some(u), Purpose::Skill, &ndx(3, 6, 0), skill)
+                .total
+                <= skill;
+        if !negated {
+            x.emit(Event::Interrupted(Interrupt {
+                trigger: Trigger::Provoked {
+                    actor: u,
+                    action: action.name().into(),
+                },
+                reactors,
+                resume: Phases::resume(After::Item(action.clone())),
+            }));
+            return;
+        }
+    }
+    x.item_action(u, action);
+}
+
 /// Whether `e` may make an attack of opportunity now (ignoring where and on whom).
 pub(super) fn may_make_aoo(eu: &Unit, r: &State, e: UnitId) -> bool {
     eu.is_active()
@@ -425,6 +465,9 @@ pub(super) fn walk(x: &mut Exec, u: UnitId, cells: &[Cell]) {
 
 /// An attack on `t`: a unit not acting now may first abort to Dodge.
 pub(super) fn declare_attack(x: &mut Exec, a: UnitId, t: UnitId, ranged: bool, blow: Blow) {
+    if ranged {
+        x.spend_shot(a);
+    }
     if can_abort(x.s(), Phases::state(x.s()), t) {
         x.emit(Event::Interrupted(Interrupt {
             trigger: Trigger::Targeted {
@@ -500,12 +543,19 @@ fn resume(x: &mut Exec, r: Resume, trigger: &Trigger) {
         x.emit(Phases::event(Ev::Negated { negated }));
         x.emit(Phases::event(Ev::WalkRestored));
     }
-    let then = Phases::resume_of(&r).copied();
+    let then = Phases::resume_of(&r).cloned();
     match r {
         Resume::Move { unit, rest } => walk(x, unit, &rest),
         Resume::Attack(p) => {
             let blow = Phases::note_of(&p.note);
             strike(x, p.attacker, p.target, p.ranged, blow)
+        }
+        _ if let Some(After::Item(action)) = &then => {
+            if let Trigger::Provoked { actor, .. } = trigger
+                && x.s().units[actor.index()].is_active()
+            {
+                x.item_action(*actor, action);
+            }
         }
         _ if then == Some(After::StandUp) => {
             if let Trigger::Provoked { actor, .. } = trigger

@@ -92,12 +92,14 @@ pub(super) mod names {
 pub use manoeuvres::{Blow, Man};
 
 /// What `phases` does once the reactions to an interrupt it raised are in.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum After {
     /// Run the command a readied action interrupted before it started.
     Deferred,
     /// The unit whose standing up provoked now stands.
     StandUp,
+    /// The unit whose item action provoked (P-67, P-70, P-77, P-78, P-82) now carries it out.
+    Item(Action),
 }
 
 /// The `phases` ruleset (see [`crate::rules::rulesets::Ruleset`]).

@@ -8,6 +8,7 @@ use super::turns::{pending, settle, start_turn};
 use super::{
     After, Ev, Per, Sides, State, active, grapplers_of, move_actions_left, moves, per, side_name,
 };
+use crate::rules::battle::Place;
 use crate::rules::battle::common::ndx;
 use crate::rules::battle::{
     Action, BattleState, Command, Condition, Decision, Event, Exec, Interrupt, Purpose, Reaction,
@@ -15,7 +16,18 @@ use crate::rules::battle::{
 };
 use crate::rules::grid::Cell;
 use crate::rules::path::Path;
+use crate::rules::ruleset_data::ItemKind;
 use crate::rules::rulesets::Member;
+
+/// Whether a shot of `unit`'s bow is nocked again at no cost (S-94: a shooter with Shoot-1,
+/// the `skill` stat of 1 or more): its shot then spends nothing.
+pub fn nocks_free(s: &BattleState, unit: UnitId) -> bool {
+    s.unit(unit).is_some_and(|u| {
+        u.stat(names::SKILL) >= 1
+            && u.shooter(s.ruleset())
+                .is_some_and(|(_, d)| d.kind == ItemKind::Bow)
+    })
+}
 
 /// The difficulty of first aid (house rule: 2d6 + heal against this).
 pub const FIRST_AID_DIFFICULTY: i64 = 8;
@@ -133,6 +145,23 @@ pub fn cost_of(s: &BattleState, cmd: &Command) -> Cost {
             | Action::CloseDoor { .. } => Cost::Moves(1),
             Action::Delay => Cost::MoveAction,
             Action::Charge { .. } => Cost::MainAndMove,
+            // S-91: sheathing or drawing at the belt needs no action; readying from or
+            // stowing into the pack is the Main action (S-39). Dropping is not an action in
+            // the text's list (house rule (items): free).
+            Action::Carry { item, to } => match s.carry_check(cmd.unit(), item, *to) {
+                Ok(from) if from != Place::Pack && *to != Place::Pack => Cost::Free,
+                _ => Cost::Main,
+            },
+            Action::DropItem { .. } => Cost::Free,
+            // S-43: a Move action.
+            Action::PickUp { .. } => Cost::Moves(1),
+            // S-38: a Main action; S-94: nocking a bow without Shoot-1 is a Move action.
+            Action::Reload => {
+                let bow = s
+                    .reload_check(cmd.unit())
+                    .is_ok_and(|d| d.kind == ItemKind::Bow);
+                if bow { Cost::Moves(1) } else { Cost::Main }
+            }
             _ => Cost::Main,
         },
         _ => Cost::Free,
@@ -384,6 +413,26 @@ pub fn check_action(s: &BattleState, r: &State, cmd: &Command) -> Result<(), Str
                 }
                 Ok(())
             }
+            Action::Carry { item, to } => {
+                let from = s.carry_check(unit, item, *to)?;
+                if from == Place::Pack || *to == Place::Pack {
+                    need_main(s, p, unit)?;
+                }
+                Ok(())
+            }
+            Action::DropItem { item } => s.drop_check(unit, item),
+            Action::PickUp { cell, item } => {
+                need_moves(s, p, unit, 1)?;
+                s.pickup_check(unit, *cell, item)
+            }
+            Action::Reload => {
+                let d = s.reload_check(unit)?;
+                if d.kind == ItemKind::Bow {
+                    need_moves(s, p, unit, 1)
+                } else {
+                    need_main(s, p, unit)
+                }
+            }
             other => Err(format!(
                 "{} is not an action in the sides ruleset",
                 other.name()
@@ -522,6 +571,11 @@ fn act_commands(s: &BattleState, r: &State, unit: UnitId) -> Vec<Command> {
             });
         }
     }
+    candidates.extend(
+        s.all_item_actions(unit)
+            .into_iter()
+            .map(|action| Command::Act { unit, action }),
+    );
     candidates.extend(
         s.door_actions(unit)
             .into_iter()
@@ -708,6 +762,7 @@ fn act(x: &mut Exec, unit: UnitId, action: &Action) {
         Action::GoProne => x.set_condition(unit, Condition::Prone, true),
         Action::StandUp => x.set_condition(unit, Condition::Prone, false),
         Action::OpenDoor { .. } | Action::CloseDoor { .. } => x.door(unit, action),
+        a if crate::rules::battle::items::is_item_action(a) => x.item_action(unit, a),
         Action::Delay => {
             x.set_condition(unit, Condition::Holding, true);
             x.emit(Event::TurnEnded { unit });

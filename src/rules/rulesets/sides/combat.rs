@@ -98,6 +98,8 @@ pub fn can_attack(s: &BattleState, a: UnitId, t: UnitId, ranged: bool) -> Result
     if range <= 0 {
         return Err(format!("{} has no bow or thrown weapon", au.name));
     }
+    // S-38, S-93: a crossbow shoots once, then must be reloaded.
+    s.loaded_check(a)?;
     if held(s, a) {
         return Err(format!(
             "{} is in a grapple and can fight only unarmed",
@@ -445,6 +447,9 @@ pub fn begin(x: &mut Exec, spec: Spec) {
         _ => screen(x, spec.attacker, spec.target),
     };
     let spec = Spec { target, ..spec };
+    if spec.ranged && !super::actions::nocks_free(x.s(), spec.attacker) {
+        x.spend_shot(spec.attacker);
+    }
     let bonus = x.reckon(spec.attacker, "attack bonus", attack_terms(x.s(), &spec));
     let needed = x.reckon(target, "AC", ac_terms(x.s(), target));
     let roll = x.roll(

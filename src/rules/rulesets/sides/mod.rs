@@ -72,6 +72,8 @@ pub mod names {
     pub const STR: &str = "str";
     /// Highest combat skill level: screening, opposed checks, unarmed damage.
     pub const SKILL: &str = "skill";
+    /// 1: a unit armed by its items with no weapon in hand (house rule (items)).
+    pub const UNARMED: &str = "unarmed";
     /// Unarmed damage die: 1d(unarmed_die) + STR + skill.
     pub const UNARMED_DIE: &str = "unarmed_die";
     /// Heal skill level: first aid.

@@ -24,11 +24,13 @@ pub fn move_rate(u: &Unit) -> u32 {
 
 /// Whether enemy `e` gets an attack of opportunity on `mover` (if `mover` is in its reach):
 /// it stands, is not caught in the surprise round, is armed with a melee weapon (not fighting
-/// unarmed in a grapple), and `mover` has not disengaged from it this round (S-31, S-87).
+/// unarmed in a grapple or with empty hands, house rule (items)), and `mover` has not
+/// disengaged from it this round (S-31, S-87).
 pub fn aoo_eligible(s: &BattleState, e: UnitId, mover: UnitId) -> bool {
     can_instant(s, e)
         && s.are_enemies(e, mover)
-        && s.unit(e).is_some_and(|u| u.stat(names::DAMAGE_DICE) > 0)
+        && s.unit(e)
+            .is_some_and(|u| u.stat(names::DAMAGE_DICE) > 0 && u.stat(names::UNARMED) == 0)
         && !held(s, e)
         && !per(Sides::state(s), mover).disengaged_from.contains(&e)
 }
@@ -70,9 +72,11 @@ pub fn provoked_by(s: &BattleState, cmd: &Command) -> Vec<UnitId> {
     };
     let here = s.unit(*unit).map(|u| u.cell);
     match action {
-        Action::StandUp | Action::FirstAid { .. } | Action::Charge { .. } => {
-            adjacent_provokers(s, *unit)
-        }
+        // S-97, S-98: picking something up next to an armed foe provokes unless disengaged.
+        Action::StandUp
+        | Action::FirstAid { .. }
+        | Action::Charge { .. }
+        | Action::PickUp { .. } => adjacent_provokers(s, *unit),
         Action::Screen { to, .. } if Some(*to) != here => adjacent_provokers(s, *unit),
         _ => Vec::new(),
     }
