@@ -1262,6 +1262,7 @@ fn click_cell(editor: &mut Editor, at: (i32, i32)) {
                 cell: at,
                 template: key.clone(),
                 overrides: Default::default(),
+                items: Vec::new(),
             };
             // With R, a reinforcement arriving on the events' round; else a unit.
             let (edit, done) = if editor.reinforcing {

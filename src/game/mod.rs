@@ -34,6 +34,7 @@ pub mod keys;
 pub mod labels;
 pub mod level;
 pub mod levels;
+pub mod marks;
 pub mod menu;
 pub mod overlays;
 pub mod replay;
@@ -340,6 +341,7 @@ pub fn core_plugin(app: &mut App) {
         replay::plugin,
         labels::plugin,
         editor::plugin,
+        marks::plugin,
     ));
     app.add_systems(Startup, open_requested_battle)
         .add_systems(

@@ -52,10 +52,11 @@ pub(super) fn spawn(p: &mut ChildSpawnerCommands) {
         Node {
             flex_direction: FlexDirection::Column,
             // The room the menu leaves (a basis of 0: the log never pushes the menu), and
-            // at least 96 units: a long action menu scrolls rather than squeeze it out.
+            // at least a third of the column: a long action menu scrolls rather than squeeze
+            // the log to two lines (a newcomer could not follow what the AI did).
             flex_grow: 1.0,
             flex_basis: px(0),
-            min_height: px(96),
+            min_height: Val::Percent(34.0),
             margin: UiRect::top(px(8)),
             overflow: Overflow::clip(),
             justify_content: JustifyContent::FlexEnd,
@@ -106,6 +107,7 @@ fn combat_log(
     hovered: Query<&Interaction, With<LogPanel>>,
     lines: Query<Entity, With<LogLines>>,
     mut header: Query<&mut Text, With<LogHeader>>,
+    shown: Query<(&Visibility, &ChildOf), With<ui::WholeOnly>>,
     mut last: Local<Drawn>,
 ) {
     const SHOWN: usize = 40;
@@ -119,11 +121,21 @@ fn combat_log(
     // `SHOWN` lines (at 1024x640, about 18), so stopping `SHOWN` short of the start left the
     // oldest lines out of reach.
     let max_back = visible.len().saturating_sub(1);
+    // A page is the whole lines the panel shows, less one kept for context; a wheel notch
+    // at most 3 of them: no step skips lines the player never saw.
+    let whole = lines.single().map_or(0, |l| {
+        shown
+            .iter()
+            .filter(|(v, parent)| parent.parent() == l && **v != Visibility::Hidden)
+            .count()
+    });
+    let page = whole.saturating_sub(1).clamp(1, 10);
+    let notch = page.min(3);
     if settings.keys.group_just_pressed(&keys::LOG, &keys, 0) {
-        scroll.0 = (scroll.0 + 10).min(max_back);
+        scroll.0 = (scroll.0 + page).min(max_back);
     }
     if settings.keys.group_just_pressed(&keys::LOG, &keys, 1) {
-        scroll.0 = scroll.0.saturating_sub(10);
+        scroll.0 = scroll.0.saturating_sub(page);
     }
     if hovered.iter().any(|i| *i != Interaction::None) {
         let d = match wheel.unit {
@@ -131,9 +143,9 @@ fn combat_log(
             MouseScrollUnit::Pixel => wheel.delta.y / 20.0,
         };
         if d > 0.0 {
-            scroll.0 = (scroll.0 + (d.ceil() as usize) * 3).min(max_back);
+            scroll.0 = (scroll.0 + (d.ceil() as usize) * notch).min(max_back);
         } else if d < 0.0 {
-            scroll.0 = scroll.0.saturating_sub(((-d).ceil() as usize) * 3);
+            scroll.0 = scroll.0.saturating_sub(((-d).ceil() as usize) * notch);
         }
     }
     // The lines' entity too: a battle loaded in the state just left has new, empty panels.

@@ -105,6 +105,9 @@ pub fn tooltip_lines(
                 }
             }
         }
+        if !u.items.is_empty() {
+            out.push(format!("Carries: {}", carried_words(s, u)));
+        }
         if let Some(a) = acting
             && a != uid
             && s.are_enemies(a, uid)
@@ -160,6 +163,19 @@ pub fn tooltip_lines(
         terrain.name,
         if terrain.difficult { ", difficult" } else { "" }
     ));
+    let lying = s.items_at(cell);
+    if !lying.is_empty() {
+        let names: Vec<String> = lying.iter().map(|i| s.item_name(i)).collect();
+        out.push(format!(
+            "On the ground: {}{}",
+            names.join(", "),
+            if s.heavy_at(cell) {
+                " (heavy: no one may enter; shift it)"
+            } else {
+                ""
+            }
+        ));
+    }
     if let Some(a) = acting.and_then(|a| s.unit(a))
         && a.cell != cell
     {
@@ -420,6 +436,28 @@ fn tooltip_lines_now(
 pub fn tooltip_width(lines: &[String]) -> f32 {
     let longest = lines.iter().map(|l| l.chars().count()).max().unwrap_or(0);
     (longest as f32 * 13.0 * 0.6 + 16.0).clamp(40.0, 340.0)
+}
+
+/// What a unit carries, in words: "crossbow (in hand, 0/1 loaded), dagger (at the belt)".
+pub fn carried_words(s: &BattleState, u: &crate::rules::battle::Unit) -> String {
+    u.items
+        .iter()
+        .map(|c| {
+            let ammo = s.item_def(&c.item).map_or(0, |d| d.ammo);
+            let loaded = if ammo > 0 {
+                format!(", {}/{ammo} loaded", c.loaded)
+            } else {
+                String::new()
+            };
+            let at = match c.at {
+                crate::rules::battle::Place::Hand => "in hand",
+                crate::rules::battle::Place::Belt => "at the belt",
+                crate::rules::battle::Place::Pack => "in the pack",
+            };
+            format!("{} ({at}{loaded})", s.item_name(&c.item))
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 #[cfg(test)]

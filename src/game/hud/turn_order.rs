@@ -1,5 +1,5 @@
-//! The turn-order panel: the ruleset's order of play, the current unit marked, and under it
-//! how the battle is won ([`victory_lines`]).
+//! The turn-order panel: how the battle is won ([`victory_lines`]), then the ruleset's order
+//! of play with the current unit marked.
 
 use bevy::prelude::*;
 
@@ -85,7 +85,19 @@ fn turn_order(
             if folded.left {
                 return;
             }
-            p.spawn(ui::text("Turn order", 17.0, ui::ACCENT));
+            // How the battle is won, first: a long order runs on below the panel's room and
+            // is cut (whole lines only), the goal never is.
+            p.spawn(ui::text("To win", 15.0, ui::ACCENT));
+            for line in victory_lines(state) {
+                p.spawn(ui::text(line, 13.0, ui::TEXT));
+            }
+            p.spawn((
+                ui::text("Turn order", 17.0, ui::ACCENT),
+                Node {
+                    margin: UiRect::top(px(6)),
+                    ..default()
+                },
+            ));
             if clock.order.is_empty() {
                 p.spawn(ui::text("(the ruleset lists no order now)", 13.0, ui::DIM));
             }
@@ -101,6 +113,7 @@ fn turn_order(
                     Color::srgb(0.82, 0.8, 0.76)
                 };
                 p.spawn((
+                    ui::WholeOnly,
                     Node {
                         flex_direction: FlexDirection::Row,
                         align_items: AlignItems::Center,
@@ -141,17 +154,6 @@ fn turn_order(
                         colour,
                     ));
                 });
-            }
-            // How the battle is won, under the order.
-            p.spawn((
-                ui::text("To win", 15.0, ui::ACCENT),
-                Node {
-                    margin: UiRect::top(px(6)),
-                    ..default()
-                },
-            ));
-            for line in victory_lines(state) {
-                p.spawn(ui::text(line, 13.0, ui::TEXT));
             }
         });
 }

@@ -281,6 +281,7 @@ fn edited(text: &str, edit: &Edit) -> Result<String, String> {
                 cell: *cell,
                 template: template.clone(),
                 overrides: overrides.clone(),
+                items: Vec::new(),
             });
             add_item(&mut out, text, &spans, "units", &line)?;
         }
@@ -520,6 +521,10 @@ fn unit_text(u: &super::UnitDef) -> String {
     );
     if !u.overrides.is_empty() {
         line.push_str(&format!(", overrides: {}", map_text(&u.overrides)));
+    }
+    if !u.items.is_empty() {
+        let items: Vec<String> = u.items.iter().map(|i| quote(i)).collect();
+        line.push_str(&format!(", items: [{}]", items.join(", ")));
     }
     line.push(')');
     line

@@ -974,6 +974,7 @@ fn reinforcement(name: &str, side: &str, cell: (i32, i32)) -> level::UnitDef {
         cell,
         template: "warrior".into(),
         overrides: Default::default(),
+        items: Vec::new(),
     }
 }
 
