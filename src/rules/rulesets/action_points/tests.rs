@@ -389,6 +389,23 @@ fn the_clock_and_the_menu_speak_in_action_points() {
     let mv = crate::rules::rulesets::describe(&b, &mv(U0, 0, 0));
     let path = mv.path.expect("a move has a path");
     assert_eq!(path.cells().last(), Some(&Cell::new(0, 0)));
+    // A fallen unit's entry says it is down, not the AP it cannot spend.
+    assert!(
+        clock.order[1].label.ends_with(" AP"),
+        "{}",
+        clock.order[1].label
+    );
+    let mut b = b;
+    b.apply(&Event::Status {
+        unit: U1,
+        status: crate::rules::battle::Status::Down,
+    });
+    let clock = crate::rules::rulesets::clock(&b);
+    assert!(
+        clock.order[1].label.ends_with("down"),
+        "{}",
+        clock.order[1].label
+    );
 }
 
 /// No unit ever has AP: every turn is skipped, round after round. The battle passes those

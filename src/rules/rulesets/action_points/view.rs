@@ -2,7 +2,7 @@
 
 use super::{ActionPoints, AttackKind, Ev, State, actions, combat, names, turns};
 use crate::rules::battle::common::ndx;
-use crate::rules::battle::{BattleState, Command, Condition, Reaction, UnitId};
+use crate::rules::battle::{BattleState, Command, Condition, Reaction, Status, UnitId};
 use crate::rules::rulesets::Member;
 use crate::rules::rulesets::view::{self as shared, Clock, CommandInfo, Odds, OrderEntry};
 
@@ -89,14 +89,20 @@ pub(super) fn clock(s: &BattleState, r: &State) -> Clock {
         .enumerate()
         .map(|(i, &u)| {
             let unit = &s.units[u.index()];
-            OrderEntry {
-                unit: u,
-                label: format!(
-                    "init {} \u{b7} {}/{} AP",
-                    r.scores.get(u).copied().unwrap_or(NO_SCORE),
+            let init = r.scores.get(u).copied().unwrap_or(NO_SCORE);
+            // The fallen say so, as in the other rulesets, not their unspendable AP.
+            let label = match unit.status {
+                Status::Dead => format!("init {init} \u{b7} dead"),
+                Status::Down => format!("init {init} \u{b7} down"),
+                Status::Active => format!(
+                    "init {init} \u{b7} {}/{} AP",
                     unit.pool(names::AP),
                     unit.stat(names::AP)
                 ),
+            };
+            OrderEntry {
+                unit: u,
+                label,
                 current: i == r.turn,
                 done: i < r.turn,
             }
