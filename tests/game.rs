@@ -616,6 +616,39 @@ fn the_log_panel_shows_a_whole_move_once_its_steps_are_shown() {
     );
 }
 
+/// After a new decision (a quick load, the AI's move) the cursor forgets the pointed cell, so
+/// the tooltip waits for the pointer; a click without moving the pointer still means the cell
+/// under it (a newcomer's click after F9 did nothing and said nothing).
+#[test]
+fn a_click_acts_on_the_cell_under_the_pointer_even_after_the_cursor_forgot_it() {
+    let mut app = hot_seat();
+    let unit = acting(&app);
+    let start = battle(&app).state.units[unit.index()].cell;
+    let grid = *battle(&app).state.grid();
+    let to = battle(&app)
+        .state
+        .legal_commands()
+        .into_iter()
+        .find_map(|c| match c {
+            Command::Move { to, .. } if to != start => Some(to),
+            _ => None,
+        })
+        .expect("a move");
+    let layout = BoardLayout::new(grid);
+    app.world_mut().resource_mut::<MouseWorld>().0 = layout.cell_center(to);
+    app.update();
+    app.world_mut()
+        .resource_mut::<fray::game::input::CursorCell>()
+        .0 = None;
+    let before = battle(&app).commands.len();
+    click(&mut app);
+    assert_eq!(
+        battle(&app).commands.get(before),
+        Some(&Command::Move { unit, to }),
+        "the click moved the unit to the cell under the pointer"
+    );
+}
+
 #[test]
 fn the_keyboard_cursor_and_enter_move_and_undo_takes_it_back() {
     let mut app = hot_seat();

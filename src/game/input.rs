@@ -508,6 +508,8 @@ fn mouse_click(
     blocked: Res<InputBlocked>,
     view: Res<View>,
     cursor: Res<CursorCell>,
+    world: Res<MouseWorld>,
+    boards: Query<&BoardGrid>,
     mut targeting: ResMut<Targeting>,
     mut submit: MessageWriter<Submit>,
     mut toasts: MessageWriter<Toast>,
@@ -516,7 +518,13 @@ fn mouse_click(
     if !buttons.just_pressed(MouseButton::Left) || over.0 || blocked.0 || !view.can_act() {
         return;
     }
-    if let Some(c) = cursor.0 {
+    // The cell pointed at, even when a new decision (a quick load, the AI's move) has made
+    // the cursor forget it and the pointer has not moved since: a click still means it.
+    let pointed = || {
+        let grid = boards.iter().next()?;
+        cell_at(&BoardLayout::new(grid.0), world.0?)
+    };
+    if let Some(c) = cursor.0.or_else(pointed) {
         confirm(
             c,
             &view,
