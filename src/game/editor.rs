@@ -22,7 +22,7 @@
 //! In the units tool the panel lists how the level is won: click a condition to remove it,
 //! or add the last side standing, the new units' side holding out some rounds (- and + set
 //! them), or that side reaching a cell (the next click on the board picks it).
-//! Under them, the level's events ([`events`]): each in words, a click removes it; R makes each
+//! Under them, the level's events (`editor::events`): each in words, a click removes it; R makes each
 //! empty cell clicked a reinforcement arriving on the round shown (- and +; drawn faint, picked,
 //! moved and removed as units are), and Message... adds a message for that round.
 //! The units tool also lists the level's name, description and seed and its sides, each a
