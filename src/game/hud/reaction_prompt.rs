@@ -55,11 +55,15 @@ fn reaction_prompt(
             Interaction::default(),
             DespawnOnExit(Screen::Battle),
             ui::dialog(
+                // Wide and high enough that a long prompt (several answers, each with its
+                // odds) fits a 1024x640 window; it ran off the bottom from 30% down.
                 Node {
                     position_type: PositionType::Absolute,
-                    left: percent(30),
-                    right: percent(30),
-                    top: percent(30),
+                    left: percent(24),
+                    right: percent(24),
+                    top: percent(14),
+                    max_height: percent(80),
+                    overflow: Overflow::clip(),
                     padding: UiRect::all(px(16)),
                     ..default()
                 },
