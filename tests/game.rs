@@ -649,6 +649,39 @@ fn a_click_acts_on_the_cell_under_the_pointer_even_after_the_cursor_forgot_it() 
     );
 }
 
+/// E while a target is chosen from a list ends nothing, and says how to end the turn.
+#[test]
+fn end_turn_while_choosing_a_target_says_how_instead_of_nothing() {
+    let level = fray::rules::level::load_path(&levels_dir().join("phases_hex_skirmish.ron"))
+        .expect("hex skirmish");
+    let mut setup = BattleSetup::new(level, None);
+    setup.controls = vec![SideControl::Human; 2];
+    let mut app = battle_app(setup);
+    let view = app.world().resource::<fray::game::hud::View>();
+    let (i, group) = view
+        .menu
+        .iter()
+        .enumerate()
+        .find(|(_, e)| e.needs_target() && e.group != "Move")
+        .map(|(i, e)| (i, e.group.clone()))
+        .expect("a menu entry with a list of targets");
+    press_button(&mut app, fray::game::ui::UiAction::Menu(i));
+    assert_eq!(
+        app.world().resource::<fray::game::hud::Targeting>().group,
+        Some(group.clone())
+    );
+    let before = battle(&app).commands.len();
+    tap(&mut app, KeyCode::KeyE);
+    app.update();
+    assert_eq!(battle(&app).commands.len(), before, "the turn goes on");
+    let said = format!("Choosing a target for {group}");
+    assert!(
+        texts(&mut app).iter().any(|t| t.contains(&said)),
+        "{:?}",
+        texts(&mut app)
+    );
+}
+
 #[test]
 fn the_keyboard_cursor_and_enter_move_and_undo_takes_it_back() {
     let mut app = hot_seat();

@@ -364,6 +364,18 @@ fn keyboard(
     if !view.can_act() {
         return;
     }
+    // End turn while a target is chosen from a sub-list (the menu's End turn entry is not
+    // what the player looks at then): say how. (Moving, the menu stays and E ends the turn.)
+    if let Some(group) = &targeting.group
+        && !view.sub.is_empty()
+        && bound.just_pressed(&keys::END_TURN, &keys)
+    {
+        toasts.write(Toast(format!(
+            "Choosing a target for {group}: Esc goes back to the menu, then {} ends the turn",
+            bound.name(&keys::END_TURN)
+        )));
+        return;
+    }
     // Menu hotkeys: the sub-list's when one is open, else the menu's.
     let react = matches!(battle.state.pending(), Decision::React { .. });
     let list = if targeting.group.is_some() && !view.sub.is_empty() {
