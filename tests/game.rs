@@ -623,18 +623,8 @@ fn the_log_panel_shows_a_whole_move_once_its_steps_are_shown() {
 fn a_click_acts_on_the_cell_under_the_pointer_even_after_the_cursor_forgot_it() {
     let mut app = hot_seat();
     let unit = acting(&app);
-    let start = battle(&app).state.units[unit.index()].cell;
-    let grid = *battle(&app).state.grid();
-    let to = battle(&app)
-        .state
-        .legal_commands()
-        .into_iter()
-        .find_map(|c| match c {
-            Command::Move { to, .. } if to != start => Some(to),
-            _ => None,
-        })
-        .expect("a move");
-    let layout = BoardLayout::new(grid);
+    let to = first_move(&app);
+    let layout = BoardLayout::new(*battle(&app).state.grid());
     app.world_mut().resource_mut::<MouseWorld>().0 = layout.cell_center(to);
     app.update();
     app.world_mut()

@@ -256,6 +256,24 @@ pub(super) fn readied_on(s: &BattleState, actor: UnitId) -> Vec<UnitId> {
 /// Standing up from prone provokes from every enemy threatening the unit's hex that may still
 /// make an attack of opportunity (a new opportunity each time); acrobatics negates it.
 pub(super) fn stand_up(x: &mut Exec, u: UnitId) {
+    if let Some(reactors) = provoked(x, u, true) {
+        x.emit(Event::Interrupted(Interrupt {
+            trigger: Trigger::Provoked {
+                actor: u,
+                action: "Stand up".into(),
+            },
+            reactors,
+            resume: Phases::resume(After::StandUp),
+        }));
+        return;
+    }
+    x.set_condition(u, Condition::Prone, false);
+}
+
+/// The enemies a provoking act of `u` on its hex gives an attack of opportunity: every one
+/// threatening the hex that may still make one, unless `skill_negates` and `u`'s acrobatics
+/// roll (3d6 under the skill) negates it. `None`: no one may attack.
+fn provoked(x: &mut Exec, u: UnitId, skill_negates: bool) -> Option<Vec<UnitId>> {
     let r = Phases::state(x.s());
     let cell = x.s().units[u.index()].cell;
     let reactors: Vec<UnitId> = r
@@ -267,25 +285,16 @@ pub(super) fn stand_up(x: &mut Exec, u: UnitId) {
             x.s().are_enemies(e, u) && may_make_aoo(eu, r, e) && threatens(x.s(), e, cell)
         })
         .collect();
-    if !reactors.is_empty() {
-        let skill = x.s().units[u.index()].stat(names::ACROBATICS);
-        let negated = skill > 0
-            && x.roll_under(Some(u), Purpose::Skill, &ndx(3, 6, 0), skill)
-                .total
-                <= skill;
-        if !negated {
-            x.emit(Event::Interrupted(Interrupt {
-                trigger: Trigger::Provoked {
-                    actor: u,
-                    action: "Stand up".into(),
-                },
-                reactors,
-                resume: Phases::resume(After::StandUp),
-            }));
-            return;
-        }
+    if reactors.is_empty() {
+        return None;
     }
-    x.set_condition(u, Condition::Prone, false);
+    let skill = x.s().units[u.index()].stat(names::ACROBATICS);
+    let negated = skill_negates
+        && skill > 0
+        && x.roll_under(Some(u), Purpose::Skill, &ndx(3, 6, 0), skill)
+            .total
+            <= skill;
+    (!negated).then_some(reactors)
 }
 
 /// An item action that provokes (P-67, P-70, P-77, P-78, P-82): every enemy threatening the
@@ -293,35 +302,16 @@ pub(super) fn stand_up(x: &mut Exec, u: UnitId) {
 /// lets a skill check negate it (`skill_negates`: drawing a focus, reloading a gun), the
 /// unit's acrobatics roll does, as for standing up (house rule). Then the action is done.
 pub(super) fn provoking_item_action(x: &mut Exec, u: UnitId, action: &Action, skill_negates: bool) {
-    let r = Phases::state(x.s());
-    let cell = x.s().units[u.index()].cell;
-    let reactors: Vec<UnitId> = r
-        .order
-        .iter()
-        .copied()
-        .filter(|&e| {
-            let eu = &x.s().units[e.index()];
-            x.s().are_enemies(e, u) && may_make_aoo(eu, r, e) && threatens(x.s(), e, cell)
-        })
-        .collect();
-    if !reactors.is_empty() {
-        let skill = x.s().units[u.index()].stat(names::ACROBATICS);
-        let negated = skill_negates
-            && skill > 0
-            && x.roll_under(Some(u), Purpose::Skill, &ndx(3, 6, 0), skill)
-                .total
-                <= skill;
-        if !negated {
-            x.emit(Event::Interrupted(Interrupt {
-                trigger: Trigger::Provoked {
-                    actor: u,
-                    action: action.name().into(),
-                },
-                reactors,
-                resume: Phases::resume(After::Item(action.clone())),
-            }));
-            return;
-        }
+    if let Some(reactors) = provoked(x, u, skill_negates) {
+        x.emit(Event::Interrupted(Interrupt {
+            trigger: Trigger::Provoked {
+                actor: u,
+                action: action.name().into(),
+            },
+            reactors,
+            resume: Phases::resume(After::Item(action.clone())),
+        }));
+        return;
     }
     x.item_action(u, action);
 }
