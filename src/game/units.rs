@@ -279,6 +279,26 @@ pub struct Floater {
     age: f32,
 }
 
+/// Where a floating text of font size `size` goes, wanted at `at`: below any floating text
+/// still up that it would overlap (several numbers of one blow, "-2 body" and "-10 stun", read
+/// one under the other rather than on top of each other). `taken` holds where the others are,
+/// and gets this one.
+fn float_place(at: Vec2, size: f32, text: &str, taken: &mut Vec<(Vec2, Vec2)>) -> Vec2 {
+    let half = super::labels::text_size(text, size) / 2.0;
+    let mut p = at;
+    for _ in 0..8 {
+        let Some((q, h)) = taken
+            .iter()
+            .find(|(q, h)| (q.x - p.x).abs() < half.x + h.x && (q.y - p.y).abs() < half.y + h.y)
+        else {
+            break;
+        };
+        p.y = q.y - h.y - half.y - 2.0;
+    }
+    taken.push((p, half));
+    p
+}
+
 fn float_text(commands: &mut Commands, at: Vec2, text: String, colour: Color, size: f32) {
     commands.spawn((
         Name::new("Floating text"),
@@ -314,6 +334,7 @@ fn play_events(
     view: Res<View>,
     mut toasts: MessageWriter<super::battle::Toast>,
     boards: Query<&BoardGrid>,
+    floaters: Query<(&Transform, &Text2d, &TextFont), With<Floater>>,
 ) {
     let skip =
         settings.skip_animations || settings.keys.just_pressed(&super::keys::SHOW_NOW, &keys);
@@ -330,6 +351,24 @@ fn play_events(
     let size = layout
         .as_ref()
         .map_or(64.0, |l| l.tile_size.x.min(l.tile_size.y));
+    // The floating texts still up, as (centre, half size): a new one goes clear of them.
+    let mut taken: Vec<(Vec2, Vec2)> = floaters
+        .iter()
+        .map(|(t, text, font)| {
+            let px = match font.font_size {
+                FontSize::Px(px) => px,
+                _ => 16.0,
+            };
+            (
+                t.translation.truncate(),
+                super::labels::text_size(&text.0, px) / 2.0,
+            )
+        })
+        .collect();
+    let mut float = |commands: &mut Commands, at: Vec2, text: String, colour: Color, px: f32| {
+        let at = float_place(at, px, &text, &mut taken);
+        float_text(commands, at, text, colour, px);
+    };
     // Show events until one needs time (all of them when skipping).
     let mut shown = 0;
     while let Some(event) = battle.show_next() {
@@ -353,7 +392,7 @@ fn play_events(
                         (true, false) => ("Hit", Color::srgb(1.0, 0.9, 0.75)),
                         _ => ("Miss", Color::srgb(0.75, 0.85, 1.0)),
                     };
-                    float_text(
+                    float(
                         &mut commands,
                         p + Vec2::new(0.0, size * 0.5),
                         t.into(),
@@ -377,7 +416,7 @@ fn play_events(
                         (false, true) => Color::srgb(0.5, 1.0, 0.5),
                         _ => Color::srgb(0.85, 0.85, 0.95),
                     };
-                    float_text(
+                    float(
                         &mut commands,
                         p + Vec2::new(size * 0.2, size * 0.2),
                         label,
@@ -393,7 +432,7 @@ fn play_events(
                     } else {
                         "Down"
                     };
-                    float_text(
+                    float(
                         &mut commands,
                         p + Vec2::new(0.0, -size * 0.2),
                         t.into(),
@@ -796,5 +835,35 @@ fn place_tokens(
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two numbers of one blow at the same spot read one under the other; one elsewhere stays
+    /// where it was wanted.
+    #[test]
+    fn floating_texts_of_one_blow_do_not_overlap() {
+        let mut taken = Vec::new();
+        let at = Vec2::new(100.0, 50.0);
+        let a = float_place(at, 20.0, "-2 body", &mut taken);
+        let b = float_place(at, 20.0, "-10 stun", &mut taken);
+        let c = float_place(at, 20.0, "Down", &mut taken);
+        assert_eq!(a, at);
+        let box_of =
+            |p: Vec2, t: &str| Rect::from_center_size(p, crate::game::labels::text_size(t, 20.0));
+        let (ra, rb, rc) = (
+            box_of(a, "-2 body"),
+            box_of(b, "-10 stun"),
+            box_of(c, "Down"),
+        );
+        for (x, y) in [(ra, rb), (ra, rc), (rb, rc)] {
+            assert!(x.intersect(y).is_empty(), "{x:?} overlaps {y:?}");
+        }
+        assert!(b.y < a.y && c.y < b.y, "stacked downwards: {a} {b} {c}");
+        let far = Vec2::new(400.0, 50.0);
+        assert_eq!(float_place(far, 20.0, "-3", &mut taken), far);
     }
 }
