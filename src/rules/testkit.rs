@@ -9,7 +9,9 @@
 //! reject(&mut b, mv(U0, 9, 9), "off the map");
 //! ```
 
-use crate::rules::battle::{Action, BattleState, Command, Event, Purpose, Reaction, UnitId};
+use crate::rules::battle::{
+    Action, BattleState, Command, Decision, Event, Intent, Purpose, Reaction, UnitId,
+};
 use crate::rules::grid::Cell;
 use crate::rules::level::{self, Level};
 use crate::rules::rulesets::RulesetId;
@@ -275,4 +277,33 @@ fn a_field_is_a_valid_level_of_its_ruleset() {
         assert_eq!(level.file.ruleset, id);
         assert_eq!(level.file.units.len(), 2);
     }
+}
+
+/// Plays the battle until the hero (unit 0) must act: the foe ends its turns, the hero is picked
+/// first and declares Melee, reactions are declined.
+pub fn to_hero(b: &mut BattleState) {
+    for _ in 0..50 {
+        let cmd = match b.pending() {
+            Decision::Act { unit } if unit == U0 => return,
+            Decision::Act { unit } => Command::EndTurn { unit },
+            Decision::Pick { options, .. } => Command::Pick {
+                unit: if options.contains(&U0) {
+                    U0
+                } else {
+                    options[0]
+                },
+            },
+            Decision::Declare { unit, .. } => Command::Declare {
+                unit,
+                intent: Intent::Melee,
+            },
+            Decision::React { unit, .. } => Command::React {
+                unit,
+                reaction: Reaction::Decline,
+            },
+            Decision::Over { .. } => panic!("the battle ended"),
+        };
+        run(b, cmd);
+    }
+    panic!("the hero never got to act: {:?}", b.pending());
 }

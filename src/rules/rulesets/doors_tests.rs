@@ -1,11 +1,11 @@
 //! Doors in every ruleset: offered when next to one, blocking while shut, opened and shut at
 //! each ruleset's price, refused with a reason (and nothing changed) when they cannot be.
 
-use crate::rules::battle::{Action, BattleState, Command, Decision, Event, Intent, Reaction};
+use crate::rules::battle::{Action, Command, Decision, Event};
 use crate::rules::grid::Cell;
 use crate::rules::map::Door;
 use crate::rules::rulesets::{Member, RulesetId, sides};
-use crate::rules::testkit::{Field, U0, run};
+use crate::rules::testkit::{Field, U0, run, to_hero};
 
 /// A wall down column 2 with a door at (2, 2); the hero at (1, 2), the foe far off at (6, 2).
 fn field(ruleset: RulesetId, template: &str, door: char) -> Field {
@@ -27,35 +27,6 @@ const RULESETS: [(RulesetId, &str); 5] = [
     (RulesetId::Alternating, "spear_warden"),
     (RulesetId::ActionPoints, "fighter"),
 ];
-
-/// Plays the battle until the hero must act: the foe ends its turns, the hero is picked
-/// first and declares Melee, reactions are declined.
-fn to_hero(b: &mut BattleState) {
-    for _ in 0..50 {
-        let cmd = match b.pending() {
-            Decision::Act { unit } if unit == U0 => return,
-            Decision::Act { unit } => Command::EndTurn { unit },
-            Decision::Pick { options, .. } => Command::Pick {
-                unit: if options.contains(&U0) {
-                    U0
-                } else {
-                    options[0]
-                },
-            },
-            Decision::Declare { unit, .. } => Command::Declare {
-                unit,
-                intent: Intent::Melee,
-            },
-            Decision::React { unit, .. } => Command::React {
-                unit,
-                reaction: Reaction::Decline,
-            },
-            Decision::Over { .. } => panic!("the battle ended"),
-        };
-        run(b, cmd);
-    }
-    panic!("the hero never got to act: {:?}", b.pending());
-}
 
 fn open() -> Command {
     Command::Act {

@@ -2,35 +2,10 @@
 //! back, each ruleset's price for handling items, attacks of opportunity, and refusals that
 //! change nothing. The scenarios `tests/scenarios/*/items_*.ron` walk through the rows.
 
-use crate::rules::battle::{Action, BattleState, Command, Decision, Event, Place, Reaction};
+use crate::rules::battle::{Action, Command, Decision, Event, Place};
 use crate::rules::grid::Cell;
 use crate::rules::rulesets::RulesetId;
-use crate::rules::testkit::{Field, U0, U1, reject, run};
-
-/// Plays until the hero (unit 0) must act: others end their turns, the hero is picked first,
-/// reactions are declined.
-fn to_hero(b: &mut BattleState) {
-    for _ in 0..50 {
-        let cmd = match b.pending() {
-            Decision::Act { unit } if unit == U0 => return,
-            Decision::Act { unit } => Command::EndTurn { unit },
-            Decision::Pick { options, .. } => Command::Pick {
-                unit: if options.contains(&U0) {
-                    U0
-                } else {
-                    options[0]
-                },
-            },
-            Decision::React { unit, .. } => Command::React {
-                unit,
-                reaction: Reaction::Decline,
-            },
-            d => panic!("{d:?}"),
-        };
-        run(b, cmd);
-    }
-    panic!("the hero never got to act");
-}
+use crate::rules::testkit::{Field, U0, U1, reject, run, to_hero};
 
 fn act(action: Action) -> Command {
     Command::Act { unit: U0, action }
