@@ -952,6 +952,59 @@ fn quick_load_asks_before_throwing_away_progress() {
     assert_eq!(battle(&app).commands, saved);
 }
 
+/// A question ("press F9 again to load it") goes with its offer when the battle moves on
+/// before the second press (a command played, by the AI say), and says that nothing was
+/// loaded; the next F9 asks again rather than loading.
+#[test]
+fn a_quick_load_question_lapses_aloud_when_the_battle_moves_on() {
+    isolate_saves();
+    let mut app = hot_seat();
+    tap(&mut app, KeyCode::F5);
+    let saved = battle(&app).commands.clone();
+    let play = |app: &mut App| {
+        let cmd = battle(app)
+            .state
+            .legal_commands()
+            .into_iter()
+            .find(|c| matches!(c, Command::Move { .. }))
+            .expect("a move");
+        app.world_mut()
+            .resource_mut::<Battle>()
+            .submit(&cmd, false)
+            .expect("legal");
+    };
+    play(&mut app);
+    tap(&mut app, KeyCode::F9);
+    assert!(
+        texts(&mut app).iter().any(|t| t.contains("press F9 again")),
+        "asked"
+    );
+    play(&mut app);
+    app.update();
+    app.update();
+    let shown = texts(&mut app);
+    assert!(
+        !shown.iter().any(|t| t.contains("press F9 again")),
+        "the question stays up after the battle moved on: {shown:?}"
+    );
+    assert!(
+        shown.iter().any(|t| t.contains("nothing was loaded")),
+        "{shown:?}"
+    );
+    let moved = battle(&app).commands.clone();
+    tap(&mut app, KeyCode::F9);
+    assert_eq!(
+        battle(&app).commands,
+        moved,
+        "one F9 after the lapse loads nothing"
+    );
+    assert_ne!(moved, saved);
+    assert!(
+        texts(&mut app).iter().any(|t| t.contains("press F9 again")),
+        "asks again"
+    );
+}
+
 /// A second battle's saves never touch the first's: each battle has its own slots.
 #[test]
 fn a_new_battle_does_not_replace_another_battles_autosave() {
@@ -3847,6 +3900,47 @@ fn movement_costs_show_only_where_the_pointer_is() {
     let pointed = layers(&state, &legal, acting, Some(to), None, false);
     assert!(pointed.path.is_some());
     assert_eq!(pointed.cost_marks, vec![(to, cost.to_string())]);
+}
+
+/// Cells only a full move reaches (a full phase in `phases`, two moves in `sides`) are shaded
+/// apart from those a shorter move reaches, which leaves the unit its attack: the two bands
+/// are both there, and a cell is far exactly when its move costs the larger allowance.
+#[test]
+fn cells_only_a_full_move_reaches_are_shaded_apart() {
+    use fray::game::overlays::layers;
+    for (file, far_cost) in [
+        ("phases_flat_canyon.ron", "full phase"),
+        ("sides_village_brawl.ron", "Move + Main actions (two moves)"),
+    ] {
+        let level = fray::rules::level::load_path(&levels_dir().join(file)).expect("level");
+        let (mut state, _) = fray::rules::battle::BattleState::start(&level, 3);
+        // `sides` opens on the side choosing who acts first.
+        if let Some(pick) = state
+            .legal_commands()
+            .into_iter()
+            .find(|c| matches!(c, Command::Pick { .. }))
+        {
+            state.execute(&pick).expect("legal");
+        }
+        let legal = fray::game::menu::described(&state);
+        let acting = state.pending().unit();
+        let l = layers(&state, &legal, acting, None, None, false);
+        assert!(!l.far.is_empty(), "{file}: a full move reaches further");
+        assert!(
+            l.far.len() < l.reach.len(),
+            "{file}: and a half move somewhere"
+        );
+        for d in &legal {
+            if let Command::Move { to, .. } = d.command {
+                assert_eq!(
+                    l.far.contains(&to),
+                    d.info.cost == far_cost,
+                    "{file}: {to:?} costs {}",
+                    d.info.cost
+                );
+            }
+        }
+    }
 }
 
 #[test]

@@ -609,9 +609,25 @@ pub struct Submit {
     pub human: bool,
 }
 
-/// A short message shown at the bottom of the screen (a rejected command, "saved").
+/// A short message shown at the bottom of the screen (a rejected command, "saved") for a few
+/// seconds.
 #[derive(Message, Clone, Debug, PartialEq)]
-pub struct Toast(pub String);
+pub struct Toast {
+    pub text: String,
+    /// It asks for a second press ("press F9 again to load it"): it goes, with what it
+    /// offered, as soon as the battle moves on to another decision.
+    pub asks: bool,
+}
+
+impl Toast {
+    pub fn say(text: String) -> Self {
+        Toast { text, asks: false }
+    }
+
+    pub fn ask(text: String) -> Self {
+        Toast { text, asks: true }
+    }
+}
 
 /// Player preferences for the battle screen. The game (`fray play`) keeps them between runs
 /// in `settings.ron` in the user's config folder ([`Settings::path`]); a missing or unreadable
@@ -767,7 +783,7 @@ fn apply_submissions(
 ) {
     for s in submits.read() {
         if let Err(reason) = battle.submit(&s.command, s.human) {
-            toasts.write(Toast(format!("Not allowed: {reason}")));
+            toasts.write(Toast::say(format!("Not allowed: {reason}")));
         }
     }
 }
@@ -787,9 +803,9 @@ fn undo_key(
         || (ctrl && keys.just_pressed(KeyCode::KeyZ))
     {
         if battle.undo() {
-            toasts.write(Toast("Move undone".into()));
+            toasts.write(Toast::say("Move undone".into()));
         } else if battle.human_to_decide() {
-            toasts.write(Toast(
+            toasts.write(Toast::say(
                 "Nothing to undo: only moves with no die rolled since can be taken back".into(),
             ));
         }

@@ -370,7 +370,7 @@ fn keyboard(
         && !view.sub.is_empty()
         && bound.just_pressed(&keys::END_TURN, &keys)
     {
-        toasts.write(Toast(format!(
+        toasts.write(Toast::say(format!(
             "Choosing a target for {group}: Esc goes back to the menu, then {} ends the turn",
             bound.name(&keys::END_TURN)
         )));
@@ -396,7 +396,7 @@ fn keyboard(
                     .acting
                     .and_then(|u| battle.shown.unit(u))
                     .map_or("This unit", |u| &u.name);
-                toasts.write(Toast(format!(
+                toasts.write(Toast::ask(format!(
                     "{who}'s turn has just begun: press {} again to end it",
                     bound.name(&keys::END_TURN)
                 )));
@@ -452,7 +452,9 @@ fn confirm(
         {
             clicks.write(UiClick(UiAction::Pick(u)));
         } else {
-            toasts.write(Toast("Choose one of the units that may act next".into()));
+            toasts.write(Toast::say(
+                "Choose one of the units that may act next".into(),
+            ));
         }
         return;
     }
@@ -466,13 +468,13 @@ fn confirm(
             });
         }
         None if targeting.group.is_some() => {
-            toasts.write(Toast(
+            toasts.write(Toast::say(
                 "Not a valid choice here: pick a highlighted cell".into(),
             ));
         }
         None => {
             if let Some(why) = why_not_attack(state, view.acting, cell) {
-                toasts.write(Toast(why));
+                toasts.write(Toast::say(why));
             }
         }
     }

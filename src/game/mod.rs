@@ -410,7 +410,7 @@ fn reload_open_level(
                 let b = Battle::new(setup);
                 commands.insert_resource(ai_driver::AiPlayers::for_battle(&b));
                 commands.insert_resource(b);
-                toasts.write(battle::Toast(
+                toasts.write(battle::Toast::say(
                     "The level was edited: a fresh battle on it".into(),
                 ));
             }

@@ -76,6 +76,8 @@ pub enum Overlay {
 }
 
 const REACH: Color = Color::srgba(0.35, 0.7, 1.0, 0.55);
+/// Cells only a full move reaches ([`Layers::far`]): dimmer, towards violet.
+const REACH_FAR: Color = Color::srgba(0.72, 0.42, 1.0, 0.45);
 const THREAT: Color = Color::srgba(0.95, 0.45, 0.1, 0.55);
 const TARGET: Color = Color::srgba(1.0, 0.85, 0.25, 0.95);
 const CURSOR: Color = Color::srgba(1.0, 1.0, 1.0, 0.9);
@@ -90,6 +92,10 @@ pub struct Layers {
     pub reach_text: Vec<(Cell, String)>,
     /// The cost labels drawn on reachable cells ([`cost_marks`]).
     pub cost_marks: Vec<(Cell, String)>,
+    /// Reachable cells only a full move reaches, leaving the unit less to do than the nearer
+    /// ones ([`crate::rules::rulesets::CommandInfo::dear`]): a full phase in `phases`, two moves
+    /// in `sides`, a run in `segments`. Drawn in a second shade.
+    pub far: Vec<Cell>,
     pub threat: Vec<Cell>,
     /// Cells of valid targets or destinations of the chosen group (or of attacks).
     pub targets: Vec<Cell>,
@@ -174,6 +180,9 @@ pub fn layers(
             && !out.reach.iter().any(|(x, _)| *x == c)
         {
             out.reach.push((c, p.cost()));
+            if d.info.dear {
+                out.far.push(c);
+            }
             if let Some(t) = cost_count(&d.info.cost) {
                 out.reach_text.push((c, t));
             }
@@ -440,12 +449,17 @@ fn draw(
     }
     for (c, _) in &layers.reach {
         if let Some(p) = layout.cell_center(*c) {
+            let colour = if layers.far.contains(c) {
+                REACH_FAR
+            } else {
+                REACH
+            };
             spawn(
                 &mut commands,
                 Overlay::Reach,
                 p,
                 1.5,
-                (cell_sprite(Pattern::Reach, fogged.shade(*c, REACH)),),
+                (cell_sprite(Pattern::Reach, fogged.shade(*c, colour)),),
             );
             if let Some((_, text)) = layers.cost_marks.iter().find(|(x, _)| x == c) {
                 label(

@@ -153,7 +153,7 @@ fn autosave_each_round(
     if round > battle.saved_round && battle.queue.is_empty() && battle.state.outcome.is_none() {
         battle.saved_round = round;
         if let Err(e) = save(&mut battle, Slot::Auto) {
-            toasts.write(Toast(format!("Autosave failed: {e}")));
+            toasts.write(Toast::say(format!("Autosave failed: {e}")));
         }
     }
 }

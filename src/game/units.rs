@@ -444,7 +444,7 @@ fn play_events(
             Event::Scripted(s) if seen && announce(s) => {
                 let line = crate::rules::battle::log::describe(&battle.shown, &event);
                 if !line.is_empty() {
-                    toasts.write(super::battle::Toast(line));
+                    toasts.write(super::battle::Toast::say(line));
                 }
             }
             _ => {}

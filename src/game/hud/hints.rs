@@ -95,7 +95,10 @@ fn hints(
         )
     } else {
         match s.pending() {
-            Decision::Act { unit } => act_hint(s, unit, battle.can_undo(), &settings.keys),
+            Decision::Act { unit } => {
+                let far = view.legal.iter().any(|d| d.info.dear);
+                act_hint(s, unit, battle.can_undo(), far, &settings.keys)
+            }
             Decision::Pick { .. } => {
                 "Choose who acts next: click one of your units, Tab + Enter, or a number.".into()
             }
@@ -116,8 +119,15 @@ fn hints(
 }
 
 /// The hint for a unit to act, naming only what it can do now: a stunned unit whose one
-/// legal command is Recover is not told to click cells or press E.
-fn act_hint(s: &BattleState, unit: UnitId, can_undo: bool, bound: &keys::KeyBindings) -> String {
+/// legal command is Recover is not told to click cells or press E. `far`: some cells only a
+/// full move reaches (drawn violet), which the hint names.
+fn act_hint(
+    s: &BattleState,
+    unit: UnitId,
+    can_undo: bool,
+    far: bool,
+    bound: &keys::KeyBindings,
+) -> String {
     let legal = s.legal_commands();
     let moves = legal.iter().any(|c| c.destination().is_some());
     let attacks = legal.iter().any(|c| c.attack_target().is_some());
@@ -133,7 +143,9 @@ fn act_hint(s: &BattleState, unit: UnitId, can_undo: bool, bound: &keys::KeyBind
         return format!("{name} can only {label} now: press {key}.");
     }
     let mut click = Vec::new();
-    if moves {
+    if moves && far {
+        click.push("a highlighted cell to move (violet: full move, no attack)");
+    } else if moves {
         click.push("a highlighted cell to move");
     }
     if attacks {
@@ -157,19 +169,63 @@ fn act_hint(s: &BattleState, unit: UnitId, can_undo: bool, bound: &keys::KeyBind
     }
 }
 
+/// The moment a question is asked in: the decision waited for and the commands played.
+fn moment(b: &Battle) -> (Decision, usize) {
+    (b.state.pending(), b.commands.len())
+}
+
+/// What an asking toast was written under: the decision the battle waited for, the number of
+/// commands played, and whether a quick load stood asking for a second F9.
+#[derive(Default)]
+struct Shown {
+    until: f32,
+    decision: Option<(Decision, usize)>,
+    asked_load: bool,
+}
+
+/// Shows the last toast for 4 seconds. A toast that asks for a second press ("press E again
+/// to end it", "press F9 again to load it") speaks of the moment it was written, so it goes as
+/// soon as a command is played or the decision changes, and a quick load that stood asking says
+/// it lapsed. (Other toasts, such as an event announced while the AI plays on, stay their 4
+/// seconds.)
 fn toasts(
     mut new: MessageReader<Toast>,
     time: Res<Time>,
+    battle: Option<Res<Battle>>,
     mut text: Query<&mut Text, With<ToastText>>,
-    mut until: Local<f32>,
+    mut shown: Local<Shown>,
 ) {
     let Ok(mut text) = text.single_mut() else {
         return;
     };
-    if let Some(Toast(msg)) = new.read().last() {
-        text.0 = menu::ascii(msg);
-        *until = time.elapsed_secs() + 4.0;
-    } else if !text.0.is_empty() && time.elapsed_secs() > *until {
+    let now = time.elapsed_secs();
+    if let Some(toast) = new.read().last() {
+        text.0 = menu::ascii(&toast.text);
+        *shown = Shown {
+            until: now + 4.0,
+            decision: toast.asks.then(|| battle.as_deref().map(moment)).flatten(),
+            asked_load: toast.asks && battle.as_ref().is_some_and(|b| b.confirm_load),
+        };
+        return;
+    }
+    if text.0.is_empty() {
+        return;
+    }
+    let moved_on = battle
+        .as_deref()
+        .is_some_and(|b| shown.decision.as_ref().is_some_and(|d| *d != moment(b)));
+    if moved_on {
+        if shown.asked_load && battle.as_ref().is_some_and(|b| !b.confirm_load) {
+            text.0 = "The battle moved on before the second F9: nothing was loaded".into();
+            *shown = Shown {
+                until: now + 4.0,
+                decision: None,
+                asked_load: false,
+            };
+        } else {
+            text.0.clear();
+        }
+    } else if now > shown.until {
         text.0.clear();
     }
 }
@@ -186,14 +242,14 @@ mod tests {
         let Decision::Act { unit } = b.pending() else {
             panic!("the battle opens on a unit to act: {:?}", b.pending());
         };
-        let h = act_hint(&b, unit, false, &Default::default());
+        let h = act_hint(&b, unit, false, false, &Default::default());
         assert!(h.contains("E: end turn") && h.contains("to move"), "{h}");
         assert!(!h.contains("undo"), "{h}");
-        assert!(act_hint(&b, unit, true, &Default::default()).contains("U: undo a move"));
+        assert!(act_hint(&b, unit, true, false, &Default::default()).contains("U: undo a move"));
         // A Stunned unit's only action is to Recover: the hint says so and nothing else.
         b.units[unit.index()].conditions.insert(Condition::Stunned);
         assert_eq!(b.legal_commands().len(), 1, "{:?}", b.legal_commands());
-        let h = act_hint(&b, unit, false, &Default::default());
+        let h = act_hint(&b, unit, false, false, &Default::default());
         assert!(h.contains("can only") && h.contains("press 1"), "{h}");
         assert!(!h.contains("E: end turn") && !h.contains("click"), "{h}");
     }

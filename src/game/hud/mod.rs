@@ -518,7 +518,11 @@ fn battle_actions(
                         commands.insert_resource(super::ai_driver::AiPlayers::for_battle(&battle));
                         targeting.group = None;
                     }
-                    toasts.write(Toast(msg));
+                    toasts.write(if battle.confirm_load {
+                        Toast::ask(msg)
+                    } else {
+                        Toast::say(msg)
+                    });
                 }
             }
             UiAction::Menu(i) => {
@@ -578,7 +582,7 @@ fn battle_actions(
                     && playtest.is_none()
                     && let Err(e) = super::saves::save_on_quit(&mut battle)
                 {
-                    toasts.write(Toast(e));
+                    toasts.write(Toast::say(e));
                 }
                 commands.set_state(Screen::Title);
             }
@@ -613,9 +617,9 @@ fn battle_actions(
             }
             UiAction::Undo => {
                 if battle.undo() {
-                    toasts.write(Toast("Move undone".into()));
+                    toasts.write(Toast::say("Move undone".into()));
                 } else {
-                    toasts.write(Toast(
+                    toasts.write(Toast::say(
                         "Nothing to undo: only moves with no die rolled since can be taken back"
                             .into(),
                     ));
@@ -626,17 +630,17 @@ fn battle_actions(
                     Ok(path) => format!("Quick save written: {}", path.display()),
                     Err(e) => format!("Quick save failed: {e}"),
                 };
-                toasts.write(Toast(msg));
+                toasts.write(Toast::say(msg));
             }
             UiAction::QuickLoad => {
                 let path = super::saves::slot_path(&battle, Slot::Quick);
                 if !path.exists() {
-                    toasts.write(Toast(
+                    toasts.write(Toast::say(
                         "No quick save of this battle yet: F5 writes one".into(),
                     ));
                 } else if battle.commands.len() != battle.quick_saved && !battle.confirm_load {
                     battle.confirm_load = true;
-                    toasts.write(Toast(
+                    toasts.write(Toast::ask(
                         "Loading the quick save throws away what happened since it was written: \
                          press F9 again to load it"
                             .into(),
@@ -648,10 +652,10 @@ fn battle_actions(
                             commands.insert_resource(super::ai_driver::AiPlayers::for_battle(&b));
                             *battle = b;
                             targeting.group = None;
-                            toasts.write(Toast("Quick save loaded".into()));
+                            toasts.write(Toast::say("Quick save loaded".into()));
                         }
                         Err(e) => {
-                            toasts.write(Toast(e));
+                            toasts.write(Toast::say(e));
                         }
                     }
                 }

@@ -48,6 +48,11 @@ pub struct CommandInfo {
     /// For commands that move the unit: the path the engine will walk, with the steps that
     /// leave threatened cells marked (`Step::leaves_threat`).
     pub path: Option<Path>,
+    /// For moves: it spends the unit's larger allowance, a full move where a shorter one
+    /// would leave it more to do (`phases`' full phase, `sides`' two moves, `segments`' run with
+    /// no attack after). The board shades such cells apart from the nearer ones.
+    #[serde(default)]
+    pub dear: bool,
 }
 
 /// The odds of an attack, from the ruleset's own formula, for the current state.
@@ -217,5 +222,6 @@ pub fn generic(s: &BattleState, cmd: &Command) -> CommandInfo {
         cost: String::new(),
         provokes: path.as_ref().is_some_and(|p| p.provocations() > 0),
         path,
+        dear: false,
     }
 }

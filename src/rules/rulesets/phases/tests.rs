@@ -805,6 +805,7 @@ fn the_clock_and_the_menu_speak_in_phases() {
         },
     );
     assert_eq!(info.cost, "move action");
+    assert!(!info.dear, "a half move is the near shade");
     assert!(info.provokes);
     assert!(info.path.is_some());
     let info = crate::rules::rulesets::describe(
@@ -825,6 +826,7 @@ fn the_clock_and_the_menu_speak_in_phases() {
     );
     assert!(!far.provokes);
     assert!(info.cost == "move action" || info.cost == "full phase");
+    assert_eq!(info.dear, info.cost == "full phase");
 }
 
 #[test]

@@ -263,7 +263,10 @@ pub(super) fn describe(s: &BattleState, r: &State, cmd: &Command) -> CommandInfo
             });
             match &info.path {
                 _ if unit.is_prone() => "move action (crawl one hex)".to_string(),
-                Some(p) if p.cost() > half(unit) => "full phase".to_string(),
+                Some(p) if p.cost() > half(unit) => {
+                    info.dear = true;
+                    "full phase".to_string()
+                }
                 _ => "move action".to_string(),
             }
         }

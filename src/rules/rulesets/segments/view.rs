@@ -552,6 +552,7 @@ pub fn describe(s: &BattleState, r: &State, cmd: &Command) -> CommandInfo {
                 info.cost = match mode(r, unit) {
                     Mode::Run => format!("run {cost} of {budget} squares"),
                     Mode::Free if cost > walk => {
+                        info.dear = true;
                         format!("run {cost} of {budget} squares (no attack after)")
                     }
                     _ => format!("move {cost} of {walk} squares, then attack"),

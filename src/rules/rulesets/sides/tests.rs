@@ -176,6 +176,7 @@ fn a_unit_has_a_main_and_a_move_action_and_may_trade_the_main_for_a_second_move(
     );
     let info = crate::rules::rulesets::describe(&b, &mv(U0, 5, 2));
     assert_eq!(info.cost, "Main action (as a second Move)");
+    assert!(!info.dear, "its only move left: nothing nearer is cheaper");
     // A second Move spends the Main action; then no attack is left.
     run(&mut b, mv(U0, 6, 1));
     assert!(!per(state(&b), U0).main);
@@ -186,6 +187,8 @@ fn a_unit_has_a_main_and_a_move_action_and_may_trade_the_main_for_a_second_move(
     run(&mut b, Command::EndTurn { unit: U1 });
     let info = crate::rules::rulesets::describe(&b, &mv(U0, 15, 0));
     assert_eq!(info.cost, "Move + Main actions (two moves)");
+    assert!(info.dear, "two moves: the far shade");
+    assert!(!crate::rules::rulesets::describe(&b, &mv(U0, 6, 0)).dear);
     reject(&mut b, mv(U0, 19, 4), "cannot reach");
     run(&mut b, mv(U0, 15, 0));
     let p = per(state(&b), U0);

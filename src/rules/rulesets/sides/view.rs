@@ -104,6 +104,7 @@ pub fn describe(s: &BattleState, r: &State, cmd: &Command) -> CommandInfo {
             info.path = moves::move_plan(s, unit, *to).map(|(_, path)| path);
             info.provokes = info.path.as_ref().is_some_and(|p| p.provocations() > 0);
             info.cost = cost_text(s, r, cmd);
+            info.dear = cost_of(s, cmd) == Cost::Moves(2);
         }
         Command::Attack { target, .. } => {
             info.cost = cost_text(s, r, cmd);
