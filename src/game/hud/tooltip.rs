@@ -202,12 +202,15 @@ pub fn tooltip_allowed(battle: &Battle, view: &View, blocked: bool, cursor: Opti
 }
 
 /// Where the tooltip's top-left corner goes, in window pixels (y down): beside the hovered
-/// cell `cell` (right, left, below, above, in that order of preference), inside `bounds`, and
-/// over none of `avoid` (the acting unit's cell...) nor the hovered cell itself. If every side
-/// is blocked, the side covering the least of them.
+/// cell `cell` (right, left, below, above, then the corners, in that order of preference),
+/// inside `bounds`, and over none of `avoid` (the acting unit's cell...) nor the hovered cell
+/// itself. If every side is blocked, the side covering the least of them.
 ///
-/// `rather_not` (other tokens, the labels on the board) are avoided when a side clear of them
-/// exists, but never at the price of covering the cell or `avoid`.
+/// `rather_not` (other tokens, the labels on the board) are avoided when a place clear of them
+/// exists, but never at the price of covering the cell or `avoid`. Beside a crowd of tokens the
+/// sides slide along the cell (up and down on the right and left, sideways above and below)
+/// and step one cell further out, and last come the four corners of `bounds`: a tooltip a
+/// little off the pointer is better than one over a token the player is looking at.
 pub fn place_tooltip(
     size: Vec2,
     cell: Rect,
@@ -217,7 +220,7 @@ pub fn place_tooltip(
 ) -> Vec2 {
     const GAP: f32 = 6.0;
     let mid = cell.center();
-    let candidates = [
+    let beside = [
         Vec2::new(cell.max.x + GAP, mid.y - size.y / 2.0),
         Vec2::new(cell.min.x - GAP - size.x, mid.y - size.y / 2.0),
         Vec2::new(mid.x - size.x / 2.0, cell.max.y + GAP),
@@ -227,6 +230,27 @@ pub fn place_tooltip(
         Vec2::new(cell.max.x + GAP, cell.min.y - GAP - size.y),
         Vec2::new(cell.min.x - GAP - size.x, cell.min.y - GAP - size.y),
     ];
+    // Slid along the cell and stepped a cell further out, nearest first.
+    let (w, h) = (cell.width().max(1.0), cell.height().max(1.0));
+    let mut slid = Vec::new();
+    for out in [0.0, 1.0] {
+        for k in [0.5, -0.5, 1.0, -1.0, 1.5, -1.5] {
+            let (dx, dy) = (k * size.x / 2.0, k * size.y / 2.0);
+            slid.extend([
+                beside[0] + Vec2::new(out * w, dy),
+                beside[1] + Vec2::new(-out * w, dy),
+                beside[2] + Vec2::new(dx, out * h),
+                beside[3] + Vec2::new(dx, -out * h),
+            ]);
+        }
+    }
+    let corners = [
+        bounds.min,
+        Vec2::new(bounds.max.x - size.x, bounds.min.y),
+        Vec2::new(bounds.min.x, bounds.max.y - size.y),
+        bounds.max - size,
+    ];
+    let candidates = beside.into_iter().chain(slid).chain(corners);
     let clamp = |p: Vec2| {
         let max = (bounds.max - size).max(bounds.min);
         p.clamp(bounds.min, max)
@@ -620,6 +644,32 @@ mod tests {
         let everywhere = Rect::new(0.0, 0.0, 800.0, 600.0);
         let p = place_tooltip(size, cell, &[acting], &[everywhere], bounds);
         assert!(clear(p, &[acting]), "{p}");
+    }
+
+    /// In a crowd (a token on each of the eight cells around the hovered one) every place
+    /// right beside the cell covers a token: the tooltip steps further out instead.
+    #[test]
+    fn the_tooltip_steps_out_of_a_crowd_rather_than_cover_a_token() {
+        let bounds = Rect::new(0.0, 0.0, 800.0, 600.0);
+        let size = Vec2::new(200.0, 80.0);
+        let cell = Rect::new(300.0, 300.0, 340.0, 340.0);
+        let ring: Vec<Rect> = [-1.0, 0.0, 1.0]
+            .into_iter()
+            .flat_map(|dx| [-1.0, 0.0, 1.0].map(|dy| (dx, dy)))
+            .filter(|&d| d != (0.0, 0.0))
+            .map(|(dx, dy)| {
+                let min = cell.min + Vec2::new(dx, dy) * 40.0;
+                Rect::from_corners(min, min + Vec2::splat(40.0))
+            })
+            .collect();
+        let p = place_tooltip(size, cell, &[], &ring, bounds);
+        let r = Rect::from_corners(p, p + size);
+        for t in ring.iter().chain([&cell]) {
+            assert!(r.intersect(*t).is_empty(), "{r:?} covers {t:?}");
+        }
+        assert!(bounds.contains(r.min) && bounds.contains(r.max), "{r:?}");
+        // Still near the pointer: a cell's width off the ring, not across the board.
+        assert!(r.min.distance(cell.center()) < 200.0, "{r:?}");
     }
 
     #[test]
