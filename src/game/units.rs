@@ -134,27 +134,55 @@ pub fn pool_words(key: &str) -> &str {
     }
 }
 
-/// Every pool in words: "hp 10/14, AP 2/3".
-pub fn health_text(u: &Unit) -> String {
-    if u.pools.is_empty() {
-        return "no pools yet".into();
+/// Every pool in words, in two parts: the gauges (pools with a maximum), health first as the
+/// bar shows it, then the rest by size ("health 20/20, endurance 18/18, stamina 3/3, focus
+/// 1/1"), and the counters with no maximum ("reactions left 1, death test difficulty 10").
+/// Either may be empty.
+pub fn pool_parts(u: &Unit) -> (String, String) {
+    let mut gauges: Vec<(usize, i64, String)> = Vec::new();
+    let mut counters = Vec::new();
+    for (k, v) in &u.pools {
+        let max = u.stat(k);
+        let words = pool_words(k);
+        if words == "loaded" {
+            counters.push(if *v > 0 { "loaded" } else { "not loaded" }.to_string());
+        } else if max > 0 {
+            let rank = HEALTH_POOLS
+                .iter()
+                .position(|h| *h == &**k)
+                .unwrap_or(HEALTH_POOLS.len());
+            gauges.push((rank, -max, format!("{words} {v}/{max}")));
+        } else {
+            counters.push(format!("{words} {v}"));
+        }
     }
-    u.pools
-        .iter()
-        .map(|(k, v)| {
-            let max = u.stat(k);
-            let k = pool_words(k);
-            if k == "loaded" {
-                return if *v > 0 { "loaded" } else { "not loaded" }.to_string();
-            }
-            if max > 0 {
-                format!("{k} {v}/{max}")
-            } else {
-                format!("{k} {v}")
-            }
-        })
-        .collect::<Vec<_>>()
-        .join(", ")
+    gauges.sort();
+    let gauges: Vec<String> = gauges.into_iter().map(|(_, _, t)| t).collect();
+    // What the unit may still do this turn first.
+    counters.sort_by_key(|c| !(c.starts_with("actions") || c.starts_with("reactions")));
+    (gauges.join(", "), counters.join(", "))
+}
+
+/// Every pool in words on one line: the gauges, then the counters after a semicolon ("hp
+/// 10/14, AP 2/3").
+pub fn health_text(u: &Unit) -> String {
+    match pool_parts(u) {
+        (g, c) if g.is_empty() && c.is_empty() => "no pools yet".into(),
+        (g, c) if c.is_empty() => g,
+        (g, c) if g.is_empty() => c,
+        (g, c) => format!("{g}; {c}"),
+    }
+}
+
+/// The gauges alone, or the health pool alone when `short` (the Result screen's roll of
+/// units): "health 12/20".
+pub fn gauge_text(u: &Unit, short: bool) -> String {
+    let (g, _) = pool_parts(u);
+    if short {
+        g.split(", ").next().unwrap_or_default().to_string()
+    } else {
+        g
+    }
 }
 
 /// A condition in words, naming units by name.
@@ -299,7 +327,14 @@ fn float_place(at: Vec2, size: f32, text: &str, taken: &mut Vec<(Vec2, Vec2)>) -
     p
 }
 
-fn float_text(commands: &mut Commands, at: Vec2, text: String, colour: Color, size: f32) {
+fn float_text(
+    commands: &mut Commands,
+    at: Vec2,
+    text: String,
+    colour: Color,
+    size: f32,
+    scale: f32,
+) {
     commands.spawn((
         Name::new("Floating text"),
         Floater {
@@ -319,7 +354,8 @@ fn float_text(commands: &mut Commands, at: Vec2, text: String, colour: Color, si
             offset: Vec2::new(1.5, -1.5),
             color: Color::srgba(0.0, 0.0, 0.0, 0.9),
         },
-        Transform::from_translation(at.extend(UNIT_Z + 5.0)),
+        Transform::from_translation(at.extend(UNIT_Z + 5.0))
+            .with_scale(Vec3::new(scale, scale, 1.0)),
     ));
 }
 
@@ -335,6 +371,8 @@ fn play_events(
     mut toasts: MessageWriter<super::battle::Toast>,
     boards: Query<&BoardGrid>,
     floaters: Query<(&Transform, &Text2d, &TextFont), With<Floater>>,
+    cameras: Query<&Projection, With<super::camera::MainCamera>>,
+    ui_scale: Option<Res<UiScale>>,
 ) {
     let skip =
         settings.skip_animations || settings.keys.just_pressed(&super::keys::SHOW_NOW, &keys);
@@ -351,7 +389,9 @@ fn play_events(
     let size = layout
         .as_ref()
         .map_or(64.0, |l| l.tile_size.x.min(l.tile_size.y));
-    // The floating texts still up, as (centre, half size): a new one goes clear of them.
+    // The floating texts still up, as (centre, half size as drawn): a new one goes clear of
+    // them. Board text is scaled up on a zoomed-out board (`camera::board_text_scale`), so the
+    // sizes are the scaled ones: unscaled, two numbers of one blow overlapped at 1024x640.
     let mut taken: Vec<(Vec2, Vec2)> = floaters
         .iter()
         .map(|(t, text, font)| {
@@ -361,13 +401,23 @@ fn play_events(
             };
             (
                 t.translation.truncate(),
-                super::labels::text_size(&text.0, px) / 2.0,
+                super::labels::text_size(&text.0, px) * t.scale.x.max(1e-3) / 2.0,
             )
         })
         .collect();
+    let world_per_px = match cameras.single() {
+        Ok(Projection::Orthographic(o))
+            if matches!(o.scaling_mode, bevy::camera::ScalingMode::WindowSize) =>
+        {
+            o.scale
+        }
+        _ => 1.0,
+    };
+    let ui = ui_scale.as_ref().map_or(1.0, |s| s.0);
     let mut float = |commands: &mut Commands, at: Vec2, text: String, colour: Color, px: f32| {
-        let at = float_place(at, px, &text, &mut taken);
-        float_text(commands, at, text, colour, px);
+        let k = super::camera::board_text_scale(px, world_per_px, ui);
+        let at = float_place(at, px * k, &text, &mut taken);
+        float_text(commands, at, text, colour, px, k);
     };
     // Show events until one needs time (all of them when skipping).
     let mut shown = 0;
@@ -403,25 +453,26 @@ fn play_events(
             }
             Event::Pool {
                 unit, pool, delta, ..
-            } if *delta != 0 && pool != "ap" => {
+            } if *delta != 0 && HEALTH_POOLS.contains(&pool.as_str()) => {
+                // Only health floats: what an action spends (actions, AP, stamina) is in the
+                // log, and over the board it buried the blow's numbers.
                 if let Some(p) = at(*unit, &battle.shown) {
-                    let health = HEALTH_POOLS.contains(&pool.as_str());
                     let label = if pool == "hp" {
                         format!("{delta:+}")
                     } else {
                         format!("{delta:+} {pool}")
                     };
-                    let colour = match (*delta < 0, health) {
-                        (true, true) => Color::srgb(1.0, 0.45, 0.35),
-                        (false, true) => Color::srgb(0.5, 1.0, 0.5),
-                        _ => Color::srgb(0.85, 0.85, 0.95),
+                    let colour = if *delta < 0 {
+                        Color::srgb(1.0, 0.45, 0.35)
+                    } else {
+                        Color::srgb(0.5, 1.0, 0.5)
                     };
                     float(
                         &mut commands,
                         p + Vec2::new(size * 0.2, size * 0.2),
                         label,
                         colour,
-                        size * if health { 0.36 } else { 0.24 },
+                        size * 0.36,
                     );
                 }
             }
@@ -841,6 +892,34 @@ fn place_tokens(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A unit's pools read as gauges, health first, then the counters with no maximum apart
+    /// (an `alternating` unit listed eight pools alphabetically on one line: "death test
+    /// difficulty 10, endurance 18/18, ..."); the Result screen gives the health gauge alone.
+    #[test]
+    fn pools_read_health_first_with_the_counters_apart() {
+        let level = crate::rules::battle::tests::load("alternating_bridge.ron");
+        let (b, _) = crate::rules::battle::BattleState::start(&level, 3);
+        let u = &b.units[0];
+        let (gauges, counters) = pool_parts(u);
+        assert!(gauges.starts_with("health "), "{gauges}");
+        assert!(
+            gauges.contains("endurance") && !gauges.contains("death"),
+            "{gauges}"
+        );
+        assert!(counters.starts_with("reactions left"), "{counters}");
+        assert!(counters.contains("death test difficulty"), "{counters}");
+        assert_eq!(
+            gauge_text(u, true),
+            format!("health {0}/{0}", u.stat("health"))
+        );
+        assert_eq!(health_text(u), format!("{gauges}; {counters}"));
+        // One pool: just it.
+        let crypt = crate::rules::battle::tests::load("segments_crypt.ron");
+        let (c, _) = crate::rules::battle::BattleState::start(&crypt, 3);
+        assert!(health_text(&c.units[0]).starts_with("hp "));
+        assert!(!health_text(&c.units[0]).contains(';'));
+    }
 
     /// Two numbers of one blow at the same spot read one under the other; one elsewhere stays
     /// where it was wanted.

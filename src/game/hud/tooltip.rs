@@ -9,7 +9,7 @@ use crate::game::battle::Battle;
 use crate::game::input::CursorCell;
 use crate::game::menu::Described;
 use crate::game::ui;
-use crate::game::units::health_text;
+use crate::game::units::{health_text, pool_parts};
 use crate::rules::battle::{BattleState, Command, Decision, Status, UnitId};
 use crate::rules::fog;
 use crate::rules::grid::Cell;
@@ -87,7 +87,14 @@ pub fn tooltip_lines(
             Status::Dead => ", dead",
         };
         out.push(format!("{} - {template} ({side}){fallen}", u.name));
-        out.push(health_text(u));
+        // The gauges on a line, the counters ("reactions left 1") on the next.
+        let (gauges, counters) = pool_parts(u);
+        match (gauges.is_empty(), counters.is_empty()) {
+            (true, true) => out.push(health_text(u)),
+            (false, true) => out.push(gauges),
+            (true, false) => out.push(counters),
+            (false, false) => out.extend([gauges, counters]),
+        }
         if rulesets::broken(s, uid) {
             out.push("Fleeing: it runs for the map's edge".to_string());
         }

@@ -105,7 +105,7 @@ fn spawn_result(
                     .iter()
                     .map(|u| {
                         let state = match u.status {
-                            Status::Active => crate::game::units::health_text(u),
+                            Status::Active => crate::game::units::gauge_text(u, true),
                             Status::Down => "down".into(),
                             Status::Dead => "dead".into(),
                         };
@@ -115,7 +115,8 @@ fn spawn_result(
                 p.spawn((
                     ui::text(line.join(", "), 15.0, ui::TEXT),
                     Node {
-                        max_width: px(1000),
+                        max_width: percent(90),
+                        margin: UiRect::horizontal(px(24)),
                         ..default()
                     },
                 ));
