@@ -3054,6 +3054,11 @@ fn f1_opens_the_rules_reference_of_the_battles_ruleset_and_esc_closes_it() {
     let line = format!("{} ({}): {}", first.title(), first.cost, first.text);
     assert!(shown.contains(&line), "{line} not in {shown:?}");
     assert!(shown.iter().any(|t| t.starts_with("Page 1 of ")));
+    // The rule ids the entries cite ("P-76: ...") are explained on every page.
+    assert!(
+        shown.contains(&fray::game::hud::rules_help::IDS_NOTE.to_string()),
+        "{shown:?}"
+    );
     // The board takes no input meanwhile: the cursor keys turn pages instead.
     let cursor = app.world().resource::<fray::game::input::CursorCell>().0;
     assert!(app.world().resource::<fray::game::hud::InputBlocked>().0);

@@ -57,6 +57,11 @@ fn entries(id: RulesetId) -> Vec<&'static Entry> {
 const ENTRY_PX: f32 = 14.0;
 const LINE_PX: f32 = ENTRY_PX * 1.3;
 
+/// What the ids in the entries ("P-76: no attack of opportunity") are, for a player who has
+/// never seen Fray's rules tables.
+pub const IDS_NOTE: &str = "An id such as P-76 names the rule of the ruleset's rules text that an entry \
+     follows; Fray's docs/rules/ lists each with its section, and marks its own house rules.";
+
 /// The dialog's width in a window of `window` logical pixels.
 fn panel_width(window: Vec2) -> f32 {
     (window.x - 48.0).clamp(200.0, 980.0)
@@ -68,9 +73,9 @@ fn panel_width(window: Vec2) -> f32 {
 pub fn pages(entries: &[&Entry], window: Vec2) -> Vec<Vec<usize>> {
     // About 7.5 px a character at 14 px; the text column is the dialog less its padding.
     let per_line = ((panel_width(window) - 40.0) / (ENTRY_PX * 0.56)).max(20.0) as usize;
-    // The dialog is at most 90% of the window; its title, page line, footer and the key help
-    // take ~150 px.
-    let room = ((window.y * 0.9 - 150.0) / LINE_PX).max(4.0) as usize;
+    // The dialog is at most 90% of the window; its title, page line, the ids' note, footer
+    // and the key help take ~170 px.
+    let room = ((window.y * 0.9 - 170.0) / LINE_PX).max(4.0) as usize;
     let mut out: Vec<Vec<usize>> = vec![Vec::new()];
     let mut used = 0;
     let mut kind = None;
@@ -253,6 +258,7 @@ fn draw(
                         ..default()
                     },
                 ));
+                p.spawn(ui::text(IDS_NOTE, 12.0, ui::DIM));
                 // The battle's keys as the player bound them (Settings, key table).
                 p.spawn(ui::text(bound.help(), 12.0, ui::DIM));
             });
