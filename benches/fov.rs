@@ -5,8 +5,10 @@
 //! 16 viewers; criterion reports the throughput in *visible cells* (Fray's count for that map),
 //! so the figures compare the cost per cell seen.
 //!
-//! - `fray`: `fray::rules::sight::field_of_view`, exact: the same answer as `line_of_sight`
-//!   for every cell (any point of one cell to any point of the other, corners included).
+//! - `fray`: `fray::rules::sight::field_of_view_with`, exact: the same answer as
+//!   `line_of_sight` for every cell (any point of one cell to any point of the other, corners
+//!   included), with one `FovScratch` kept over the iterations (as the two others keep their
+//!   map data); `fray_fresh` is `field_of_view`, which allocates its buffers for each field.
 //! - `mrpas`: doryen-fov's `FovRestrictive` (Mingos' Restrictive Precise Angle Shadowcasting).
 //! - `shadowcasting`: doryen-fov's `FovRecursiveShadowCasting`.
 //!
@@ -17,7 +19,7 @@ use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use doryen_fov::{FovAlgorithm, FovRecursiveShadowCasting, FovRestrictive, MapData};
 use fray::rules::grid::{Cell, Diagonals, Grid, Topology};
 use fray::rules::map::{TerrainMap, kinds};
-use fray::rules::sight::field_of_view;
+use fray::rules::sight::{FovScratch, field_of_view, field_of_view_with};
 use std::hint::black_box;
 
 /// xorshift64*: tiny, deterministic.
@@ -92,6 +94,14 @@ fn bench(c: &mut Criterion) {
         let mut group = c.benchmark_group(&case.name);
         group.throughput(Throughput::Elements(case.visible));
         group.bench_function("fray", |b| {
+            let mut scratch = FovScratch::new();
+            b.iter(|| {
+                for &v in &case.viewers {
+                    black_box(field_of_view_with(&case.map, v, &mut scratch));
+                }
+            })
+        });
+        group.bench_function("fray_fresh", |b| {
             b.iter(|| {
                 for &v in &case.viewers {
                     black_box(field_of_view(&case.map, v));

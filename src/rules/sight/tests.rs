@@ -1513,3 +1513,45 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// Step 1 of the fast field of view: the cells it settles are exactly those whose
+    /// rectangle with the viewer holds no solid cell but those two (counted cell by cell
+    /// here), every one of them is in sight, and it reports a doubt exactly when some cell
+    /// is left (walls, slits and doors, before and after a door is toggled).
+    #[test]
+    fn open_rectangles_settle_exactly_the_clear_rectangles(
+        map in arb_dense_square_map(),
+        picks in proptest::collection::vec(any::<prop::sample::Index>(), 3),
+        k in any::<prop::sample::Index>(),
+    ) {
+        let g = *map.grid();
+        let mut toggled = map.clone();
+        toggled.toggle_door(g.cell_at(k.index(g.len())));
+        for m in [&map, &toggled] {
+            let solid = |c: Cell| m.sight(c) != Sight::Clear;
+            for pick in &picks {
+                let from = g.cell_at(pick.index(g.len()));
+                let mut marks = fov::Candidates::new(m, from);
+                let doubt = marks.open_rectangles();
+                let mut left = false;
+                for c in g.cells() {
+                    let i = g.index(c).expect("on the map");
+                    let clear = (from.x.min(c.x)..=from.x.max(c.x)).all(|x| {
+                        (from.y.min(c.y)..=from.y.max(c.y)).all(|y| {
+                            let d = Cell::new(x, y);
+                            d == from || d == c || !solid(d)
+                        })
+                    });
+                    prop_assert_eq!(marks.sure[i], clear, "from {} to {}", from, c);
+                    prop_assert_eq!(marks.marked[i], clear, "from {} to {}", from, c);
+                    prop_assert!(!clear || line_of_sight(m, from, c), "{} settled {}", from, c);
+                    left |= !clear;
+                }
+                prop_assert_eq!(doubt, left, "from {}", from);
+            }
+        }
+    }
+}
