@@ -407,8 +407,12 @@ pub fn field_of_view(map: &TerrainMap, from: Cell) -> CellMap<bool> {
 pub fn field_of_view_with(map: &TerrainMap, from: Cell, scratch: &mut FovScratch) -> CellMap<bool> {
     let grid = map.grid();
     let small = grid.width.max(grid.height) <= fov::MAX_SIDE;
-    if grid.contains(from) && map.is_flat() && !grid.topology.is_hex() && small {
-        return fov::square_field(map, from, scratch);
+    if grid.contains(from) && map.is_flat() && small {
+        return if grid.topology.is_hex() {
+            fov::hex_field(map, from, scratch)
+        } else {
+            fov::square_field(map, from, scratch)
+        };
     }
     CellMap::from_fn(grid.width, grid.height, |c| line_of_sight(map, from, c))
 }

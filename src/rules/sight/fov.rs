@@ -132,6 +132,157 @@ pub(super) fn square_field(
     out
 }
 
+/// The field of view of `from` (on the map) over a flat hex map: a cell whose *cube box* with
+/// the viewer holds no solid cell but those two is seen (see [`hex_open`]); the exact rule
+/// decides the others.
+pub(super) fn hex_field(map: &TerrainMap, from: Cell, scratch: &mut FovScratch) -> CellMap<bool> {
+    let grid = map.grid();
+    let mut table = std::mem::take(&mut scratch.bufs.hex);
+    let open = HexBoxes::new(map, from, &mut table);
+    let out = CellMap::from_fn(grid.width, grid.height, |c| {
+        c == from || open.as_ref().is_some_and(|o| o.clear(c)) || line_of_sight(map, from, c)
+    });
+    scratch.bufs.hex = table;
+    out
+}
+
+/// Which cells of a flat hex map the fast path of [`hex_field`] settles from `from` (for the
+/// tests): `true` where the cube box holds no solid cell but the two ends.
+#[cfg(test)]
+pub(super) fn hex_open(map: &TerrainMap, from: Cell) -> Vec<bool> {
+    let mut table = Vec::new();
+    let open = HexBoxes::new(map, from, &mut table).expect("a test map is small");
+    map.grid().cells().map(|c| open.clear(c)).collect()
+}
+
+/// The open-box test on hex maps. With cube coordinates `(q, r, s)` (`s = −q − r`, axial
+/// `(q, r)` from [`crate::rules::grid::Grid::to_axial`]), a point of the segment between the
+/// centres of `a` and `b` has each cube coordinate between those of `a` and `b`, and a closed
+/// hex holds only points within 2/3 of its centre's in each coordinate (its corners are at
+/// `±(2/3, −1/3, −1/3)` and their permutations). So every hex the segment touches has each
+/// cube coordinate between `a`'s and `b`'s: it lies in their *cube box*. If no cell of the box
+/// but `a` and `b` is solid (Opaque, Slit or off the map), the segment crosses no solid
+/// interior and runs along no seam of two solid hexes (rules 1–3; hexes have no rule 4), so
+/// `a` sees `b`. Of the three deltas `(dq, dr, ds)`, which sum to 0, two have the same sign;
+/// in those two coordinates the box is a parallelogram `[a0, a1] × [b0, b1]` (the third bound
+/// follows), whose clear cells a table of prefix sums counts in O(1).
+struct HexBoxes<'t> {
+    grid: crate::rules::grid::Grid,
+    from: (i64, i64, i64),
+    from_solid: i64,
+    sight: &'t [Sight],
+    table: &'t [u32],
+    /// Per coordinate pair: the least `a` and `b`, the row length, and where its table starts.
+    frames: [(i64, i64, i64, usize); 3],
+}
+
+/// The coordinate pairs (q, r), (q, s) and (r, s) of a cube position.
+fn cube_pair(k: usize, (q, r, s): (i64, i64, i64)) -> (i64, i64) {
+    match k {
+        0 => (q, r),
+        1 => (q, s),
+        _ => (r, s),
+    }
+}
+
+impl<'t> HexBoxes<'t> {
+    /// The tables for `from`'s field, or `None` if the map is so long and thin that they
+    /// would hold more than 32 entries a cell (their frames are sheared) and 1024 more.
+    fn new(map: &'t TerrainMap, from: Cell, table: &'t mut Vec<u32>) -> Option<Self> {
+        let grid = *map.grid();
+        let sight = map.sight_map().as_slice();
+        let cube = |c: Cell| {
+            let (q, r) = grid.to_axial(c);
+            let (q, r) = (i64::from(q), i64::from(r));
+            (q, r, -q - r)
+        };
+        table.clear();
+        // The cube coordinates' ranges over the map.
+        let (mut lo, mut hi) = ([i64::MAX; 3], [i64::MIN; 3]);
+        for c in grid.cells() {
+            let (q, r, s) = cube(c);
+            for (k, v) in [q, r, s].into_iter().enumerate() {
+                lo[k] = lo[k].min(v);
+                hi[k] = hi[k].max(v);
+            }
+        }
+        let coords = [(0, 1), (0, 2), (1, 2)];
+        let size: i64 = coords
+            .iter()
+            .map(|&(x, y)| (hi[x] - lo[x] + 2) * (hi[y] - lo[y] + 2))
+            .sum();
+        if size > 32 * grid.len() as i64 + 1024 {
+            return None;
+        }
+        let mut frames = [(0, 0, 0, 0); 3];
+        for (k, frame) in frames.iter_mut().enumerate() {
+            let (x, y) = coords[k];
+            let (lo, hi) = ((lo[x], lo[y]), (hi[x], hi[y]));
+            // One guard row and column of zeros: entry (a − a0 + 1, b − b0 + 1) counts the
+            // clear cells with coordinates up to (a, b).
+            let (na, nb) = (hi.0 - lo.0 + 2, hi.1 - lo.1 + 2);
+            let start = table.len();
+            table.resize(start + (na * nb) as usize, 0);
+            let t = &mut table[start..];
+            for (i, c) in grid.cells().enumerate() {
+                if sight[i] == Sight::Clear {
+                    let (a, b) = cube_pair(k, cube(c));
+                    t[((b - lo.1 + 1) * na + a - lo.0 + 1) as usize] = 1;
+                }
+            }
+            for b in 1..nb {
+                for a in 1..na {
+                    let i = (b * na + a) as usize;
+                    t[i] += t[i - 1] + t[i - na as usize] - t[i - na as usize - 1];
+                }
+            }
+            *frame = (lo.0, lo.1, na, start);
+        }
+        let fi = grid.index(from)?;
+        let table: &'t Vec<u32> = table;
+        Some(Self {
+            grid,
+            from: cube(from),
+            from_solid: i64::from(sight[fi] != Sight::Clear),
+            sight,
+            table: table.as_slice(),
+            frames,
+        })
+    }
+
+    /// Whether the cube box of the viewer and `c` (on the map) holds no solid cell but those
+    /// two.
+    fn clear(&self, c: Cell) -> bool {
+        let Some(i) = self.grid.index(c) else {
+            return false;
+        };
+        let (q, r) = self.grid.to_axial(c);
+        let (q, r) = (i64::from(q), i64::from(r));
+        let to = (q, r, -q - r);
+        let d = (to.0 - self.from.0, to.1 - self.from.1, to.2 - self.from.2);
+        if d == (0, 0, 0) {
+            return true;
+        }
+        // Two deltas of the same sign (or zero) name the pair.
+        let k = if d.0 * d.1 >= 0 {
+            0
+        } else if d.0 * d.2 >= 0 {
+            1
+        } else {
+            2
+        };
+        let (a0, b0, na, start) = self.frames[k];
+        let ((fa, fb), (ta, tb)) = (cube_pair(k, self.from), cube_pair(k, to));
+        let (x0, x1) = (fa.min(ta) - a0, fa.max(ta) - a0 + 1);
+        let (y0, y1) = (fb.min(tb) - b0, fb.max(tb) - b0 + 1);
+        let at = |x: i64, y: i64| i64::from(self.table[start + (y * na + x) as usize]);
+        let clear = at(x1, y1) + at(x0, y0) - at(x1, y0) - at(x0, y1);
+        let area = (x1 - x0) * (y1 - y0);
+        let to_solid = i64::from(self.sight[i] != Sight::Clear);
+        clear + self.from_solid + to_solid == area
+    }
+}
+
 /// A slope `n/d` (`d ≥ 0`), or `+∞` as `1/0`; compared by cross-multiplication.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Slope {
@@ -272,6 +423,8 @@ struct Buffers {
     clear_shadows: Vec<Shade>,
     solid_shadows: Vec<Shade>,
     points: Vec<Shade>,
+    /// The prefix sums of the hex fast path.
+    hex: Vec<u32>,
 }
 
 /// Step 2: the shadowcasts from the viewer's five sample points, one pass each marking a
@@ -301,6 +454,7 @@ pub(super) struct Candidates<'a> {
     /// This column's Opaque and Slit cells, closed: every slope that touches one.
     solid_shadows: Vec<Shade>,
     points: Vec<Shade>,
+    hex: Vec<u32>,
 }
 
 /// One octant of one shadowcast: the source, its kind and the local axes.
@@ -359,6 +513,7 @@ impl<'a> Candidates<'a> {
             clear_shadows: b.clear_shadows,
             solid_shadows: b.solid_shadows,
             points: b.points,
+            hex: b.hex,
         }
     }
 
@@ -374,6 +529,7 @@ impl<'a> Candidates<'a> {
             clear_shadows: self.clear_shadows,
             solid_shadows: self.solid_shadows,
             points: self.points,
+            hex: self.hex,
         }
     }
 
@@ -433,9 +589,13 @@ impl<'a> Candidates<'a> {
     pub(super) fn run(&mut self) {
         let (fx, fy) = self.from;
         debug_assert_eq!(SCALE % 2, 0, "sample points are on half cells");
-        for (sx, sy) in [(1, 1), (1, -1), (-1, 1), (-1, -1)] {
-            // From the centre: column 0 is the viewer's own column, on both sides.
+        let quadrants = [(1, 1), (1, -1), (-1, 1), (-1, -1)];
+        // From the centre first: it proves most cells sure, which the corners then skip.
+        for (sx, sy) in quadrants {
+            // Column 0 is the viewer's own column, on both sides.
             self.octants(1, (fx, fy), (sx, sy));
+        }
+        for (sx, sy) in quadrants {
             // From each corner: the corner at (fx + cx, fy + cy), in cell units.
             for (cx, cy) in [(0, 0), (1, 0), (1, 1), (0, 1)] {
                 // The first column on the `sx` side of the corner line x = fx + cx.
@@ -485,6 +645,10 @@ impl<'a> Candidates<'a> {
         if cols <= 0 || rows <= 0 {
             return;
         }
+        // The map index of local (0, 0), and its steps along a column and along a row.
+        let origin = by * w + bx;
+        let (di, dj) = if o.steep { (sy * w, sx) } else { (sx, sy * w) };
+        let from_idx = self.from.1 * w + self.from.0;
         let whole = (Bound::at(Slope::ZERO), Bound::at(Slope::ONE));
         self.light.clear();
         self.light.push(whole);
@@ -504,18 +668,24 @@ impl<'a> Candidates<'a> {
                 let (a, b) = (self.light[k].0.s.wide(), self.light[k].1.s.wide());
                 // Rows whose slope interval [max(v0,0)/u1, v1/u0] meets [a, b], with
                 // v0 = 2j − h, v1 = 2j − h + 2.
+                // (Every term is at least 0 but `h − 2`, so `/` is the floor.)
                 let lo = if u0 == 0 {
                     0
                 } else {
                     // v1 ≥ a·u0  ⇔  2j ≥ a·u0 + h − 2.
                     let num = a.0 * u0 + (h - 2) * a.1;
-                    div_ceil(num, 2 * a.1).max(0)
+                    if num <= 0 {
+                        0
+                    } else {
+                        (num + 2 * a.1 - 1) / (2 * a.1)
+                    }
                 };
                 // v0 ≤ b·u1  ⇔  2j ≤ b·u1 + h (row 0 always qualifies).
-                let hi = (b.0 * u1 + h * b.1).div_euclid(2 * b.1).min(rows - 1);
+                let hi = ((b.0 * u1 + h * b.1) / (2 * b.1)).min(rows - 1);
+                let column = origin + i * di;
                 for j in lo.max(last + 1)..=hi {
-                    let (x, y) = o.cell(i, j);
-                    let idx = (y * w + x) as usize;
+                    let at = column + j * dj;
+                    let idx = at as usize;
                     if !self.sure[idx] {
                         if self.slits {
                             if !self.marked[idx] && self.sample_lit(k, i, j, h) {
@@ -540,7 +710,7 @@ impl<'a> Candidates<'a> {
                         }
                     }
                     let s = self.sight[idx];
-                    if s != Sight::Clear && (x, y) != self.from {
+                    if s != Sight::Clear && at != from_idx {
                         let v0 = 2 * j - h;
                         let v1 = v0 + 2;
                         let (lo_s, hi_s) = (Slope::new(v0, u1), Slope::new(v1, u0));
@@ -770,8 +940,4 @@ fn sample_points(i: i64, j: i64, h: i64) -> [(i64, i64); 5] {
         (u0, v0 + 2),
         (u0 + 2, v0 + 2),
     ]
-}
-
-fn div_ceil(n: i64, d: i64) -> i64 {
-    -((-n).div_euclid(d))
 }
