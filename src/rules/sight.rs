@@ -356,11 +356,13 @@ pub fn line_of_sight(map: &TerrainMap, a: Cell, b: Cell) -> bool {
 /// they are now: a shut one is opaque, an open one clear.
 ///
 /// It never disagrees with an attack's line of sight or with the cover a target has: on flat
-/// square maps, shadowcasts from the viewer's sample points prove most cells seen or unseen
-/// with the rule of this module (the proofs are in the `fov` module's docs) and the exact
-/// query decides the rest; elsewhere the query decides each cell. Tests check it against the
-/// brute-force reference on random maps with doors, squares and hexes. Its cost per cell is in
-/// `docs/benchmarks.md`, beside two classic field-of-view algorithms.
+/// square maps, open rectangles and shadowcasts from the viewer's sample points prove most
+/// cells seen or unseen with the rule of this module (the proofs are in the `fov` module's
+/// docs) and the exact query decides the rest; on flat hex maps, cells whose cube box with the
+/// viewer is clear are seen and the query decides the rest; with heights the query decides
+/// each cell. Tests check it against the brute-force reference on random maps with doors,
+/// squares and hexes. Its cost per cell is in `docs/benchmarks.md`, beside two classic
+/// field-of-view algorithms.
 ///
 /// # Examples
 ///
@@ -409,7 +411,7 @@ pub fn field_of_view_with(map: &TerrainMap, from: Cell, scratch: &mut FovScratch
     let small = grid.width.max(grid.height) <= fov::MAX_SIDE;
     if grid.contains(from) && map.is_flat() && small {
         return if grid.topology.is_hex() {
-            fov::hex_field(map, from, scratch)
+            hexfov::hex_field(map, from, scratch)
         } else {
             fov::square_field(map, from, scratch)
         };
@@ -1328,6 +1330,7 @@ impl<'a, const N: usize, const L: usize> Bundle<'a, N, L> {
 mod fov;
 pub use fov::FovScratch;
 mod heights;
+mod hexfov;
 
 #[cfg(test)]
 mod tests;

@@ -1,24 +1,41 @@
-//! The field of view of a cell on a flat square map, fast and still exact.
+//! The field of view of a cell on a flat map, fast and still exact.
 //!
 //! [`super::field_of_view`] must agree with [`super::line_of_sight`] for every cell. Asking that
 //! rule for every cell of the map is exact but slow: a cell out of sight costs every
-//! sample-to-sample ray to refute. Here most cells are decided without it, in three steps:
+//! sample-to-sample ray to refute. On square maps most cells are decided without it, in three
+//! steps:
 //!
-//! 1. **Open rectangles.** If no cell of the rectangle spanned by the viewer's cell and the
-//!    target's is solid (Opaque or Slit), apart from those two end cells, the centre-to-centre
-//!    segment is clear, so the target is seen. A table of prefix sums of solid cells answers
-//!    this in O(1) per cell. Why it is exact: the segment between two cell centres lies in that
-//!    rectangle, so every cell whose interior it crosses is in it (rules 1–2); it never runs
-//!    along a grid line, since its ends are at cell centres (rule 3); and a grid vertex strictly
-//!    between its ends has its four cells in the rectangle too (rule 4).
-//! 2. **Shadowcasts** ([`Candidates`]) from each of the viewer's five sample points (centre and
-//!    corners), each over eight octants, in exact integer slopes. Each cell they reach is
-//!    *marked* when a segment to one of its samples may be clear (a superset of the cells in
-//!    sight) and *sure* when one provably is (a subset).
-//! 3. **The exact rule** ([`super::line_of_sight`]) on the cells marked but not sure.
+//! 1. **Open rectangles** ([`Candidates::open_rectangles`]). If no cell of the rectangle
+//!    spanned by the viewer's cell and the target's is solid (Opaque or Slit), apart from those
+//!    two end cells, the centre-to-centre segment is clear, so the target is seen. Why it is
+//!    exact: the segment between two cell centres lies in that rectangle, so every cell whose
+//!    interior it crosses is in it (rules 1–2); it never runs along a grid line, since its
+//!    ends are at cell centres (rule 3); and a grid vertex strictly between its ends has its
+//!    four cells in the rectangle too (rule 4). In each quadrant these cells make a staircase
+//!    (a rectangle only grows away from the viewer), found row by row from the viewer's
+//!    column: the cost is the cells it settles plus one per row, not a pass over the map, and
+//!    an open map is done here.
+//! 2. **Shadowcasts** ([`Candidates`]) from each of the viewer's five sample points (centre
+//!    first, then the corners), each over eight octants, in exact integer slopes. Each cell
+//!    they reach is *marked* when a segment to one of its samples may be clear (a superset of
+//!    the cells in sight) and *sure* when one provably is (a subset). Cells settled by step 1
+//!    start both, and the casts only shape their light with them.
+//! 3. **The exact rule** ([`super::line_of_sight`]) on the cells marked but never sure (the
+//!    casts list them as they mark them, so this step too never walks the map).
 //!
 //! On the benchmark's maps with 20% walls every cell in sight is sure, and the marked cells
-//! out of sight (about 3% of the cells in sight) are the only queries.
+//! out of sight (about 3% of the cells in sight) are the only queries. Over its 16 viewers
+//! of the 64×64 map, step 1 settles 625 of the 5131 cells seen, the centre casts prove 2202
+//! and the corner casts the other 2198: a cell in a walled map is mostly seen corner to
+//! corner, which is why all five casts are needed.
+//!
+//! On **hex maps** ([`super::hexfov`]) only the first step has a counterpart: a cell whose
+//! *cube box* with the viewer holds no solid cell but the two ends is seen (the proof is
+//! there); the exact rule decides every other cell. Maps with heights ask the exact
+//! rule cell by cell.
+//!
+//! Every step is exact on its own, so the buffers ([`FovScratch`]) that a caller may keep from
+//! one field to the next change nothing but the allocations.
 //!
 //! # The octant and its lights
 //! A shadowcast from a sample `p` works in local units of half a cell with `p` at the origin,
@@ -96,6 +113,8 @@ pub(super) const MAX_SIDE: u32 = 1 << 20;
 #[derive(Debug, Default)]
 pub struct FovScratch {
     bufs: Buffers,
+    /// The prefix sums of the hex fast path ([`super::hexfov`]).
+    pub(super) hex: Vec<u32>,
 }
 
 impl FovScratch {
@@ -130,157 +149,6 @@ pub(super) fn square_field(
     out.as_mut_slice().copy_from_slice(&marks.sure[..n]);
     scratch.bufs = marks.into_buffers();
     out
-}
-
-/// The field of view of `from` (on the map) over a flat hex map: a cell whose *cube box* with
-/// the viewer holds no solid cell but those two is seen (see [`hex_open`]); the exact rule
-/// decides the others.
-pub(super) fn hex_field(map: &TerrainMap, from: Cell, scratch: &mut FovScratch) -> CellMap<bool> {
-    let grid = map.grid();
-    let mut table = std::mem::take(&mut scratch.bufs.hex);
-    let open = HexBoxes::new(map, from, &mut table);
-    let out = CellMap::from_fn(grid.width, grid.height, |c| {
-        c == from || open.as_ref().is_some_and(|o| o.clear(c)) || line_of_sight(map, from, c)
-    });
-    scratch.bufs.hex = table;
-    out
-}
-
-/// Which cells of a flat hex map the fast path of [`hex_field`] settles from `from` (for the
-/// tests): `true` where the cube box holds no solid cell but the two ends.
-#[cfg(test)]
-pub(super) fn hex_open(map: &TerrainMap, from: Cell) -> Vec<bool> {
-    let mut table = Vec::new();
-    let open = HexBoxes::new(map, from, &mut table).expect("a test map is small");
-    map.grid().cells().map(|c| open.clear(c)).collect()
-}
-
-/// The open-box test on hex maps. With cube coordinates `(q, r, s)` (`s = −q − r`, axial
-/// `(q, r)` from [`crate::rules::grid::Grid::to_axial`]), a point of the segment between the
-/// centres of `a` and `b` has each cube coordinate between those of `a` and `b`, and a closed
-/// hex holds only points within 2/3 of its centre's in each coordinate (its corners are at
-/// `±(2/3, −1/3, −1/3)` and their permutations). So every hex the segment touches has each
-/// cube coordinate between `a`'s and `b`'s: it lies in their *cube box*. If no cell of the box
-/// but `a` and `b` is solid (Opaque, Slit or off the map), the segment crosses no solid
-/// interior and runs along no seam of two solid hexes (rules 1–3; hexes have no rule 4), so
-/// `a` sees `b`. Of the three deltas `(dq, dr, ds)`, which sum to 0, two have the same sign;
-/// in those two coordinates the box is a parallelogram `[a0, a1] × [b0, b1]` (the third bound
-/// follows), whose clear cells a table of prefix sums counts in O(1).
-struct HexBoxes<'t> {
-    grid: crate::rules::grid::Grid,
-    from: (i64, i64, i64),
-    from_solid: i64,
-    sight: &'t [Sight],
-    table: &'t [u32],
-    /// Per coordinate pair: the least `a` and `b`, the row length, and where its table starts.
-    frames: [(i64, i64, i64, usize); 3],
-}
-
-/// The coordinate pairs (q, r), (q, s) and (r, s) of a cube position.
-fn cube_pair(k: usize, (q, r, s): (i64, i64, i64)) -> (i64, i64) {
-    match k {
-        0 => (q, r),
-        1 => (q, s),
-        _ => (r, s),
-    }
-}
-
-impl<'t> HexBoxes<'t> {
-    /// The tables for `from`'s field, or `None` if the map is so long and thin that they
-    /// would hold more than 32 entries a cell (their frames are sheared) and 1024 more.
-    fn new(map: &'t TerrainMap, from: Cell, table: &'t mut Vec<u32>) -> Option<Self> {
-        let grid = *map.grid();
-        let sight = map.sight_map().as_slice();
-        let cube = |c: Cell| {
-            let (q, r) = grid.to_axial(c);
-            let (q, r) = (i64::from(q), i64::from(r));
-            (q, r, -q - r)
-        };
-        table.clear();
-        // The cube coordinates' ranges over the map.
-        let (mut lo, mut hi) = ([i64::MAX; 3], [i64::MIN; 3]);
-        for c in grid.cells() {
-            let (q, r, s) = cube(c);
-            for (k, v) in [q, r, s].into_iter().enumerate() {
-                lo[k] = lo[k].min(v);
-                hi[k] = hi[k].max(v);
-            }
-        }
-        let coords = [(0, 1), (0, 2), (1, 2)];
-        let size: i64 = coords
-            .iter()
-            .map(|&(x, y)| (hi[x] - lo[x] + 2) * (hi[y] - lo[y] + 2))
-            .sum();
-        if size > 32 * grid.len() as i64 + 1024 {
-            return None;
-        }
-        let mut frames = [(0, 0, 0, 0); 3];
-        for (k, frame) in frames.iter_mut().enumerate() {
-            let (x, y) = coords[k];
-            let (lo, hi) = ((lo[x], lo[y]), (hi[x], hi[y]));
-            // One guard row and column of zeros: entry (a − a0 + 1, b − b0 + 1) counts the
-            // clear cells with coordinates up to (a, b).
-            let (na, nb) = (hi.0 - lo.0 + 2, hi.1 - lo.1 + 2);
-            let start = table.len();
-            table.resize(start + (na * nb) as usize, 0);
-            let t = &mut table[start..];
-            for (i, c) in grid.cells().enumerate() {
-                if sight[i] == Sight::Clear {
-                    let (a, b) = cube_pair(k, cube(c));
-                    t[((b - lo.1 + 1) * na + a - lo.0 + 1) as usize] = 1;
-                }
-            }
-            for b in 1..nb {
-                for a in 1..na {
-                    let i = (b * na + a) as usize;
-                    t[i] += t[i - 1] + t[i - na as usize] - t[i - na as usize - 1];
-                }
-            }
-            *frame = (lo.0, lo.1, na, start);
-        }
-        let fi = grid.index(from)?;
-        let table: &'t Vec<u32> = table;
-        Some(Self {
-            grid,
-            from: cube(from),
-            from_solid: i64::from(sight[fi] != Sight::Clear),
-            sight,
-            table: table.as_slice(),
-            frames,
-        })
-    }
-
-    /// Whether the cube box of the viewer and `c` (on the map) holds no solid cell but those
-    /// two.
-    fn clear(&self, c: Cell) -> bool {
-        let Some(i) = self.grid.index(c) else {
-            return false;
-        };
-        let (q, r) = self.grid.to_axial(c);
-        let (q, r) = (i64::from(q), i64::from(r));
-        let to = (q, r, -q - r);
-        let d = (to.0 - self.from.0, to.1 - self.from.1, to.2 - self.from.2);
-        if d == (0, 0, 0) {
-            return true;
-        }
-        // Two deltas of the same sign (or zero) name the pair.
-        let k = if d.0 * d.1 >= 0 {
-            0
-        } else if d.0 * d.2 >= 0 {
-            1
-        } else {
-            2
-        };
-        let (a0, b0, na, start) = self.frames[k];
-        let ((fa, fb), (ta, tb)) = (cube_pair(k, self.from), cube_pair(k, to));
-        let (x0, x1) = (fa.min(ta) - a0, fa.max(ta) - a0 + 1);
-        let (y0, y1) = (fb.min(tb) - b0, fb.max(tb) - b0 + 1);
-        let at = |x: i64, y: i64| i64::from(self.table[start + (y * na + x) as usize]);
-        let clear = at(x1, y1) + at(x0, y0) - at(x1, y0) - at(x0, y1);
-        let area = (x1 - x0) * (y1 - y0);
-        let to_solid = i64::from(self.sight[i] != Sight::Clear);
-        clear + self.from_solid + to_solid == area
-    }
 }
 
 /// A slope `n/d` (`d ≥ 0`), or `+∞` as `1/0`; compared by cross-multiplication.
@@ -423,8 +291,6 @@ struct Buffers {
     clear_shadows: Vec<Shade>,
     solid_shadows: Vec<Shade>,
     points: Vec<Shade>,
-    /// The prefix sums of the hex fast path.
-    hex: Vec<u32>,
 }
 
 /// Step 2: the shadowcasts from the viewer's five sample points, one pass each marking a
@@ -454,7 +320,6 @@ pub(super) struct Candidates<'a> {
     /// This column's Opaque and Slit cells, closed: every slope that touches one.
     solid_shadows: Vec<Shade>,
     points: Vec<Shade>,
-    hex: Vec<u32>,
 }
 
 /// One octant of one shadowcast: the source, its kind and the local axes.
@@ -513,7 +378,6 @@ impl<'a> Candidates<'a> {
             clear_shadows: b.clear_shadows,
             solid_shadows: b.solid_shadows,
             points: b.points,
-            hex: b.hex,
         }
     }
 
@@ -529,7 +393,6 @@ impl<'a> Candidates<'a> {
             clear_shadows: self.clear_shadows,
             solid_shadows: self.solid_shadows,
             points: self.points,
-            hex: self.hex,
         }
     }
 

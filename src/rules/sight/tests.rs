@@ -1601,7 +1601,7 @@ proptest! {
         for m in [&map, &toggled] {
             for pick in &picks {
                 let from = g.cell_at(pick.index(g.len()));
-                let open = fov::hex_open(m, from);
+                let open = hexfov::hex_open(m, from);
                 let seen = field_of_view(m, from);
                 let f = cube(from);
                 for c in g.cells() {
@@ -1623,6 +1623,27 @@ proptest! {
                     prop_assert!(!clear || exact, "{} settled {}", from, c);
                     prop_assert_eq!(seen.get(c).copied(), Some(exact), "from {} to {}", from, c);
                 }
+            }
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(100))]
+
+    /// One scratch kept over fields of maps of different sizes and kinds (squares and hexes,
+    /// walls, slits and doors) changes no answer.
+    #[test]
+    fn a_kept_scratch_changes_no_field(
+        maps in proptest::collection::vec(prop_oneof![arb_dense_square_map(), arb_dense_hex_map()], 1..5),
+        picks in proptest::collection::vec(any::<prop::sample::Index>(), 3),
+    ) {
+        let mut scratch = FovScratch::new();
+        for m in &maps {
+            let g = m.grid();
+            for pick in &picks {
+                let from = g.cell_at(pick.index(g.len()));
+                prop_assert_eq!(field_of_view_with(m, from, &mut scratch), field_of_view(m, from));
             }
         }
     }
