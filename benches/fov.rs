@@ -5,8 +5,10 @@
 //! 16 viewers; criterion reports the throughput in *visible cells* (Fray's count for that map),
 //! so the figures compare the cost per cell seen.
 //!
-//! - `fray`: `fray::rules::sight::field_of_view`, exact: the same answer as `line_of_sight`
-//!   for every cell (any point of one cell to any point of the other, corners included).
+//! - `fray`: `fray::rules::sight::field_of_view_with`, exact: the same answer as
+//!   `line_of_sight` for every cell (any point of one cell to any point of the other, corners
+//!   included), with one `FovScratch` kept over the iterations (as the two others keep their
+//!   map data); `fray_fresh` is `field_of_view`, which allocates its buffers for each field.
 //! - `mrpas`: doryen-fov's `FovRestrictive` (Mingos' Restrictive Precise Angle Shadowcasting).
 //! - `shadowcasting`: doryen-fov's `FovRecursiveShadowCasting`.
 //!
@@ -15,9 +17,9 @@
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use doryen_fov::{FovAlgorithm, FovRecursiveShadowCasting, FovRestrictive, MapData};
-use fray::rules::grid::{Cell, Diagonals, Grid, Topology};
+use fray::rules::grid::{Cell, CellMap, Diagonals, Grid, HexOrientation, Topology};
 use fray::rules::map::{TerrainMap, kinds};
-use fray::rules::sight::field_of_view;
+use fray::rules::sight::{FovScratch, field_of_view, field_of_view_with, line_of_sight};
 use std::hint::black_box;
 
 /// xorshift64*: tiny, deterministic.
@@ -92,6 +94,14 @@ fn bench(c: &mut Criterion) {
         let mut group = c.benchmark_group(&case.name);
         group.throughput(Throughput::Elements(case.visible));
         group.bench_function("fray", |b| {
+            let mut scratch = FovScratch::new();
+            b.iter(|| {
+                for &v in &case.viewers {
+                    black_box(field_of_view_with(&case.map, v, &mut scratch));
+                }
+            })
+        });
+        group.bench_function("fray_fresh", |b| {
             b.iter(|| {
                 for &v in &case.viewers {
                     black_box(field_of_view(&case.map, v));
@@ -124,5 +134,61 @@ fn bench(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, bench);
+/// Hex maps (pointy tops), where the classic algorithms have no counterpart: Fray's field
+/// (the open-box test, then the exact rule for the rest) against asking `line_of_sight` for
+/// every cell, as `field_of_view` did before.
+fn bench_hex(c: &mut Criterion) {
+    for (size, wall_percent, seed) in [(32u32, 0u64, 11u64), (32, 20, 11)] {
+        let hex = Topology::Hex {
+            orientation: HexOrientation::Pointy,
+        };
+        let grid = Grid::new(hex, size, size);
+        let mut rng = Rng(seed);
+        let cells = (0..grid.len())
+            .map(|_| u16::from(rng.below(100) < wall_percent))
+            .collect();
+        let map = TerrainMap::new(grid, vec![kinds::floor(), kinds::wall()], cells)
+            .expect("two kinds, indices 0 and 1");
+        let mut viewers = Vec::new();
+        while viewers.len() < 16 {
+            let c = grid.cell_at(rng.below(grid.len() as u64) as usize);
+            if map.sight(c) == fray::rules::map::Sight::Clear {
+                viewers.push(c);
+            }
+        }
+        let visible = viewers
+            .iter()
+            .map(|&v| {
+                field_of_view(&map, v)
+                    .as_slice()
+                    .iter()
+                    .filter(|&&s| s)
+                    .count() as u64
+            })
+            .sum();
+        let mut group = c.benchmark_group(format!("fov/hex{size}/walls{wall_percent}"));
+        group.throughput(Throughput::Elements(visible));
+        group.bench_function("fray", |b| {
+            let mut scratch = FovScratch::new();
+            b.iter(|| {
+                for &v in &viewers {
+                    black_box(field_of_view_with(&map, v, &mut scratch));
+                }
+            })
+        });
+        group.bench_function("per_cell", |b| {
+            b.iter(|| {
+                for &v in &viewers {
+                    let g = map.grid();
+                    black_box(CellMap::from_fn(g.width, g.height, |c| {
+                        line_of_sight(&map, v, c)
+                    }));
+                }
+            })
+        });
+        group.finish();
+    }
+}
+
+criterion_group!(benches, bench, bench_hex);
 criterion_main!(benches);

@@ -356,11 +356,13 @@ pub fn line_of_sight(map: &TerrainMap, a: Cell, b: Cell) -> bool {
 /// they are now: a shut one is opaque, an open one clear.
 ///
 /// It never disagrees with an attack's line of sight or with the cover a target has: on flat
-/// square maps, shadowcasts from the viewer's sample points prove most cells seen or unseen
-/// with the rule of this module (the proofs are in the `fov` module's docs) and the exact
-/// query decides the rest; elsewhere the query decides each cell. Tests check it against the
-/// brute-force reference on random maps with doors, squares and hexes. Its cost per cell is in
-/// `docs/benchmarks.md`, beside two classic field-of-view algorithms.
+/// square maps, open rectangles and shadowcasts from the viewer's sample points prove most
+/// cells seen or unseen with the rule of this module (the proofs are in the `fov` module's
+/// docs) and the exact query decides the rest; on flat hex maps, cells whose cube box with the
+/// viewer is clear are seen and the query decides the rest; with heights the query decides
+/// each cell. Tests check it against the brute-force reference on random maps with doors,
+/// squares and hexes. Its cost per cell is in `docs/benchmarks.md`, beside two classic
+/// field-of-view algorithms.
 ///
 /// # Examples
 ///
@@ -383,9 +385,36 @@ pub fn line_of_sight(map: &TerrainMap, a: Cell, b: Cell) -> bool {
 /// assert_eq!(seen.get(Cell::new(2, 0)), Some(&true)); // the wall's own face
 /// ```
 pub fn field_of_view(map: &TerrainMap, from: Cell) -> CellMap<bool> {
+    field_of_view_with(map, from, &mut FovScratch::new())
+}
+
+/// [`field_of_view`], with buffers that the caller keeps from one field to the next (to save
+/// their allocations when it asks for many fields); the answer is the same.
+///
+/// # Examples
+///
+/// ```
+/// use fray::rules::grid::{Cell, Diagonals, Grid, Topology};
+/// use fray::rules::map::{TerrainMap, kinds};
+/// use fray::rules::sight::{FovScratch, field_of_view, field_of_view_with};
+///
+/// let grid = Grid::new(Topology::Square { diagonals: Diagonals::One }, 4, 3);
+/// let cells = vec![0, 0, 1, 0, 0, 1, 1, 0, 0, 0, 0, 0];
+/// let room = TerrainMap::new(grid, vec![kinds::floor(), kinds::wall()], cells).unwrap();
+/// let mut scratch = FovScratch::new();
+/// for from in [Cell::new(0, 0), Cell::new(3, 2), Cell::new(0, 2)] {
+///     assert_eq!(field_of_view_with(&room, from, &mut scratch), field_of_view(&room, from));
+/// }
+/// ```
+pub fn field_of_view_with(map: &TerrainMap, from: Cell, scratch: &mut FovScratch) -> CellMap<bool> {
     let grid = map.grid();
-    if grid.contains(from) && map.is_flat() && !grid.topology.is_hex() {
-        return fov::square_field(map, from);
+    let small = grid.width.max(grid.height) <= fov::MAX_SIDE;
+    if grid.contains(from) && map.is_flat() && small {
+        return if grid.topology.is_hex() {
+            hexfov::hex_field(map, from, scratch)
+        } else {
+            fov::square_field(map, from, scratch)
+        };
     }
     CellMap::from_fn(grid.width, grid.height, |c| line_of_sight(map, from, c))
 }
@@ -1299,7 +1328,9 @@ impl<'a, const N: usize, const L: usize> Bundle<'a, N, L> {
 }
 
 mod fov;
+pub use fov::FovScratch;
 mod heights;
+mod hexfov;
 
 #[cfg(test)]
 mod tests;

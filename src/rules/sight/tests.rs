@@ -1513,3 +1513,138 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// Step 1 of the fast field of view: the cells it settles are exactly those whose
+    /// rectangle with the viewer holds no solid cell but those two (counted cell by cell
+    /// here), every one of them is in sight, and it reports a doubt exactly when some cell
+    /// is left (walls, slits and doors, before and after a door is toggled).
+    #[test]
+    fn open_rectangles_settle_exactly_the_clear_rectangles(
+        map in arb_dense_square_map(),
+        picks in proptest::collection::vec(any::<prop::sample::Index>(), 3),
+        k in any::<prop::sample::Index>(),
+    ) {
+        let g = *map.grid();
+        let mut toggled = map.clone();
+        toggled.toggle_door(g.cell_at(k.index(g.len())));
+        for m in [&map, &toggled] {
+            let solid = |c: Cell| m.sight(c) != Sight::Clear;
+            for pick in &picks {
+                let from = g.cell_at(pick.index(g.len()));
+                let mut marks = fov::Candidates::new(m, from);
+                let doubt = marks.open_rectangles();
+                let mut left = false;
+                for c in g.cells() {
+                    let i = g.index(c).expect("on the map");
+                    let clear = (from.x.min(c.x)..=from.x.max(c.x)).all(|x| {
+                        (from.y.min(c.y)..=from.y.max(c.y)).all(|y| {
+                            let d = Cell::new(x, y);
+                            d == from || d == c || !solid(d)
+                        })
+                    });
+                    prop_assert_eq!(marks.sure[i], clear, "from {} to {}", from, c);
+                    prop_assert_eq!(marks.marked[i], clear, "from {} to {}", from, c);
+                    prop_assert!(!clear || line_of_sight(m, from, c), "{} settled {}", from, c);
+                    left |= !clear;
+                }
+                prop_assert_eq!(doubt, left, "from {}", from);
+            }
+        }
+    }
+}
+
+/// A hex map (either orientation) up to 20×20 with its own density of walls (0–60%), a few
+/// slits and doors.
+fn arb_dense_hex_map() -> impl Strategy<Value = TerrainMap> {
+    (any::<bool>(), 1u32..=20, 1u32..=20, 0u32..=60).prop_flat_map(|(pointy, w, h, walls)| {
+        let grid = Grid::new(if pointy { POINTY } else { FLAT }, w, h);
+        proptest::collection::vec(0u32..100, grid.len()).prop_map(move |raw| {
+            let cells = raw
+                .iter()
+                .map(|&r| match r {
+                    _ if r < walls => 1,
+                    _ if r < walls + 4 => 2,
+                    _ if r < walls + 7 => 3,
+                    _ if r < walls + 9 => 4,
+                    _ if r < walls + 10 => 5,
+                    _ => 0,
+                })
+                .collect();
+            TerrainMap::new(grid, door_kinds(), cells).expect("valid random map")
+        })
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// The hex fast path: it settles exactly the cells whose cube box with the viewer holds no
+    /// solid or off-map cell but the two ends (listed hex by hex here), each of them is in
+    /// sight, and the field is `line_of_sight` cell by cell, before and after a door is
+    /// toggled.
+    #[test]
+    fn hex_field_of_view_fast_path_holds(
+        map in arb_dense_hex_map(),
+        picks in proptest::collection::vec(any::<prop::sample::Index>(), 3),
+        k in any::<prop::sample::Index>(),
+    ) {
+        let g = *map.grid();
+        let mut toggled = map.clone();
+        toggled.toggle_door(g.cell_at(k.index(g.len())));
+        let cube = |c: Cell| {
+            let (q, r) = g.to_axial(c);
+            (q, r, -q - r)
+        };
+        for m in [&map, &toggled] {
+            for pick in &picks {
+                let from = g.cell_at(pick.index(g.len()));
+                let open = hexfov::hex_open(m, from);
+                let seen = field_of_view(m, from);
+                let f = cube(from);
+                for c in g.cells() {
+                    let t = cube(c);
+                    let span = |a: i32, b: i32| a.min(b)..=a.max(b);
+                    let mut clear = true;
+                    for q in span(f.0, t.0) {
+                        for r in span(f.1, t.1) {
+                            let d = g.from_axial(q, r);
+                            let inside = span(f.2, t.2).contains(&(-q - r));
+                            if inside && d != from && d != c {
+                                clear &= g.contains(d) && m.sight(d) == Sight::Clear;
+                            }
+                        }
+                    }
+                    let i = g.index(c).expect("on the map");
+                    let exact = line_of_sight(m, from, c);
+                    prop_assert_eq!(open[i], clear, "from {} to {}", from, c);
+                    prop_assert!(!clear || exact, "{} settled {}", from, c);
+                    prop_assert_eq!(seen.get(c).copied(), Some(exact), "from {} to {}", from, c);
+                }
+            }
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(100))]
+
+    /// One scratch kept over fields of maps of different sizes and kinds (squares and hexes,
+    /// walls, slits and doors) changes no answer.
+    #[test]
+    fn a_kept_scratch_changes_no_field(
+        maps in proptest::collection::vec(prop_oneof![arb_dense_square_map(), arb_dense_hex_map()], 1..5),
+        picks in proptest::collection::vec(any::<prop::sample::Index>(), 3),
+    ) {
+        let mut scratch = FovScratch::new();
+        for m in &maps {
+            let g = m.grid();
+            for pick in &picks {
+                let from = g.cell_at(pick.index(g.len()));
+                prop_assert_eq!(field_of_view_with(m, from, &mut scratch), field_of_view(m, from));
+            }
+        }
+    }
+}
