@@ -952,6 +952,76 @@ fn quick_load_asks_before_throwing_away_progress() {
     assert_eq!(battle(&app).commands, saved);
 }
 
+/// Tab while picking who acts next steps only through the units the player may pick now: in
+/// `alternating`, a unit that has had its turn this round is never landed on.
+#[test]
+fn tab_while_picking_steps_only_through_units_that_may_be_picked() {
+    let level = fray::rules::level::load_path(&levels_dir().join("alternating_bridge.ron"))
+        .expect("bridge");
+    let mut setup = BattleSetup::new(level, None);
+    setup.seed = 7;
+    setup.controls = vec![SideControl::Human; 2];
+    let mut app = battle_app(setup);
+    let play = |app: &mut App, cmd: Command| {
+        app.world_mut()
+            .resource_mut::<Battle>()
+            .submit(&cmd, true)
+            .expect("legal");
+        for _ in 0..3 {
+            app.update();
+        }
+    };
+    // Each side picks a unit and ends its turn, twice round, so units have acted.
+    let mut acted = Vec::new();
+    for _ in 0..3 {
+        let Decision::Pick { options, .. } = battle(&app).state.pending() else {
+            panic!("a pick: {:?}", battle(&app).state.pending());
+        };
+        let unit = options[0];
+        acted.push(unit);
+        play(&mut app, Command::Pick { unit });
+        play(&mut app, Command::EndTurn { unit });
+    }
+    let Decision::Pick { options, .. } = battle(&app).state.pending() else {
+        panic!("a pick");
+    };
+    let acted_here: Vec<_> = acted
+        .iter()
+        .filter(|u| !options.contains(u))
+        .filter_map(|u| battle(&app).state.unit(*u).map(|u| u.cell))
+        .collect();
+    assert!(!acted_here.is_empty(), "some unit has acted: {acted:?}");
+    // The hand-over screen between the two players.
+    if app
+        .world()
+        .resource::<fray::game::hotseat::HotSeat>()
+        .waiting
+    {
+        tap(&mut app, KeyCode::Enter);
+        app.update();
+    }
+    let open: Vec<_> = options
+        .iter()
+        .filter_map(|u| battle(&app).state.unit(*u).map(|u| u.cell))
+        .collect();
+    let mut seen = Vec::new();
+    for _ in 0..open.len() + 2 {
+        tap(&mut app, KeyCode::Tab);
+        let at = app
+            .world()
+            .resource::<fray::game::input::CursorCell>()
+            .0
+            .expect("Tab puts the cursor on a unit");
+        assert!(
+            open.contains(&at),
+            "{at:?} is not a unit that may be picked"
+        );
+        assert!(!acted_here.contains(&at));
+        seen.push(at);
+    }
+    assert!(open.iter().all(|c| seen.contains(c)), "every pick reached");
+}
+
 /// A question ("press F9 again to load it") goes with its offer when the battle moves on
 /// before the second press (a command played, by the AI say), and says that nothing was
 /// loaded; the next F9 asks again rather than loading.

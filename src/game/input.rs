@@ -321,13 +321,21 @@ fn keyboard(
             moved.write(CursorMoved(to));
         }
     }
-    // Tab: the next unit (the ones that may be picked, else every standing unit).
+    // Tab: the next unit (the ones the player may pick now, else every standing unit). The
+    // picks are the player's legal commands, not the shown decision's options: while the
+    // other side picks, or the board still shows a past decision, those are not the
+    // player's to take.
     if bound.just_pressed(&keys::NEXT_UNIT, &keys) {
+        let picks: Vec<Cell> = view
+            .legal
+            .iter()
+            .filter_map(|d| match d.command {
+                Command::Pick { unit } => state.unit(unit).map(|u| u.cell),
+                _ => None,
+            })
+            .collect();
         let mut cells: Vec<Cell> = match state.pending() {
-            Decision::Pick { options, .. } => options
-                .iter()
-                .filter_map(|u| state.unit(*u).map(|u| u.cell))
-                .collect(),
+            Decision::Pick { .. } if !picks.is_empty() => picks,
             _ => {
                 let clock = crate::rules::rulesets::clock(state);
                 let mut v: Vec<Cell> = clock
