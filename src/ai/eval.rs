@@ -269,6 +269,79 @@ pub fn empty_handed(s: &BattleState, u: &Unit) -> bool {
         })
 }
 
+/// The weight of a unit's armament in the score: per share of its own health points that one
+/// blow of its best attack takes on average ([`rulesets::armament`]), for units armed by their
+/// items (the rest cannot change weapons, so it is left out for them). A `sides` warrior of 12
+/// HP with a longsword (5.5) rather than a dagger (2.5) is 2.0 better off, ten steps of
+/// closing in: worth a turn's walk aside for a better weapon, not a likely blow given up.
+pub const ARMAMENT: f64 = 8.0;
+
+/// [`ARMAMENT`] times the share of its health points `u`'s best blow takes (`max`: its health
+/// points in all); 0 for a unit not armed by its items or not standing.
+pub fn armament(s: &BattleState, u: &Unit, max: i64) -> f64 {
+    if !u.armed_by_items || !u.is_active() {
+        return 0.0;
+    }
+    ARMAMENT * rulesets::armament(s, u) / (max as f64).max(1.0)
+}
+
+/// What taking `item` into its hands would change in `unit`'s best blow (negative: a worse
+/// weapon whose stats would be laid over a better one's). 0 for a unit not armed by its items.
+pub fn pickup_gain(s: &BattleState, unit: UnitId, item: &str) -> f64 {
+    let Some(u) = s.unit(unit).filter(|u| u.armed_by_items) else {
+        return 0.0;
+    };
+    let mut after = u.clone();
+    after.items.push(crate::rules::battle::items::Carried {
+        item: item.into(),
+        at: crate::rules::battle::Place::Hand,
+        loaded: 0,
+    });
+    after.refit(s.ruleset());
+    rulesets::armament(s, &after) - rulesets::armament(s, u)
+}
+
+/// The legal pick-up by `unit` that improves its best blow most, if any (none when nothing
+/// lies on the ground: levels without items are played as before).
+pub fn best_pickup(s: &BattleState, unit: UnitId) -> Option<Command> {
+    if s.ground.is_empty() {
+        return None;
+    }
+    let mut best: Option<(f64, Command)> = None;
+    for action in s.item_actions(unit) {
+        let Action::PickUp { item, .. } = &action else {
+            continue;
+        };
+        let gain = pickup_gain(s, unit, item);
+        if gain <= 0.0 || best.as_ref().is_some_and(|(g, _)| *g >= gain) {
+            continue;
+        }
+        let cmd = Command::Act { unit, action };
+        if s.check(&cmd).is_ok() {
+            best = Some((gain, cmd));
+        }
+    }
+    best.map(|(_, c)| c)
+}
+
+/// The cells on the ground where an item lies that would improve `unit`'s best blow.
+pub fn better_items_at(s: &BattleState, unit: UnitId) -> Vec<Cell> {
+    if s.ground.is_empty() || !s.unit(unit).is_some_and(|u| u.armed_by_items) {
+        return Vec::new();
+    }
+    s.ground
+        .iter()
+        .filter(|(_, items)| {
+            items.iter().any(|i| {
+                s.item_def(i)
+                    .is_some_and(|d| d.kind != crate::rules::ruleset_data::ItemKind::Heavy)
+                    && pickup_gain(s, unit, i) > 0.0
+            })
+        })
+        .map(|(c, _)| *c)
+        .collect()
+}
+
 /// What an item action is worth beyond what the play-out of the turn shows, which cannot
 /// see the next turn: [`Weights::door_way`] for reloading an empty item; 0 for the rest
 /// (taking up a weapon with empty hands shows in the score: [`EMPTY_HANDS`]).
@@ -344,13 +417,15 @@ pub fn score(s: &BattleState, side: SideId, w: &Weights) -> f64 {
         } else {
             0.0
         };
+        // The weapons in its hands, for a unit armed by its items.
+        let arms = armament(s, u, healths[i].1);
         if u.side == side {
             v -= w.own_lost * lost + w.own_down * down + bare;
-            v += spare;
+            v += spare + arms;
         } else {
             // Finishing the wounded is worth more than spreading damage.
             v += w.foe_lost * lost + w.foe_lost_sq * lost * lost + w.foe_down * down + bare;
-            v -= spare;
+            v -= spare + arms;
         }
     }
     for id in s.unit_ids() {
