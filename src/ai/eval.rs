@@ -8,7 +8,9 @@
 //! position (closing on targets, shooters in range with sight, exposure to enemy attacks next
 //! turn, cover against enemy shooters) plus the level's objectives.
 
-use crate::rules::battle::{Action, BattleState, Command, SideId, Status, Unit, UnitId};
+use crate::rules::battle::{
+    Action, BattleState, Carried, Command, Place, SideId, Status, Unit, UnitId,
+};
 use crate::rules::grid::Cell;
 use crate::rules::level::Victory;
 use crate::rules::rulesets;
@@ -319,6 +321,100 @@ pub fn best_pickup(s: &BattleState, unit: UnitId) -> Option<Command> {
         let cmd = Command::Act { unit, action };
         if s.check(&cmd).is_ok() {
             best = Some((gain, cmd));
+        }
+    }
+    best.map(|(_, c)| c)
+}
+
+/// `u`'s best blow with its items where `at` puts them (index, item) rather than where they are.
+fn armament_as(s: &BattleState, u: &Unit, at: impl Fn(usize, &Carried) -> Place) -> f64 {
+    let mut after = u.clone();
+    for (i, c) in after.items.iter_mut().enumerate() {
+        c.at = at(i, c);
+    }
+    after.refit(s.ruleset());
+    rulesets::armament(s, &after)
+}
+
+/// The item `unit` carries away from its hands that, readied alone (what it holds put away at
+/// the belt), would give it a better blow than it has now, if any, the best first; `None` for
+/// a unit not armed by its items.
+pub fn better_carried(s: &BattleState, unit: UnitId) -> Option<usize> {
+    let u = s.unit(unit).filter(|u| u.armed_by_items)?;
+    let now = rulesets::armament(s, u);
+    let mut best: Option<(f64, usize)> = None;
+    for (i, c) in u.items.iter().enumerate() {
+        if c.at == Place::Hand || u.items[..i].iter().any(|x| x.item == c.item) {
+            continue;
+        }
+        let alone = armament_as(s, u, |j, x| {
+            if j == i {
+                Place::Hand
+            } else if x.at == Place::Hand {
+                Place::Belt
+            } else {
+                x.at
+            }
+        });
+        if alone > now && best.is_none_or(|(b, _)| alone > b) {
+            best = Some((alone, i));
+        }
+    }
+    best.map(|(_, i)| i)
+}
+
+/// Whether `cmd` puts away a held item at the belt to free the hands for a better weapon the
+/// unit carries ([`better_carried`]) that does not fit beside what it holds: the first half of a
+/// swap, which [`idle_item_action`] would otherwise leave out.
+pub fn makes_way(s: &BattleState, cmd: &Command) -> bool {
+    let Command::Act {
+        unit,
+        action: Action::Carry {
+            item,
+            to: Place::Belt,
+        },
+    } = cmd
+    else {
+        return false;
+    };
+    let Some(u) = s.unit(*unit) else {
+        return false;
+    };
+    let Some(i) = better_carried(s, *unit) else {
+        return false;
+    };
+    let need = s.item_def(&u.items[i].item).map_or(1, |d| d.hands);
+    u.hands_used(s.ruleset()) + need > crate::rules::ruleset_data::HANDS
+        && u.items
+            .iter()
+            .any(|c| c.at == Place::Hand && &*c.item == item)
+}
+
+/// The legal readying of a carried item (from the belt or the pack) that improves `unit`'s best
+/// blow most, if any.
+pub fn best_ready(s: &BattleState, unit: UnitId) -> Option<Command> {
+    let u = s
+        .unit(unit)
+        .filter(|u| u.armed_by_items && u.items.len() > 1)?;
+    let now = rulesets::armament(s, u);
+    let mut best: Option<(f64, Command)> = None;
+    for (i, c) in u.items.iter().enumerate() {
+        if c.at == Place::Hand {
+            continue;
+        }
+        let then = armament_as(s, u, |j, x| if j == i { Place::Hand } else { x.at });
+        if then <= now || best.as_ref().is_some_and(|(b, _)| *b >= then) {
+            continue;
+        }
+        let cmd = Command::Act {
+            unit,
+            action: Action::Carry {
+                item: c.item.to_string(),
+                to: Place::Hand,
+            },
+        };
+        if s.check(&cmd).is_ok() {
+            best = Some((then, cmd));
         }
     }
     best.map(|(_, c)| c)

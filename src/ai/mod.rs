@@ -310,7 +310,7 @@ impl Ai {
             search.moves,
             &search.weights,
         );
-        candidates.retain(|c| !eval::idle_item_action(c));
+        candidates.retain(|c| !eval::idle_item_action(c) || eval::makes_way(&view, c));
         if candidates.is_empty() {
             return legal_first;
         }
@@ -462,7 +462,7 @@ fn pick_value(
     };
     let legal = strikes_when_engaged(&picked, picked.legal_commands());
     let mut candidates = prune(&picked, side, legal, search.pick_moves, &search.weights);
-    candidates.retain(|c| !eval::idle_item_action(c));
+    candidates.retain(|c| !eval::idle_item_action(c) || eval::makes_way(&picked, c));
     let mut best = f64::NEG_INFINITY;
     for (i, cmd) in candidates.iter().enumerate() {
         if i > 0 && nodes >= budget {
@@ -553,9 +553,11 @@ fn play_out(
                 actor = Some(unit);
                 own += 1;
                 let options = strikes_and_end(c, unit);
-                // With no blow to strike, a weapon within reach better than the one in hand is
-                // taken up (a move is judged with the pick-up it allows).
-                best_target_attack(c, &options)
+                // A better weapon it carries is readied first (after its hands were freed for
+                // it); with no blow to strike, a weapon within reach better than the one in
+                // hand is taken up (a move is judged with the pick-up it allows).
+                eval::best_ready(c, unit)
+                    .or_else(|| best_target_attack(c, &options))
                     .or_else(|| eval::best_pickup(c, unit))
                     .or_else(|| {
                         options

@@ -1336,7 +1336,14 @@ fn item_actions_do_not_loop_and_games_end() {
         assert!(g.ended && !g.capped, "seed {seed}: the game did not end");
         let items = item_commands(&g);
         assert!(
-            items.iter().all(|c| !eval::idle_item_action(c)),
+            items.iter().all(|c| !eval::idle_item_action(c)
+                || matches!(
+                    c,
+                    Command::Act {
+                        action: Action::Carry { .. },
+                        ..
+                    }
+                )),
             "seed {seed}: {items:?}"
         );
         // Each unit reloads at most once a round and picks up or readies a handful of times.
@@ -1446,5 +1453,39 @@ fn keeps_a_better_weapon_and_leaves_a_worse_one() {
             );
         }
         assert_eq!(held(&b, ida), ["longsword"], "seed {seed}");
+    }
+}
+
+/// A fighter with a dagger in hand and a greataxe at its belt (two hands: it cannot ready it
+/// beside the dagger) puts the dagger away and readies the greataxe (both free in `sides`),
+/// then does not swap back.
+#[test]
+fn swaps_a_dagger_for_the_greataxe_it_carries() {
+    let l = open_level(
+        "sides",
+        (18, 8),
+        "(name: \"Ida\", side: \"A\", cell: (1, 1), template: \"warrior\", items: [\"dagger\", \"greataxe\"]),
+         (name: \"Tor\", side: \"B\", cell: (16, 1), template: \"warrior\")",
+        "",
+    );
+    let ida = UnitId(0);
+    for seed in 1..4 {
+        let (mut b, _) = BattleState::start(&l, seed);
+        assert_eq!(held(&b, ida), ["dagger"]);
+        let mut ai = normal(seed);
+        let cmds = one_turn_of(&mut b, &mut ai, ida);
+        assert_eq!(held(&b, ida), ["greataxe"], "seed {seed}: {cmds:?}");
+        let again = one_turn_of(&mut b, &mut ai, ida);
+        assert!(
+            again.iter().all(|c| !matches!(
+                c,
+                Command::Act {
+                    action: Action::Carry { .. },
+                    ..
+                }
+            )),
+            "seed {seed}: {again:?}"
+        );
+        assert_eq!(held(&b, ida), ["greataxe"], "seed {seed}");
     }
 }
