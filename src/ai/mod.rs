@@ -310,7 +310,7 @@ impl Ai {
             search.moves,
             &search.weights,
         );
-        candidates.retain(|c| !eval::idle_item_action(c));
+        candidates.retain(|c| !eval::idle_item_action(c) || eval::makes_way(&view, c));
         if candidates.is_empty() {
             return legal_first;
         }
@@ -462,7 +462,7 @@ fn pick_value(
     };
     let legal = strikes_when_engaged(&picked, picked.legal_commands());
     let mut candidates = prune(&picked, side, legal, search.pick_moves, &search.weights);
-    candidates.retain(|c| !eval::idle_item_action(c));
+    candidates.retain(|c| !eval::idle_item_action(c) || eval::makes_way(&picked, c));
     let mut best = f64::NEG_INFINITY;
     for (i, cmd) in candidates.iter().enumerate() {
         if i > 0 && nodes >= budget {
@@ -553,12 +553,18 @@ fn play_out(
                 actor = Some(unit);
                 own += 1;
                 let options = strikes_and_end(c, unit);
-                best_target_attack(c, &options).or_else(|| {
-                    options
-                        .iter()
-                        .find(|x| matches!(x, Command::EndTurn { .. }))
-                        .cloned()
-                })
+                // A better weapon it carries is readied first (after its hands were freed for
+                // it); with no blow to strike, a weapon within reach better than the one in
+                // hand is taken up (a move is judged with the pick-up it allows).
+                eval::best_ready(c, unit)
+                    .or_else(|| best_target_attack(c, &options))
+                    .or_else(|| eval::best_pickup(c, unit))
+                    .or_else(|| {
+                        options
+                            .iter()
+                            .find(|x| matches!(x, Command::EndTurn { .. }))
+                            .cloned()
+                    })
             }
             // Another unit's turn or pick with no replies left: stop before listing its
             // commands (every legal move is a path search per kind of move).
@@ -660,8 +666,12 @@ fn prune(
     w: &Weights,
 ) -> Vec<Command> {
     let mut rest = Vec::new();
-    // (kind, value, steps from the unit's cell, strikes from there, command)
-    let mut moving: Vec<(String, f64, u32, bool, Command)> = Vec::new();
+    // (kind, value, steps from the unit's cell, strikes from there, reaches a better weapon
+    // from there, command)
+    let mut moving: Vec<(String, f64, u32, bool, bool, Command)> = Vec::new();
+    // The cells where a weapon lies that would arm the moving unit better (none on a level
+    // without items on the ground), for the last unit asked about.
+    let mut better: Option<(UnitId, Vec<crate::rules::grid::Cell>)> = None;
     for c in legal {
         match c.destination() {
             Some((unit, to)) => {
@@ -672,7 +682,15 @@ fn prune(
                 let v = eval::cell_value(s, side, unit, to, w);
                 let u = &s.units[unit.index()];
                 let steps = s.grid().distance(u.cell, to);
-                moving.push((kind, v, steps, eval::can_strike_from(s, unit, to), c));
+                if better.as_ref().is_none_or(|(b, _)| *b != unit) {
+                    better = Some((unit, eval::better_items_at(s, unit)));
+                }
+                let arms = better.as_ref().is_some_and(|(_, cells)| {
+                    cells
+                        .iter()
+                        .any(|&cell| s.grid().distance_steps(to, cell) <= u.reach.max(1))
+                });
+                moving.push((kind, v, steps, eval::can_strike_from(s, unit, to), arms, c));
             }
             None => rest.push(c),
         }
@@ -694,8 +712,16 @@ fn prune(
                 chosen.push(k);
             }
         }
+        // The best two destinations (by the positional value) from which a better weapon
+        // lying on the ground is within reach: the pick-up that follows in the play-out
+        // shows what it is worth.
+        for k in (0..group.len()).filter(|&k| group[k].4).take(2) {
+            if !chosen.contains(&k) {
+                chosen.push(k);
+            }
+        }
         chosen.sort_unstable();
-        rest.extend(chosen.into_iter().map(|k| group[k].4.clone()));
+        rest.extend(chosen.into_iter().map(|k| group[k].5.clone()));
         i = end;
     }
     rest

@@ -1336,7 +1336,14 @@ fn item_actions_do_not_loop_and_games_end() {
         assert!(g.ended && !g.capped, "seed {seed}: the game did not end");
         let items = item_commands(&g);
         assert!(
-            items.iter().all(|c| !eval::idle_item_action(c)),
+            items.iter().all(|c| !eval::idle_item_action(c)
+                || matches!(
+                    c,
+                    Command::Act {
+                        action: Action::Carry { .. },
+                        ..
+                    }
+                )),
             "seed {seed}: {items:?}"
         );
         // Each unit reloads at most once a round and picks up or readies a handful of times.
@@ -1344,5 +1351,148 @@ fn item_actions_do_not_loop_and_games_end() {
             items.len() <= 4 * g.rounds as usize + 8,
             "seed {seed}: {items:?}"
         );
+    }
+}
+
+/// Plays `unit`'s turn with `ai` (everyone else ends its turns) and returns its commands.
+fn one_turn_of(b: &mut BattleState, ai: &mut Ai, unit: UnitId) -> Vec<Command> {
+    until_turn_of(b, unit);
+    let mut out = Vec::new();
+    for _ in 0..8 {
+        match b.pending() {
+            Decision::Act { unit: u } if u == unit => {}
+            _ => break,
+        }
+        let cmd = ai.decide(b).unwrap();
+        b.execute(&cmd).unwrap();
+        out.push(cmd);
+    }
+    out
+}
+
+fn held(b: &BattleState, unit: UnitId) -> Vec<String> {
+    b.units[unit.index()]
+        .items
+        .iter()
+        .filter(|c| c.at == crate::rules::battle::Place::Hand)
+        .map(|c| c.item.to_string())
+        .collect()
+}
+
+/// A fighter with empty hands (its dagger dropped at its feet) and a longsword lying four
+/// squares aside from its way to the foe walks to the sword and takes it up in the same turn (a
+/// move judged with the pick-up that follows), rather than taking up the dagger or running at
+/// the foe. With the longsword in hand, it never takes up a dagger lying at its feet, whose
+/// stats would be laid over the sword's, though a hand is free and the Move action left after
+/// its blow.
+#[test]
+fn walks_to_a_better_weapon_and_takes_it_up() {
+    let l = open_level(
+        "sides",
+        (18, 8),
+        "(name: \"Ida\", side: \"A\", cell: (1, 1), template: \"warrior\", items: [\"dagger\"]),
+         (name: \"Tor\", side: \"B\", cell: (16, 1), template: \"warrior\")",
+        "items: [(item: \"longsword\", cell: (2, 5))],",
+    );
+    let ida = UnitId(0);
+    for seed in 1..4 {
+        let (mut b, _) = BattleState::start(&l, seed);
+        until_turn_of(&mut b, ida);
+        // Empty hands: the dagger lies at her feet (dropping is free).
+        b.execute(&Command::Act {
+            unit: ida,
+            action: Action::DropItem {
+                item: "dagger".into(),
+            },
+        })
+        .unwrap();
+        let mut ai = normal(seed);
+        let cmds = one_turn_of(&mut b, &mut ai, ida);
+        assert!(
+            cmds.iter().any(|c| matches!(
+                c,
+                Command::Act {
+                    action: Action::PickUp { .. },
+                    ..
+                }
+            )),
+            "seed {seed}: {cmds:?}"
+        );
+        assert_eq!(held(&b, ida), ["longsword"], "seed {seed}: {cmds:?}");
+        assert_eq!(b.units[0].stat("damage_die"), 8, "seed {seed}");
+    }
+}
+
+#[test]
+fn keeps_a_better_weapon_and_leaves_a_worse_one() {
+    let l = open_level(
+        "sides",
+        (18, 8),
+        "(name: \"Ida\", side: \"A\", cell: (1, 1), template: \"warrior\", items: [\"longsword\"]),
+         (name: \"Tor\", side: \"B\", cell: (3, 1), template: \"warrior\", overrides: {\"hp\": 40})",
+        "items: [(item: \"dagger\", cell: (1, 1)), (item: \"dagger\", cell: (1, 2))],",
+    );
+    let ida = UnitId(0);
+    for seed in 1..4 {
+        let (mut b, _) = BattleState::start(&l, seed);
+        // The dagger is within reach, a hand is free: the pick-up is legal.
+        until_turn_of(&mut b, ida);
+        assert!(
+            b.legal_commands().iter().any(|c| matches!(
+                c,
+                Command::Act {
+                    action: Action::PickUp { .. },
+                    ..
+                }
+            )),
+            "seed {seed}"
+        );
+        let mut ai = normal(seed);
+        for _ in 0..2 {
+            let cmds = one_turn_of(&mut b, &mut ai, ida);
+            assert!(
+                cmds.iter()
+                    .all(|c| !crate::rules::battle::items::is_item_action(match c {
+                        Command::Act { action, .. } => action,
+                        _ => &Action::Delay,
+                    })),
+                "seed {seed}: {cmds:?}"
+            );
+        }
+        assert_eq!(held(&b, ida), ["longsword"], "seed {seed}");
+    }
+}
+
+/// A fighter with a dagger in hand and a greataxe at its belt (two hands: it cannot ready it
+/// beside the dagger) puts the dagger away and readies the greataxe (both free in `sides`),
+/// then does not swap back.
+#[test]
+fn swaps_a_dagger_for_the_greataxe_it_carries() {
+    let l = open_level(
+        "sides",
+        (18, 8),
+        "(name: \"Ida\", side: \"A\", cell: (1, 1), template: \"warrior\", items: [\"dagger\", \"greataxe\"]),
+         (name: \"Tor\", side: \"B\", cell: (16, 1), template: \"warrior\")",
+        "",
+    );
+    let ida = UnitId(0);
+    for seed in 1..4 {
+        let (mut b, _) = BattleState::start(&l, seed);
+        assert_eq!(held(&b, ida), ["dagger"]);
+        let mut ai = normal(seed);
+        let cmds = one_turn_of(&mut b, &mut ai, ida);
+        assert_eq!(held(&b, ida), ["greataxe"], "seed {seed}: {cmds:?}");
+        let again = one_turn_of(&mut b, &mut ai, ida);
+        assert!(
+            again.iter().all(|c| !matches!(
+                c,
+                Command::Act {
+                    action: Action::Carry { .. },
+                    ..
+                }
+            )),
+            "seed {seed}: {again:?}"
+        );
+        assert_eq!(held(&b, ida), ["greataxe"], "seed {seed}");
     }
 }

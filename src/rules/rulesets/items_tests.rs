@@ -193,3 +193,38 @@ fn phases_item_actions_spend_the_phase_as_the_table_says() {
         "two actions",
     );
 }
+
+/// `phases` Rapid Fire with a gun fires one of its counted shots at each target (P-70): a
+/// volley at more targets than the pistol holds shots is refused, and one at two empties it.
+#[test]
+fn phases_rapid_fire_spends_a_shot_a_target() {
+    let (mut b, _) = Field::new(RulesetId::Phases)
+        .units(
+            r#"(name: "Ada", side: "Heroes", cell: (1, 2), template: "swordsman", overrides: {"cv": 10}, items: ["pistol"]),
+               (name: "Bo", side: "Foes", cell: (6, 1), template: "swordsman", overrides: {"body": 40, "stun": 90}),
+               (name: "Cy", side: "Foes", cell: (6, 2), template: "swordsman", overrides: {"body": 40, "stun": 90}),
+               (name: "Di", side: "Foes", cell: (6, 3), template: "swordsman", overrides: {"body": 40, "stun": 90})"#,
+        )
+        .start(1);
+    to_hero(&mut b);
+    reject(
+        &mut b,
+        act(Action::RapidFire { count: 3 }),
+        "pistol holds 2",
+    );
+    let events = run(&mut b, act(Action::RapidFire { count: 2 }));
+    let loads: Vec<u8> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Loaded { loaded, .. } => Some(*loaded),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(loads, [1, 0], "{events:?}");
+    assert_eq!(b.units[0].items[0].loaded, 0);
+    let attacks = events
+        .iter()
+        .filter(|e| matches!(e, Event::Attacked { ranged: true, .. }))
+        .count();
+    assert_eq!(attacks, 2, "{events:?}");
+}

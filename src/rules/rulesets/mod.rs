@@ -176,6 +176,12 @@ pub trait Ruleset {
     fn threat_damage(_s: &BattleState, _a: UnitId, _t: UnitId, _ranged: bool) -> Option<f64> {
         None
     }
+    /// The expected damage of one blow of `u`'s best attack (melee, or ranged where it has a
+    /// range), from its stats alone, before any target's defences: an AI hint that weighs the
+    /// weapons a unit holds or could pick up. 0 where the ruleset does not say.
+    fn armament(_u: &crate::rules::battle::Unit) -> f64 {
+        0.0
+    }
     /// Whether AP `unit` spends now come out of its own turn still to come this round.
     fn spends_from_coming_turn(_s: &BattleState, _r: &Self::State, _unit: UnitId) -> bool {
         false
@@ -480,6 +486,14 @@ macro_rules! registry {
         pub fn threat_damage(s: &BattleState, attacker: UnitId, target: UnitId, ranged: bool) -> Option<f64> {
             match &s.rules {
                 $(RulesState::$v(_) => <$m::$t as Ruleset>::threat_damage(s, attacker, target, ranged)),+
+            }
+        }
+
+        /// The expected damage of one blow of `u`'s best attack, from its stats (its held
+        /// items' included), before any target's defences; 0 where the ruleset does not say.
+        pub fn armament(s: &BattleState, u: &crate::rules::battle::Unit) -> f64 {
+            match &s.rules {
+                $(RulesState::$v(_) => <$m::$t as Ruleset>::armament(u)),+
             }
         }
 

@@ -290,6 +290,15 @@ impl crate::rules::rulesets::Ruleset for Alternating {
     fn odds(s: &BattleState, r: &State, a: UnitId, t: UnitId, ranged: bool) -> Option<Odds> {
         odds(s, r, a, t, ranged)
     }
+    /// Its weapon's damage, melee or (with a range) ranged, the better.
+    fn armament(u: &crate::rules::battle::Unit) -> f64 {
+        let ranged = if u.stat(names::RANGE) > 0 {
+            combat::weapon(u, true, false)
+        } else {
+            0
+        };
+        combat::weapon(u, false, false).max(ranged).max(0) as f64
+    }
     fn answered_odds(
         s: &BattleState,
         r: &State,

@@ -513,16 +513,21 @@ pub(super) fn check(
         Action::Sweep { count } | Action::RapidFire { count } => {
             let ranged = matches!(action, Action::RapidFire { .. });
             let have = volley_targets(s, u, ranged).len();
-            full_phase(action.name(), false).and_then(|_| {
-                if *count < 2 || usize::from(*count) > have {
-                    reject(format!(
-                        "{} needs {count} enemies within {} (2 or more); {n} has {have}",
-                        action.name(),
-                        if ranged { "range and sight" } else { "reach" }
-                    ))
-                } else {
-                    Ok(())
-                }
+            // P-70: a gun fires one of its shots at each target of the volley.
+            let shots = unit
+                .shooter(s.ruleset())
+                .filter(|(_, d)| ranged && d.ammo > 0)
+                .map(|(i, d)| (unit.items[i].loaded, d.name.clone()));
+            full_phase(action.name(), false).and_then(|_| match shots {
+                _ if *count < 2 || usize::from(*count) > have => reject(format!(
+                    "{} needs {count} enemies within {} (2 or more); {n} has {have}",
+                    action.name(),
+                    if ranged { "range and sight" } else { "reach" }
+                )),
+                Some((loaded, gun)) if loaded < *count => reject(format!(
+                    "Rapid Fire at {count} needs {count} shots; {n}'s {gun} holds {loaded}"
+                )),
+                _ => Ok(()),
             })
         }
         Action::MoveBy { target, to } => full_phase("Move By", true)
@@ -692,6 +697,10 @@ pub(super) fn perform(x: &mut Exec, u: UnitId, action: &Action) -> bool {
             for t in targets.into_iter().take(usize::from(*count)) {
                 if x.over() || !x.s().units[u.index()].is_active() {
                     break;
+                }
+                if ranged {
+                    // A gun's shots are counted (P-70): one a target.
+                    x.spend_shot(u);
                 }
                 strike(x, u, t, ranged, Blow::Strike);
             }

@@ -159,6 +159,17 @@ impl Ruleset for Phases {
     fn odds(s: &BattleState, r: &State, a: UnitId, t: UnitId, ranged: bool) -> Option<Odds> {
         view::odds(s, r, a, t, ranged)
     }
+    /// The mean of its d6 of damage, melee or (with a range) ranged, the better.
+    fn armament(u: &crate::rules::battle::Unit) -> f64 {
+        let mean = |(dice, bonus): (i64, i64)| dice as f64 * 3.5 + bonus as f64;
+        let melee = mean(combat::damage_dice(u, false));
+        let ranged = if u.stat(names::RANGE) > 0 {
+            mean(combat::damage_dice(u, true))
+        } else {
+            0.0
+        };
+        melee.max(ranged).max(0.0)
+    }
     fn odds_after_move(
         s: &BattleState,
         _: &State,

@@ -184,6 +184,24 @@ impl crate::rules::rulesets::Ruleset for Sides {
     fn odds(s: &BattleState, r: &State, a: UnitId, t: UnitId, ranged: bool) -> Option<Odds> {
         odds(s, r, a, t, ranged)
     }
+    /// The mean of its melee dice (`damage_*`), or of its ranged dice (`ranged_damage_*`)
+    /// when it has a range and they are better.
+    fn armament(u: &crate::rules::battle::Unit) -> f64 {
+        let mean = |dice: &str, die: &str, bonus: &str| {
+            u.stat(dice) as f64 * (u.stat(die) as f64 + 1.0) / 2.0 + u.stat(bonus) as f64
+        };
+        let melee = mean(names::DAMAGE_DICE, names::DAMAGE_DIE, names::DAMAGE_BONUS);
+        let ranged = if u.stat(names::RANGE) > 0 {
+            mean(
+                names::RANGED_DAMAGE_DICE,
+                names::RANGED_DAMAGE_DIE,
+                names::RANGED_DAMAGE_BONUS,
+            )
+        } else {
+            0.0
+        };
+        melee.max(ranged).max(0.0)
+    }
     fn broken(_s: &BattleState, r: &State, unit: UnitId) -> bool {
         morale::fleeing(r, unit)
     }
