@@ -7,11 +7,14 @@ against `normal`'s search with the "-" weights on one level of the training mix 
 turn), with `fray simulate --ai-weights/--vs-weights` (hidden options, tuning runs only). The
 "+" player's share of the points (a draw is half) estimates the slope of the win rate along the
 perturbation, and every weight takes a step along it (in log space, so a weight keeps its sign;
-each stays within a factor 0.2-5 of its default). Training games use seeds from SEED upwards
+each stays within a factor 0.2-5 of its default). `--search hard` has both players use `hard`'s search (more nodes, cells and depth) rather than
+`normal`'s, so the run tunes the weights in the search that will use them. Training games use
+seeds from SEED upwards
 (game g of iteration k: SEED + k*GAMES + g): keep the measuring seeds out of that range.
 
 Usage: docs/tune.py [--iterations K] [--games N] [--seed S] [--out DIR] [--resume]
-                    [--levels a,b,...] [--start FILE.ron] [--a A] [--c C]
+                    [--levels a,b,...] [--start FILE.ron] [--a A] [--big-a A] [--c C]
+                    [--search hard]
   FRAY (env): the fray binary (default: target/release/fray; build it with
   `cargo build --release --no-default-features`). Runs `nice -n 10`, one game at a time.
 Writes DIR/log.tsv (one line per iteration), DIR/theta.json (the state, for --resume) and
@@ -75,11 +78,11 @@ def ron(w):
     return "(\n" + "".join(f"    {n}: {w[n]:.6f},\n" for n in NAMES) + ")\n"
 
 
-def play(fray, level, plus, minus, games, seed):
+def play(fray, level, plus, minus, games, seed, search="normal"):
     """The points of the --ai-weights player ("+"), a draw counting half, and the games."""
     out = subprocess.run(
         ["nice", "-n", "10", fray, "simulate", f"levels/{level}.ron", "--games", str(games),
-         "--seed", str(seed), "--ai", "normal", "--vs", "normal", "--ai-weights", plus,
+         "--seed", str(seed), "--ai", search, "--vs", search, "--ai-weights", plus,
          "--vs-weights", minus, "--jobs", "1", "--time-limit", "2000", "--json"],
         check=True, capture_output=True, text=True).stdout
     s = json.loads(out)
@@ -95,8 +98,11 @@ def main():
     ap.add_argument("--resume", action="store_true")
     ap.add_argument("--a", type=float, default=2.5, help="step size numerator")
     ap.add_argument("--c", type=float, default=0.3, help="perturbation, in log space")
+    ap.add_argument("--big-a", type=int, help="the step's offset A (default: iterations/10)")
     ap.add_argument("--levels", default=",".join(LEVELS), help="the training mix, in turn")
     ap.add_argument("--start", help="start from these weights (RON, as tuned.ron writes)")
+    ap.add_argument("--search", default="normal", choices=("normal", "hard"),
+                    help="whose search both players use (its node budget, cells and depth)")
     o = ap.parse_args()
     fray = os.environ.get("FRAY", "target/release/fray")
     os.makedirs(o.out, exist_ok=True)
@@ -115,7 +121,7 @@ def main():
         state = {"k": 0, "theta": theta, "sum": {n: 0.0 for n in NAMES}, "summed": 0}
         with open(os.path.join(o.out, "log.tsv"), "w") as f:
             f.write("k\tlevel\tseed\tplus_points\tgames\t" + "\t".join(NAMES) + "\n")
-    big_a = max(1, o.iterations // 10)
+    big_a = o.big_a if o.big_a is not None else max(1, o.iterations // 10)
     plus_path, minus_path = os.path.join(o.out, "plus.ron"), os.path.join(o.out, "minus.ron")
     while state["k"] < o.iterations:
         k = state["k"]
@@ -133,7 +139,7 @@ def main():
         levels = o.levels.split(",")
         level = levels[k % len(levels)]
         seed = o.seed + k * o.games
-        points, games = play(fray, level, plus_path, minus_path, o.games, seed)
+        points, games = play(fray, level, plus_path, minus_path, o.games, seed, o.search)
         # y+ - y-: the "+" player's share above the "-" player's, in [-1, 1].
         diff = (2.0 * points - games) / max(games, 1)
         for n in NAMES:

@@ -222,7 +222,8 @@ pub const TUNED_WEIGHTS: Weights = Weights {
 /// The weights `hard` judges with under `ruleset`: [`TUNED_WEIGHTS`] where they measured
 /// stronger than the default against `normal` on held-out seeds (`phases`: `hard` 57.8% over
 /// 600 games of the canyon, 53.7% over 600 of the hex skirmish), the default elsewhere (no
-/// better on the ruins, the village, the crypt or the bridge).
+/// better on the ruins, the village, the crypt or the bridge; nor were the weights of a run per
+/// ruleset in `hard`'s own search: docs/ai.md, "Tuned weights per ruleset").
 pub fn hard_weights(ruleset: crate::rules::rulesets::RulesetId) -> Weights {
     match ruleset {
         crate::rules::rulesets::RulesetId::Phases => TUNED_WEIGHTS,

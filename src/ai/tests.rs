@@ -1196,7 +1196,8 @@ fn decisions_on(name: &str, kind: Kind, weights: Option<Weights>, n: usize) -> V
 /// A config's weights are the ones its search judges with: a `normal` that sets no value on
 /// harming a foe attacks less than `normal` on the ruins. `hard` judges with its own: on the
 /// canyon (`phases`) as with [`TUNED_WEIGHTS`] given explicitly and otherwise than with the
-/// default; on the ruins (`action-points`) as with the default.
+/// default; on a level of each other ruleset as with the default and otherwise than with
+/// [`TUNED_WEIGHTS`].
 #[test]
 fn the_search_judges_with_its_configs_weights() {
     let (ruins, canyon) = ("action_points_ruins", "phases_flat_canyon");
@@ -1223,10 +1224,28 @@ fn the_search_judges_with_its_configs_weights() {
     assert_eq!(own.len(), n);
     assert_eq!(own, decisions_on(canyon, hard, Some(TUNED_WEIGHTS), n));
     assert_ne!(own, decisions_on(canyon, hard, Some(Weights::DEFAULT), n));
-    assert_eq!(
-        decisions_on(ruins, hard, None, 10),
-        decisions_on(ruins, hard, Some(Weights::DEFAULT), 10)
-    );
+    // One level of every other ruleset (`action-points`, `sides`, `segments`, `alternating`):
+    // `hard` decides as with the default weights there, and the tuned weights would decide
+    // otherwise on the same level, so the check can tell the two sets apart.
+    for level in [
+        ruins,
+        "sides_village_brawl",
+        "segments_crypt",
+        "alternating_bridge",
+    ] {
+        let own = decisions_on(level, hard, None, n);
+        assert_eq!(own.len(), n, "{level}");
+        assert_eq!(
+            own,
+            decisions_on(level, hard, Some(Weights::DEFAULT), n),
+            "{level}"
+        );
+        assert_ne!(
+            own,
+            decisions_on(level, hard, Some(TUNED_WEIGHTS), n),
+            "{level}"
+        );
+    }
 }
 
 // Items (issue 26): the AI reloads an empty weapon, takes up a weapon when its hands are empty,
