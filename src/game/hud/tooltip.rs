@@ -97,6 +97,8 @@ pub fn tooltip_lines(
         }
         if rulesets::broken(s, uid) {
             out.push("Fleeing: it runs for the map's edge".to_string());
+        } else if let Some(m) = morale_words(u) {
+            out.push(m);
         }
         if !u.conditions.is_empty() {
             let c: Vec<String> = u
@@ -291,6 +293,28 @@ pub fn place_tooltip(
         }
     }
     best.map_or(bounds.min, |(_, p)| p)
+}
+
+/// A unit's nerve where its ruleset checks morale (`sides`' house rule: the stats `morale`,
+/// `fearless` and `leader`): "Leader; morale 8 (breaks on 2d6 over 8)". `None` where the
+/// unit has none of them.
+fn morale_words(u: &crate::rules::battle::Unit) -> Option<String> {
+    let leader = u.stat("leader") > 0;
+    let nerve = if u.stat("fearless") > 0 {
+        "fearless: never flees".to_string()
+    } else if u.stat("morale") > 0 {
+        let m = u.stat("morale");
+        format!("morale {m} (in a morale check, breaks on 2d6 over {m})")
+    } else if leader {
+        String::new()
+    } else {
+        return None;
+    };
+    Some(match (leader, nerve.is_empty()) {
+        (true, true) => "Leader: its side checks morale if it falls".to_string(),
+        (true, false) => format!("Leader: its side checks morale if it falls; {nerve}"),
+        (false, _) => format!("{}{}", nerve[..1].to_uppercase(), &nerve[1..]),
+    })
 }
 
 /// The tooltip's size in logical pixels, as laid out: its width ([`tooltip_width`]) and a
@@ -677,6 +701,41 @@ mod tests {
         assert!(bounds.contains(r.min) && bounds.contains(r.max), "{r:?}");
         // Still near the pointer: a cell's width off the ring, not across the board.
         assert!(r.min.distance(cell.center()) < 200.0, "{r:?}");
+    }
+
+    /// In `sides` the tooltip tells a unit's nerve: its morale, fearless, and a leader whose
+    /// fall makes its side check morale; other rulesets say nothing of it.
+    #[test]
+    fn the_tooltip_tells_a_units_morale_and_whether_it_leads() {
+        let level = crate::rules::battle::tests::load("sides_chiefs_raid.ron");
+        let (b, _) = BattleState::start(&level, 3);
+        let lines = |name: &str| {
+            let u = b
+                .unit_ids()
+                .find(|&u| &*b.units[u.index()].name == name)
+                .expect("the unit");
+            tooltip_lines(&b, None, b.units[u.index()].cell, None)
+        };
+        let ulf = lines("Ulf the Red");
+        assert!(
+            ulf.iter()
+                .any(|l| l.starts_with("Leader: its side checks morale")),
+            "{ulf:?}"
+        );
+        let knife = lines("Knife Sal");
+        assert!(
+            knife
+                .iter()
+                .any(|l| l.starts_with("Morale ") && l.contains("2d6 over")),
+            "{knife:?}"
+        );
+        assert!(!knife.iter().any(|l| l.starts_with("Leader")), "{knife:?}");
+        let ruins = crate::rules::battle::tests::load("action_points_ruins.ron");
+        let (r, _) = BattleState::start(&ruins, 3);
+        for u in r.unit_ids() {
+            let t = tooltip_lines(&r, None, r.units[u.index()].cell, None);
+            assert!(!t.iter().any(|l| l.contains("orale")), "{t:?}");
+        }
     }
 
     #[test]
