@@ -412,6 +412,21 @@ fn hot_seat() -> App {
     battle_app(setup)
 }
 
+/// Plays the first legal move straight through `Battle::submit` (as the player's input when
+/// `human`, else as the AI's).
+fn submit_a_move(app: &mut App, human: bool) {
+    let cmd = battle(app)
+        .state
+        .legal_commands()
+        .into_iter()
+        .find(|c| matches!(c, Command::Move { .. }))
+        .expect("a move");
+    app.world_mut()
+        .resource_mut::<Battle>()
+        .submit(&cmd, human)
+        .expect("legal");
+}
+
 fn acting(app: &App) -> fray::rules::battle::UnitId {
     match battle(app).state.pending() {
         Decision::Act { unit } => unit,
@@ -929,16 +944,7 @@ fn quick_load_asks_before_throwing_away_progress() {
     let mut app = hot_seat();
     tap(&mut app, KeyCode::F5);
     let saved = battle(&app).commands.clone();
-    let cmd = battle(&app)
-        .state
-        .legal_commands()
-        .into_iter()
-        .find(|c| matches!(c, Command::Move { .. }))
-        .expect("a move");
-    app.world_mut()
-        .resource_mut::<Battle>()
-        .submit(&cmd, true)
-        .expect("legal");
+    submit_a_move(&mut app, true);
     let moved = battle(&app).commands.clone();
     assert_ne!(moved, saved);
     tap(&mut app, KeyCode::F9);
@@ -1031,18 +1037,7 @@ fn a_quick_load_question_lapses_aloud_when_the_battle_moves_on() {
     let mut app = hot_seat();
     tap(&mut app, KeyCode::F5);
     let saved = battle(&app).commands.clone();
-    let play = |app: &mut App| {
-        let cmd = battle(app)
-            .state
-            .legal_commands()
-            .into_iter()
-            .find(|c| matches!(c, Command::Move { .. }))
-            .expect("a move");
-        app.world_mut()
-            .resource_mut::<Battle>()
-            .submit(&cmd, false)
-            .expect("legal");
-    };
+    let play = |app: &mut App| submit_a_move(app, false);
     play(&mut app);
     tap(&mut app, KeyCode::F9);
     assert!(
