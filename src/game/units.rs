@@ -174,15 +174,11 @@ pub fn health_text(u: &Unit) -> String {
     }
 }
 
-/// The gauges alone, or the health pool alone when `short` (the Result screen's roll of
-/// units): "health 12/20".
-pub fn gauge_text(u: &Unit, short: bool) -> String {
+/// The first gauge alone, health where the unit has one (the Result screen's roll of units):
+/// "health 12/20".
+pub fn health_gauge(u: &Unit) -> String {
     let (g, _) = pool_parts(u);
-    if short {
-        g.split(", ").next().unwrap_or_default().to_string()
-    } else {
-        g
-    }
+    g.split(", ").next().unwrap_or_default().to_string()
 }
 
 /// A condition in words, naming units by name.
@@ -909,10 +905,7 @@ mod tests {
         );
         assert!(counters.starts_with("reactions left"), "{counters}");
         assert!(counters.contains("death test difficulty"), "{counters}");
-        assert_eq!(
-            gauge_text(u, true),
-            format!("health {0}/{0}", u.stat("health"))
-        );
+        assert_eq!(health_gauge(u), format!("health {0}/{0}", u.stat("health")));
         assert_eq!(health_text(u), format!("{gauges}; {counters}"));
         // One pool: just it.
         let crypt = crate::rules::battle::tests::load("segments_crypt.ron");

@@ -105,7 +105,7 @@ fn spawn_result(
                     .iter()
                     .map(|u| {
                         let state = match u.status {
-                            Status::Active => crate::game::units::gauge_text(u, true),
+                            Status::Active => crate::game::units::health_gauge(u),
                             Status::Down => "down".into(),
                             Status::Dead => "dead".into(),
                         };
