@@ -61,25 +61,10 @@ pub struct ShotRequest {
 /// Enter, Space, Delete and Escape.
 pub fn parse_key(name: &str) -> Option<KeyCode> {
     use KeyCode as K;
-    const MORE: [KeyCode; 15] = [
-        K::Digit0,
-        K::Digit1,
-        K::Digit2,
-        K::Digit3,
-        K::Digit4,
-        K::Digit5,
-        K::Digit6,
-        K::Digit7,
-        K::Digit8,
-        K::Digit9,
-        K::Tab,
-        K::Enter,
-        K::Space,
-        K::Delete,
-        K::Escape,
-    ];
+    const MORE: [KeyCode; 6] = [K::Digit0, K::Tab, K::Enter, K::Space, K::Delete, K::Escape];
     super::keys::BINDABLE
         .iter()
+        .chain(&super::keys::DIGITS_1_TO_9)
         .chain(&MORE)
         .copied()
         .find(|k| format!("{k:?}") == name)
