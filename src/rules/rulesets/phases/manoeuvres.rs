@@ -925,3 +925,46 @@ pub(super) fn rolled_terms(r: &State, t: UnitId, raw: i64, ranged: bool) -> Vec<
     }
     terms
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn terms(mods: &[(&str, i64)]) -> Vec<(String, i64)> {
+        combine(mods.iter().map(|(n, v)| (n.to_string(), *v)).collect())
+            .into_iter()
+            .map(|t| (t.label, t.value))
+            .collect()
+    }
+
+    /// P-41 as Fray reads it: the lowest *bonus* counts, and +0 is no bonus, so a manoeuvre
+    /// with +0 (Missile Deflection's DCV, Disarm's DCV) leaves the others' lowest bonus
+    /// standing; every penalty still adds up.
+    #[test]
+    fn a_plus_0_manoeuvre_is_no_bonus_and_leaves_the_lowest_bonus_standing() {
+        assert_eq!(
+            terms(&[("Block", 2), ("Missile Deflection", 0)]),
+            vec![("Block".to_string(), 2)]
+        );
+        assert_eq!(
+            terms(&[("Disarm", 0), ("dodging", 3)]),
+            vec![("dodging".to_string(), 3)]
+        );
+        // Two bonuses: the lower alone; penalties after it, each counted.
+        assert_eq!(
+            terms(&[
+                ("dodging", 3),
+                ("Grab", -2),
+                ("Block", 2),
+                ("Roll With A Punch", -2)
+            ]),
+            vec![
+                ("Block (the lowest bonus of 2)".to_string(), 2),
+                ("Grab".to_string(), -2),
+                ("Roll With A Punch".to_string(), -2),
+            ]
+        );
+        // Nothing but +0: no term at all.
+        assert!(terms(&[("Disarm", 0), ("Missile Deflection", 0)]).is_empty());
+    }
+}
