@@ -1229,6 +1229,7 @@ fn click_cell(editor: &mut Editor, at: (i32, i32)) {
                 cell: at,
                 template: u.template.clone(),
                 overrides: u.overrides.clone(),
+                items: u.items.clone(),
             });
             editor.picked = Some(copy);
         }
@@ -1279,6 +1280,7 @@ fn click_cell(editor: &mut Editor, at: (i32, i32)) {
                         cell: unit.cell,
                         template: unit.template,
                         overrides: unit.overrides,
+                        items: unit.items,
                     },
                     format!("{name} placed: click it to pick it"),
                 )

@@ -90,6 +90,9 @@ pub enum Edit {
         template: String,
         #[serde(default)]
         overrides: BTreeMap<String, i64>,
+        /// The items it carries (keys of the ruleset's `items`), as a unit's `items`.
+        #[serde(default)]
+        items: Vec<String>,
     },
     /// Moves a unit's starting cell.
     MoveUnit { unit: String, to: (i32, i32) },
@@ -269,6 +272,7 @@ fn edited(text: &str, edit: &Edit) -> Result<String, String> {
             cell,
             template,
             overrides,
+            items,
         } => {
             if file.units.iter().any(|u| &u.name == name)
                 || super::events::reinforcements(&file).any(|(_, _, _, u)| &u.name == name)
@@ -281,7 +285,7 @@ fn edited(text: &str, edit: &Edit) -> Result<String, String> {
                 cell: *cell,
                 template: template.clone(),
                 overrides: overrides.clone(),
-                items: Vec::new(),
+                items: items.clone(),
             });
             add_item(&mut out, text, &spans, "units", &line)?;
         }

@@ -118,6 +118,7 @@ fn moving_adding_and_removing_units_touch_only_their_lines() {
             cell: spare,
             template: first.template.clone(),
             overrides: BTreeMap::from([("hp".to_string(), 7)]),
+            items: Vec::new(),
         })
         .expect("adds");
         assert_eq!(
@@ -836,6 +837,7 @@ fn every_edit_kind_undone_and_redone_gives_the_same_text_and_model() {
             cell: (4, 2),
             template: "warrior".into(),
             overrides: Default::default(),
+            items: vec!["dagger".into()],
         },
         Edit::MoveUnit {
             unit: "c".into(),
@@ -1044,6 +1046,7 @@ fn reinforcements_and_messages_are_written_one_event_a_line_and_taken_back_whole
             cell: (1, 1),
             template: "warrior".into(),
             overrides: Default::default(),
+            items: Vec::new(),
         }),
     ] {
         assert!(refused.is_err());
@@ -1078,5 +1081,43 @@ fn reinforcements_and_messages_are_written_one_event_a_line_and_taken_back_whole
             .file
             .events
             .is_empty()
+    );
+}
+
+/// A unit added with items (the editor's C copies a unit's items with it) is written with
+/// them on its line, and the level still validates.
+#[test]
+fn a_unit_is_added_with_the_items_it_carries() {
+    let path = "levels/sides_sacked_armoury.ron";
+    let text = std::fs::read_to_string(path).expect("the armoury reads");
+    let f = file(&text);
+    let dagna = f
+        .units
+        .iter()
+        .find(|u| u.name == "Red Dagna")
+        .expect("Red Dagna");
+    assert_eq!(dagna.items, vec!["dagger".to_string()]);
+    let mut doc = LevelDoc::new(text.clone());
+    doc.apply(&Edit::AddUnit {
+        name: "Red Dagna 2".into(),
+        side: dagna.side.clone(),
+        cell: (3, 4),
+        template: dagna.template.clone(),
+        overrides: dagna.overrides.clone(),
+        items: dagna.items.clone(),
+    })
+    .expect("adds");
+    let added = file(doc.text());
+    let copy = added
+        .units
+        .iter()
+        .find(|u| u.name == "Red Dagna 2")
+        .expect("the copy");
+    assert_eq!(copy.items, vec!["dagger".to_string()]);
+    assert_eq!(copy.cell, (3, 4));
+    assert!(
+        level::validate(path, doc.text()).is_empty(),
+        "{:?}",
+        level::validate(path, doc.text())
     );
 }
