@@ -1408,9 +1408,8 @@ proptest! {
             for c in g.cells() {
                 let exact = line_of_sight(&map, from, c);
                 prop_assert_eq!(seen.get(c).copied(), Some(exact), "from {} to {}", from, c);
-                let i = g.index(c).expect("on the map");
-                prop_assert!(!exact || c == from || marks.marked[i], "{} sees {} unmarked", from, c);
-                prop_assert!(exact || !marks.sure[i], "{} proved to see {}", from, c);
+                prop_assert!(!exact || c == from || marks.is_marked(c), "{} sees {} unmarked", from, c);
+                prop_assert!(exact || !marks.is_sure(c), "{} proved to see {}", from, c);
             }
         }
     }
@@ -1504,10 +1503,9 @@ proptest! {
                 marks.run();
                 for c in g.cells() {
                     let exact = line_of_sight(m, from, c);
-                    let i = g.index(c).expect("on the map");
                     prop_assert_eq!(seen.get(c).copied(), Some(exact), "from {} to {}", from, c);
-                    prop_assert!(exact || !marks.sure[i], "{} proved to see {}", from, c);
-                    prop_assert!(!exact || c == from || marks.marked[i], "{} sees {} unmarked", from, c);
+                    prop_assert!(exact || !marks.is_sure(c), "{} proved to see {}", from, c);
+                    prop_assert!(!exact || c == from || marks.is_marked(c), "{} sees {} unmarked", from, c);
                 }
             }
         }
@@ -1538,15 +1536,14 @@ proptest! {
                 let doubt = marks.open_rectangles();
                 let mut left = false;
                 for c in g.cells() {
-                    let i = g.index(c).expect("on the map");
                     let clear = (from.x.min(c.x)..=from.x.max(c.x)).all(|x| {
                         (from.y.min(c.y)..=from.y.max(c.y)).all(|y| {
                             let d = Cell::new(x, y);
                             d == from || d == c || !solid(d)
                         })
                     });
-                    prop_assert_eq!(marks.sure[i], clear, "from {} to {}", from, c);
-                    prop_assert_eq!(marks.marked[i], clear, "from {} to {}", from, c);
+                    prop_assert_eq!(marks.is_sure(c), clear, "from {} to {}", from, c);
+                    prop_assert_eq!(marks.is_marked(c), clear, "from {} to {}", from, c);
                     prop_assert!(!clear || line_of_sight(m, from, c), "{} settled {}", from, c);
                     left |= !clear;
                 }
