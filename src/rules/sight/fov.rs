@@ -101,6 +101,7 @@
 //! map's edge (the axis from a corner, where the seam test sees them) or at its own end points
 //! (which never block).
 
+use super::hexfov::HexTables;
 use super::{SCALE, Sight, TerrainMap, line_of_sight};
 use crate::rules::grid::{Cell, CellMap};
 
@@ -113,8 +114,9 @@ pub(super) const MAX_SIDE: u32 = 1 << 20;
 #[derive(Debug, Default)]
 pub struct FovScratch {
     bufs: Buffers,
-    /// The prefix sums of the hex fast path ([`super::hexfov`]).
-    pub(super) hex: Vec<u32>,
+    /// The prefix sums of the hex fast path ([`super::hexfov`]), kept while the map is the
+    /// same.
+    pub(super) hex: HexTables,
 }
 
 impl FovScratch {
