@@ -19,7 +19,9 @@
 //!    first, then the corners), each over eight octants, in exact integer slopes. Each cell
 //!    they reach is *marked* when a segment to one of its samples may be clear (a superset of
 //!    the cells in sight) and *sure* when one provably is (a subset). Cells settled by step 1
-//!    start both, and the casts only shape their light with them.
+//!    start both, and the casts only shape their light with them. The casts read a copy of
+//!    the sight layer with a border of Opaque cells and the viewer's cell made Clear, so
+//!    neither the map's edge nor the end cell needs a test of its own.
 //! 3. **The exact rule** ([`super::line_of_sight`]) on the cells marked but never sure (the
 //!    casts list them as they mark them, so this step too never walks the map).
 //!
@@ -31,11 +33,12 @@
 //!
 //! On **hex maps** ([`super::hexfov`]) only the first step has a counterpart: a cell whose
 //! *cube box* with the viewer holds no solid cell but the two ends is seen (the proof is
-//! there); the exact rule decides every other cell. Maps with heights ask the exact
-//! rule cell by cell.
+//! there; its prefix sums are kept in the [`FovScratch`] while the map is unchanged); the exact
+//! rule decides every other cell. Maps with heights ask the exact rule cell by cell.
 //!
 //! Every step is exact on its own, so the buffers ([`FovScratch`]) that a caller may keep from
-//! one field to the next change nothing but the allocations.
+//! one field to the next change nothing but the allocations (and, on hex maps, the prefix
+//! sums remade: they are kept only while the map's grid and sight layer are the same).
 //!
 //! # The octant and its lights
 //! A shadowcast from a sample `p` works in local units of half a cell with `p` at the origin,
@@ -60,15 +63,16 @@
 //! - Two lights run side by side: the **permissive** one, where slits cast no shadow, and the
 //!   **clear** one, where slits are walls. On a map without slits they are one.
 //!
-//! **Pinches sit at closed ends of the light.** Take a pinch at vertex `V` on the near edge of
-//! column `k`, slope `s` from `p`, with `s` still lit before the pinch is looked at. If its
-//! solid pair is the cell of column `k − 1` below `V` and the cell of column `k` above it, a
-//! rising segment through `V` crosses the first one's interior just before `V` (slope 0 lies
-//! on the axis from a corner, which is always a closed end): `s` is in its shadow already. If
-//! the pair is the other diagonal, one shadow ends at `s` from above and the other from below,
-//! so `s` is a closed end of a lit interval. Only closed ends are tested, and only those
-//! touching a solid cell of column `k` (one cell of the pair is there): testing fewer would
-//! only keep more light.
+//! **Finding the pinches.** A pinch at vertex `V` on the near edge of column `k` (`u > 0`) has
+//! one cell of its solid pair in column `k`, with `V` one of that cell's two near corners, and
+//! the other diagonally behind it in column `k − 1`. If `V`'s slope is lit, the cell in column
+//! `k` is visited (its slope interval holds that slope), so looking, at each visited solid
+//! cell, at the two cells diagonally behind its near corners finds every lit pinch; the
+//! slopes found are taken out of the light after the column (taking out a slope that is not
+//! lit changes nothing). Two pair cells escape the visit: one off the map past the octant's
+//! last row (then `V`, and every point past it on its slope, lies beyond the map's last row,
+//! so no target is on that slope), and from a corner one in row −1, below the axis: the axis
+//! is tested on its own, with its seam, after every column.
 //!
 //! # Marked: never drops a cell in sight
 //! A cell `b` in column `i` in sight has a clear segment from some sample `p` to a sample `q`
@@ -110,7 +114,8 @@ use crate::rules::grid::{Cell, CellMap};
 pub(super) const MAX_SIDE: u32 = 1 << 20;
 
 /// Buffers for fields of view, kept between calls by a caller that asks for many
-/// ([`super::field_of_view_with`]): they only save allocations, never change an answer.
+/// ([`super::field_of_view_with`]): they save allocations (and, on a hex map that has not
+/// changed, its prefix sums), never change an answer.
 #[derive(Debug, Default)]
 pub struct FovScratch {
     bufs: Buffers,
@@ -135,19 +140,21 @@ pub(super) fn square_field(
     let (w, pw) = (grid.width as usize, grid.width as usize + 2);
     let mut marks = Candidates::with(map, from, std::mem::take(&mut scratch.bufs));
     // Step 1: open rectangles, straight into `sure` (and `marked`).
-    let doubt = marks.open_rectangles();
-    if doubt {
-        // Steps 2 and 3.
-        marks.run();
-        let pending = std::mem::take(&mut marks.pending);
-        for &i in &pending {
-            let c = Cell::new((i % pw) as i32 - 1, (i / pw) as i32 - 1);
-            if !marks.sure[i] && line_of_sight(map, from, c) {
-                marks.sure[i] = true;
-            }
-        }
-        marks.pending = pending;
+    if !marks.open_rectangles() {
+        // It settled every cell.
+        scratch.bufs = marks.into_buffers();
+        return CellMap::new(grid, true);
     }
+    // Steps 2 and 3.
+    marks.run();
+    let pending = std::mem::take(&mut marks.pending);
+    for &i in &pending {
+        let c = Cell::new((i % pw) as i32 - 1, (i / pw) as i32 - 1);
+        if !marks.sure[i] && line_of_sight(map, from, c) {
+            marks.sure[i] = true;
+        }
+    }
+    marks.pending = pending;
     let mut out = CellMap::new(grid, false);
     for (y, row) in out.as_mut_slice().chunks_exact_mut(w).enumerate() {
         let start = (y + 1) * pw + 1;
@@ -680,7 +687,7 @@ impl<'a> Candidates<'a> {
         let seam = c(i, 0) && c(i, -1);
         let pinch = i > 0 && ((c(i - 1, -1) && c(i, 0)) || (c(i, -1) && c(i - 1, 0)));
         let zero = (Bound::below(Slope::ZERO), Bound::above(Slope::ZERO));
-        if (seam || pinch) && points.first() != Some(&zero) {
+        if (seam || pinch) && points.first().is_none_or(|p| p.0.s.n != 0) {
             points.insert(0, zero);
         }
     }
