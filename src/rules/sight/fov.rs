@@ -419,7 +419,8 @@ impl<'a> Candidates<'a> {
             h,
             pw: w + 2,
             from: (from.x as i64, from.y as i64),
-            slits: sight.contains(&Sight::Slit),
+            // Looked at by `run` (only the casts need it).
+            slits: false,
             marked: reset(b.marked),
             sure: reset(b.sure),
             pending,
@@ -510,6 +511,7 @@ impl<'a> Candidates<'a> {
         }
         let fi = self.index(self.from.0, self.from.1);
         self.cells[fi] = Sight::Clear;
+        self.slits = self.sight.contains(&Sight::Slit);
         let (fx, fy) = self.from;
         debug_assert_eq!(SCALE % 2, 0, "sample points are on half cells");
         let quadrants = [(1, 1), (1, -1), (-1, 1), (-1, -1)];
