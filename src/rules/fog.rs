@@ -304,10 +304,12 @@ pub fn seen_cells(state: &BattleState, viewer: SideId) -> CellMap<bool> {
         .map(|u| u.cell)
         .collect();
     // One field of view per eye ([`sight::field_of_view`] is `line_of_sight` for every cell,
-    // and much cheaper than asking it cell by cell on square maps), cut to the sight range.
+    // and much cheaper than asking it cell by cell), cut to the sight range. One scratch for
+    // all: on hex maps it keeps the map's prefix sums from one eye to the next.
     let mut out = CellMap::new(grid, false);
+    let mut scratch = sight::FovScratch::new();
     for e in eyes {
-        let field = sight::field_of_view(&state.terrain, e);
+        let field = sight::field_of_view_with(&state.terrain, e, &mut scratch);
         for (i, &seen) in field.as_slice().iter().enumerate() {
             let c = grid.cell_at(i);
             if seen && k.sight.is_none_or(|r| grid.distance(e, c) <= r) {

@@ -389,7 +389,8 @@ pub fn field_of_view(map: &TerrainMap, from: Cell) -> CellMap<bool> {
 }
 
 /// [`field_of_view`], with buffers that the caller keeps from one field to the next (to save
-/// their allocations when it asks for many fields); the answer is the same.
+/// their allocations, and on hex maps the prefix sums while the map is unchanged, when it asks
+/// for many fields); the answer is the same.
 ///
 /// # Examples
 ///

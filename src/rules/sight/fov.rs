@@ -19,7 +19,9 @@
 //!    first, then the corners), each over eight octants, in exact integer slopes. Each cell
 //!    they reach is *marked* when a segment to one of its samples may be clear (a superset of
 //!    the cells in sight) and *sure* when one provably is (a subset). Cells settled by step 1
-//!    start both, and the casts only shape their light with them.
+//!    start both, and the casts only shape their light with them. The casts read a copy of
+//!    the sight layer with a border of Opaque cells and the viewer's cell made Clear, so
+//!    neither the map's edge nor the end cell needs a test of its own.
 //! 3. **The exact rule** ([`super::line_of_sight`]) on the cells marked but never sure (the
 //!    casts list them as they mark them, so this step too never walks the map).
 //!
@@ -31,11 +33,12 @@
 //!
 //! On **hex maps** ([`super::hexfov`]) only the first step has a counterpart: a cell whose
 //! *cube box* with the viewer holds no solid cell but the two ends is seen (the proof is
-//! there); the exact rule decides every other cell. Maps with heights ask the exact
-//! rule cell by cell.
+//! there; its prefix sums are kept in the [`FovScratch`] while the map is unchanged); the exact
+//! rule decides every other cell. Maps with heights ask the exact rule cell by cell.
 //!
 //! Every step is exact on its own, so the buffers ([`FovScratch`]) that a caller may keep from
-//! one field to the next change nothing but the allocations.
+//! one field to the next change nothing but the allocations (and, on hex maps, the prefix
+//! sums remade: they are kept only while the map's grid and sight layer are the same).
 //!
 //! # The octant and its lights
 //! A shadowcast from a sample `p` works in local units of half a cell with `p` at the origin,
@@ -60,15 +63,16 @@
 //! - Two lights run side by side: the **permissive** one, where slits cast no shadow, and the
 //!   **clear** one, where slits are walls. On a map without slits they are one.
 //!
-//! **Pinches sit at closed ends of the light.** Take a pinch at vertex `V` on the near edge of
-//! column `k`, slope `s` from `p`, with `s` still lit before the pinch is looked at. If its
-//! solid pair is the cell of column `k − 1` below `V` and the cell of column `k` above it, a
-//! rising segment through `V` crosses the first one's interior just before `V` (slope 0 lies
-//! on the axis from a corner, which is always a closed end): `s` is in its shadow already. If
-//! the pair is the other diagonal, one shadow ends at `s` from above and the other from below,
-//! so `s` is a closed end of a lit interval. Only closed ends are tested, and only those
-//! touching a solid cell of column `k` (one cell of the pair is there): testing fewer would
-//! only keep more light.
+//! **Finding the pinches.** A pinch at vertex `V` on the near edge of column `k` (`u > 0`) has
+//! one cell of its solid pair in column `k`, with `V` one of that cell's two near corners, and
+//! the other diagonally behind it in column `k − 1`. If `V`'s slope is lit, the cell in column
+//! `k` is visited (its slope interval holds that slope), so looking, at each visited solid
+//! cell, at the two cells diagonally behind its near corners finds every lit pinch; the
+//! slopes found are taken out of the light after the column (taking out a slope that is not
+//! lit changes nothing). Two pair cells escape the visit: one off the map past the octant's
+//! last row (then `V`, and every point past it on its slope, lies beyond the map's last row,
+//! so no target is on that slope), and from a corner one in row −1, below the axis: the axis
+//! is tested on its own, with its seam, after every column.
 //!
 //! # Marked: never drops a cell in sight
 //! A cell `b` in column `i` in sight has a clear segment from some sample `p` to a sample `q`
@@ -101,6 +105,7 @@
 //! map's edge (the axis from a corner, where the seam test sees them) or at its own end points
 //! (which never block).
 
+use super::hexfov::HexTables;
 use super::{SCALE, Sight, TerrainMap, line_of_sight};
 use crate::rules::grid::{Cell, CellMap};
 
@@ -109,12 +114,14 @@ use crate::rules::grid::{Cell, CellMap};
 pub(super) const MAX_SIDE: u32 = 1 << 20;
 
 /// Buffers for fields of view, kept between calls by a caller that asks for many
-/// ([`super::field_of_view_with`]): they only save allocations, never change an answer.
+/// ([`super::field_of_view_with`]): they save allocations (and, on a hex map that has not
+/// changed, its prefix sums), never change an answer.
 #[derive(Debug, Default)]
 pub struct FovScratch {
     bufs: Buffers,
-    /// The prefix sums of the hex fast path ([`super::hexfov`]).
-    pub(super) hex: Vec<u32>,
+    /// The prefix sums of the hex fast path ([`super::hexfov`]), kept while the map is the
+    /// same.
+    pub(super) hex: HexTables,
 }
 
 impl FovScratch {
@@ -130,23 +137,29 @@ pub(super) fn square_field(
     scratch: &mut FovScratch,
 ) -> CellMap<bool> {
     let grid = map.grid();
-    let n = grid.len();
+    let (w, pw) = (grid.width as usize, grid.width as usize + 2);
     let mut marks = Candidates::with(map, from, std::mem::take(&mut scratch.bufs));
     // Step 1: open rectangles, straight into `sure` (and `marked`).
-    let doubt = marks.open_rectangles();
-    if doubt {
-        // Steps 2 and 3.
-        marks.run();
-        let pending = std::mem::take(&mut marks.pending);
-        for &i in &pending {
-            if !marks.sure[i] && line_of_sight(map, from, grid.cell_at(i)) {
-                marks.sure[i] = true;
-            }
-        }
-        marks.pending = pending;
+    if !marks.open_rectangles() {
+        // It settled every cell.
+        scratch.bufs = marks.into_buffers();
+        return CellMap::new(grid, true);
     }
+    // Steps 2 and 3.
+    marks.run();
+    let pending = std::mem::take(&mut marks.pending);
+    for &i in &pending {
+        let c = Cell::new((i % pw) as i32 - 1, (i / pw) as i32 - 1);
+        if !marks.sure[i] && line_of_sight(map, from, c) {
+            marks.sure[i] = true;
+        }
+    }
+    marks.pending = pending;
     let mut out = CellMap::new(grid, false);
-    out.as_mut_slice().copy_from_slice(&marks.sure[..n]);
+    for (y, row) in out.as_mut_slice().chunks_exact_mut(w).enumerate() {
+        let start = (y + 1) * pw + 1;
+        row.copy_from_slice(&marks.sure[start..start + w]);
+    }
     scratch.bufs = marks.into_buffers();
     out
 }
@@ -245,6 +258,14 @@ fn push_shade(list: &mut Vec<Shade>, sh: Shade) {
     }
 }
 
+/// Adds the single slope `x` to a rising list of them, once.
+fn push_point(list: &mut Vec<Shade>, x: Slope) {
+    let p = (Bound::below(x), Bound::above(x));
+    if list.last() != Some(&p) {
+        list.push(p);
+    }
+}
+
 /// `light` minus the shadows (in rising order of `l`), into `next` (cleared first).
 fn subtract(light: &[Lit], shades: &[Shade], next: &mut Vec<Lit>) {
     next.clear();
@@ -281,6 +302,7 @@ fn subtract(light: &[Lit], shades: &[Shade], next: &mut Vec<Lit>) {
 /// The buffers of [`Candidates`], kept in a [`FovScratch`] between fields.
 #[derive(Debug, Default)]
 struct Buffers {
+    cells: Vec<Sight>,
     marked: Vec<bool>,
     sure: Vec<bool>,
     pending: Vec<usize>,
@@ -289,24 +311,33 @@ struct Buffers {
     next: Vec<Lit>,
     shadows: Vec<Shade>,
     clear_shadows: Vec<Shade>,
-    solid_shadows: Vec<Shade>,
     points: Vec<Shade>,
 }
 
 /// Step 2: the shadowcasts from the viewer's five sample points, one pass each marking a
-/// superset of the cells in sight ([`Candidates::marked`]) and a subset ([`Candidates::sure`]).
+/// superset of the cells in sight ([`Candidates::is_marked`]) and a subset
+/// ([`Candidates::is_sure`]).
 pub(super) struct Candidates<'a> {
+    /// The map's sight layer, row by row.
     sight: &'a [Sight],
+    /// The same with a border of one Opaque cell all round (cells off the map are solid), row
+    /// by row (`w + 2` a row), and the viewer's cell made Clear (it is an end cell of every
+    /// segment): cell `(x, y)` is at `(y + 1)·(w + 2) + x + 1`. Steps 2 and 3 read their cells
+    /// and neighbours here, with no bounds check. Filled by [`Candidates::run`].
+    cells: Vec<Sight>,
     w: i64,
     h: i64,
+    /// The padded row length, `w + 2`.
+    pw: i64,
     from: (i64, i64),
     /// Whether the map has arrow slits (then the two lights differ).
     slits: bool,
-    /// One flag per cell, row by row: marked by some shadowcast (every cell in sight is).
-    pub(super) marked: Vec<bool>,
-    /// One flag per cell: proved in sight by a clear segment (see the module docs).
-    pub(super) sure: Vec<bool>,
-    /// The cells marked while not sure, each once, for step 3.
+    /// One flag per cell of the padded layer: marked by some shadowcast (every cell in sight is).
+    marked: Vec<bool>,
+    /// One flag per cell of the padded layer: proved in sight by a clear segment (see the
+    /// module docs).
+    sure: Vec<bool>,
+    /// The cells (padded indices) marked while not sure, each once, for step 3.
     pending: Vec<usize>,
     /// The permissive light: slits let it through.
     light: Vec<Lit>,
@@ -317,32 +348,31 @@ pub(super) struct Candidates<'a> {
     shadows: Vec<Shade>,
     /// This column's Opaque and Slit cells, open shadows (only if the map has slits).
     clear_shadows: Vec<Shade>,
-    /// This column's Opaque and Slit cells, closed: every slope that touches one.
-    solid_shadows: Vec<Shade>,
     points: Vec<Shade>,
 }
 
-/// One octant of one shadowcast: the source, its kind and the local axes.
+/// One octant of one shadowcast: the source's kind, where its local cells lie in the padded
+/// layer, and how many lie on the map.
 #[derive(Clone, Copy)]
 struct Octant {
     /// 1 from the viewer's centre, 0 from a corner.
     h: i64,
-    /// The cell at local column 0, row 0.
-    base: (i64, i64),
-    signs: (i64, i64),
-    steep: bool,
+    /// The padded index of the cell at local column 0, row 0, and the index steps of one
+    /// column and one row.
+    origin: i64,
+    di: i64,
+    dj: i64,
+    /// How many columns and rows lie on the map.
+    cols: i64,
+    rows: i64,
 }
 
 impl Octant {
-    /// The map cell at local column `i`, row `j`.
+    /// The padded index of the cell at local column `i`, row `j` (on the map or in the
+    /// border: `-1 ≤ j ≤ rows`, `0 ≤ i < cols`).
     #[inline(always)]
-    fn cell(&self, i: i64, j: i64) -> (i64, i64) {
-        let ((bx, by), (sx, sy)) = (self.base, self.signs);
-        if self.steep {
-            (bx + sx * j, by + sy * i)
-        } else {
-            (bx + sx * i, by + sy * j)
-        }
+    fn at(&self, i: i64, j: i64) -> usize {
+        (self.origin + i * self.di + j * self.dj) as usize
     }
 }
 
@@ -352,22 +382,45 @@ impl<'a> Candidates<'a> {
         Self::with(map, from, Buffers::default())
     }
 
+    /// Whether some cast marked the cell `c` (on the map).
+    #[cfg(test)]
+    pub(super) fn is_marked(&self, c: Cell) -> bool {
+        self.marked[self.index(c.x as i64, c.y as i64)]
+    }
+
+    /// Whether the cell `c` (on the map) is proved in sight.
+    #[cfg(test)]
+    pub(super) fn is_sure(&self, c: Cell) -> bool {
+        self.sure[self.index(c.x as i64, c.y as i64)]
+    }
+
+    /// The padded index of map cell `(x, y)`.
+    #[inline(always)]
+    fn index(&self, x: i64, y: i64) -> usize {
+        ((y + 1) * self.pw + x + 1) as usize
+    }
+
     fn with(map: &'a TerrainMap, from: Cell, b: Buffers) -> Self {
         let grid = map.grid();
         let sight = map.sight_map().as_slice();
+        let (w, h) = (grid.width as i64, grid.height as i64);
+        let n = ((w + 2) * (h + 2)) as usize;
         let reset = |mut v: Vec<bool>| {
             v.clear();
-            v.resize(grid.len(), false);
+            v.resize(n, false);
             v
         };
         let mut pending = b.pending;
         pending.clear();
         Self {
             sight,
-            w: grid.width as i64,
-            h: grid.height as i64,
+            cells: b.cells,
+            w,
+            h,
+            pw: w + 2,
             from: (from.x as i64, from.y as i64),
-            slits: sight.contains(&Sight::Slit),
+            // Looked at by `run` (only the casts need it).
+            slits: false,
             marked: reset(b.marked),
             sure: reset(b.sure),
             pending,
@@ -376,13 +429,13 @@ impl<'a> Candidates<'a> {
             next: b.next,
             shadows: b.shadows,
             clear_shadows: b.clear_shadows,
-            solid_shadows: b.solid_shadows,
             points: b.points,
         }
     }
 
     fn into_buffers(self) -> Buffers {
         Buffers {
+            cells: self.cells,
             marked: self.marked,
             sure: self.sure,
             pending: self.pending,
@@ -391,7 +444,6 @@ impl<'a> Candidates<'a> {
             next: self.next,
             shadows: self.shadows,
             clear_shadows: self.clear_shadows,
-            solid_shadows: self.solid_shadows,
             points: self.points,
         }
     }
@@ -439,7 +491,7 @@ impl<'a> Candidates<'a> {
                 } else {
                     (fx - x_end, fx)
                 };
-                let cells = row + x0 as usize..=row + x1 as usize;
+                let cells = self.index(x0, y)..=self.index(x1, y);
                 self.sure[cells.clone()].fill(true);
                 self.marked[cells].fill(true);
                 p = p.min(r);
@@ -450,6 +502,16 @@ impl<'a> Candidates<'a> {
 
     /// Runs the shadowcasts from the centre and the four corners.
     pub(super) fn run(&mut self) {
+        let (w, pw) = (self.w as usize, self.pw as usize);
+        self.cells.clear();
+        self.cells.resize(self.sure.len(), Sight::Opaque);
+        for (y, row) in self.sight.chunks_exact(w).enumerate() {
+            let start = (y + 1) * pw + 1;
+            self.cells[start..start + w].copy_from_slice(row);
+        }
+        let fi = self.index(self.from.0, self.from.1);
+        self.cells[fi] = Sight::Clear;
+        self.slits = self.sight.contains(&Sight::Slit);
         let (fx, fy) = self.from;
         debug_assert_eq!(SCALE % 2, 0, "sample points are on half cells");
         let quadrants = [(1, 1), (1, -1), (-1, 1), (-1, -1)];
@@ -471,47 +533,40 @@ impl<'a> Candidates<'a> {
 
     /// Both octants of one quadrant: cell `(x, y)` of local column `i`, row `j` is
     /// `(bx + sx·i, by + sy·j)` (shallow) or `(bx + sx·j, by + sy·i)` (steep).
-    fn octants(&mut self, h: i64, base: (i64, i64), signs: (i64, i64)) {
+    fn octants(&mut self, h: i64, (bx, by): (i64, i64), (sx, sy): (i64, i64)) {
+        let (w, hh, pw) = (self.w, self.h, self.pw);
+        // How many columns and rows lie on the map in each local direction.
+        let span = |b: i64, s: i64, n: i64| if s > 0 { n - b } else { b + 1 };
         for steep in [false, true] {
+            let (cols, rows) = if steep {
+                (span(by, sy, hh), span(bx, sx, w))
+            } else {
+                (span(bx, sx, w), span(by, sy, hh))
+            };
+            if cols <= 0 || rows <= 0 {
+                continue;
+            }
+            let (di, dj) = if steep { (sy * pw, sx) } else { (sx, sy * pw) };
             self.octant(Octant {
                 h,
-                base,
-                signs,
-                steep,
+                origin: (by + 1) * pw + bx + 1,
+                di,
+                dj,
+                cols,
+                rows,
             });
         }
     }
 
-    /// Whether the cell at map `(x, y)` is solid for a segment: Opaque or Slit, or off the
-    /// map, and not the viewer's (an end cell).
+    /// Whether the cell at padded index `at` is solid for a segment: Opaque or Slit, or off
+    /// the map, and not the viewer's (an end cell, Clear in the padded layer).
     #[inline(always)]
-    fn solid(&self, (x, y): (i64, i64)) -> bool {
-        if (x, y) == self.from {
-            return false;
-        }
-        if !(0..self.w).contains(&x) || !(0..self.h).contains(&y) {
-            return true;
-        }
-        self.sight[(y * self.w + x) as usize] != Sight::Clear
+    fn solid(&self, at: usize) -> bool {
+        self.cells[at] != Sight::Clear
     }
 
     fn octant(&mut self, o: Octant) {
-        let ((bx, by), (sx, sy), h) = (o.base, o.signs, o.h);
-        let (w, hh) = (self.w, self.h);
-        // How many columns and rows lie on the map in each local direction.
-        let span = |b: i64, s: i64, n: i64| if s > 0 { n - b } else { b + 1 };
-        let (cols, rows) = if o.steep {
-            (span(by, sy, hh), span(bx, sx, w))
-        } else {
-            (span(bx, sx, w), span(by, sy, hh))
-        };
-        if cols <= 0 || rows <= 0 {
-            return;
-        }
-        // The map index of local (0, 0), and its steps along a column and along a row.
-        let origin = by * w + bx;
-        let (di, dj) = if o.steep { (sy * w, sx) } else { (sx, sy * w) };
-        let from_idx = self.from.1 * w + self.from.0;
+        let (h, cols, rows) = (o.h, o.cols, o.rows);
         let whole = (Bound::at(Slope::ZERO), Bound::at(Slope::ONE));
         self.light.clear();
         self.light.push(whole);
@@ -525,7 +580,9 @@ impl<'a> Candidates<'a> {
             let u1 = 2 * i - h + 2;
             self.shadows.clear();
             self.clear_shadows.clear();
-            self.solid_shadows.clear();
+            self.points.clear();
+            let u = 2 * i - h;
+            let column = o.origin + i * o.di;
             let mut last = -1i64;
             for k in 0..self.light.len() {
                 let (a, b) = (self.light[k].0.s.wide(), self.light[k].1.s.wide());
@@ -545,9 +602,8 @@ impl<'a> Candidates<'a> {
                 };
                 // v0 ≤ b·u1  ⇔  2j ≤ b·u1 + h (row 0 always qualifies).
                 let hi = ((b.0 * u1 + h * b.1) / (2 * b.1)).min(rows - 1);
-                let column = origin + i * di;
                 for j in lo.max(last + 1)..=hi {
-                    let at = column + j * dj;
+                    let at = column + j * o.dj;
                     let idx = at as usize;
                     if !self.sure[idx] {
                         if self.slits {
@@ -572,8 +628,8 @@ impl<'a> Candidates<'a> {
                             }
                         }
                     }
-                    let s = self.sight[idx];
-                    if s != Sight::Clear && at != from_idx {
+                    let s = self.cells[idx];
+                    if s != Sight::Clear {
                         let v0 = 2 * j - h;
                         let v1 = v0 + 2;
                         let (lo_s, hi_s) = (Slope::new(v0, u1), Slope::new(v1, u0));
@@ -585,8 +641,16 @@ impl<'a> Candidates<'a> {
                         if self.slits {
                             push_shade(&mut self.clear_shadows, open);
                         }
-                        let closed = (Bound::below(lo_s), Bound::above(hi_s));
-                        push_shade(&mut self.solid_shadows, closed);
+                        // Pinches at this cell's near corners, with the cell diagonally
+                        // behind it (rule 4; see the module docs).
+                        if u > 0 {
+                            if v0 >= 0 && self.solid(o.at(i - 1, j - 1)) {
+                                push_point(&mut self.points, Slope::new(v0, u));
+                            }
+                            if v1 <= u && self.solid(o.at(i - 1, j + 1)) {
+                                push_point(&mut self.points, Slope::new(v1, u));
+                            }
+                        }
                     }
                 }
                 last = last.max(hi);
@@ -595,8 +659,10 @@ impl<'a> Candidates<'a> {
                 subtract(&self.light, &self.shadows, &mut self.next);
                 std::mem::swap(&mut self.light, &mut self.next);
             }
+            let mut points = std::mem::take(&mut self.points);
+            self.axis_point(&o, i, &mut points);
             let mut light = std::mem::take(&mut self.light);
-            self.block_points(&o, i, &mut light);
+            self.block_points(&points, &mut light);
             self.light = light;
             if self.slits {
                 if !self.clear_shadows.is_empty() {
@@ -604,73 +670,36 @@ impl<'a> Candidates<'a> {
                     std::mem::swap(&mut self.clear, &mut self.next);
                 }
                 let mut clear = std::mem::take(&mut self.clear);
-                self.block_points(&o, i, &mut clear);
+                self.block_points(&points, &mut clear);
                 self.clear = clear;
             }
+            self.points = points;
         }
     }
 
-    /// Takes out of `light` the single slopes that rules 3 and 4 block for every cell past
-    /// column `i`: a pinch at a grid vertex on the column's near edge, and (from a corner) a
-    /// seam along the axis beside the column. Only the closed ends of lit intervals can be
-    /// such slopes (see the module docs), and of those only the axis and the slopes that
-    /// touch a solid cell of column `i` (one cell of a pinch's pair is in it).
-    fn block_points(&mut self, o: &Octant, i: i64, light: &mut Vec<Lit>) {
-        let h = o.h;
-        let mut points = std::mem::take(&mut self.points);
-        points.clear();
-        let u = 2 * i - h;
-        // From a corner, the axis (slope 0, lit only as the closed low end of the first
-        // interval): rule 3 if the cells of column i on both sides are solid, or a pinch.
-        let axis = h == 0 && light.first().is_some_and(|iv| iv.0.e == 0 && iv.0.s.n == 0);
-        if axis {
-            let seam = self.solid(o.cell(i, 0)) && self.solid(o.cell(i, -1));
-            if seam || self.pinch(o, i, Slope::ZERO) {
-                points.push((Bound::below(Slope::ZERO), Bound::above(Slope::ZERO)));
-            }
+    /// The single slopes that rules 3 and 4 block for every cell past column `i`, into
+    /// `points` (rising; the pinches of the column's solid cells are there already, see
+    /// [`Candidates::octant`]): from a corner, the axis if it runs along a seam beside the
+    /// column or through a pinch whose cell in column `i` is in row −1.
+    fn axis_point(&self, o: &Octant, i: i64, points: &mut Vec<Shade>) {
+        if o.h != 0 {
+            return;
         }
-        if u > 0 {
-            // The closed ends strictly inside the closed shadow of a solid cell of column i
-            // (both lists rise, and the shadows do not overlap).
-            let mut k = 0;
-            for &(l, r) in &self.solid_shadows {
-                k += light[k..].partition_point(|iv| iv.1.le(l));
-                for iv in &light[k..] {
-                    if !iv.0.lt(r) {
-                        break;
-                    }
-                    for end in [iv.0, iv.1] {
-                        let x = end.s;
-                        if end.e != 0
-                            || !(l.lt(end) && end.lt(r))
-                            || (h == 0 && x.n == 0)
-                            || points.last().is_some_and(|p: &Shade| p.0.s == x)
-                        {
-                            continue;
-                        }
-                        if self.pinch(o, i, x) {
-                            points.push((Bound::below(x), Bound::above(x)));
-                        }
-                    }
-                }
-            }
+        let c = |ii, jj| self.solid(o.at(ii, jj));
+        let seam = c(i, 0) && c(i, -1);
+        let pinch = i > 0 && ((c(i - 1, -1) && c(i, 0)) || (c(i, -1) && c(i - 1, 0)));
+        let zero = (Bound::below(Slope::ZERO), Bound::above(Slope::ZERO));
+        if (seam || pinch) && points.first().is_none_or(|p| p.0.s.n != 0) {
+            points.insert(0, zero);
         }
+    }
+
+    /// `light` less the single slopes `points` (rising).
+    fn block_points(&mut self, points: &[Shade], light: &mut Vec<Lit>) {
         if !points.is_empty() {
-            subtract(light, &points, &mut self.next);
+            subtract(light, points, &mut self.next);
             std::mem::swap(light, &mut self.next);
         }
-        self.points = points;
-    }
-
-    /// Rule 4 at the grid vertex that slope `x` passes on the near edge of column `i`, if it
-    /// passes one there (and the edge is not the source's own line).
-    #[inline(always)]
-    fn pinch(&self, o: &Octant, i: i64, x: Slope) -> bool {
-        let u = 2 * i - o.h;
-        let c = |ii, jj| self.solid(o.cell(ii, jj));
-        u > 0
-            && vertex_row(x, u, o.h)
-                .is_some_and(|jv| (c(i - 1, jv - 1) && c(i, jv)) || (c(i, jv - 1) && c(i - 1, jv)))
     }
 
     /// Whether a sample point of the cell at column `i`, row `j` (its centre or a corner) lies
@@ -706,11 +735,9 @@ impl<'a> Candidates<'a> {
     fn judge(&self, o: &Octant, i: i64, j: i64, clear: &[Lit]) -> Judged {
         let h = o.h;
         let us = (2 * i - h).max(0);
-        let b = o.cell(i, j);
-        let solid = |jj| {
-            let c = o.cell(i, jj);
-            c != b && self.solid(c)
-        };
+        // Whether the cell at column `ii`, row `jj` is solid for a segment to b (column i,
+        // row j), an end cell and so clear.
+        let solid = |ii: i64, jj: i64| (ii != i || jj != j) && self.solid(o.at(ii, jj));
         let mut verdict = Judged::Dark;
         for (u, v) in sample_points(i, j, h) {
             if u == 0 && v == 0 {
@@ -741,22 +768,34 @@ impl<'a> Candidates<'a> {
                 return Judged::Sure;
             }
             // Entering column i at (us, v·us/u): through a vertex, no pinch (b is an end
-            // cell, so clear).
-            if us > 0
-                && let Some(jv) = vertex_row(x, us, h)
-            {
-                let c = |ii: i64, jj: i64| {
-                    let cell = o.cell(ii, jj);
-                    cell != b && self.solid(cell)
+            // cell, so clear). With u − us = δ (1 or 2, as us = u0 > 0 here) and 0 ≤ v ≤ u,
+            // v·us/u = v − v·δ/u is whole exactly when v·δ is 0, u or 2u.
+            if us > 0 {
+                let vd = v * (u - us);
+                let m = if vd == 0 {
+                    Some(0)
+                } else if vd == u {
+                    Some(1)
+                } else if vd == 2 * u {
+                    Some(2)
+                } else {
+                    None
                 };
-                if (c(i - 1, jv - 1) && c(i, jv)) || (c(i, jv - 1) && c(i - 1, jv)) {
-                    continue;
+                if let Some(m) = m
+                    && (v - m + h) % 2 == 0
+                {
+                    let jv = (v - m + h) / 2;
+                    if (solid(i - 1, jv - 1) && solid(i, jv))
+                        || (solid(i, jv - 1) && solid(i - 1, jv))
+                    {
+                        continue;
+                    }
                 }
             }
             // Then up to v inside the column: rows below b whose open band (2j' − h,
             // 2j' − h + 2) meets the open range (v·us/u, v) must be clear.
             if ((j - 2).max(0)..j)
-                .all(|jj| 2 * jj - h >= v || (2 * jj - h + 2) * u <= v * us || !solid(jj))
+                .all(|jj| 2 * jj - h >= v || (2 * jj - h + 2) * u <= v * us || !solid(i, jj))
             {
                 return Judged::Sure;
             }
@@ -774,21 +813,6 @@ enum Judged {
     Lit,
     /// Some sample is joined to the source by a segment proved clear: the cell is in sight.
     Sure,
-}
-
-/// The row `jv` whose lower edge holds the grid vertex that the slope `x` passes on the line
-/// `u` (local half-cell units, `u > 0`), if it passes one there.
-#[inline(always)]
-fn vertex_row(x: Slope, u: i64, h: i64) -> Option<i64> {
-    let (n, d) = x.wide();
-    let v = if d == u || n == 0 {
-        n
-    } else if (n * u) % d == 0 {
-        n * u / d
-    } else {
-        return None;
-    };
-    ((v + h) % 2 == 0).then_some((v + h) / 2)
 }
 
 /// The sample points of the cell at column `i`, row `j`, in local half-cell units: its centre,

@@ -13,21 +13,20 @@ use crate::rules::grid::{Cell, CellMap, Grid};
 /// decides the others.
 pub(super) fn hex_field(map: &TerrainMap, from: Cell, scratch: &mut FovScratch) -> CellMap<bool> {
     let grid = map.grid();
-    let mut table = std::mem::take(&mut scratch.hex);
-    let open = HexBoxes::new(map, from, &mut table);
-    let out = CellMap::from_fn(grid.width, grid.height, |c| {
+    scratch.hex.update(map);
+    let open = HexBoxes::new(map, from, &scratch.hex);
+    CellMap::from_fn(grid.width, grid.height, |c| {
         c == from || open.as_ref().is_some_and(|o| o.clear(c)) || line_of_sight(map, from, c)
-    });
-    scratch.hex = table;
-    out
+    })
 }
 
 /// Which cells of a flat hex map the fast path of [`hex_field`] settles from `from` (for the
 /// tests): `true` where the cube box holds no solid cell but the two ends.
 #[cfg(test)]
 pub(super) fn hex_open(map: &TerrainMap, from: Cell) -> Vec<bool> {
-    let mut table = Vec::new();
-    let open = HexBoxes::new(map, from, &mut table).expect("a test map is small");
+    let mut tables = HexTables::default();
+    tables.update(map);
+    let open = HexBoxes::new(map, from, &tables).expect("a test map is small");
     map.grid().cells().map(|c| open.clear(c)).collect()
 }
 
@@ -61,17 +60,43 @@ fn cube_pair(k: usize, (q, r, s): (i64, i64, i64)) -> (i64, i64) {
     }
 }
 
-impl<'t> HexBoxes<'t> {
-    /// The tables for `from`'s field, or `None` if the map is so long and thin that they
-    /// would hold more than 32 entries a cell (their frames are sheared) and 1024 more.
-    fn new(map: &'t TerrainMap, from: Cell, table: &'t mut Vec<u32>) -> Option<Self> {
+/// The cube coordinates of a cell.
+fn cube(grid: &Grid, c: Cell) -> (i64, i64, i64) {
+    let (q, r) = grid.to_axial(c);
+    let (q, r) = (i64::from(q), i64::from(r));
+    (q, r, -q - r)
+}
+
+/// The prefix sums of a hex map's clear cells over its three pairs of cube coordinates, for
+/// [`HexBoxes`]. They depend on the map only, so a [`FovScratch`] keeps them from one field to
+/// the next while the map's grid and sight layer are the same (checked at each field).
+#[derive(Debug, Default)]
+pub(crate) struct HexTables {
+    /// The grid and sight layer the tables were made from.
+    grid: Option<Grid>,
+    source: Vec<Sight>,
+    table: Vec<u32>,
+    /// Per coordinate pair: the least `a` and `b`, the row length, and where its table starts.
+    frames: [(i64, i64, i64, usize); 3],
+    /// `false` if the map is so long and thin that the tables would hold more than 32 entries
+    /// a cell (their frames are sheared) and 1024 more: then there are none.
+    usable: bool,
+}
+
+impl HexTables {
+    /// Remakes the tables unless they were made from this map's grid and sight layer.
+    fn update(&mut self, map: &TerrainMap) {
         let grid = *map.grid();
         let sight = map.sight_map().as_slice();
-        let cube = |c: Cell| {
-            let (q, r) = grid.to_axial(c);
-            let (q, r) = (i64::from(q), i64::from(r));
-            (q, r, -q - r)
-        };
+        if self.grid == Some(grid) && self.source == sight {
+            return;
+        }
+        self.grid = Some(grid);
+        self.source.clear();
+        self.source.extend_from_slice(sight);
+        self.usable = false;
+        let table = &mut self.table;
+        let cube = |c: Cell| cube(&grid, c);
         table.clear();
         // The cube coordinates' ranges over the map.
         let (mut lo, mut hi) = ([i64::MAX; 3], [i64::MIN; 3]);
@@ -88,10 +113,9 @@ impl<'t> HexBoxes<'t> {
             .map(|&(x, y)| (hi[x] - lo[x] + 2) * (hi[y] - lo[y] + 2))
             .sum();
         if size > 32 * grid.len() as i64 + 1024 {
-            return None;
+            return;
         }
-        let mut frames = [(0, 0, 0, 0); 3];
-        for (k, frame) in frames.iter_mut().enumerate() {
+        for (k, frame) in self.frames.iter_mut().enumerate() {
             let (x, y) = coords[k];
             let (lo, hi) = ((lo[x], lo[y]), (hi[x], hi[y]));
             // One guard row and column of zeros: entry (a − a0 + 1, b − b0 + 1) counts the
@@ -114,15 +138,27 @@ impl<'t> HexBoxes<'t> {
             }
             *frame = (lo.0, lo.1, na, start);
         }
+        self.usable = true;
+    }
+}
+
+impl<'t> HexBoxes<'t> {
+    /// The open-box test from `from`, or `None` if the map has no tables (see [`HexTables`]).
+    /// `tables` must have been made from `map`.
+    fn new(map: &'t TerrainMap, from: Cell, tables: &'t HexTables) -> Option<Self> {
+        let grid = *map.grid();
+        let sight = map.sight_map().as_slice();
+        if !tables.usable || tables.grid != Some(grid) {
+            return None;
+        }
         let fi = grid.index(from)?;
-        let table: &'t Vec<u32> = table;
         Some(Self {
             grid,
-            from: cube(from),
+            from: cube(&grid, from),
             from_solid: i64::from(sight[fi] != Sight::Clear),
             sight,
-            table: table.as_slice(),
-            frames,
+            table: tables.table.as_slice(),
+            frames: tables.frames,
         })
     }
 

@@ -1408,9 +1408,8 @@ proptest! {
             for c in g.cells() {
                 let exact = line_of_sight(&map, from, c);
                 prop_assert_eq!(seen.get(c).copied(), Some(exact), "from {} to {}", from, c);
-                let i = g.index(c).expect("on the map");
-                prop_assert!(!exact || c == from || marks.marked[i], "{} sees {} unmarked", from, c);
-                prop_assert!(exact || !marks.sure[i], "{} proved to see {}", from, c);
+                prop_assert!(!exact || c == from || marks.is_marked(c), "{} sees {} unmarked", from, c);
+                prop_assert!(exact || !marks.is_sure(c), "{} proved to see {}", from, c);
             }
         }
     }
@@ -1504,10 +1503,9 @@ proptest! {
                 marks.run();
                 for c in g.cells() {
                     let exact = line_of_sight(m, from, c);
-                    let i = g.index(c).expect("on the map");
                     prop_assert_eq!(seen.get(c).copied(), Some(exact), "from {} to {}", from, c);
-                    prop_assert!(exact || !marks.sure[i], "{} proved to see {}", from, c);
-                    prop_assert!(!exact || c == from || marks.marked[i], "{} sees {} unmarked", from, c);
+                    prop_assert!(exact || !marks.is_sure(c), "{} proved to see {}", from, c);
+                    prop_assert!(!exact || c == from || marks.is_marked(c), "{} sees {} unmarked", from, c);
                 }
             }
         }
@@ -1538,15 +1536,14 @@ proptest! {
                 let doubt = marks.open_rectangles();
                 let mut left = false;
                 for c in g.cells() {
-                    let i = g.index(c).expect("on the map");
                     let clear = (from.x.min(c.x)..=from.x.max(c.x)).all(|x| {
                         (from.y.min(c.y)..=from.y.max(c.y)).all(|y| {
                             let d = Cell::new(x, y);
                             d == from || d == c || !solid(d)
                         })
                     });
-                    prop_assert_eq!(marks.sure[i], clear, "from {} to {}", from, c);
-                    prop_assert_eq!(marks.marked[i], clear, "from {} to {}", from, c);
+                    prop_assert_eq!(marks.is_sure(c), clear, "from {} to {}", from, c);
+                    prop_assert_eq!(marks.is_marked(c), clear, "from {} to {}", from, c);
                     prop_assert!(!clear || line_of_sight(m, from, c), "{} settled {}", from, c);
                     left |= !clear;
                 }
@@ -1644,6 +1641,38 @@ proptest! {
             for pick in &picks {
                 let from = g.cell_at(pick.index(g.len()));
                 prop_assert_eq!(field_of_view_with(m, from, &mut scratch), field_of_view(m, from));
+            }
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(40))]
+
+    /// One scratch kept while a door of the same map is toggled back and forth (the hex
+    /// tables are kept while the sight layer is unchanged and must be remade when it changes):
+    /// every field is the brute-force reference's line of sight, cell by cell.
+    #[test]
+    fn a_kept_scratch_follows_a_toggled_door(
+        map in prop_oneof![arb_dense_square_map(), arb_dense_hex_map()],
+        picks in proptest::collection::vec(any::<prop::sample::Index>(), 2),
+        k in any::<prop::sample::Index>(),
+    ) {
+        let g = *map.grid();
+        let mut toggled = map.clone();
+        toggled.toggle_door(g.cell_at(k.index(g.len())));
+        let mut scratch = FovScratch::new();
+        for m in [&map, &toggled, &map, &toggled] {
+            for pick in &picks {
+                let from = g.cell_at(pick.index(g.len()));
+                let seen = field_of_view_with(m, from, &mut scratch);
+                for c in g.cells() {
+                    prop_assert_eq!(
+                        seen.get(c).copied(),
+                        Some(reference::line_of_sight(m, from, c)),
+                        "from {} to {}", from, c
+                    );
+                }
             }
         }
     }
