@@ -10,6 +10,8 @@
 #   JOBS=2 docs/ladder.sh                            # more games at once
 #   OUT=dir REUSE=1 docs/ladder.sh 200 1 1001        # keep the runs already in dir
 #   FRAY=path/to/fray docs/ladder.sh                 # another build (no cargo build)
+#   TIME_LIMIT=2000 docs/ladder.sh                   # the clock's safety net in ms (default 200);
+#                                                    # raise it on a loaded machine so no decision is cut
 #
 # Prints a Markdown table on standard output (a draw counts as not a win); each run's JSON is
 # kept in $OUT (default a temp folder) so a cell can be checked.
@@ -48,7 +50,7 @@ for level in "${levels[@]}"; do
       fi
       echo "$name $ai vs $vs seed $seed..." >&2
       "$fray" simulate "$level" --games "$games" --seed "$seed" --ai "$ai" --vs "$vs" \
-        --jobs "$jobs" --json > "$file"
+        --jobs "$jobs" --time-limit "${TIME_LIMIT:-200}" --json > "$file"
     done
   done
 done

@@ -1070,6 +1070,41 @@ fn a_quick_load_question_lapses_aloud_when_the_battle_moves_on() {
     );
 }
 
+/// An unanswered "press F9 again" lapses with its toast: F9 much later asks again rather
+/// than throwing the moves away at once.
+#[test]
+fn an_unanswered_quick_load_question_lapses_with_its_toast() {
+    isolate_saves();
+    let mut app = hot_seat();
+    tap(&mut app, KeyCode::F5);
+    submit_a_move(&mut app, false);
+    tap(&mut app, KeyCode::F9);
+    assert!(
+        texts(&mut app).iter().any(|t| t.contains("press F9 again")),
+        "asked"
+    );
+    // Still asking a few seconds on (each update is 50 ms)...
+    for _ in 0..80 {
+        app.update();
+    }
+    assert!(
+        texts(&mut app).iter().any(|t| t.contains("press F9 again")),
+        "the question stays up long enough to be read"
+    );
+    // ...and gone, with the question, after ten.
+    for _ in 0..120 {
+        app.update();
+    }
+    assert!(!texts(&mut app).iter().any(|t| t.contains("press F9 again")));
+    let moved = battle(&app).commands.clone();
+    tap(&mut app, KeyCode::F9);
+    assert_eq!(battle(&app).commands, moved, "a late F9 loads nothing");
+    assert!(
+        texts(&mut app).iter().any(|t| t.contains("press F9 again")),
+        "asks again"
+    );
+}
+
 /// A second battle's saves never touch the first's: each battle has its own slots.
 #[test]
 fn a_new_battle_does_not_replace_another_battles_autosave() {

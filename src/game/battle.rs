@@ -719,7 +719,8 @@ impl Settings {
     }
 
     pub const SPEEDS: [f32; 4] = [0.5, 1.0, 2.0, 4.0];
-    pub const PACES: [f32; 4] = [0.0, 0.25, 0.5, 1.0];
+    /// F4 steps from the default (0.5 s) to faster first: 0.25, 0, then back to slow (1 s).
+    pub const PACES: [f32; 4] = [1.0, 0.5, 0.25, 0.0];
     pub const UI_SCALES: [f32; 4] = [0.75, 1.0, 1.25, 1.5];
     pub const WINDOW_SIZES: [(u32, u32); 5] = [
         (1024, 640),

@@ -183,15 +183,21 @@ struct Shown {
     asked_load: bool,
 }
 
+/// How long a toast stays up; one that asks for a second press stays longer, and the question
+/// lapses with it.
+const TOAST_SECS: f32 = 4.0;
+const ASK_SECS: f32 = 8.0;
+
 /// Shows the last toast for 4 seconds. A toast that asks for a second press ("press E again
 /// to end it", "press F9 again to load it") speaks of the moment it was written, so it goes as
 /// soon as a command is played or the decision changes, and a quick load that stood asking says
-/// it lapsed. (Other toasts, such as an event announced while the AI plays on, stay their 4
-/// seconds.)
+/// it lapsed. It stays 8 seconds, and when it goes unanswered the question goes with it: a
+/// later F9 asks again rather than loading at once. (Other toasts, such as an event announced
+/// while the AI plays on, stay their 4 seconds.)
 fn toasts(
     mut new: MessageReader<Toast>,
     time: Res<Time>,
-    battle: Option<Res<Battle>>,
+    mut battle: Option<ResMut<Battle>>,
     mut text: Query<&mut Text, With<ToastText>>,
     mut shown: Local<Shown>,
 ) {
@@ -202,7 +208,7 @@ fn toasts(
     if let Some(toast) = new.read().last() {
         text.0 = menu::ascii(&toast.text);
         *shown = Shown {
-            until: now + 4.0,
+            until: now + if toast.asks { ASK_SECS } else { TOAST_SECS },
             decision: toast.asks.then(|| battle.as_deref().map(moment)).flatten(),
             asked_load: toast.asks && battle.as_ref().is_some_and(|b| b.confirm_load),
         };
@@ -218,7 +224,7 @@ fn toasts(
         if shown.asked_load && battle.as_ref().is_some_and(|b| !b.confirm_load) {
             text.0 = "The battle moved on before the second F9: nothing was loaded".into();
             *shown = Shown {
-                until: now + 4.0,
+                until: now + TOAST_SECS,
                 decision: None,
                 asked_load: false,
             };
@@ -227,6 +233,13 @@ fn toasts(
         }
     } else if now > shown.until {
         text.0.clear();
+        // The question went unanswered: it lapses with its toast.
+        if shown.asked_load
+            && let Some(b) = battle.as_mut().filter(|b| b.confirm_load)
+        {
+            b.confirm_load = false;
+        }
+        shown.asked_load = false;
     }
 }
 

@@ -7,7 +7,7 @@ use super::{random_seed, start_battle};
 use crate::game::Screen;
 use crate::game::battle::Battle;
 use crate::game::ui::{self, UiAction, UiClick};
-use crate::rules::battle::{SideId, Status};
+use crate::rules::battle::{SideId, Status, UnitId};
 
 pub(super) fn plugin(app: &mut App) {
     app.add_systems(OnEnter(Screen::Result), spawn_result)
@@ -81,17 +81,35 @@ fn spawn_result(
             ));
             for (i, side) in s.sides.iter().enumerate() {
                 let id = SideId(i as u8);
-                let units: Vec<_> = s.units.iter().filter(|u| u.side == id).collect();
-                let count = |st: Status| units.iter().filter(|u| u.status == st).count();
+                // Each unit with whether it broke and left the map (out of the fight, not down).
+                let units: Vec<_> = s
+                    .units
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, u)| u.side == id)
+                    .map(|(i, u)| (u, crate::rules::rulesets::fled(s, UnitId(i as u16))))
+                    .collect();
+                let count = |st: Status| {
+                    units
+                        .iter()
+                        .filter(|(u, fled)| u.status == st && !fled)
+                        .count()
+                };
+                let gone = units.iter().filter(|(_, fled)| *fled).count();
                 p.spawn((
                     ui::text(
                         format!(
-                            "{} - {}: {} standing, {} down, {} dead",
+                            "{} - {}: {} standing, {} down, {} dead{}",
                             side.name,
                             battle.control(id).label(),
                             count(Status::Active),
                             count(Status::Down),
-                            count(Status::Dead)
+                            count(Status::Dead),
+                            if gone > 0 {
+                                format!(", {gone} fled")
+                            } else {
+                                String::new()
+                            }
                         ),
                         18.0,
                         crate::game::units::side_colour(Some(i)),
@@ -103,8 +121,9 @@ fn spawn_result(
                 ));
                 let line: Vec<String> = units
                     .iter()
-                    .map(|u| {
+                    .map(|&(u, fled)| {
                         let state = match u.status {
+                            _ if fled => "fled".into(),
                             Status::Active => crate::game::units::health_gauge(u),
                             Status::Down => "down".into(),
                             Status::Dead => "dead".into(),

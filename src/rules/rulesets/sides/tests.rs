@@ -1408,7 +1408,7 @@ fn the_clock_and_the_menu_speak_in_sides_and_actions() {
     let clock = crate::rules::rulesets::clock(&b);
     assert_eq!(
         clock.headline,
-        "Round 1 \u{b7} Party 7 vs Foes 3 \u{b7} Party to pick"
+        "Round 1 \u{b7} initiative Party 7, Foes 3 \u{b7} Party to pick"
     );
     assert_eq!(clock.order.len(), 3);
     assert_eq!(clock.order[0].label, "Main, Move");

@@ -59,6 +59,8 @@ pub fn clock(s: &BattleState, r: &State) -> Clock {
         .unwrap_or_default();
     let headline = if r.surprise {
         format!("Round {} \u{b7} Surprise round \u{b7} {turn}", s.round)
+            .trim_end_matches(" \u{b7} ")
+            .to_string()
     } else {
         let scores: Vec<String> = r
             .order
@@ -71,11 +73,14 @@ pub fn clock(s: &BattleState, r: &State) -> Clock {
                 )
             })
             .collect();
-        format!(
-            "Round {} \u{b7} {} \u{b7} {turn}",
-            s.round,
-            scores.join(" vs ")
-        )
+        // The side initiative rolls (S-02), not a score: said as such.
+        format!("Round {} \u{b7} initiative {}", s.round, scores.join(", "))
+    };
+    // Between turns (a new round being set up) no one acts yet: no dangling separator.
+    let headline = if turn.is_empty() || r.surprise {
+        headline
+    } else {
+        format!("{headline} \u{b7} {turn}")
     };
     Clock { headline, order }
 }
