@@ -170,7 +170,7 @@ pub fn menu(s: &BattleState, legal: &[Described]) -> Vec<MenuEntry> {
             if distinct.len() <= 2 && distinct.iter().all(|c| c.len() <= MAX_JOINED_COST) {
                 distinct.join(" or ")
             } else {
-                "varies".to_string()
+                "cost shown for each choice".to_string()
             }
         };
         let hotkey = if group == "End turn" {
@@ -196,7 +196,7 @@ pub fn menu(s: &BattleState, legal: &[Described]) -> Vec<MenuEntry> {
 }
 
 /// The longest cost a group's entry joins with another ("1 action or 2 actions"); a group
-/// with a longer one says "varies".
+/// with a longer one says "cost shown for each choice".
 const MAX_JOINED_COST: usize = 40;
 
 /// Where a command's entry goes in the action menu: attacks (melee, ranged, spells) 0, plain
@@ -333,7 +333,7 @@ mod tests {
     }
 
     /// A group's entry names two short costs ("1 AP or 2 AP") but not two long ones (the
-    /// crypt's Cast joined two spells' whole timings and filled the panel): "varies".
+    /// crypt's Cast joined two spells' whole timings and filled the panel): "cost shown for each choice".
     #[test]
     fn a_group_with_long_costs_says_they_vary() {
         let s = ruins();
@@ -361,7 +361,7 @@ mod tests {
                 .expect("a Move entry")
         };
         assert_eq!(cost_of(true), "2 AP or 1 AP");
-        assert_eq!(cost_of(false), "varies");
+        assert_eq!(cost_of(false), "cost shown for each choice");
     }
 
     #[test]

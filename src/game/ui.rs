@@ -127,6 +127,8 @@ pub const PANEL: Color = Color::srgba(0.1, 0.095, 0.115, 0.94);
 pub const BUTTON: Color = Color::srgb(0.2, 0.19, 0.24);
 pub const BUTTON_HOVER: Color = Color::srgb(0.3, 0.28, 0.36);
 pub const BUTTON_ON: Color = Color::srgb(0.16, 0.36, 0.52);
+/// A chosen button under the pointer: still blue (the choice), a little lighter.
+pub const BUTTON_ON_HOVER: Color = Color::srgb(0.22, 0.45, 0.64);
 pub const TEXT: Color = Color::srgb(0.93, 0.91, 0.86);
 pub const DIM: Color = Color::srgb(0.6, 0.58, 0.56);
 pub const ACCENT: Color = Color::srgb(0.98, 0.78, 0.35);
@@ -204,6 +206,8 @@ fn hover_colours(
     for (interaction, normal, mut bg) in &mut buttons {
         bg.0 = match interaction {
             Interaction::None => normal.0,
+            // The hover keeps the chosen entry's colour, so a choice never looks unchosen.
+            _ if normal.0 == BUTTON_ON => BUTTON_ON_HOVER,
             _ => BUTTON_HOVER,
         };
     }

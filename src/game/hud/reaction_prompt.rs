@@ -25,6 +25,8 @@ fn reaction_prompt(
     view: Res<View>,
     battle: Res<Battle>,
     modals: Query<Entity, With<Modal>>,
+    cameras: Query<(&Camera, &GlobalTransform), With<crate::game::camera::MainCamera>>,
+    boards: Query<&crate::game::board::BoardGrid>,
     mut last: Local<String>,
 ) {
     let react = matches!(battle.state.pending(), Decision::React { .. }) && view.can_act();
@@ -47,6 +49,36 @@ fn reaction_prompt(
     }
     let question = menu::ascii(&log::decision(&battle.state, &battle.state.pending()));
     let odds = reaction_odds(&battle.state, &battle.state.pending()).map(|o| menu::ascii(&o));
+    // Where the units at stake stand on screen, so the dialog can leave them in view.
+    let mut at_stake = Vec::new();
+    let mut window = None;
+    if let (Ok((camera, global)), Some(grid)) = (cameras.single(), boards.iter().next()) {
+        let layout = crate::game::board::BoardLayout::new(grid.0);
+        let half = Vec2::new(layout.tile_size.x, layout.tile_size.y) / 2.0;
+        window = camera.logical_viewport_size();
+        for u in units_at_stake(&battle.state.pending()) {
+            let Some(centre) = view
+                .state
+                .as_ref()
+                .and_then(|s| s.unit(u))
+                .and_then(|u| layout.cell_center(u.cell))
+            else {
+                continue;
+            };
+            if let (Ok(a), Ok(b)) = (
+                camera.world_to_viewport(global, (centre - half).extend(0.0)),
+                camera.world_to_viewport(global, (centre + half).extend(0.0)),
+            ) {
+                at_stake.push(Rect::from_corners(a, b));
+            }
+        }
+    }
+    let estimate = 150.0 + 44.0 * view.menu.len() as f32 + if odds.is_some() { 40.0 } else { 0.0 };
+    let place = window.map_or(Place::Top, |w| dialog_place(w, estimate, &at_stake));
+    let (top, bottom) = match place {
+        Place::Top => (percent(14), Val::Auto),
+        Place::Bottom => (Val::Auto, percent(6)),
+    };
     commands
         .spawn((
             Name::new("Reaction prompt"),
@@ -57,11 +89,13 @@ fn reaction_prompt(
             ui::dialog(
                 // Wide and high enough that a long prompt (several answers, each with its
                 // odds) fits a 1024x640 window; it ran off the bottom from 30% down.
+                // It stands high, or low when the units at stake are up there.
                 Node {
                     position_type: PositionType::Absolute,
                     left: percent(24),
                     right: percent(24),
-                    top: percent(14),
+                    top,
+                    bottom,
                     max_height: percent(80),
                     overflow: Overflow::clip(),
                     padding: UiRect::all(px(16)),
@@ -99,6 +133,44 @@ fn reaction_prompt(
             }
             p.spawn(ui::text("No time limit: take your time.", 13.0, ui::DIM));
         });
+}
+
+/// Where the reaction dialog stands: high on the window, or low.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Place {
+    Top,
+    Bottom,
+}
+
+/// The units a reaction is about: the one who answers and the one it answers.
+fn units_at_stake(d: &Decision) -> Vec<UnitId> {
+    let Decision::React { unit, trigger } = d else {
+        return Vec::new();
+    };
+    let other = match trigger {
+        Trigger::Opportunity { mover, .. } => Some(*mover),
+        Trigger::Provoked { actor, .. } | Trigger::Ready { actor } => Some(*actor),
+        Trigger::Attacked {
+            attacker, target, ..
+        } => return vec![*unit, *attacker, *target],
+        Trigger::Targeted { attacker, .. } => Some(*attacker),
+        Trigger::KeepConscious { .. } => None,
+    };
+    std::iter::once(*unit).chain(other).collect()
+}
+
+/// High (from 14% down) unless that would cover a unit at stake and low (up from 6% above
+/// the bottom) would not; `height` is the dialog's estimated height in logical pixels.
+fn dialog_place(window: Vec2, height: f32, at_stake: &[Rect]) -> Place {
+    let band = |top: f32| Rect::new(window.x * 0.24, top, window.x * 0.76, top + height);
+    let covers = |r: Rect| at_stake.iter().any(|u| !r.intersect(*u).is_empty());
+    let high = band(window.y * 0.14);
+    let low = band(window.y * 0.94 - height);
+    if covers(high) && !covers(low) {
+        Place::Bottom
+    } else {
+        Place::Top
+    }
 }
 
 /// The odds that bear on a reaction, when the engine can tell them: the attack coming at the
@@ -211,6 +283,37 @@ mod tests {
         assert!(
             line.starts_with("Thorn rolled 17 against 13: a hit"),
             "{line}"
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_reaction_dialog_stands_clear_of_the_units_at_stake() {
+        let window = Vec2::new(1280.0, 800.0);
+        let token = |x: f32, y: f32| Rect::from_center_size(Vec2::new(x, y), Vec2::splat(40.0));
+        // Units low on the board: the dialog stands high.
+        assert_eq!(
+            dialog_place(window, 300.0, &[token(640.0, 650.0)]),
+            Place::Top
+        );
+        // An attacker under the high band: low instead.
+        assert_eq!(
+            dialog_place(window, 300.0, &[token(640.0, 200.0), token(300.0, 250.0)]),
+            Place::Bottom
+        );
+        // Units beside the dialog's columns do not move it.
+        assert_eq!(
+            dialog_place(window, 300.0, &[token(100.0, 200.0)]),
+            Place::Top
+        );
+        // Both bands would cover one: it stays high.
+        assert_eq!(
+            dialog_place(window, 300.0, &[token(640.0, 200.0), token(640.0, 600.0)]),
+            Place::Top
         );
     }
 }

@@ -274,13 +274,13 @@ pub(super) fn describe(s: &BattleState, r: &State, cmd: &Command) -> CommandInfo
         Command::Act { action, .. } => match action {
             Action::Step { to } => {
                 info.path = s.path_for(u, 1, None, *to);
-                "not an action (1-hex step)".to_string()
+                "free: a 1-hex step, uses no action".to_string()
             }
             Action::Withdraw { to } => {
                 info.path = s.path_for(u, half(unit), None, *to);
                 "full phase".to_string()
             }
-            Action::Delay => "not an action".to_string(),
+            Action::Delay => "free: waits, uses no action yet".to_string(),
             Action::Dodge | Action::Ready { .. } | Action::ReadyProne { .. } => {
                 "attack action".to_string()
             }

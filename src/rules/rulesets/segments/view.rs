@@ -592,7 +592,7 @@ pub fn describe(s: &BattleState, r: &State, cmd: &Command) -> CommandInfo {
             action: Action::OpenDoor { .. } | Action::CloseDoor { .. },
             ..
         } => info.cost = "takes its move this turn (house rule)".to_string(),
-        Command::EndTurn { .. } => info.cost = "ends its turn".to_string(),
+        Command::EndTurn { .. } => info.cost = "free".to_string(),
         Command::Declare { intent, .. } => info.cost = declaration_effect(s, unit, intent),
         Command::React {
             reaction: Reaction::Attack { .. },
