@@ -2043,8 +2043,9 @@ fn rebuild(
                     ui::TEXT,
                 ));
                 if editor.moving {
-                    unit_panel(p, &editor, f);
+                    // The item chooser and brush first: in sight above a picked unit's stats.
                     items_panel(p, &editor, f);
+                    unit_panel(p, &editor, f);
                     new_unit_panel(p, &editor, f);
                     level_panel(p, f);
                     victory_panel(p, &editor, f);
