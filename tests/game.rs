@@ -4682,3 +4682,197 @@ fn under_fog_a_last_seen_foe_shows_no_marks_health_or_state() {
         .all(|v| *v == Visibility::Hidden);
     assert!(hidden, "no health bar on a ghost");
 }
+
+/// Items in the editor. The item brush (I) leaves the chosen item on a cell (Shift+I, or the
+/// chooser's button, picks the next of the ruleset's items) and a click on a cell with items
+/// takes the last one away; the board marks the cells items lie on. A picked unit is given the
+/// chosen item and loses its last one with the panel's buttons. Saved, the file has one line
+/// more and the unit's line changed, and it validates; undone, it is the original text. In a
+/// ruleset without items, the brush and the unit's row say so.
+#[test]
+fn the_editor_leaves_items_on_cells_and_gives_them_to_units() {
+    use fray::game::editor::{CellLook, Editor, EditorAction as A, EditorCell, ItemMark};
+    use fray::game::ui::UiAction;
+    let dir = temp_dir("editor-items");
+    let path = dir.join("a_armoury.ron");
+    std::fs::copy(levels_dir().join("sides_sacked_armoury.ron"), &path).expect("copy");
+    std::fs::copy(
+        levels_dir().join("segments_crypt.ron"),
+        dir.join("b_crypt.ron"),
+    )
+    .expect("copy");
+    let original = std::fs::read_to_string(&path).expect("reads");
+    let file = fray::rules::level::load_path(&path).expect("loads").file;
+    assert_eq!(file.items.len(), 4);
+    let mut app = app_on(&dir, |_| {});
+    app.update();
+    tap(&mut app, KeyCode::KeyE);
+    app.update();
+    assert_eq!(screen(&app), Screen::Editor);
+    let placed = |app: &App| -> Vec<(String, (i32, i32))> {
+        fray::rules::level::ron_options()
+            .from_str::<fray::rules::level::LevelFile>(&editor_text(app))
+            .expect("parses")
+            .items
+            .into_iter()
+            .map(|p| (p.item, p.cell))
+            .collect()
+    };
+    let marked = |app: &mut App| -> Vec<(i32, i32)> {
+        let mut q = app.world_mut().query::<(&EditorCell, &CellLook)>();
+        let mut cells: Vec<(i32, i32)> = q
+            .iter(app.world())
+            .filter(|(_, l)| l.items)
+            .map(|(c, _)| (c.x, c.y))
+            .collect();
+        cells.sort();
+        cells
+    };
+    let marks = |app: &mut App| {
+        let mut q = app.world_mut().query_filtered::<(), With<ItemMark>>();
+        q.iter(app.world()).count()
+    };
+    // The longswords on the rack are marked on the board.
+    assert_eq!(marked(&mut app), [(11, 5), (11, 6), (12, 5), (12, 6)]);
+    assert_eq!(marks(&mut app), 4);
+    // I: the brush, with the ruleset's first item (crossbow); Shift+I the next (dagger).
+    tap(&mut app, KeyCode::KeyI);
+    assert!(app.world().resource::<Editor>().item_brush);
+    key(&mut app, KeyCode::ShiftLeft, true);
+    tap(&mut app, KeyCode::KeyI);
+    key(&mut app, KeyCode::ShiftLeft, false);
+    app.update();
+    assert!(app.world().resource::<Editor>().item_brush, "still on");
+    let shown = texts(&mut app);
+    assert!(
+        shown.iter().any(|t| t == "Item: dagger Shift+I"),
+        "{shown:?}"
+    );
+    press_cell(&mut app, (5, 5));
+    assert_eq!(placed(&app).last(), Some(&("dagger".to_string(), (5, 5))));
+    let shown = texts(&mut app);
+    assert!(shown.iter().any(|t| t == "On (5, 5): dagger"), "{shown:?}");
+    assert!(
+        shown
+            .iter()
+            .any(|t| t.starts_with("Left a dagger on (5, 5)")),
+        "{shown:?}"
+    );
+    assert!(marked(&mut app).contains(&(5, 5)));
+    assert_eq!(marks(&mut app), 5);
+    // Again: taken away; a third time: back.
+    press_cell(&mut app, (5, 5));
+    assert_eq!(placed(&app).len(), 4);
+    assert!(!marked(&mut app).contains(&(5, 5)));
+    assert_eq!(marks(&mut app), 4);
+    let shown = texts(&mut app);
+    assert!(
+        shown
+            .iter()
+            .any(|t| t == "Took the dagger off (5, 5); nothing left there"),
+        "{shown:?}"
+    );
+    press_cell(&mut app, (5, 5));
+    assert_eq!(placed(&app).len(), 5);
+    // I again: the brush off; Tab picks Red Dagna, who carries a dagger.
+    tap(&mut app, KeyCode::KeyI);
+    assert!(!app.world().resource::<Editor>().item_brush);
+    tap(&mut app, KeyCode::Tab);
+    let dagna = &file.units[0];
+    assert_eq!(dagna.items, ["dagger"]);
+    assert!(texts(&mut app).iter().any(|t| t == "Items: dagger"));
+    // + dagger, then the chooser on to the longsword (greataxe, longsword) and + longsword,
+    // then - last.
+    press_button(&mut app, UiAction::Editor(A::GiveItem));
+    press_button(&mut app, UiAction::Editor(A::NextItem));
+    press_button(&mut app, UiAction::Editor(A::NextItem));
+    press_button(&mut app, UiAction::Editor(A::GiveItem));
+    let shown = texts(&mut app);
+    assert!(
+        shown
+            .iter()
+            .any(|t| t == "Items: dagger, dagger, longsword"),
+        "{shown:?}"
+    );
+    assert!(
+        shown
+            .iter()
+            .any(|t| t == "Red Dagna carries a longsword too"),
+        "{shown:?}"
+    );
+    press_button(&mut app, UiAction::Editor(A::TakeItem));
+    assert!(texts(&mut app).iter().any(|t| t == "Items: dagger, dagger"));
+    // Saved: the unit's line and one new line, and nothing else; the level validates.
+    press_button(&mut app, UiAction::Editor(A::Save));
+    let saved = std::fs::read_to_string(&path).expect("reads");
+    assert_eq!(saved.lines().count(), original.lines().count() + 1);
+    let old: Vec<&str> = original.lines().collect();
+    let new: Vec<&str> = saved.lines().collect();
+    let added = new
+        .iter()
+        .position(|l| l.trim() == r#"(item: "dagger", cell: (5, 5)),"#)
+        .expect("the dagger's line");
+    assert_eq!(
+        new[added - 1].trim(),
+        r#"(item: "longsword", cell: (12, 6)),"#
+    );
+    let mut rest = new.clone();
+    rest.remove(added);
+    let changed: Vec<(&str, &str)> = old
+        .iter()
+        .zip(&rest)
+        .filter(|(a, b)| a != b)
+        .map(|(a, b)| (*a, *b))
+        .collect();
+    assert_eq!(
+        changed,
+        [(
+            r#"        (name: "Red Dagna", side: "Red Hands", cell: (2, 4), template: "warrior", items: ["dagger"]),"#,
+            r#"        (name: "Red Dagna", side: "Red Hands", cell: (2, 4), template: "warrior", items: ["dagger", "dagger"]),"#
+        )]
+    );
+    let problems = fray::rules::level::validate(&path.display().to_string(), &saved);
+    assert!(problems.is_empty(), "{problems:?}");
+    let loaded = fray::rules::level::load_path(&path).expect("loads");
+    assert_eq!(loaded.file.units[0].items, ["dagger", "dagger"]);
+    // Every edit undone: the original text.
+    for _ in 0..6 {
+        press_button(&mut app, UiAction::Editor(A::Undo));
+    }
+    assert_eq!(editor_text(&app), original);
+    press_button(&mut app, UiAction::Editor(A::Save));
+    // The next level plays `segments`, which has no items: the brush and the row say so.
+    press_button(&mut app, UiAction::Editor(A::Cycle(1)));
+    assert!(
+        app.world()
+            .resource::<Editor>()
+            .path
+            .as_ref()
+            .is_some_and(|p| p.ends_with("b_crypt.ron"))
+    );
+    let before = editor_text(&app);
+    tap(&mut app, KeyCode::KeyI);
+    let editor = app.world().resource::<Editor>();
+    assert!(!editor.item_brush);
+    assert!(
+        editor.message.contains("'segments' ruleset has no items"),
+        "{}",
+        editor.message
+    );
+    tap(&mut app, KeyCode::Tab);
+    let shown = texts(&mut app);
+    assert!(
+        shown
+            .iter()
+            .any(|t| t == "Item brush (I): the 'segments' ruleset has no items"),
+        "{shown:?}"
+    );
+    assert!(
+        shown
+            .iter()
+            .any(|t| t == "Items: none (the 'segments' ruleset has none)"),
+        "{shown:?}"
+    );
+    assert_eq!(editor_text(&app), before);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -31,6 +31,11 @@
 //! value, or cleared back to the template's), each an edit of the unit's line only.
 //! O shows, for the picked unit, its reach, the cells its enemies threaten or its sight and
 //! cover, computed by the battle's own functions on a battle started from the level.
+//! Items (rulesets with items): I toggles the item brush of the units tool, with which a click
+//! leaves the item the panel's chooser shows on the cell (Shift+I, or the chooser's button,
+//! shows the next of the ruleset's items) and a click on a cell with items takes the last one
+//! away; the board marks cells with items as the battle board does. The picked unit's row
+//! lists what it carries, with buttons that give it the chosen item or take its last one.
 
 use std::path::PathBuf;
 
@@ -54,9 +59,9 @@ use crate::rules::grid::{Grid, Topology};
 use crate::rules::level::edit::{Edit, LevelDoc, blank, free_unit_name, locate};
 use crate::rules::level::{self, LevelFile, merged_legend};
 use crate::rules::map::{Sight, Terrain};
-use crate::rules::ruleset_data::{self, RulesetData};
+use crate::rules::ruleset_data::{self, ItemDef, RulesetData};
 use board::{BoardShape, CellParts, board_looks, spawn_board};
-pub use board::{CellLook, EditorGeometry};
+pub use board::{CellLook, EditorGeometry, ItemMark};
 
 pub(super) fn plugin(app: &mut App) {
     app.init_resource::<Editor>()
@@ -176,6 +181,15 @@ pub enum EditorAction {
     /// Each empty cell clicked with the units tool gets a reinforcement arriving on that round
     /// (or not).
     Reinforce,
+    /// The item chooser shows the ruleset's next item.
+    NextItem,
+    /// The picked unit carries the chosen item too (after its others).
+    GiveItem,
+    /// The picked unit's last item goes.
+    TakeItem,
+    /// The item brush on (or off): with the units tool, a click on a cell leaves the chosen
+    /// item there, or takes the last item off a cell that has some.
+    ItemBrush,
 }
 
 /// The level being edited.
@@ -229,6 +243,12 @@ pub struct Editor {
     pub event_round: u32,
     /// Empty cells clicked with the units tool get reinforcements rather than units.
     pub reinforcing: bool,
+    /// The item chooser's item (an index into the ruleset's items).
+    pub item: usize,
+    /// Cells clicked with the units tool get the chosen item, or lose their last one.
+    pub item_brush: bool,
+    /// The cell the item brush last clicked (the panel lists what lies there).
+    pub item_cell: Option<(i32, i32)>,
     /// The new-level form, while it is open.
     pub new_level: Option<NewLevel>,
     /// New units' side and template (indices into the level's sides and the ruleset's
@@ -263,6 +283,8 @@ impl Editor {
         self.path = Some(path);
         self.picked = None;
         self.copying = false;
+        self.item_brush = false;
+        self.item_cell = None;
         self.meter = None;
         if self.meter_auto {
             self.start_meter();
@@ -414,6 +436,90 @@ impl Editor {
             u.cell.0,
             u.cell.1
         );
+    }
+
+    /// The item chooser's item: its key and definition (`None` in a ruleset without items).
+    pub fn chosen_item(&self, f: &LevelFile) -> Option<(&'static String, &'static ItemDef)> {
+        let items = &ruleset_data::builtin(f.ruleset)?.items;
+        items.iter().nth(self.item % items.len().max(1))
+    }
+
+    /// Why the ruleset of `f` offers no item to choose.
+    fn no_items(f: &LevelFile) -> String {
+        format!(
+            "The '{}' ruleset has no items (only sides, phases and alternating do)",
+            f.ruleset
+        )
+    }
+
+    /// The item brush's click: the last item on `at` taken away, or the chosen item left
+    /// there.
+    fn brush_item(&mut self, at: (i32, i32)) {
+        let Some(f) = self.file() else { return };
+        self.item_cell = Some(at);
+        self.dirty = true;
+        let (x, y) = at;
+        if let Some(last) = f.items.iter().rev().find(|p| p.cell == at) {
+            let item = last.item.clone();
+            self.apply(Edit::RemoveItem { cell: at });
+            if self.message.is_empty() {
+                let left = items_on(&f, at).len() - 1;
+                self.message = format!(
+                    "Took the {item} off ({x}, {y}); {} left there",
+                    match left {
+                        0 => "nothing".to_string(),
+                        n => format!("{n} item(s)"),
+                    }
+                );
+            }
+            return;
+        }
+        let Some((key, _)) = self.chosen_item(&f) else {
+            self.message = Self::no_items(&f);
+            return;
+        };
+        self.apply(Edit::AddItem {
+            item: key.clone(),
+            cell: at,
+        });
+        if self.message.is_empty() {
+            self.message =
+                format!("Left a {key} on ({x}, {y}): click the cell again to take it away");
+        }
+    }
+
+    /// Gives the picked unit the chosen item (`true`), or takes its last item (`false`): one
+    /// edit of its line.
+    fn change_items(&mut self, give: bool) {
+        self.dirty = true;
+        let Some(f) = self.file() else { return };
+        let Some(name) = self.picked.clone() else {
+            self.message = "Pick a unit first (Tab, or U then click it)".into();
+            return;
+        };
+        let Some(u) = f.units.iter().find(|u| u.name == name) else {
+            self.message = format!("{name} arrives later: its items are written in the file");
+            return;
+        };
+        let mut items = u.items.clone();
+        let done = if give {
+            let Some((key, _)) = self.chosen_item(&f) else {
+                self.message = Self::no_items(&f);
+                return;
+            };
+            items.push(key.clone());
+            format!("{name} carries a {key} too")
+        } else {
+            let Some(last) = items.pop() else {
+                self.message = format!("{name} carries no items");
+                return;
+            };
+            format!("{name} no longer carries the {last}")
+        };
+        self.apply(Edit::SetItems { unit: name, items });
+        if self.message.is_empty() {
+            self.message = done;
+        }
     }
 
     /// The picked unit's `stat`-th stat (of its template's): its name, the template's value
@@ -1080,6 +1186,12 @@ fn editor_keys(
         send(EditorAction::NextOverlay);
     } else if keys.just_pressed(KeyCode::KeyR) {
         send(EditorAction::Reinforce);
+    } else if keys.just_pressed(KeyCode::KeyI) {
+        send(if shift {
+            EditorAction::NextItem
+        } else {
+            EditorAction::ItemBrush
+        });
     } else if keys.just_pressed(KeyCode::KeyL) {
         send(EditorAction::NewTerrain);
     } else if keys.just_pressed(KeyCode::KeyH) {
@@ -1196,6 +1308,10 @@ fn click_cell(editor: &mut Editor, at: (i32, i32)) {
                 });
             }
         }
+        return;
+    }
+    if editor.item_brush {
+        editor.brush_item(at);
         return;
     }
     // A unit on the cell, else a reinforcement arriving there.
@@ -1357,7 +1473,47 @@ fn editor_actions(
                 editor.moving = !editor.moving;
                 editor.picked = None;
                 editor.copying = false;
+                editor.item_brush = false;
                 editor.dirty = true;
+            }
+            EditorAction::NextItem => {
+                let Some(f) = editor.file() else { continue };
+                editor.item += 1;
+                editor.message = match editor.chosen_item(&f) {
+                    Some((key, d)) => format!(
+                        "Item: {key}{}",
+                        if d.kind == ruleset_data::ItemKind::Heavy {
+                            " (a heavy object: it lies on a cell, no unit carries it)"
+                        } else {
+                            ""
+                        }
+                    ),
+                    None => Editor::no_items(&f),
+                };
+                editor.dirty = true;
+            }
+            EditorAction::GiveItem => editor.change_items(true),
+            EditorAction::TakeItem => editor.change_items(false),
+            EditorAction::ItemBrush => {
+                let Some(f) = editor.file() else { continue };
+                editor.dirty = true;
+                let Some((key, _)) = editor.chosen_item(&f) else {
+                    editor.item_brush = false;
+                    editor.message = Editor::no_items(&f);
+                    continue;
+                };
+                editor.item_brush = !editor.item_brush;
+                editor.moving = true;
+                editor.copying = false;
+                editor.reinforcing = false;
+                editor.placing_goal = false;
+                editor.message = if editor.item_brush {
+                    format!(
+                        "Item brush: a click leaves a {key} on the cell (Shift+I picks another), or takes the last item off a cell that has some; I again: units"
+                    )
+                } else {
+                    "Item brush off: clicks pick, move and place units".into()
+                };
             }
             EditorAction::Undo => {
                 let done = editor.doc.as_mut().is_some_and(LevelDoc::undo);
@@ -1593,6 +1749,7 @@ fn editor_actions(
             }
             EditorAction::Reinforce => {
                 editor.reinforcing = !editor.reinforcing;
+                editor.item_brush = false;
                 editor.moving = true;
                 editor.picked = None;
                 editor.copying = false;
@@ -1755,6 +1912,7 @@ fn rebuild(
     mut cells: Query<CellParts, Without<EditorPanel>>,
     mut texts: Query<(&mut Text, &mut TextColor)>,
     mut markers: Query<&mut Visibility, With<board::HexMarker>>,
+    item_marks: Query<(), With<board::ItemMark>>,
     art: Res<Art>,
 ) {
     let (win_w, win_h) = windows
@@ -1817,6 +1975,8 @@ fn rebuild(
             &mut cells,
             &mut texts,
             &mut markers,
+            &item_marks,
+            &mut commands,
         );
     }
     commands
@@ -1868,7 +2028,9 @@ fn rebuild(
                 }
 
                 p.spawn(ui::text(
-                    if editor.moving {
+                    if editor.moving && editor.item_brush {
+                        "Tool: item brush - a click leaves the chosen item on a cell, or takes the last item off a cell that has some (I: units again)".to_string()
+                    } else if editor.moving {
                         "Tool: units - click one (or Tab, Shift+Tab) to pick it, then a cell to move it; C copies, Del removes; an empty cell gets a new unit (U to paint)".to_string()
                     } else {
                         format!(
@@ -1881,6 +2043,8 @@ fn rebuild(
                     ui::TEXT,
                 ));
                 if editor.moving {
+                    // The item chooser and brush first: in sight above a picked unit's stats.
+                    items_panel(p, &editor, f);
                     unit_panel(p, &editor, f);
                     new_unit_panel(p, &editor, f);
                     level_panel(p, f);
@@ -2567,6 +2731,67 @@ fn height_panel(p: &mut ChildSpawnerCommands, editor: &Editor, f: &LevelFile) {
     });
 }
 
+/// The units tool's items: the chooser (a button cycling the ruleset's items, Shift+I), the
+/// item brush (I) and, once the brush has clicked a cell, what lies there.
+fn items_panel(p: &mut ChildSpawnerCommands, editor: &Editor, f: &LevelFile) {
+    let Some((key, d)) = editor.chosen_item(f) else {
+        p.spawn(ui::text(
+            format!("Item brush (I): the '{}' ruleset has no items", f.ruleset),
+            13.0,
+            ui::DIM,
+        ));
+        return;
+    };
+    p.spawn(Node {
+        flex_direction: FlexDirection::Row,
+        flex_wrap: FlexWrap::Wrap,
+        align_items: AlignItems::Center,
+        ..default()
+    })
+    .with_children(|row| {
+        let heavy = d.kind == ruleset_data::ItemKind::Heavy;
+        row.spawn(small_button(
+            format!("Item: {key}{} Shift+I", if heavy { " (heavy)" } else { "" }),
+            EditorAction::NextItem,
+        ));
+        row.spawn(choice_button(
+            if editor.item_brush {
+                "Item brush I: on"
+            } else {
+                "Item brush I: off"
+            },
+            EditorAction::ItemBrush,
+            editor.item_brush,
+        ));
+    });
+    let lying = match editor.item_cell.filter(|_| editor.item_brush) {
+        Some(at) => {
+            let here = items_on(f, at);
+            format!(
+                "On ({}, {}): {}",
+                at.0,
+                at.1,
+                if here.is_empty() {
+                    "no items".to_string()
+                } else {
+                    here.join(", ")
+                }
+            )
+        }
+        None => format!("{} item(s) lie on cells", f.items.len()),
+    };
+    p.spawn(ui::text(lying, 12.0, ui::DIM));
+}
+
+/// The items the level leaves on `at`, in the file's order.
+fn items_on(f: &LevelFile, at: (i32, i32)) -> Vec<&str> {
+    f.items
+        .iter()
+        .filter(|p| p.cell == at)
+        .map(|p| p.item.as_str())
+        .collect()
+}
+
 /// The picked unit (Tab and Shift+Tab step through the level's units): its side and
 /// template, buttons to rename, copy and delete it, and its template's stats with the unit's
 /// overrides, each with buttons that change it (an edit of the unit's line), type it, or
@@ -2646,6 +2871,36 @@ fn unit_panel(p: &mut ChildSpawnerCommands, editor: &Editor, f: &LevelFile) {
         ));
         row.spawn(small_button("Copy C", EditorAction::CopyUnit));
         row.spawn(small_button("Delete Del", EditorAction::DeleteUnit));
+    });
+    // What it carries, with buttons to give it the chosen item and take its last one.
+    p.spawn(Node {
+        flex_direction: FlexDirection::Row,
+        flex_wrap: FlexWrap::Wrap,
+        align_items: AlignItems::Center,
+        ..default()
+    })
+    .with_children(|row| {
+        let carried = if u.items.is_empty() {
+            "none".to_string()
+        } else {
+            u.items.join(", ")
+        };
+        match editor.chosen_item(f) {
+            Some((key, _)) => {
+                row.spawn(ui::text(format!("Items: {carried}"), 13.0, ui::TEXT));
+                row.spawn(small_button(format!("+ {key}"), EditorAction::GiveItem));
+                if !u.items.is_empty() {
+                    row.spawn(small_button("- last", EditorAction::TakeItem));
+                }
+            }
+            None => {
+                row.spawn(ui::text(
+                    format!("Items: {carried} (the '{}' ruleset has none)", f.ruleset),
+                    13.0,
+                    ui::DIM,
+                ));
+            }
+        }
     });
     let Some(t) = template else {
         return;

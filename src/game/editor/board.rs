@@ -99,6 +99,7 @@ const SIDE_COLOURS: [Color; 4] = [
 /// The board cells a redraw repaints: each cell's look and the parts of it that show it (its
 /// tile image; a square's border, a hex's marker, the second child).
 pub(super) type CellParts<'a> = (
+    Entity,
     &'a EditorCell,
     &'a mut CellLook,
     &'a mut BorderColor,
@@ -111,7 +112,52 @@ pub(super) type CellParts<'a> = (
 #[derive(Component)]
 pub(super) struct HexMarker;
 
-/// Repaints the cells whose look changed (the same entities: only their colours and labels).
+/// A mark of the items lying on a cell, as the battle board marks them
+/// ([`crate::game::marks`]): a small gold diamond in the cell's corner for items, a
+/// crate-brown block for a heavy object. Children of the cell after its label (and a hex's
+/// marker), spawned only on cells with items.
+#[derive(Component)]
+pub struct ItemMark;
+
+/// Spawns the item marks `look` calls for inside its cell.
+fn spawn_item_marks(cell: &mut ChildSpawnerCommands, look: &CellLook) {
+    if look.heavy {
+        // Under the label (a unit's mark stays readable).
+        cell.spawn((
+            ItemMark,
+            ZIndex(-1),
+            Node {
+                position_type: PositionType::Absolute,
+                left: percent(19),
+                top: percent(19),
+                width: percent(62),
+                height: percent(62),
+                ..default()
+            },
+            BackgroundColor(Color::srgb(0.45, 0.3, 0.16)),
+        ));
+    }
+    if look.items {
+        cell.spawn((
+            ItemMark,
+            // Up and right of the centre as on the battle board, inside a hex too.
+            Node {
+                position_type: PositionType::Absolute,
+                left: percent(66),
+                top: percent(16),
+                width: percent(20),
+                aspect_ratio: Some(1.0),
+                ..default()
+            },
+            UiTransform::from_rotation(Rot2::FRAC_PI_4),
+            BackgroundColor(Color::srgb(0.98, 0.78, 0.2)),
+        ));
+    }
+}
+
+/// Repaints the cells whose look changed (the same entities: only their colours and labels,
+/// and the marks of their items spawned again when those changed).
+#[allow(clippy::too_many_arguments)]
 pub(super) fn repaint(
     looks: &[CellLook],
     width: usize,
@@ -119,8 +165,10 @@ pub(super) fn repaint(
     cells: &mut Query<CellParts, Without<super::EditorPanel>>,
     texts: &mut Query<(&mut Text, &mut TextColor)>,
     markers: &mut Query<&mut Visibility, With<HexMarker>>,
+    item_marks: &Query<(), With<ItemMark>>,
+    commands: &mut Commands,
 ) {
-    for (at, mut look, mut border, mut node, mut image, children) in cells {
+    for (entity, at, mut look, mut border, mut node, mut image, children) in cells {
         let Some(new) = looks.get(at.y as usize * width + at.x as usize) else {
             continue;
         };
@@ -150,6 +198,16 @@ pub(super) fn repaint(
             text.0 = crate::game::menu::ascii(&new.label);
             colour.0 = new.fg;
         }
+        if (look.items, look.heavy) != (new.items, new.heavy) {
+            for &child in children {
+                if item_marks.contains(child) {
+                    commands.entity(child).despawn();
+                }
+            }
+            commands
+                .entity(entity)
+                .with_children(|c| spawn_item_marks(c, new));
+        }
         *look = new.clone();
     }
 }
@@ -168,8 +226,9 @@ pub(super) type BoardShape = (Entity, Option<EditorGeometry>, usize);
 
 /// How a board cell looks: its terrain's tile (the battle board's picture, an index into the
 /// atlas, [`TileArt`]), the tile's tint (the ground's height, an overlay), its label (a unit's
-/// initial, a goal's star, a height while heights are painted) and the label's colour, and
-/// whether it is marked (a clicked problem).
+/// initial, a goal's star, a height while heights are painted) and the label's colour,
+/// whether it is marked (a clicked problem), and whether items lie on it (light ones, a heavy
+/// object: [`ItemMark`]).
 #[derive(Component, Clone, Debug, PartialEq)]
 pub struct CellLook {
     pub tile: u32,
@@ -177,6 +236,8 @@ pub struct CellLook {
     pub label: String,
     pub fg: Color,
     pub marked: bool,
+    pub items: bool,
+    pub heavy: bool,
 }
 
 /// The look of every cell of the map, row by row.
@@ -206,6 +267,22 @@ pub(super) fn board_looks(
     for (i, (u, m)) in all.iter().zip(&marks).enumerate() {
         // A placed unit wins its cell over a reinforcement arriving there.
         units.entry(u.cell).or_insert((u, m, i >= f.units.len()));
+    }
+    // Items on cells: whether light ones lie there, whether a heavy object does (an item the
+    // ruleset does not know is marked as a light one).
+    let defs = crate::rules::ruleset_data::builtin(f.ruleset).map(|d| &d.items);
+    let mut items: std::collections::BTreeMap<(i32, i32), (bool, bool)> =
+        std::collections::BTreeMap::new();
+    for p in &f.items {
+        let heavy = defs
+            .and_then(|d| d.get(&p.item))
+            .is_some_and(|d| d.kind == crate::rules::ruleset_data::ItemKind::Heavy);
+        let at = items.entry(p.cell).or_default();
+        if heavy {
+            at.1 = true;
+        } else {
+            at.0 = true;
+        }
     }
     // Ground heights, as the battle board shades them: lower ground darker.
     let top = f.max_height();
@@ -257,12 +334,15 @@ pub(super) fn board_looks(
                 }
                 None => (String::new(), ui::TEXT),
             };
+            let (items, heavy) = items.get(&(x, y)).copied().unwrap_or_default();
             looks.push(CellLook {
                 tile,
                 bg,
                 label,
                 fg,
                 marked: editor.marked == Some((x, y)),
+                items,
+                heavy,
             });
         }
     }
@@ -412,6 +492,9 @@ pub(super) fn spawn_board(
                         font,
                         look.fg,
                     ));
+                }
+                if look.items || look.heavy {
+                    e.with_children(|c| spawn_item_marks(c, look));
                 }
             }
         });

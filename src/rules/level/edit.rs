@@ -57,8 +57,8 @@ pub enum Edit {
     /// Paints the region of `cell`: every cell reached from it through neighbours of the
     /// same glyph (sharing a side on squares, any of the six on hexes), as a paint bucket.
     Fill { cell: (i32, i32), glyph: char },
-    /// Makes the map `size` cells; the old cell (x, y) moves to (x + dx, y + dy), and units
-    /// and victory cells move with it; new cells are `fill`.
+    /// Makes the map `size` cells; the old cell (x, y) moves to (x + dx, y + dy), and units,
+    /// items on cells and victory cells move with it; new cells are `fill`.
     Resize {
         size: (u32, u32),
         #[serde(default)]
@@ -104,6 +104,15 @@ pub enum Edit {
         stat: String,
         value: Option<i64>,
     },
+    /// Sets the items a unit carries (keys of the ruleset's `items`, in order): its line's
+    /// `items`, added if it had none, removed when the list is empty.
+    SetItems { unit: String, items: Vec<String> },
+    /// Leaves an item on a cell: a line at the end of the level's `items` (the field is added
+    /// after `units` if the level has none).
+    AddItem { item: String, cell: (i32, i32) },
+    /// Takes away the last item the level's `items` lists on `cell` (with the last item, the
+    /// field).
+    RemoveItem { cell: (i32, i32) },
     /// Renames a unit (its line's `name`).
     RenameUnit { unit: String, to: String },
     /// Renames a side, and with it every unit's `side` and every victory condition's `side`
@@ -306,6 +315,56 @@ fn edited(text: &str, edit: &Edit) -> Result<String, String> {
         Edit::SetOverride { unit, stat, value } => {
             let i = unit_index(unit)?;
             set_override(&mut out, text, &spans, i, stat, *value)?;
+        }
+        Edit::SetItems { unit, items } => {
+            let i = unit_index(unit)?;
+            // Only what the unit gains is checked: a bad item written by hand can still go.
+            let now = &file.units[i].items;
+            check_items(&file, items.iter().filter(|k| !now.contains(k)), true)?;
+            if items.len() > super::MAX_CARRIED {
+                return Err(format!(
+                    "a unit carries at most {} items, not {}",
+                    super::MAX_CARRIED,
+                    items.len()
+                ));
+            }
+            set_items(&mut out, text, &spans, i, items)?;
+        }
+        Edit::AddItem { item, cell } => {
+            let (w, h) = map_size(&file);
+            let (x, y) = *cell;
+            if x < 0 || y < 0 || x >= w as i32 || y >= h as i32 {
+                return Err(format!(
+                    "({x}, {y}) is off the map ({w} × {h}): an item lies on a cell of it"
+                ));
+            }
+            check_items(&file, [item], false)?;
+            if file.items.len() >= super::MAX_ITEMS {
+                return Err(format!(
+                    "a level leaves at most {} items on its cells",
+                    super::MAX_ITEMS
+                ));
+            }
+            add_placed_item(&mut out, text, &spans, item, *cell)?;
+        }
+        Edit::RemoveItem { cell } => {
+            let i = file
+                .items
+                .iter()
+                .rposition(|p| p.cell == *cell)
+                .ok_or_else(|| format!("no item lies on ({}, {})", cell.0, cell.1))?;
+            if file.items.len() == 1 {
+                // The last item: the whole field goes, as if never written.
+                let span = spans
+                    .span(&[Seg::Field("items")])
+                    .ok_or("the level's items were not found in the text")?;
+                remove_field(&mut out, text, span)?;
+            } else {
+                let span = spans
+                    .span(&[Seg::Field("items"), Seg::Index(i)])
+                    .ok_or("the item was not found in the text")?;
+                remove_item(&mut out, text, span);
+            }
         }
         Edit::RenameUnit { unit, to } => {
             let i = unit_index(unit)?;
@@ -684,6 +743,13 @@ fn resize(
                 spans.span(&[Seg::Field("units"), Seg::Index(i), Seg::Field("cell")])
             {
                 out.replace(span, format!("({}, {})", u.cell.0 + dx, u.cell.1 + dy));
+            }
+        }
+        for (i, p) in file.items.iter().enumerate() {
+            if let Some(span) =
+                spans.span(&[Seg::Field("items"), Seg::Index(i), Seg::Field("cell")])
+            {
+                out.replace(span, format!("({}, {})", p.cell.0 + dx, p.cell.1 + dy));
             }
         }
         for (i, v) in file.victory.iter().enumerate() {
@@ -1090,6 +1156,133 @@ fn set_override(
                 );
             }
         }
+    }
+    Ok(())
+}
+
+/// Refuses items the level's ruleset does not have (all of them, in a ruleset without
+/// items) and, for a unit to carry (`carried`), heavy objects.
+fn check_items<'a>(
+    file: &LevelFile,
+    keys: impl IntoIterator<Item = &'a String>,
+    carried: bool,
+) -> Result<(), String> {
+    use crate::rules::ruleset_data::{ItemKind, builtin};
+    let Some(data) = builtin(file.ruleset) else {
+        return Ok(());
+    };
+    for key in keys {
+        if data.items.is_empty() {
+            return Err(format!(
+                "the '{}' ruleset has no items (only sides, phases and alternating do)",
+                file.ruleset
+            ));
+        }
+        match data.items.get(key) {
+            None => {
+                return Err(format!(
+                    "there is no item '{key}' in the '{}' ruleset; its items are {}",
+                    file.ruleset,
+                    super::quoted_list(data.items.keys().map(String::as_str))
+                ));
+            }
+            Some(d) if carried && d.kind == ItemKind::Heavy => {
+                return Err(format!(
+                    "a unit cannot carry the {}: it is a heavy object; leave it on a cell",
+                    d.name
+                ));
+            }
+            Some(_) => {}
+        }
+    }
+    Ok(())
+}
+
+/// [`Edit::SetItems`]: the unit's `items` list replaced, added before its closing `)` or
+/// removed with its name.
+fn set_items(
+    out: &mut Splice,
+    text: &str,
+    spans: &Spans,
+    unit: usize,
+    items: &[String],
+) -> Result<(), String> {
+    let unit_path = [Seg::Field("units"), Seg::Index(unit)];
+    let path = [Seg::Field("units"), Seg::Index(unit), Seg::Field("items")];
+    let list = format!(
+        "[{}]",
+        items
+            .iter()
+            .map(|i| quote(i))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    match (spans.span(&path), items.is_empty()) {
+        (Some(span), false) => out.replace(span, list),
+        (Some(span), true) => remove_field(out, text, span)?,
+        (None, true) => {}
+        (None, false) => {
+            let (_, end) = spans
+                .span(&unit_path)
+                .ok_or("the unit was not found in the text")?;
+            // Before the unit's closing `)`, after its last field.
+            let before = text[..end - 1].trim_end();
+            let sep = if before.ends_with(',') { " " } else { ", " };
+            out.replace((before.len(), before.len()), format!("{sep}items: {list}"));
+        }
+    }
+    Ok(())
+}
+
+/// [`Edit::AddItem`]: a line at the end of the level's `items`, or the field written after
+/// `units` (one item a line, as the shipped levels write it).
+fn add_placed_item(
+    out: &mut Splice,
+    text: &str,
+    spans: &Spans,
+    item: &str,
+    (x, y): (i32, i32),
+) -> Result<(), String> {
+    let line = format!("(item: {}, cell: ({x}, {y}))", quote(item));
+    if spans.span(&[Seg::Field("items")]).is_some() {
+        return add_item(out, text, spans, "items", &line);
+    }
+    match spans.span(&[Seg::Field("units")]) {
+        Some(units) => {
+            let indent = line_indent(text, units.0);
+            append_line(
+                out,
+                text,
+                units,
+                &format!("items: [\n{indent}    {line},\n{indent}]"),
+            );
+            Ok(())
+        }
+        None => set_field(out, text, spans, "items", &format!("[{line}]")),
+    }
+}
+
+/// Removes the field whose value is `at..end` with its name: its own line(s) when it starts
+/// a line, else `, name: value` after another field (or `name: value, ` before one).
+fn remove_field(out: &mut Splice, text: &str, (at, end): (usize, usize)) -> Result<(), String> {
+    let key_end = text[..at]
+        .trim_end()
+        .strip_suffix(':')
+        .map(str::trim_end)
+        .ok_or("the field's name was not found in the text")?;
+    let key_start = key_end
+        .trim_end_matches(|c: char| c.is_ascii_alphanumeric() || c == '_')
+        .len();
+    let before = text[..key_start].trim_end();
+    if on_own_line(text, key_start) {
+        remove_item(out, text, (key_start, end));
+    } else if let Some(comma) = before.strip_suffix(',') {
+        out.replace((comma.len(), end), String::new());
+    } else {
+        let (after, _) = past_comma(text, end);
+        let rest = &text[after..];
+        let spaces = rest.len() - rest.trim_start_matches([' ', '\t']).len();
+        out.replace((key_start, after + spaces), String::new());
     }
     Ok(())
 }

@@ -843,6 +843,19 @@ fn every_edit_kind_undone_and_redone_gives_the_same_text_and_model() {
             unit: "c".into(),
             to: (4, 1),
         },
+        Edit::SetItems {
+            unit: "c".into(),
+            items: vec!["dagger".into(), "longsword".into()],
+        },
+        Edit::AddItem {
+            item: "longsword".into(),
+            cell: (2, 2),
+        },
+        Edit::AddItem {
+            item: "dagger".into(),
+            cell: (2, 2),
+        },
+        Edit::RemoveItem { cell: (2, 2) },
         Edit::SetOverride {
             unit: "a".into(),
             stat: "hp".into(),
@@ -911,9 +924,12 @@ fn every_edit_kind_undone_and_redone_gives_the_same_text_and_model() {
         Edit::AddReinforcement { .. } => 23,
         Edit::MoveReinforcement { .. } => 24,
         Edit::RemoveReinforcement { .. } => 25,
+        Edit::SetItems { .. } => 26,
+        Edit::AddItem { .. } => 27,
+        Edit::RemoveItem { .. } => 28,
     };
     let kinds: std::collections::BTreeSet<usize> = edits.iter().map(kind).collect();
-    assert_eq!(kinds.len(), 26);
+    assert_eq!(kinds.len(), 29);
     let mut doc = LevelDoc::new(SMALL);
     for e in &edits {
         let before = doc.text().to_string();
@@ -1120,4 +1136,207 @@ fn a_unit_is_added_with_the_items_it_carries() {
         "{:?}",
         level::validate(path, doc.text())
     );
+}
+
+/// A unit's items are set on its line only (the field added, changed, and gone with the last
+/// item); refused items (unknown, heavy, too many, a ruleset without items) change nothing.
+#[test]
+fn a_units_items_are_set_on_its_line_and_go_with_the_last() {
+    let mut doc = LevelDoc::new(SMALL);
+    let set = |unit: &str, items: &[&str]| Edit::SetItems {
+        unit: unit.into(),
+        items: items.iter().map(|i| i.to_string()).collect(),
+    };
+    doc.apply(&set("a", &["dagger"])).expect("adds the field");
+    assert_eq!(
+        changed_lines(SMALL, doc.text()),
+        [(
+            r#"        (name: "a", side: "A", cell: (0, 0), template: "warrior"),"#,
+            r#"        (name: "a", side: "A", cell: (0, 0), template: "warrior", items: ["dagger"]),"#
+        )]
+    );
+    doc.apply(&set("a", &["dagger", "longsword"]))
+        .expect("changes the list");
+    doc.apply(&set("b", &["crossbow"]))
+        .expect("after the overrides");
+    assert!(
+        doc.text()
+            .contains(r#"template: "warrior", items: ["dagger", "longsword"]),"#),
+        "{}",
+        doc.text()
+    );
+    assert!(
+        doc.text()
+            .contains(r#"overrides: {"hp": 9}, items: ["crossbow"]),"#),
+        "{}",
+        doc.text()
+    );
+    assert!(
+        level::validate("x.ron", doc.text()).is_empty(),
+        "{:?}",
+        level::validate("x.ron", doc.text())
+    );
+    let f = file(doc.text());
+    assert_eq!(f.units[0].items, ["dagger", "longsword"]);
+    assert_eq!(f.units[1].items, ["crossbow"]);
+    // Refused: nothing changes, and the message says why.
+    let before = doc.text().to_string();
+    let e = doc.apply(&set("a", &["banana"])).expect_err("unknown");
+    assert!(
+        e.contains("no item 'banana'") && e.contains("'longsword'"),
+        "{e}"
+    );
+    let e = doc.apply(&set("a", &["dagger"; 17])).expect_err("too many");
+    assert!(e.contains("at most 16"), "{e}");
+    let e = doc.apply(&set("zed", &["dagger"])).expect_err("no unit");
+    assert!(e.contains("'a', 'b'"), "{e}");
+    assert_eq!(doc.text(), before);
+    // An item written by hand that the ruleset lacks can still be taken away.
+    let hand = before.replace(r#"["crossbow"]"#, r#"["crossbow", "banana"]"#);
+    let mut by_hand = LevelDoc::new(hand);
+    by_hand
+        .apply(&set("b", &["crossbow"]))
+        .expect("drops the bad one");
+    assert_eq!(by_hand.text(), before);
+    // Emptied, the field goes: the lines read as before.
+    doc.apply(&set("a", &[])).expect("empties a");
+    doc.apply(&set("b", &[])).expect("empties b");
+    assert_eq!(doc.text(), SMALL);
+    doc.apply(&set("a", &[])).expect("nothing to empty");
+    assert_eq!(doc.text(), SMALL);
+    // A heavy object is left on a cell, never carried; a ruleset without items has none.
+    let phases = SMALL
+        .replace(r#""sides""#, r#""phases""#)
+        .replace("warrior", "swordsman");
+    let e = LevelDoc::new(phases)
+        .apply(&set("a", &["crate"]))
+        .expect_err("heavy");
+    assert!(e.contains("heavy object"), "{e}");
+    let segments = SMALL.replace(r#""sides""#, r#""segments""#);
+    let mut doc = LevelDoc::new(segments.clone());
+    let e = doc.apply(&set("a", &["dagger"])).expect_err("no items");
+    assert!(e.contains("'segments' ruleset has no items"), "{e}");
+    let e = doc
+        .apply(&Edit::AddItem {
+            item: "dagger".into(),
+            cell: (0, 0),
+        })
+        .expect_err("no items");
+    assert!(e.contains("'segments' ruleset has no items"), "{e}");
+    assert_eq!(doc.text(), segments);
+}
+
+/// Items left on cells: the first adds the `items` field after `units`, one item a line; a
+/// removal takes the last item of the cell (with the last item, the field); off the map and
+/// unknown items are refused.
+#[test]
+fn items_are_left_on_cells_and_taken_away_a_line_at_a_time() {
+    let mut doc = LevelDoc::new(SMALL);
+    let add = |item: &str, cell| Edit::AddItem {
+        item: item.into(),
+        cell,
+    };
+    doc.apply(&add("longsword", (2, 0)))
+        .expect("adds the field");
+    assert!(
+        doc.text().contains(
+            "    ],\n    items: [\n        (item: \"longsword\", cell: (2, 0)),\n    ],\n)\n"
+        ),
+        "{}",
+        doc.text()
+    );
+    doc.apply(&add("dagger", (2, 0)))
+        .expect("a second, same cell");
+    doc.apply(&add("greataxe", (3, 0))).expect("a third");
+    assert_eq!(doc.text().lines().count(), SMALL.lines().count() + 5);
+    let placed = |doc: &LevelDoc| -> Vec<(String, (i32, i32))> {
+        file(doc.text())
+            .items
+            .into_iter()
+            .map(|p| (p.item, p.cell))
+            .collect()
+    };
+    assert_eq!(
+        placed(&doc),
+        [
+            ("longsword".to_string(), (2, 0)),
+            ("dagger".to_string(), (2, 0)),
+            ("greataxe".to_string(), (3, 0))
+        ]
+    );
+    assert!(
+        level::validate("x.ron", doc.text()).is_empty(),
+        "{:?}",
+        level::validate("x.ron", doc.text())
+    );
+    // Refused: nothing changes.
+    let before = doc.text().to_string();
+    let e = doc.apply(&add("dagger", (4, 0))).expect_err("off the map");
+    assert!(e.contains("(4, 0) is off the map (4 × 2)"), "{e}");
+    let e = doc.apply(&add("dagger", (0, -1))).expect_err("off the map");
+    assert!(e.contains("off the map"), "{e}");
+    let e = doc.apply(&add("banana", (0, 0))).expect_err("unknown");
+    assert!(e.contains("no item 'banana'"), "{e}");
+    let e = doc
+        .apply(&Edit::RemoveItem { cell: (0, 1) })
+        .expect_err("none there");
+    assert_eq!(e, "no item lies on (0, 1)");
+    assert_eq!(doc.text(), before);
+    // The last of the cell goes, a line at a time; the last of all takes the field.
+    doc.apply(&Edit::RemoveItem { cell: (2, 0) })
+        .expect("removes");
+    assert_eq!(
+        placed(&doc),
+        [
+            ("longsword".to_string(), (2, 0)),
+            ("greataxe".to_string(), (3, 0))
+        ]
+    );
+    assert_eq!(doc.text().lines().count(), SMALL.lines().count() + 4);
+    doc.apply(&Edit::RemoveItem { cell: (2, 0) })
+        .expect("removes");
+    doc.apply(&Edit::RemoveItem { cell: (3, 0) })
+        .expect("removes");
+    assert_eq!(doc.text(), SMALL);
+    // A level that lists items already: one line more, one line less.
+    let path = "levels/sides_sacked_armoury.ron";
+    let text = std::fs::read_to_string(path).expect("the armoury reads");
+    let mut doc = LevelDoc::new(text.clone());
+    doc.apply(&add("dagger", (5, 5))).expect("adds");
+    let lines: Vec<&str> = doc.text().lines().collect();
+    let at = lines
+        .iter()
+        .position(|l| l.contains(r#"(item: "dagger", cell: (5, 5)),"#))
+        .expect("the new line");
+    assert!(lines[at - 1].contains(r#"(item: "longsword", cell: (12, 6)),"#));
+    assert_eq!(lines[at].trim_start().len() + 8, lines[at].len());
+    assert!(level::validate(path, doc.text()).is_empty());
+    doc.apply(&Edit::RemoveItem { cell: (5, 5) })
+        .expect("removes");
+    assert_eq!(doc.text(), text);
+    doc.apply(&Edit::RemoveItem { cell: (11, 5) })
+        .expect("removes");
+    assert_eq!(text.lines().count(), doc.text().lines().count() + 1);
+    assert_eq!(file(doc.text()).items.len(), 3);
+}
+
+/// A resize with an offset moves the items on cells with the map.
+#[test]
+fn resizing_moves_items_on_cells_with_the_map() {
+    let mut doc = LevelDoc::new(SMALL);
+    doc.apply(&Edit::AddItem {
+        item: "dagger".into(),
+        cell: (2, 1),
+    })
+    .expect("adds");
+    doc.apply(&Edit::Resize {
+        size: (5, 3),
+        offset: (1, 1),
+        fill: '.',
+    })
+    .expect("resizes");
+    let f = file(doc.text());
+    assert_eq!(f.items[0].cell, (3, 2));
+    assert_eq!(f.map[2], "..#..");
+    assert!(level::validate("x.ron", doc.text()).is_empty());
 }
