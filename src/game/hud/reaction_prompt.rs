@@ -285,11 +285,6 @@ mod tests {
             "{line}"
         );
     }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
 
     #[test]
     fn the_reaction_dialog_stands_clear_of_the_units_at_stake() {
