@@ -7,7 +7,7 @@ use super::{random_seed, start_battle};
 use crate::game::Screen;
 use crate::game::battle::Battle;
 use crate::game::ui::{self, UiAction, UiClick};
-use crate::rules::battle::{SideId, Status, UnitId};
+use crate::rules::battle::{BattleState, SideId, Status, UnitId};
 
 pub(super) fn plugin(app: &mut App) {
     app.add_systems(OnEnter(Screen::Result), spawn_result)
@@ -79,58 +79,16 @@ fn spawn_result(
                 16.0,
                 ui::DIM,
             ));
-            for (i, side) in s.sides.iter().enumerate() {
+            for i in 0..s.sides.len() {
                 let id = SideId(i as u8);
-                // Each unit with whether it broke and left the map (out of the fight, not down).
-                let units: Vec<_> = s
-                    .units
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, u)| u.side == id)
-                    .map(|(i, u)| (u, crate::rules::rulesets::fled(s, UnitId(i as u16))))
-                    .collect();
-                let count = |st: Status| {
-                    units
-                        .iter()
-                        .filter(|(u, fled)| u.status == st && !fled)
-                        .count()
-                };
-                let gone = units.iter().filter(|(_, fled)| *fled).count();
+                let (head, line) = side_summary(s, id, &battle.control(id).label());
                 p.spawn((
-                    ui::text(
-                        format!(
-                            "{} - {}: {} standing, {} down, {} dead{}",
-                            side.name,
-                            battle.control(id).label(),
-                            count(Status::Active),
-                            count(Status::Down),
-                            count(Status::Dead),
-                            if gone > 0 {
-                                format!(", {gone} fled")
-                            } else {
-                                String::new()
-                            }
-                        ),
-                        18.0,
-                        crate::game::units::side_colour(Some(i)),
-                    ),
+                    ui::text(head, 18.0, crate::game::units::side_colour(Some(i))),
                     Node {
                         margin: UiRect::top(px(10)),
                         ..default()
                     },
                 ));
-                let line: Vec<String> = units
-                    .iter()
-                    .map(|&(u, fled)| {
-                        let state = match u.status {
-                            _ if fled => "fled".into(),
-                            Status::Active => crate::game::units::health_gauge(u),
-                            Status::Down => "down".into(),
-                            Status::Dead => "dead".into(),
-                        };
-                        format!("{} ({state})", u.name)
-                    })
-                    .collect();
                 p.spawn((
                     ui::text(line.join(", "), 15.0, ui::TEXT),
                     Node {
@@ -195,5 +153,76 @@ fn result_actions(
             }
             _ => {}
         }
+    }
+}
+
+/// A side's line on the Result screen ("Party - Human: 2 standing, 1 down, 0 dead, 1 fled")
+/// and each of its units in words ("Aldric (hp 3/12)", "Mira (fled)"). A unit that broke
+/// and left the map is out of the fight but not down, and is counted as fled.
+pub fn side_summary(s: &BattleState, id: SideId, who: &str) -> (String, Vec<String>) {
+    let units: Vec<_> = s
+        .units
+        .iter()
+        .enumerate()
+        .filter(|(_, u)| u.side == id)
+        .map(|(i, u)| (u, crate::rules::rulesets::fled(s, UnitId(i as u16))))
+        .collect();
+    let count = |st: Status| {
+        units
+            .iter()
+            .filter(|(u, fled)| u.status == st && !fled)
+            .count()
+    };
+    let gone = units.iter().filter(|(_, fled)| *fled).count();
+    let name = s
+        .sides
+        .get(id.index())
+        .map_or("?", |side| side.name.as_str());
+    let head = format!(
+        "{name} - {who}: {} standing, {} down, {} dead{}",
+        count(Status::Active),
+        count(Status::Down),
+        count(Status::Dead),
+        if gone > 0 {
+            format!(", {gone} fled")
+        } else {
+            String::new()
+        }
+    );
+    let line = units
+        .iter()
+        .map(|&(u, fled)| {
+            let state = match u.status {
+                _ if fled => "fled".into(),
+                Status::Active => crate::game::units::health_gauge(u),
+                Status::Down => "down".into(),
+                Status::Dead => "dead".into(),
+            };
+            format!("{} ({state})", u.name)
+        })
+        .collect();
+    (head, line)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::rulesets::RulesState;
+
+    #[test]
+    fn the_result_tells_a_unit_that_fled_apart_from_the_fallen() {
+        let level = crate::rules::battle::tests::load("sides_village_brawl.ron");
+        let (mut b, _) = BattleState::start(&level, 3);
+        let side = b.units[0].side;
+        let (head, _) = side_summary(&b, side, "Human");
+        assert!(head.contains(" 0 down") && !head.contains("fled"), "{head}");
+        // The first unit broke and left the map: out of the fight, not down.
+        b.units[0].status = Status::Down;
+        if let RulesState::Sides(r) = &mut b.rules {
+            r.morale.fled.push(UnitId(0));
+        }
+        let (head, line) = side_summary(&b, side, "Human");
+        assert!(head.ends_with(", 0 down, 0 dead, 1 fled"), "{head}");
+        assert_eq!(line[0], format!("{} (fled)", b.units[0].name));
     }
 }
