@@ -220,9 +220,15 @@ fn odds_words(s: &BattleState, cmd: &Command) -> Option<String> {
             ranged,
         } => (*unit, *target, *ranged),
         Command::Act { unit, action } => {
-            let (_, o) = rulesets::odds_after_move(s, *unit, action)?;
+            let (_, o) = rulesets::action_odds(s, *unit, action)?;
+            // A Charge strikes from where it ends; a spell from where the caster stands.
+            let there = if cmd.destination().is_some() {
+                " there"
+            } else {
+                ""
+            };
             return Some(format!(
-                "{:.0}% hit there, {:.1} dmg",
+                "{:.0}% hit{there}, {:.1} dmg",
                 o.hit * 100.0,
                 o.expected_damage
             ));
@@ -272,6 +278,11 @@ fn panel_title(battle: &Battle, can_act: bool, thinking: bool) -> String {
         return menu::ascii(&log::decision(&battle.state, &battle.state.pending()));
     }
     match battle.deciding() {
+        // A player's decision the view has not reached yet (the round's end still playing):
+        // what they will be asked, not "Waiting for" themselves.
+        Some(s) if battle.control(s) == crate::ai::SideControl::Human => {
+            menu::ascii(&log::decision(&battle.state, &battle.state.pending()))
+        }
         // The AI's thinking is said here, not in the top bar, where the turn clock of
         // `segments` already takes two lines on a 1280-pixel window.
         Some(s) => format!(
@@ -452,8 +463,15 @@ mod tests {
         let over = "The battle is over";
         let asked = panel_title(&b, true, false);
         assert!(!asked.is_empty() && asked != over, "{asked}");
+        let side = b.deciding().expect("a side decides");
+        b.setup.controls =
+            vec![crate::ai::SideControl::Ai(crate::ai::Kind::Greedy); b.state.sides.len()];
         let waiting = panel_title(&b, false, true);
         assert!(waiting.starts_with("Waiting for "), "{waiting}");
+        // A player's own decision, while the view still plays the events before it, is told
+        // as what they will be asked: the player does not wait for themselves.
+        b.setup.controls[side.index()] = crate::ai::SideControl::Human;
+        assert_eq!(panel_title(&b, false, false), asked);
         b.state.outcome = Some(crate::rules::battle::Outcome {
             winner: None,
             reason: "test".into(),

@@ -9,7 +9,7 @@ use crate::game::battle::Battle;
 use crate::game::keys;
 use crate::game::menu;
 use crate::game::ui::{self, UiAction};
-use crate::rules::battle::{BattleState, Decision, Trigger, UnitId, log};
+use crate::rules::battle::{BattleState, Decision, Resume, Trigger, UnitId, log};
 use crate::rules::rulesets;
 
 pub(super) fn plugin(app: &mut App) {
@@ -195,6 +195,17 @@ fn reaction_odds(s: &BattleState, d: &Decision) -> Option<String> {
     };
     match trigger {
         // Before the roll: the odds, and what each answer would leave of them.
+        // A spell, say, whose odds are not its caster's weapon's: the ruleset tells them.
+        Trigger::Targeted { .. }
+            if let Some(Resume::Attack(p)) = s.interrupts.last().map(|i| &i.resume)
+                && let Some((o, answers)) = rulesets::pending_odds(s, p) =>
+        {
+            Some(format!(
+                "{}{}",
+                words(p.attacker, p.target, o.clone()),
+                super::answers_words(s, Some(&o), &answers)
+            ))
+        }
         Trigger::Targeted { attacker, ranged } => either(*attacker, *unit, *ranged).map(|w| {
             let ranged = if rulesets::odds(s, *attacker, *unit, *ranged).is_some() {
                 *ranged
@@ -241,6 +252,44 @@ fn reaction_odds(s: &BattleState, d: &Decision) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A spell waiting on the target's Dodge is told with the spell's odds, and the Dodge's,
+    /// not the caster's weapon's (the play-test found none at all).
+    #[test]
+    fn a_reaction_prompt_tells_the_odds_of_a_spell() {
+        use crate::rules::battle::{Action, Command, Spell};
+        use crate::rules::testkit::{Field, U0, U1, run};
+        let level = Field::new(rulesets::RulesetId::ActionPoints)
+            .map(&["......", "......", "......"])
+            .units(
+                r#"(name: "Orrin", side: "Heroes", cell: (0, 1), template: "mage"),
+                   (name: "Shade", side: "Foes", cell: (5, 1), template: "scout"),"#,
+            )
+            .level();
+        // Initiative 6 + 2 against 1 + 4: Orrin first.
+        let (mut b, _) = BattleState::start_with_tape(&level, 1, [6, 1]);
+        let bolt = Action::Cast {
+            target: U1,
+            spell: Spell::MagicMissile,
+        };
+        let (_, o) = rulesets::action_odds(&b, U0, &bolt).expect("the bolt's odds");
+        run(
+            &mut b,
+            Command::Act {
+                unit: U0,
+                action: bolt,
+            },
+        );
+        let d = b.pending();
+        assert!(matches!(d, Decision::React { unit: U1, .. }), "{d:?}");
+        let line = reaction_odds(&b, &d).expect("odds of the bolt");
+        assert!(line.starts_with("Orrin on Shade: "), "{line}");
+        assert!(
+            line.contains(&format!("{:.0}% to hit", o.hit * 100.0)),
+            "{line}"
+        );
+        assert!(line.contains("if Shade dodges"), "{line}");
+    }
 
     #[test]
     fn a_reaction_prompt_tells_the_odds_of_the_attack_at_stake() {

@@ -132,14 +132,26 @@ pub trait Ruleset {
         Vec::new()
     }
 
-    /// The attack that `unit`'s moving `action` ends with (a Charge, a Move By...): its target
-    /// and its odds from the cell it strikes from; `None` where the action is not one.
-    fn odds_after_move(
+    /// The attack that `unit`'s `action` makes (a spell) or ends with (a Charge, a Move
+    /// By...): its target and its odds, from the cell it strikes from; `None` where the action
+    /// is not one.
+    fn action_odds(
         _s: &BattleState,
         _r: &Self::State,
         _unit: UnitId,
         _action: &crate::rules::battle::Action,
     ) -> Option<(UnitId, Odds)> {
+        None
+    }
+
+    /// The odds of `attack`, an attack waiting on reactions, and what each defensive reaction
+    /// that could answer it leaves of them, where [`Self::odds`] and [`Self::answered_odds`]
+    /// of its attacker, target and `ranged` do not tell them (a spell); `None` where they do.
+    fn pending_odds(
+        _s: &BattleState,
+        _r: &Self::State,
+        _attack: &crate::rules::battle::PendingAttack,
+    ) -> Option<(Odds, Vec<Answered>)> {
         None
     }
 
@@ -464,13 +476,26 @@ macro_rules! registry {
             }
         }
 
-        /// The attack `unit`'s moving `action` would end with (a Charge, a Move By, a Move
-        /// Through): its target and the odds from the cell it strikes from, as the ruleset
-        /// counts them; `None` where the action is not one or cannot be made.
-        pub fn odds_after_move(s: &BattleState, unit: UnitId, action: &crate::rules::battle::Action) -> Option<(UnitId, Odds)> {
+        /// The attack `unit`'s `action` would make (a spell) or end with (a Charge, a Move
+        /// By, a Move Through): its target and the odds from the cell it strikes from, as the
+        /// ruleset counts them; `None` where the action is not one or cannot be made.
+        pub fn action_odds(s: &BattleState, unit: UnitId, action: &crate::rules::battle::Action) -> Option<(UnitId, Odds)> {
             match &s.rules {
-                $(RulesState::$v(r) => <$m::$t as Ruleset>::odds_after_move(s, r, unit, action)),+
+                $(RulesState::$v(r) => <$m::$t as Ruleset>::action_odds(s, r, unit, action)),+
             }
+        }
+
+        /// The odds of `attack`, waiting on reactions, and what each defensive reaction that
+        /// could answer it leaves of them: from [`odds`] and [`answered_odds`] of its
+        /// attacker, target and kind, or the ruleset's own where those cannot tell (a spell).
+        pub fn pending_odds(s: &BattleState, attack: &crate::rules::battle::PendingAttack) -> Option<(Odds, Vec<Answered>)> {
+            let own = match &s.rules {
+                $(RulesState::$v(r) => <$m::$t as Ruleset>::pending_odds(s, r, attack)),+
+            };
+            own.or_else(|| {
+                let (a, t, ranged) = (attack.attacker, attack.target, attack.ranged);
+                Some((odds(s, a, t, ranged)?, answered_odds(s, a, t, ranged)))
+            })
         }
 
         /// Whether `enemy` surely takes a turn before `unit`'s next one, once `unit` has had

@@ -31,7 +31,10 @@ mod turns;
 mod view;
 
 use crate::rules::battle::ids::PerUnit;
-use crate::rules::battle::{BattleState, Command, Decision, Exec, Rejected, UnitId};
+use crate::rules::battle::{
+    Action, BattleState, Command, Decision, Exec, PendingAttack, Rejected, UnitId,
+};
+use crate::rules::rulesets::Member;
 use crate::rules::rulesets::view::{Answered, Clock, CommandInfo, Odds};
 use serde::{Deserialize, Serialize};
 
@@ -227,6 +230,31 @@ impl crate::rules::rulesets::Ruleset for ActionPoints {
         view::answered_odds(s, r, a, t, ranged)
             .into_iter()
             .collect()
+    }
+    /// A Cast is an attack with the spell's dice.
+    fn action_odds(
+        s: &BattleState,
+        _: &State,
+        unit: UnitId,
+        action: &Action,
+    ) -> Option<(UnitId, Odds)> {
+        let Action::Cast { target, .. } = action else {
+            return None;
+        };
+        Some((
+            *target,
+            view::kind_odds(s, unit, *target, AttackKind::Spell)?,
+        ))
+    }
+    /// A spell waiting on the target's Dodge: the plain odds would be a weapon's.
+    fn pending_odds(
+        s: &BattleState,
+        _: &State,
+        p: &PendingAttack,
+    ) -> Option<(Odds, Vec<Answered>)> {
+        (Self::note_of(&p.note) == AttackKind::Spell)
+            .then(|| view::spell_odds(s, p.attacker, p.target))
+            .flatten()
     }
     /// "X's turn" comes from the engine's own event right after.
     fn bookkeeping(e: &Ev) -> bool {

@@ -519,3 +519,80 @@ fn a_style_without_a_special_advantage_never_gains_advantage() {
         b.legal_commands()
     );
 }
+
+/// A spell's odds (the action menu's, and the reaction prompt's while the target may Dodge)
+/// are the engine's: a bolt is not the caster's weapon, so the plain attack odds cannot tell
+/// them. Over many seeds, bolts hit and wound as often as the odds say.
+#[test]
+fn a_spells_odds_agree_with_what_bolts_do() {
+    use crate::rules::battle::{Interrupt, Resume, Spell};
+    use crate::rules::rulesets::{action_odds, odds, pending_odds};
+    const BOLT: &str = r#"
+        (name: "Orrin", side: "Company", cell: (0, 1), template: "mage"),
+        (name: "Shade", side: "Cult", cell: (5, 1), template: "scout"),
+    "#;
+    let level = field(BOLT, "");
+    let bolt = Action::Cast {
+        target: U1,
+        spell: Spell::MagicMissile,
+    };
+    let cast = Command::Act {
+        unit: U0,
+        action: bolt.clone(),
+    };
+    // Initiative 6 + 2 against 1 + 4: Orrin first.
+    let (b, _) = BattleState::start_with_tape(&level, 1, [6, 1]);
+    assert_eq!(b.pending(), Decision::Act { unit: U0 });
+    let (target, o) = action_odds(&b, U0, &bolt).expect("Shade is in the bolt's range");
+    assert_eq!(target, U1);
+    assert!(o.hit > 0.05 && o.hit < 0.95, "{o:?}");
+    // The mage has no bow: no weapon's odds to stand in for the bolt's.
+    assert_eq!(odds(&b, U0, U1, true), None);
+    // Paused for Shade's Dodge, the attack waiting is the bolt, and its odds are the bolt's;
+    // dodging lowers the chance to hit, not what a hit deals.
+    let mut paused = b.clone();
+    run(&mut paused, cast.clone());
+    let Some(Interrupt {
+        resume: Resume::Attack(p),
+        ..
+    }) = paused.interrupts.last()
+    else {
+        panic!("the bolt waits on Shade's Dodge: {:?}", paused.pending());
+    };
+    let (now, answers) = pending_odds(&paused, p).expect("the bolt's odds");
+    assert_eq!(now, o);
+    assert_eq!(answers.len(), 1, "{answers:?}");
+    assert_eq!(
+        (answers[0].by, answers[0].reaction.as_str()),
+        (U1, "dodges")
+    );
+    assert!(answers[0].odds.hit < o.hit, "{answers:?}");
+    let per_hit = |o: &Odds| o.expected_damage / o.hit;
+    assert!((per_hit(&answers[0].odds) - per_hit(&o)).abs() < 1e-9);
+    let (mut hits, mut damage) = (0usize, 0i64);
+    let n = 4000;
+    for seed in 0..n {
+        let (mut b, _) = BattleState::start_with_tape(&level, seed, [6, 1]);
+        let before = hp(&b, 1);
+        run(&mut b, cast.clone());
+        if matches!(b.pending(), Decision::React { .. }) {
+            run(&mut b, decline(U1));
+        }
+        let dealt = before - hp(&b, 1);
+        hits += usize::from(dealt > 0);
+        damage += dealt;
+    }
+    let rate = hits as f64 / n as f64;
+    let mean = damage as f64 / n as f64;
+    let tol = 4.0 * (o.hit * (1.0 - o.hit) / n as f64).sqrt();
+    assert!(
+        (rate - o.hit).abs() < tol,
+        "hit rate {rate} vs odds {}",
+        o.hit
+    );
+    assert!(
+        (mean - o.expected_damage).abs() < 0.1 * o.expected_damage + 0.05,
+        "mean damage {mean} vs odds {}",
+        o.expected_damage
+    );
+}

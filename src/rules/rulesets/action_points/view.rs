@@ -2,7 +2,9 @@
 
 use super::{ActionPoints, AttackKind, Ev, State, actions, combat, names, turns};
 use crate::rules::battle::common::ndx;
-use crate::rules::battle::{BattleState, Command, Condition, Reaction, Status, UnitId};
+use crate::rules::battle::{
+    Action, BattleState, Command, Condition, Reaction, Spell, Status, UnitId,
+};
 use crate::rules::rulesets::Member;
 use crate::rules::rulesets::view::{self as shared, Clock, CommandInfo, Odds, OrderEntry};
 
@@ -173,23 +175,69 @@ pub(super) fn odds(
     target: UnitId,
     ranged: bool,
 ) -> Option<Odds> {
-    let cmd = Command::Attack {
-        unit: attacker,
-        target,
-        ranged,
+    kind_odds(s, attacker, target, AttackKind::of(ranged))
+}
+
+/// The odds of `attacker`'s attack of `kind` on `target` now: a spell rolls as an attack does,
+/// against the same defense, and deals its own dice through armor.
+pub(super) fn kind_odds(
+    s: &BattleState,
+    attacker: UnitId,
+    target: UnitId,
+    kind: AttackKind,
+) -> Option<Odds> {
+    let cmd = match kind {
+        AttackKind::Spell => Command::Act {
+            unit: attacker,
+            action: Action::Cast {
+                target,
+                spell: Spell::MagicMissile,
+            },
+        },
+        _ => Command::Attack {
+            unit: attacker,
+            target,
+            ranged: kind == AttackKind::Ranged,
+        },
     };
     actions::target_ok(s, &cmd).ok()?;
     let (a, t) = (s.unit(attacker)?, s.unit(target)?);
     let defense = combat::defense_of(t);
     let bonus = a.stat(names::ATTACK);
     let hit = ndx(1, 20, bonus).distribution().at_least(defense);
-    let (dice, armor) = combat::damage_of(a, t, AttackKind::of(ranged));
+    let (dice, armor) = combat::damage_of(a, t, kind);
     let per_hit = dice.distribution().expect(|d| (d - armor).max(1) as f64);
     Some(Odds {
         hit,
         expected_damage: hit * per_hit,
         formula: format!("1d20{bonus:+} vs {defense}"),
     })
+}
+
+/// A spell's odds, and its odds if the target Dodges (the Dodge answers a spell as it answers
+/// an attack): what the reaction prompt tells before a spell lands.
+pub(super) fn spell_odds(
+    s: &BattleState,
+    attacker: UnitId,
+    target: UnitId,
+) -> Option<(Odds, Vec<crate::rules::rulesets::Answered>)> {
+    let plain = kind_odds(s, attacker, target, AttackKind::Spell)?;
+    let t = s.unit(target)?;
+    let mut answers = Vec::new();
+    if t.is_active() && t.pool(names::AP) >= 1 && !t.has(&Condition::Dodging) {
+        let mut then = s.clone();
+        if let Some(u) = then.units.get_mut(target.index()) {
+            u.conditions.insert(Condition::Dodging);
+        }
+        if let Some(o) = kind_odds(&then, attacker, target, AttackKind::Spell) {
+            answers.push(crate::rules::rulesets::Answered {
+                by: target,
+                reaction: "dodges".into(),
+                odds: o,
+            });
+        }
+    }
+    Some((plain, answers))
 }
 
 /// The odds if the target Dodges (a reaction for 1 AP, offered whenever an attack is declared

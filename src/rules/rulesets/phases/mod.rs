@@ -170,7 +170,7 @@ impl Ruleset for Phases {
         };
         melee.max(ranged).max(0.0)
     }
-    fn odds_after_move(
+    fn action_odds(
         s: &BattleState,
         _: &State,
         unit: UnitId,

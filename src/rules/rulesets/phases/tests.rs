@@ -1709,7 +1709,7 @@ fn a_move_through_counts_the_hexes_of_movement_it_spends() {
 /// hex it is struck from and with the manoeuvre's OCV; the dice agree.
 #[test]
 fn a_moving_blow_tells_its_odds_and_the_dice_agree() {
-    use crate::rules::rulesets::odds_after_move;
+    use crate::rules::rulesets::action_odds;
     let level = field()
         .units(
             r#"(name: "Ada", side: "Heroes", cell: (0, 2), template: "swordsman"),
@@ -1730,7 +1730,7 @@ fn a_moving_blow_tells_its_odds_and_the_dice_agree() {
         let Command::Act { action, .. } = &cmd else {
             unreachable!()
         };
-        let (target, o) = odds_after_move(&b, U0, action).expect("its odds");
+        let (target, o) = action_odds(&b, U0, action).expect("its odds");
         assert_eq!(target, U1);
         // The manoeuvre's OCV is counted: below the plain 3d6 + 6 vs 10 + 5.
         assert!(o.hit < 0.74 && o.hit > 0.0, "{kind}: {o:?}");
@@ -1767,5 +1767,5 @@ fn a_moving_blow_tells_its_odds_and_the_dice_agree() {
             "{kind}: mean STUN {mean}, {o:?}"
         );
     }
-    assert_eq!(odds_after_move(&b, U0, &Action::Dodge), None);
+    assert_eq!(action_odds(&b, U0, &Action::Dodge), None);
 }

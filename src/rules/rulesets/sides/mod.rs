@@ -211,7 +211,7 @@ impl crate::rules::rulesets::Ruleset for Sides {
     fn told_after_its_action(e: &Ev) -> bool {
         matches!(e, Ev::Actions { .. })
     }
-    fn odds_after_move(
+    fn action_odds(
         s: &BattleState,
         _: &State,
         unit: UnitId,

@@ -758,7 +758,7 @@ fn a_charge_runs_a_straight_line_for_plus_2_to_hit_and_minus_2_ac() {
 /// and with the charge's +2; the dice agree.
 #[test]
 fn a_charge_tells_the_odds_of_its_attack_and_the_dice_agree() {
-    use crate::rules::rulesets::{odds, odds_after_move};
+    use crate::rules::rulesets::{action_odds, odds};
     let units = r#"
         (name: "Aldric", side: "Party", cell: (0, 0), template: "warrior"),
         (name: "Hruk", side: "Foes", cell: (9, 3), template: "reaver"),
@@ -775,7 +775,7 @@ fn a_charge_tells_the_odds_of_its_attack_and_the_dice_agree() {
         None,
         "out of reach before the charge"
     );
-    let (target, o) = odds_after_move(&b, U0, &charge).expect("a charge's odds");
+    let (target, o) = action_odds(&b, U0, &charge).expect("a charge's odds");
     assert_eq!(target, U1);
     // 1d20 + 3 + 2 against AC 13: 65%, where a plain attack from there has 55%.
     assert!((o.hit - 0.65).abs() < 1e-9, "{o:?}");
@@ -785,12 +785,12 @@ fn a_charge_tells_the_odds_of_its_attack_and_the_dice_agree() {
     let plain = odds(&there, U0, U1, false).expect("in reach");
     assert!((plain.hit - 0.55).abs() < 1e-9, "{plain:?}");
     // Not a moving attack, or a Charge that cannot be made: nothing.
-    assert_eq!(odds_after_move(&b, U0, &Action::TotalDefense), None);
+    assert_eq!(action_odds(&b, U0, &Action::TotalDefense), None);
     let blocked = Action::Charge {
         target: U1,
         to: Cell::new(0, 1),
     };
-    assert_eq!(odds_after_move(&b, U0, &blocked), None);
+    assert_eq!(action_odds(&b, U0, &blocked), None);
     let n = 3000;
     let hits = (0..n)
         .filter(|&seed| {
