@@ -1415,3 +1415,35 @@ fn the_lines_left_out_of_the_log_are_told_by_another() {
         "{done} turns done, {busy} busy segments"
     );
 }
+
+/// A melee declaration says when no foe stands within a move (and a strike) now: it may
+/// still be made, since foes move before the unit's segment, but it does not look like any
+/// other then.
+#[test]
+fn a_declaration_says_when_no_foe_is_near_enough_now() {
+    let at = |x: i32| {
+        Field::new(RulesetId::Segments)
+            .map(&["...................."; 3])
+            .units(&format!(
+                r#"(name: "Garrick", side: "Heroes", cell: (0, 1), template: "fighter"),
+                   (name: "Orc", side: "Foes", cell: ({x}, 1), template: "fighter"),"#
+            ))
+            .options(r#"alerted: ["Heroes", "Foes"]"#)
+            .level()
+    };
+    let melee = |x: i32| {
+        let (b, _) = BattleState::start(&at(x), 1);
+        let cmd = Command::Declare {
+            unit: U0,
+            intent: Intent::Melee,
+        };
+        rulesets::describe(&b, &cmd).cost
+    };
+    let walk = 6;
+    assert!(!melee(walk + 1).contains("no foe"), "{}", melee(walk + 1));
+    assert!(
+        melee(walk + 2).contains("no foe is within a move now"),
+        "{}",
+        melee(walk + 2)
+    );
+}

@@ -11,8 +11,8 @@ use super::Segments;
 use super::actions::allowed;
 use super::combat::{self, Kind};
 use super::names::{
-    CURE_DIE, HASTE_ROUNDS, HOLD_ROUNDS, MISSILE_BONUS, SAVE, SET_VS_CHARGE, SHIELD_AC,
-    SHIELD_MISSILE_AC, SHIELD_ROUNDS,
+    CURE_DIE, HASTE_ROUNDS, HOLD_ROUNDS, LONG_RANGE, MISSILE_BONUS, RANGE, SAVE, SET_VS_CHARGE,
+    SHIELD_AC, SHIELD_MISSILE_AC, SHIELD_ROUNDS,
 };
 use super::spells;
 use super::turns::{
@@ -77,6 +77,13 @@ fn intent_words(s: &BattleState, intent: &Option<Intent>) -> String {
     }
 }
 
+/// Whether a foe of `unit` stands within `squares` of it now.
+fn foe_within(s: &BattleState, unit: UnitId, squares: i64) -> bool {
+    s.enemies_of(unit)
+        .into_iter()
+        .any(|e| i64::from(s.distance(unit, e)) <= squares)
+}
+
 /// What a declaration lets the unit do this round, for the declaration menu (the menu's hint
 /// says that declarations are hidden from the other side).
 fn declaration_effect(s: &BattleState, unit: UnitId, intent: &Intent) -> String {
@@ -88,7 +95,13 @@ fn declaration_effect(s: &BattleState, unit: UnitId, intent: &Intent) -> String 
             } else {
                 ""
             };
-            format!("move up to {walk} squares, then strike{set}")
+            // Said, not forbidden: foes move before the unit's segment comes.
+            let far = if foe_within(s, unit, walk as i64 + 1) {
+                ""
+            } else {
+                "; no foe is within a move now"
+            };
+            format!("move up to {walk} squares, then strike{set}{far}")
         }
         Intent::Missile => {
             let early = stat(s, unit, MISSILE_BONUS);
@@ -98,8 +111,14 @@ fn declaration_effect(s: &BattleState, unit: UnitId, intent: &Intent) -> String 
             } else {
                 String::new()
             };
+            let range = stat(s, unit, LONG_RANGE).max(stat(s, unit, RANGE));
+            let far = if foe_within(s, unit, walk as i64 + range) {
+                ""
+            } else {
+                "; no foe is within a move and a shot now"
+            };
             format!(
-                "move up to {walk} squares, then shoot {}{when}",
+                "move up to {walk} squares, then shoot {}{when}{far}",
                 plural(n, "missile")
             )
         }
