@@ -13,7 +13,7 @@ use std::path::PathBuf;
 use bevy::prelude::*;
 
 use super::menu::{self, deciding_side};
-use crate::rules::battle::{BattleState, Command, Event, SideId, log};
+use crate::rules::battle::{BattleState, Command, Event, SideId, UnitId, log};
 use crate::rules::level::Level;
 use crate::rules::rulesets;
 
@@ -161,6 +161,8 @@ pub struct Queued {
 struct Snapshot {
     state: BattleState,
     side: SideId,
+    /// The unit that moved: its moves are taken back only while it still acts.
+    unit: UnitId,
     commands: usize,
     log: usize,
 }
@@ -358,7 +360,7 @@ fn bookkeeping(event: &Event) -> bool {
 /// A command's events (with their [`causes`]) in the order the log tells them: a line the
 /// ruleset tells after the action it pays for ([`rulesets::told_after_its_action`]: "Aldric
 /// has left: Main") moves past that action's events, up to the next prompt, turn or another
-/// such line, or the command's end. Only the telling moves: the state after the last event is
+/// such line, the battle's end (its line is the last), or the command's end. Only the telling moves: the state after the last event is
 /// the same.
 pub fn log_order<T>(events: Vec<Event>, why: Vec<T>) -> Vec<(Event, T)> {
     let after = |e: &Event| matches!(e, Event::Rules(r) if rulesets::told_after_its_action(r));
@@ -370,6 +372,7 @@ pub fn log_order<T>(events: Vec<Event>, why: Vec<T>) -> Vec<(Event, T)> {
                     | Event::TurnStarted { .. }
                     | Event::TurnEnded { .. }
                     | Event::RoundStarted { .. }
+                    | Event::Ended { .. }
             )
     };
     let mut out = Vec::with_capacity(events.len());
@@ -516,8 +519,8 @@ impl Battle {
         // Undo: only moves, only by the same human side, only while no die is rolled.
         let rolled = events.iter().any(|e| matches!(e, Event::Rolled { .. }));
         let moving = menu::is_moving(&before.0, cmd);
-        let same_side = self.undo.last().is_none_or(|s| Some(s.side) == side);
-        if !human || rolled || !moving || !same_side {
+        let same_unit = self.undo.last().is_none_or(|s| s.unit == cmd.unit());
+        if !human || rolled || !moving || !same_unit {
             self.undo.clear();
         }
         if human
@@ -528,6 +531,7 @@ impl Battle {
             self.undo.push(Snapshot {
                 state: before.0,
                 side,
+                unit: cmd.unit(),
                 commands: before.1,
                 log: before.2 + self.queue.len(),
             });
@@ -546,13 +550,13 @@ impl Battle {
         Ok(())
     }
 
-    /// Whether [`Battle::undo`] would do something now.
+    /// Whether [`Battle::undo`] would do something now: the last move's unit still acts (a
+    /// move in `phases` that ended its action, with the next unit up, is not taken back).
     pub fn can_undo(&self) -> bool {
         self.queue.is_empty()
-            && self
-                .undo
-                .last()
-                .is_some_and(|s| self.deciding() == Some(s.side))
+            && self.undo.last().is_some_and(|s| {
+                self.deciding() == Some(s.side) && self.state.pending().unit() == Some(s.unit)
+            })
     }
 
     /// Takes back the last move: the state before it, the replay and log without it.
@@ -816,6 +820,64 @@ fn undo_key(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Undo takes back the acting unit's moves while it still acts; once a move has ended its
+    /// action (a `phases` full-phase move) and another unit is up, it is not offered.
+    #[test]
+    fn undo_takes_back_moves_only_while_their_unit_acts() {
+        let level = crate::rules::battle::tests::load("phases_flat_canyon.ron");
+        let mut setup = BattleSetup::new(level, None);
+        setup.controls = vec![crate::ai::SideControl::Human; 2];
+        let mut b = Battle::new(setup);
+        b.show_all();
+        let unit = b.state.pending().unit().expect("a unit acts first");
+        let moves: Vec<menu::Described> = menu::described(&b.state)
+            .into_iter()
+            .filter(|d| menu::is_moving(&b.state, &d.command))
+            .collect();
+        // A half move leaves the unit acting: undo is offered, and takes it back.
+        let near = moves.iter().find(|d| !d.info.dear).expect("a half move");
+        b.submit(&near.command, true).expect("legal");
+        b.show_all();
+        assert_eq!(b.state.pending().unit(), Some(unit));
+        assert!(b.can_undo());
+        assert!(b.undo());
+        // A full-phase move ends the unit's action: the next unit is up, and no undo.
+        let far = moves
+            .iter()
+            .find(|d| d.info.dear)
+            .expect("a full-phase move");
+        b.submit(&far.command, true).expect("legal");
+        b.show_all();
+        assert_ne!(b.state.pending().unit(), Some(unit));
+        assert!(!b.can_undo());
+        assert!(!b.undo());
+    }
+
+    /// A line told after its action ("Aldric has left: Main") waits for the action's events,
+    /// but not past the end of the battle: "Battle over" is the last line.
+    #[test]
+    fn the_battle_over_line_comes_last() {
+        use crate::rules::rulesets::Member;
+        use crate::rules::rulesets::sides::{Ev, Sides};
+        use crate::rules::testkit::{U0, U1};
+        let left = Sides::event(Ev::Actions {
+            unit: U0,
+            main: false,
+            mv: true,
+        });
+        let blow = Event::Status {
+            unit: U1,
+            status: crate::rules::battle::Status::Down,
+        };
+        let end = Event::Ended {
+            winner: None,
+            reason: "the last foe fell".into(),
+        };
+        let told = log_order(vec![left.clone(), blow.clone(), end.clone()], vec![0, 1, 2]);
+        let order: Vec<Event> = told.into_iter().map(|(e, _)| e).collect();
+        assert_eq!(order, vec![blow, left, end]);
+    }
 
     #[test]
     fn the_opening_log_shows_initiative_not_starting_pools() {

@@ -57,12 +57,15 @@ fn top_bar(
     let Some(state) = &view.state else {
         return;
     };
-    let clock = rulesets::clock(state);
+    // A finished battle names its winner, not the last unit to act.
+    let headline = super::battle_over::headline(state).map_or_else(
+        || rulesets::clock(state).headline,
+        |h| format!("Battle over: {h}"),
+    );
     let two_rows = HudLayout::of(window.single().ok()).two_rows;
     // The bar's entity too: a battle loaded in the state just left has a new, empty bar.
     let key = format!(
-        "{}|{settings:?}|{two_rows}|{playtest}|{:?}",
-        clock.headline,
+        "{headline}|{settings:?}|{two_rows}|{playtest}|{:?}",
         bar.single().ok()
     );
     if *last == key {
@@ -95,7 +98,7 @@ fn top_bar(
         }
         // The title never wraps into the buttons: on a narrow window it has a row of its own.
         b.spawn((
-            ui::text(&clock.headline, 17.0, ui::ACCENT),
+            ui::text(&headline, 17.0, ui::ACCENT),
             TextLayout::no_wrap(),
             Node {
                 flex_grow: 1.0,
