@@ -85,13 +85,19 @@ fn watch(
     }
 }
 
+/// Enter, Space or a click anywhere hands over; not while the pause menu or the rules
+/// reference (both open over the hand-over) takes the keys and clicks.
 fn hand_over_keys(
     keys: Res<ButtonInput<KeyCode>>,
     buttons: Res<ButtonInput<MouseButton>>,
     hotseat: Res<HotSeat>,
+    pause: Option<Res<State<super::hud::Pause>>>,
+    help: Res<super::hud::rules_help::RulesHelp>,
     mut clicks: MessageWriter<UiClick>,
 ) {
     if hotseat.waiting
+        && !super::hud::Pause::is_paused(pause.as_deref())
+        && !help.open
         && (keys.any_just_pressed([KeyCode::Enter, KeyCode::Space, KeyCode::NumpadEnter])
             || buttons.just_pressed(MouseButton::Left))
     {
@@ -112,6 +118,7 @@ fn screen(
     mut commands: Commands,
     hotseat: Res<HotSeat>,
     battle: Res<Battle>,
+    settings: Res<super::battle::Settings>,
     shown: Query<Entity, With<HandOverScreen>>,
 ) {
     if !hotseat.is_changed() {
@@ -168,6 +175,15 @@ fn screen(
                 format!("{name}: I am ready"),
                 Some("Enter"),
                 UiAction::HandOver,
+            ));
+            p.spawn(ui::text(
+                format!(
+                    "{}: menu (save, settings, leave) · {}: rules reference",
+                    settings.keys.name(&super::keys::CANCEL),
+                    settings.keys.name(&super::keys::RULES),
+                ),
+                14.0,
+                ui::DIM,
             ));
         });
 }

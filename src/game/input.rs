@@ -102,19 +102,45 @@ fn reset_cursor(mut cursor: ResMut<CursorCell>) {
 }
 
 /// When the decision changes (a command was played, by anyone, or undone), the cell pointed at
-/// is forgotten: the tooltip and the path preview were about the last decision and wait for
-/// the pointer (or the keyboard) to move again.
+/// is forgotten: the tooltip and the path preview were about the last decision. Once the
+/// player may act again (the animations played, no dialog waits), the cell under a mouse that
+/// has not moved is pointed at again, so a pointer resting on a foe shows the new odds without
+/// a nudge.
+#[allow(clippy::too_many_arguments)]
 fn clear_on_decision(
     battle: Res<Battle>,
+    view: Res<View>,
+    world: Res<MouseWorld>,
+    over: Res<PointerOverUi>,
+    blocked: Res<InputBlocked>,
+    boards: Query<&BoardGrid>,
     mut cursor: ResMut<CursorCell>,
     mut last: Local<Option<(usize, Decision)>>,
+    mut repoint: Local<bool>,
 ) {
     let now = (battle.commands.len(), battle.state.pending());
     if last.as_ref() != Some(&now) {
-        if last.is_some() && cursor.0.is_some() {
-            cursor.0 = None;
+        if last.is_some() {
+            if cursor.0.is_some() {
+                cursor.0 = None;
+            }
+            *repoint = true;
         }
         *last = Some(now);
+        return;
+    }
+    if *repoint && view.can_act() && battle.queue.is_empty() && !blocked.0 {
+        *repoint = false;
+        if over.0 || cursor.0.is_some() {
+            return;
+        }
+        let c = boards
+            .iter()
+            .next()
+            .and_then(|g| world.0.and_then(|p| cell_at(&BoardLayout::new(g.0), p)));
+        if c.is_some() {
+            cursor.0 = c;
+        }
     }
 }
 
@@ -215,7 +241,10 @@ fn keyboard(
     battle: Res<Battle>,
     blocked: Res<InputBlocked>,
     pause: Option<Res<State<Pause>>>,
-    help: Res<super::hud::rules_help::RulesHelp>,
+    (help, hotseat): (
+        Res<super::hud::rules_help::RulesHelp>,
+        Res<super::hotseat::HotSeat>,
+    ),
     settings: Res<super::battle::Settings>,
     mut targeting: ResMut<Targeting>,
     mut cursor: ResMut<CursorCell>,
@@ -277,6 +306,12 @@ fn keyboard(
         if keys.just_pressed(KeyCode::KeyK) {
             click(&mut clicks, UiAction::Settings);
         }
+        return;
+    }
+    // The hot-seat hand-over waits for the next player, but its Esc opens the pause menu
+    // (over the hand-over, which shows no board) to save or leave.
+    if hotseat.waiting && bound.just_pressed(&keys::CANCEL, &keys) {
+        click(&mut clicks, UiAction::Pause);
         return;
     }
     if blocked.0 {

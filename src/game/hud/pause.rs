@@ -47,6 +47,7 @@ fn unblock_input(mut blocked: ResMut<InputBlocked>, hotseat: Res<HotSeat>) {
 fn spawn_pause_menu(
     mut commands: Commands,
     settings: Res<crate::game::battle::Settings>,
+    screen: Res<crate::game::screens::settings::ScreenSize>,
     editor: Option<Res<crate::game::editor::Editor>>,
 ) {
     let playtest = editor.is_some_and(|e| e.playtesting);
@@ -67,7 +68,8 @@ fn spawn_pause_menu(
                 ..default()
             },
             BackgroundColor(Color::srgba(0.0, 0.0, 0.0, 0.7)),
-            ZIndex(20),
+            // Over the hot-seat hand-over too: Esc opens the menu while it waits.
+            GlobalZIndex(120),
         ))
         .with_children(|p| {
             // The menu and the key help on an opaque panel of their own, inside the window.
@@ -88,7 +90,7 @@ fn spawn_pause_menu(
                 BorderColor::all(ui::ACCENT),
                 BackgroundColor(Color::srgb(0.07, 0.065, 0.085)),
             ))
-            .with_children(|p| pause_panel(p, &settings, playtest));
+            .with_children(|p| pause_panel(p, &settings, screen.0, playtest));
         });
 }
 
@@ -97,6 +99,7 @@ fn spawn_pause_menu(
 fn pause_panel(
     p: &mut ChildSpawnerCommands,
     settings: &crate::game::battle::Settings,
+    screen: Option<(u32, u32)>,
     playtest: bool,
 ) {
     p.spawn(ui::text(
@@ -172,7 +175,7 @@ fn pause_panel(
         })
         .with_children(|p| {
             p.spawn(ui::text("Settings", 18.0, ui::ACCENT));
-            crate::game::screens::settings::spawn_rows(p, settings);
+            crate::game::screens::settings::spawn_rows(p, settings, screen);
         });
     });
     p.spawn(ui::text(settings.keys.help(), 14.0, ui::DIM));

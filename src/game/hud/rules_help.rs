@@ -62,6 +62,17 @@ const LINE_PX: f32 = ENTRY_PX * 1.3;
 pub const IDS_NOTE: &str = "An id such as P-76 names the rule of the ruleset's rules text that an entry \
      follows; Fray's docs/rules/ lists each with its section, and marks its own house rules.";
 
+/// Whether `text` cites a rule by its id: capitals, a hyphen and digits ("P-76", "X-36").
+pub fn cites_rule_id(text: &str) -> bool {
+    let b = text.as_bytes();
+    (1..b.len().saturating_sub(1)).any(|i| {
+        b[i] == b'-'
+            && b[i - 1].is_ascii_uppercase()
+            && b[i + 1].is_ascii_digit()
+            && (i < 2 || !b[i - 2].is_ascii_alphanumeric() || b[i - 2].is_ascii_uppercase())
+    })
+}
+
 /// The dialog's width in a window of `window` logical pixels.
 fn panel_width(window: Vec2) -> f32 {
     (window.x - 48.0).clamp(200.0, 980.0)
@@ -181,7 +192,8 @@ fn draw(
                 ..default()
             },
             BackgroundColor(Color::srgba(0.0, 0.0, 0.0, 0.7)),
-            ZIndex(30),
+            // Over the pause menu and the hot-seat hand-over (it shows no board).
+            GlobalZIndex(130),
         ))
         .with_children(|p| {
             p.spawn((
@@ -207,7 +219,7 @@ fn draw(
                     ui::ACCENT,
                 ));
                 let mut kind = None;
-                for i in page {
+                for &i in &page {
                     let e = all[i];
                     if kind != Some(e.kind) {
                         kind = Some(e.kind);
@@ -258,7 +270,10 @@ fn draw(
                         ..default()
                     },
                 ));
-                p.spawn(ui::text(IDS_NOTE, 12.0, ui::DIM));
+                // Only a page whose entries cite a rule by its id explains the ids.
+                if page.iter().any(|&i| cites_rule_id(&all[i].text)) {
+                    p.spawn(ui::text(IDS_NOTE, 12.0, ui::DIM));
+                }
                 // The battle's keys as the player bound them (Settings, key table).
                 p.spawn(ui::text(bound.help(), 12.0, ui::DIM));
             });
@@ -272,6 +287,16 @@ fn menu_ascii(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_rule_id_is_told_apart_from_other_hyphens() {
+        assert!(cites_rule_id("P-76: no attack of opportunity"));
+        assert!(cites_rule_id("as house rule X-36 says"));
+        assert!(!cites_rule_id("a 1-hex step, uses no action"));
+        assert!(!cites_rule_id("Page 1 of 3 - arrows turn the page"));
+        assert!(!cites_rule_id("a well-aimed blow"));
+        assert!(!cites_rule_id("1-9 actions"));
+    }
 
     #[test]
     fn every_entry_is_on_exactly_one_page_and_pages_fit() {
