@@ -76,8 +76,9 @@ pub enum Overlay {
 }
 
 const REACH: Color = Color::srgba(0.35, 0.7, 1.0, 0.55);
-/// Cells only a full move reaches ([`Layers::far`]): dimmer, towards violet.
-const REACH_FAR: Color = Color::srgba(0.72, 0.42, 1.0, 0.45);
+/// Cells only a full move reaches ([`Layers::far`]): a blue violet, dimmer. A redder violet
+/// under the threat's orange hatching read as one pink.
+const REACH_FAR: Color = Color::srgba(0.45, 0.36, 1.0, 0.5);
 const THREAT: Color = Color::srgba(0.95, 0.45, 0.1, 0.55);
 const TARGET: Color = Color::srgba(1.0, 0.85, 0.25, 0.95);
 const CURSOR: Color = Color::srgba(1.0, 1.0, 1.0, 0.9);

@@ -627,7 +627,15 @@ fn battle_actions(
             }
             UiAction::QuickSave => {
                 let msg = match super::saves::save(&mut battle, Slot::Quick) {
-                    Ok(path) => format!("Quick save written: {}", path.display()),
+                    // The file's name, not its whole path (the Load screen lists it).
+                    Ok(path) => format!(
+                        "Quick saved: {} ({} loads it)",
+                        path.file_name().map_or_else(
+                            || path.display().to_string(),
+                            |n| n.to_string_lossy().into_owned()
+                        ),
+                        settings.keys.name(&crate::game::keys::QUICK_LOAD)
+                    ),
                     Err(e) => format!("Quick save failed: {e}"),
                 };
                 toasts.write(Toast::say(msg));
@@ -689,11 +697,23 @@ fn odds_sentence(o: &rulesets::Odds) -> String {
 /// when the answer takes some off each hit (a Parry, a Block, rolling with a punch).
 /// Empty when there is no such answer.
 pub fn if_answered(s: &BattleState, attacker: UnitId, target: UnitId, ranged: bool) -> String {
+    answers_words(
+        s,
+        rulesets::odds(s, attacker, target, ranged).as_ref(),
+        &rulesets::answered_odds(s, attacker, target, ranged),
+    )
+}
+
+/// [`if_answered`]'s words for given odds and answers (a spell's, say, which the plain odds
+/// do not tell).
+pub fn answers_words(
+    s: &BattleState,
+    plain: Option<&rulesets::Odds>,
+    answers: &[rulesets::Answered],
+) -> String {
     let per_hit = |o: &rulesets::Odds| (o.hit > 0.0).then(|| o.expected_damage / o.hit);
-    let plain = rulesets::odds(s, attacker, target, ranged)
-        .as_ref()
-        .and_then(per_hit);
-    let answers: Vec<String> = rulesets::answered_odds(s, attacker, target, ranged)
+    let plain = plain.and_then(per_hit);
+    let answers: Vec<String> = answers
         .iter()
         .map(|a| {
             let softer = match (plain, per_hit(&a.odds)) {

@@ -185,6 +185,9 @@ pub fn tooltip_lines(
             }
         ));
     }
+    if let (Some(a), Some(legal)) = (acting, legal) {
+        out.extend(move_lines(s, a, cell, legal));
+    }
     if let Some(a) = acting.and_then(|a| s.unit(a))
         && a.cell != cell
     {
@@ -200,6 +203,66 @@ pub fn tooltip_lines(
             s.grid().distance(a.cell, cell)
         ));
     }
+    out
+}
+
+/// What moving `unit` to `cell` costs, if one of the `legal` commands moves it there (the
+/// plain Move first): "Move here: 2 AP", "Move here: full phase (a full move)"; and where the
+/// path leaves a foe's reach (the mark on the path), who may strike and at what odds.
+fn move_lines(s: &BattleState, unit: UnitId, cell: Cell, legal: &[Described]) -> Vec<String> {
+    let moves = |d: &&Described| d.command.destination() == Some((unit, cell));
+    let Some(d) = legal
+        .iter()
+        .filter(moves)
+        .find(|d| matches!(d.command, Command::Move { .. }))
+        .or_else(|| legal.iter().find(moves))
+    else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let cost = if d.info.cost.is_empty() {
+        d.info
+            .path
+            .as_ref()
+            .map_or(String::new(), |p| format!("{} movement", p.cost()))
+    } else {
+        d.info.cost.clone()
+    };
+    let verb = d.info.label.split(" to ").next().unwrap_or("Move");
+    out.push(format!(
+        "{verb} here: {cost}{}",
+        if d.info.dear { " (a full move)" } else { "" }
+    ));
+    let Some(step) = d
+        .info
+        .path
+        .as_ref()
+        .and_then(|p| p.steps.iter().find(|st| st.leaves_threat))
+    else {
+        return out;
+    };
+    let foes: Vec<String> = s
+        .unit_ids()
+        .filter(|&f| {
+            s.are_enemies(unit, f)
+                && fog::drawn(s, f)
+                && s.unit(f)
+                    .is_some_and(|u| u.is_active() && s.grid().distance(u.cell, step.from) == 1)
+        })
+        .map(|f| match rulesets::odds(s, f, unit, false) {
+            Some(o) => format!("{} ({:.0}% to hit)", s.unit_name(f), o.hit * 100.0),
+            None => s.unit_name(f).to_string(),
+        })
+        .collect();
+    out.push(format!(
+        "! Leaving {} may provoke an attack{}",
+        step.from,
+        if foes.is_empty() {
+            String::new()
+        } else {
+            format!(" from {}", foes.join(", "))
+        }
+    ));
     out
 }
 
@@ -782,6 +845,63 @@ mod tests {
                 .iter()
                 .all(|l| l.contains("not ") && !l.contains("% to hit")),
             "{closed:?}"
+        );
+    }
+
+    /// A cell the acting unit may move to says what the move costs, and where its path leaves
+    /// a foe's reach (the ⚠ on the path), who may strike and at what odds.
+    #[test]
+    fn a_move_cell_tells_its_cost_and_who_may_strike_on_the_way() {
+        use crate::rules::rulesets::RulesetId;
+        use crate::rules::testkit::{Field, U0};
+        let mut told = Vec::new();
+        for &id in RulesetId::ALL {
+            let Some(t) = crate::rules::ruleset_data::builtin(id)
+                .and_then(|d| d.templates.keys().next().cloned())
+            else {
+                continue;
+            };
+            let level = Field::new(id)
+                .units(&format!(
+                    r#"(name: "Ada", side: "Heroes", cell: (3, 2), template: "{t}"),
+                       (name: "Bo", side: "Foes", cell: (4, 2), template: "{t}"),"#
+                ))
+                .level();
+            let (b, _) = BattleState::start(&level, 1);
+            if b.pending() != (Decision::Act { unit: U0 }) {
+                continue;
+            }
+            let legal = crate::game::menu::described(&b);
+            let moves: Vec<(Cell, bool)> = legal
+                .iter()
+                .filter_map(|d| {
+                    let (_, to) = d.command.destination()?;
+                    let leaves = d.info.path.as_ref()?.steps.iter().any(|s| s.leaves_threat);
+                    Some((to, leaves))
+                })
+                .collect();
+            let Some(&(to, provokes)) = moves.iter().find(|m| m.1).or(moves.first()) else {
+                continue;
+            };
+            let lines = tooltip_lines(&b, Some(U0), to, Some(&legal));
+            assert!(
+                lines.iter().any(|l| l.contains(" here: ")),
+                "{id:?}: {lines:?}"
+            );
+            if provokes {
+                assert!(
+                    lines
+                        .iter()
+                        .any(|l| l.starts_with("! Leaving ") && l.contains("from Bo")),
+                    "{id:?}: {lines:?}"
+                );
+            }
+            told.push((id, provokes));
+        }
+        assert!(told.len() >= 2, "{told:?}");
+        assert!(
+            told.iter().any(|(_, p)| *p),
+            "no ruleset's move provoked: {told:?}"
         );
     }
 }

@@ -114,8 +114,11 @@ fn turn_order(
                 };
                 p.spawn((
                     ui::WholeOnly,
+                    // A narrow panel wraps the label onto a line of its own, whole ("4 AP",
+                    // never "AP" alone).
                     Node {
                         flex_direction: FlexDirection::Row,
+                        flex_wrap: FlexWrap::Wrap,
                         align_items: AlignItems::Center,
                         column_gap: px(5),
                         padding: UiRect::axes(px(3), px(2)),
@@ -130,9 +133,11 @@ fn turn_order(
                 ))
                 .with_children(|r| {
                     r.spawn((
+                        // Never squeezed by a long name beside it.
                         Node {
                             width: px(10),
                             height: px(10),
+                            flex_shrink: 0.0,
                             ..default()
                         },
                         BackgroundColor(side_colour_in(
@@ -144,15 +149,14 @@ fn turn_order(
                     // Fog of war: a foe out of the viewer's sight.
                     // What it is doing now (its label) is not known then.
                     let (label, unseen) = match &state.fog {
-                        Some(k) if k.is_unknown(e.unit) => ("", "(unseen)"),
-                        Some(k) if k.is_ghost(e.unit) => ("", "(last seen)"),
+                        Some(k) if k.is_unknown(e.unit) => ("", "  (unseen)"),
+                        Some(k) if k.is_ghost(e.unit) => ("", "  (last seen)"),
                         _ => (e.label.as_str(), ""),
                     };
-                    r.spawn(ui::text(
-                        format!("{mark}{}  {label}{unseen}", u.name),
-                        13.0,
-                        colour,
-                    ));
+                    r.spawn(ui::text(format!("{mark}{}{unseen}", u.name), 13.0, colour));
+                    if !label.is_empty() {
+                        r.spawn((ui::text(label, 13.0, colour), TextLayout::no_wrap()));
+                    }
                 });
             }
         });

@@ -126,8 +126,10 @@ impl SettingKind {
         SettingKind::WindowSize,
     ];
 
-    /// The row's text for the settings `s`: "Window: windowed".
-    pub fn label(self, s: &Settings) -> String {
+    /// The row's text for the settings `s`: "Window: windowed". The window size is the one
+    /// the window has on `screen` (the screen's size, if known): a saved size larger than the
+    /// screen is told as fitted, with the saved one after it.
+    pub fn label(self, s: &Settings, screen: Option<(u32, u32)>) -> String {
         match self {
             SettingKind::Window => format!(
                 "Window: {}",
@@ -139,7 +141,15 @@ impl SettingKind {
             ),
             SettingKind::UiScale => format!("UI scale: {:.0}%", s.ui_scale * 100.0),
             SettingKind::WindowSize => {
-                format!("Window size: {}x{}", s.window_size.0, s.window_size.1)
+                let (w, h) = Settings::fit_window(s.window_size, screen);
+                if (w, h) == s.window_size {
+                    format!("Window size: {w}x{h}")
+                } else {
+                    format!(
+                        "Window size: {w}x{h} (to fit the screen; {}x{} saved)",
+                        s.window_size.0, s.window_size.1
+                    )
+                }
             }
             SettingKind::Speed => format!("Animation speed: x{}", s.speed),
             SettingKind::AiPace => format!("AI pace: {} s between AI moves", s.ai_pace),
@@ -175,11 +185,11 @@ impl SettingKind {
 struct SettingRow(SettingKind);
 
 /// Spawns the rows, each a button with its number key.
-pub fn spawn_rows(p: &mut ChildSpawnerCommands, s: &Settings) {
+pub fn spawn_rows(p: &mut ChildSpawnerCommands, s: &Settings, screen: Option<(u32, u32)>) {
     for (i, kind) in SettingKind::ALL.into_iter().enumerate() {
         p.spawn((
             ui::button(
-                kind.label(s),
+                kind.label(s, screen),
                 Some(&(i + 1).to_string()),
                 UiAction::Setting(kind),
             ),
@@ -221,7 +231,12 @@ struct KeyTableMessage;
 const KEY_TABLE_HELP: &str =
     "Click a key (or arrows and Enter), then press the new key. Esc stops; 0 resets all.";
 
-fn spawn_settings(mut commands: Commands, settings: Res<Settings>, mut table: ResMut<KeyTable>) {
+fn spawn_settings(
+    mut commands: Commands,
+    settings: Res<Settings>,
+    screen: Res<ScreenSize>,
+    mut table: ResMut<KeyTable>,
+) {
     *table = KeyTable::default();
     // A page that scrolls (wheel, PgUp / PgDn) when the window is too short for it (1024x640
     // at a 125% UI scale); centred when it fits (the auto margins).
@@ -251,12 +266,12 @@ fn spawn_settings(mut commands: Commands, settings: Res<Settings>, mut table: Re
                 padding: UiRect::vertical(px(8)),
                 ..default()
             })
-            .with_children(|p| settings_page(p, &settings));
+            .with_children(|p| settings_page(p, &settings, screen.0));
         });
 }
 
 /// The page of the Settings screen: the rows, the key table, where they are kept, Back.
-fn settings_page(p: &mut ChildSpawnerCommands, settings: &Settings) {
+fn settings_page(p: &mut ChildSpawnerCommands, settings: &Settings, screen: Option<(u32, u32)>) {
     p.spawn(ui::text("Settings", 36.0, ui::ACCENT));
     p.spawn(Node {
         flex_direction: FlexDirection::Row,
@@ -273,7 +288,7 @@ fn settings_page(p: &mut ChildSpawnerCommands, settings: &Settings) {
             align_items: AlignItems::Stretch,
             ..default()
         })
-        .with_children(|p| spawn_rows(p, settings));
+        .with_children(|p| spawn_rows(p, settings, screen));
         row.spawn((
             Name::new("Key table"),
             Node {
@@ -518,10 +533,11 @@ fn apply_settings(
 /// The rows' texts follow the settings.
 fn refresh_rows(
     settings: Res<Settings>,
+    screen: Res<ScreenSize>,
     rows: Query<(&SettingRow, &Children)>,
     mut texts: Query<&mut Text>,
 ) {
-    if !settings.is_changed() {
+    if !settings.is_changed() && !screen.is_changed() {
         return;
     }
     for (row, children) in &rows {
@@ -533,7 +549,7 @@ fn refresh_rows(
                         .iter()
                         .position(|k| *k == row.0)
                         .map_or(0, |i| i + 1),
-                    row.0.label(&settings)
+                    row.0.label(&settings, screen.0)
                 ));
                 if t.0 != label {
                     t.0 = label;
@@ -588,5 +604,29 @@ fn refresh_key_table(
         if t.0 != m {
             t.0 = m;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A saved window size larger than the screen is told as the window has it, fitted, with
+    /// the saved size after it (a 1024x640 screen said "1280x800" while the window was fitted).
+    #[test]
+    fn the_window_size_row_tells_the_size_the_window_has() {
+        let s = Settings {
+            window_size: (1280, 800),
+            ..Settings::default()
+        };
+        let row = |screen| SettingKind::WindowSize.label(&s, screen);
+        assert_eq!(row(None), "Window size: 1280x800");
+        assert_eq!(row(Some((1920, 1080))), "Window size: 1280x800");
+        let (w, h) = Settings::fit_window(s.window_size, Some((1024, 640)));
+        assert!(w <= 1024 && h <= 640, "{w}x{h}");
+        assert_eq!(
+            row(Some((1024, 640))),
+            format!("Window size: {w}x{h} (to fit the screen; 1280x800 saved)")
+        );
     }
 }
