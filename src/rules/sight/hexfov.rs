@@ -16,8 +16,9 @@
 //!
 //! From each of the viewer's seven sample points `a`, and in each of the six sextants, a cast
 //! keeps the *light*: the directions from `a` (as exact slopes, [`super::fov::Bound`]) that no
-//! line crossed so far blocks in that way, starting from a range that holds every direction
-//! from `a` to a sample of a cell of the sextant at distance 3 or more. Line by line, it first
+//! line crossed so far blocks in that way, within a range that holds every direction from `a`
+//! to a sample of a cell of the sextant on that line or past it (and at distance 3 or more),
+//! which narrows line by line towards the sextant's own. Line by line, it first
 //! *marks* the line's cells of the sextant with a sample in the light, then takes the shadows
 //! of the line's Opaque hexes out of the light. A target in sight has a clear segment from some
 //! `a` to some sample `b`; no line before the target's blocks it, so its direction is still
@@ -244,6 +245,24 @@ impl HexCasts {
         self.light
             .push((Bound::at(Slope::new(-1, 1)), Bound::at(Slope::new(3, 1))));
         for k in 1..=kmax {
+            // Only the directions to samples of cells on this line or past it matter:
+            // `vb − va ≥ −4 − va`, `vb − va ≤ 6k' + 4 − va` and `ub − ua ≥ 6k' − 4 − ua` on line
+            // k', so their slopes lie in [min(0, −4 − va)/(6k − 4 − ua), (6k + 4 − va)/(6k − 4
+            // − ua)] (the upper end falls as k' grows, as −8 − ua + va ≤ 0).
+            let kk = k.max(3);
+            let (tmin, tmax) = (
+                Bound::at(Slope::new((-4 - va).min(0), 6 * kk - 4 - ua)),
+                Bound::at(Slope::new(6 * kk + 4 - va, 6 * kk - 4 - ua)),
+            );
+            self.light.retain_mut(|iv| {
+                if iv.0.lt(tmin) {
+                    iv.0 = tmin;
+                }
+                if tmax.lt(iv.1) {
+                    iv.1 = tmax;
+                }
+                iv.0.le(iv.1)
+            });
             if self.light.is_empty() {
                 return;
             }
