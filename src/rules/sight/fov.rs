@@ -31,10 +31,12 @@
 //! and the corner casts the other 2198: a cell in a walled map is mostly seen corner to
 //! corner, which is why all five casts are needed.
 //!
-//! On **hex maps** ([`super::hexfov`]) only the first step has a counterpart: a cell whose
-//! *cube box* with the viewer holds no solid cell but the two ends is seen (the proof is
-//! there; its prefix sums are kept in the [`FovScratch`] while the map is unchanged); the exact
-//! rule decides every other cell. Maps with heights ask the exact rule cell by cell.
+//! On **hex maps** ([`super::hexfov`]) the first step has a counterpart: a cell whose *cube
+//! box* with the viewer holds no solid cell but the two ends is seen (the proof is there; its
+//! prefix sums are kept in the [`FovScratch`] while the map is unchanged). When those leave
+//! many cells, casts over the lines of hexes (one cube coordinate fixed) refute most of the
+//! cells out of sight, and the exact rule decides the rest; nothing there proves a cell seen
+//! but the boxes. Maps with heights ask the exact rule cell by cell.
 //!
 //! Every step is exact on its own, so the buffers ([`FovScratch`]) that a caller may keep from
 //! one field to the next change nothing but the allocations (and, on hex maps, the prefix
