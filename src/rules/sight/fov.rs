@@ -31,10 +31,12 @@
 //! and the corner casts the other 2198: a cell in a walled map is mostly seen corner to
 //! corner, which is why all five casts are needed.
 //!
-//! On **hex maps** ([`super::hexfov`]) only the first step has a counterpart: a cell whose
-//! *cube box* with the viewer holds no solid cell but the two ends is seen (the proof is
-//! there; its prefix sums are kept in the [`FovScratch`] while the map is unchanged); the exact
-//! rule decides every other cell. Maps with heights ask the exact rule cell by cell.
+//! On **hex maps** ([`super::hexfov`]) the first step has a counterpart: a cell whose *cube
+//! box* with the viewer holds no solid cell but the two ends is seen (the proof is there; its
+//! prefix sums are kept in the [`FovScratch`] while the map is unchanged). When those leave
+//! many cells, casts over the lines of hexes (one cube coordinate fixed) refute most of the
+//! cells out of sight, and the exact rule decides the rest; nothing there proves a cell seen
+//! but the boxes. Maps with heights ask the exact rule cell by cell.
 //!
 //! Every step is exact on its own, so the buffers ([`FovScratch`]) that a caller may keep from
 //! one field to the next change nothing but the allocations (and, on hex maps, the prefix
@@ -105,7 +107,7 @@
 //! map's edge (the axis from a corner, where the seam test sees them) or at its own end points
 //! (which never block).
 
-use super::hexfov::HexTables;
+use super::hexfov::{HexCasts, HexTables};
 use super::{SCALE, Sight, TerrainMap, line_of_sight};
 use crate::rules::grid::{Cell, CellMap};
 
@@ -122,6 +124,8 @@ pub struct FovScratch {
     /// The prefix sums of the hex fast path ([`super::hexfov`]), kept while the map is the
     /// same.
     pub(super) hex: HexTables,
+    /// The buffers of the hex casts ([`super::hexfov`]).
+    pub(super) hex_casts: HexCasts,
 }
 
 impl FovScratch {
@@ -166,9 +170,9 @@ pub(super) fn square_field(
 
 /// A slope `n/d` (`d ≥ 0`), or `+∞` as `1/0`; compared by cross-multiplication.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Slope {
-    n: i32,
-    d: i32,
+pub(super) struct Slope {
+    pub(super) n: i32,
+    pub(super) d: i32,
 }
 
 impl Slope {
@@ -176,7 +180,7 @@ impl Slope {
     const ONE: Slope = Slope { n: 1, d: 1 };
     const INF: Slope = Slope { n: 1, d: 0 };
 
-    fn new(n: i64, d: i64) -> Self {
+    pub(super) fn new(n: i64, d: i64) -> Self {
         // Slopes are of half-cell steps on a map at most `MAX_SIDE` across (see the callers).
         if d == 0 {
             Self::INF
@@ -199,17 +203,17 @@ impl Slope {
 /// half-open `[a, b)`. An interval `[lo, hi]` holds the slopes `x` with `lo ≤ at(x) ≤ hi`, and
 /// is empty exactly when `hi < lo`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Bound {
-    s: Slope,
+pub(super) struct Bound {
+    pub(super) s: Slope,
     e: i8,
 }
 
 impl Bound {
-    const fn at(s: Slope) -> Self {
+    pub(super) const fn at(s: Slope) -> Self {
         Self { s, e: 0 }
     }
 
-    const fn below(s: Slope) -> Self {
+    pub(super) const fn below(s: Slope) -> Self {
         Self { s, e: -1 }
     }
 
@@ -218,7 +222,7 @@ impl Bound {
     }
 
     #[inline(always)]
-    fn lt(self, o: Bound) -> bool {
+    pub(super) fn lt(self, o: Bound) -> bool {
         // The sign of `self.s − o.s`, by one cross-multiplication.
         let (a, b) = (self.s.wide(), o.s.wide());
         let c = a.0 * b.1 - b.0 * a.1;
@@ -226,28 +230,28 @@ impl Bound {
     }
 
     #[inline(always)]
-    fn le(self, o: Bound) -> bool {
+    pub(super) fn le(self, o: Bound) -> bool {
         !o.lt(self)
     }
 }
 
 /// A lit interval `[lo, hi]` of slopes (see [`Bound`]).
-type Lit = (Bound, Bound);
+pub(super) type Lit = (Bound, Bound);
 
 /// A shadow `(l, r)`: the slopes `x` with `l < at(x) < r`, so `l` is the last end kept below it
 /// and `r` the first kept above. The open shadow `(a, b)` is `(at(a), at(b))`, the closed
 /// `[a, b]` is `(below(a), above(b))`, the single slope `a` is `(below(a), above(a))`.
-type Shade = (Bound, Bound);
+pub(super) type Shade = (Bound, Bound);
 
 #[inline(always)]
-fn lit(iv: &Lit, x: Slope) -> bool {
+pub(super) fn lit(iv: &Lit, x: Slope) -> bool {
     let p = Bound::at(x);
     iv.0.le(p) && p.le(iv.1)
 }
 
 /// Adds a shadow to a list kept in rising order of `l`, merging it into the last one when the
 /// two overlap (no slope lies between them).
-fn push_shade(list: &mut Vec<Shade>, sh: Shade) {
+pub(super) fn push_shade(list: &mut Vec<Shade>, sh: Shade) {
     match list.last_mut() {
         Some(prev) if sh.0.lt(prev.1) => {
             if prev.1.lt(sh.1) {
@@ -267,7 +271,7 @@ fn push_point(list: &mut Vec<Shade>, x: Slope) {
 }
 
 /// `light` minus the shadows (in rising order of `l`), into `next` (cleared first).
-fn subtract(light: &[Lit], shades: &[Shade], next: &mut Vec<Lit>) {
+pub(super) fn subtract(light: &[Lit], shades: &[Shade], next: &mut Vec<Lit>) {
     next.clear();
     let mut s = 0;
     for &(a, b) in light {

@@ -1626,6 +1626,56 @@ proptest! {
 }
 
 proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// The hex line casts never drop a cell in sight: every cell at hex distance 3 or more
+    /// from the viewer that `line_of_sight` sees is marked, on random hex maps of every
+    /// density with slits and doors, before and after a door is toggled.
+    #[test]
+    fn hex_casts_mark_every_cell_in_sight(
+        map in arb_dense_hex_map(),
+        picks in proptest::collection::vec(any::<prop::sample::Index>(), 3),
+        k in any::<prop::sample::Index>(),
+    ) {
+        let g = *map.grid();
+        let mut toggled = map.clone();
+        toggled.toggle_door(g.cell_at(k.index(g.len())));
+        for m in [&map, &toggled] {
+            for pick in &picks {
+                let from = g.cell_at(pick.index(g.len()));
+                let marked = hexfov::hex_marked(m, from);
+                for c in g.cells() {
+                    let far = g.distance(from, c) >= 3;
+                    let i = g.index(c).expect("on the map");
+                    if far && line_of_sight(m, from, c) {
+                        prop_assert!(marked[i], "from {} to {} in sight, unmarked", from, c);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The hex casts refute the cells straight behind a wall and mark those round its ends.
+#[test]
+fn hex_casts_refute_cells_behind_a_wall() {
+    let grid = Grid::new(POINTY, 9, 9);
+    let from = Cell::new(4, 8);
+    // A wall across row 6, from column 1 to column 7.
+    let cells = grid
+        .cells()
+        .map(|c| u16::from(c.y == 6 && (1..=7).contains(&c.x)))
+        .collect();
+    let map = TerrainMap::new(grid, vec![kinds::floor(), kinds::wall()], cells).expect("map");
+    let marked = hexfov::hex_marked(&map, from);
+    let at = |c: Cell| marked[grid.index(c).expect("on the map")];
+    assert!(!at(Cell::new(4, 3)), "straight behind the wall");
+    assert!(!line_of_sight(&map, from, Cell::new(4, 3)));
+    assert!(at(Cell::new(0, 3)) || !line_of_sight(&map, from, Cell::new(0, 3)));
+    assert!(line_of_sight(&map, from, Cell::new(8, 5)) && at(Cell::new(8, 5)));
+}
+
+proptest! {
     #![proptest_config(ProptestConfig::with_cases(100))]
 
     /// One scratch kept over fields of maps of different sizes and kinds (squares and hexes,
