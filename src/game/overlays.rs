@@ -437,13 +437,15 @@ fn draw(
             .with_child(backing(art.pixel.clone(), &t, px))
             .id()
     };
+    // The threat's hatching lies over the reach's fill: under it, the stripes took the fill's
+    // tint, and a violet cell a foe threatens read as one pink.
     for c in &layers.threat {
         if let Some(p) = layout.cell_center(*c) {
             spawn(
                 &mut commands,
                 Overlay::Threat,
                 p,
-                1.0,
+                1.6,
                 (cell_sprite(Pattern::Threat, fogged.shade(*c, THREAT)),),
             );
         }

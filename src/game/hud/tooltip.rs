@@ -229,9 +229,11 @@ fn move_lines(s: &BattleState, unit: UnitId, cell: Cell, legal: &[Described]) ->
         d.info.cost.clone()
     };
     let verb = d.info.label.split(" to ").next().unwrap_or("Move");
+    // "full phase" says it already; "2 moves" does not.
+    let full = d.info.dear && !cost.contains("full");
     out.push(format!(
         "{verb} here: {cost}{}",
-        if d.info.dear { " (a full move)" } else { "" }
+        if full { " (a full move)" } else { "" }
     ));
     let Some(step) = d
         .info
@@ -246,8 +248,12 @@ fn move_lines(s: &BattleState, unit: UnitId, cell: Cell, legal: &[Described]) ->
         .filter(|&f| {
             s.are_enemies(unit, f)
                 && fog::drawn(s, f)
-                && s.unit(f)
-                    .is_some_and(|u| u.is_active() && s.grid().distance(u.cell, step.from) == 1)
+                && s.unit(f).is_some_and(|u| {
+                    u.is_active()
+                        && crate::rules::threat::melee_reaches(
+                            &s.terrain, u.cell, u.reach, step.from,
+                        )
+                })
         })
         .map(|f| match rulesets::odds(s, f, unit, false) {
             Some(o) => format!("{} ({:.0}% to hit)", s.unit_name(f), o.hit * 100.0),
