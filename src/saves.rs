@@ -332,6 +332,16 @@ pub fn resume(name: &str, file: SaveFile) -> Result<Resumed, String> {
 }
 
 /// Reads and resumes the save at `path`.
+/// Whether a battle resumed from `file` (read from `dir`) must take a new id, so that its
+/// autosaves start a slot of their own: it is not the battle's autosave, and that autosave
+/// holds more commands than it does. Loading an older quick save from the Load list then
+/// plays on beside the newer progress instead of writing over it at the next round.
+pub fn forks(dir: &Path, file: &SaveFile) -> bool {
+    file.slot != Slot::Auto
+        && read(&slot_path(dir, &file.battle, Slot::Auto))
+            .is_ok_and(|auto| auto.replay.commands.len() > file.replay.commands.len())
+}
+
 pub fn load(path: &Path) -> Result<Resumed, String> {
     let file = read(path)?;
     resume(&path.display().to_string(), file)

@@ -320,3 +320,28 @@ fn a_save_with_items_resumes_to_the_same_battle() {
     assert_eq!(r.state.units[1].items, b.units[1].items);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A quick save older than its battle's autosave forks: loaded, it would otherwise autosave
+/// over the newer progress (a play-test lost a round that way). A quick save as new as the
+/// autosave, or the autosave itself, keeps the battle's id.
+#[test]
+fn an_older_quick_save_forks_from_a_newer_autosave() {
+    let (lvl, b, commands) = played("sides_village_brawl.ron", 30);
+    let (_, early, early_commands) = played("sides_village_brawl.ron", 10);
+    let dir = scratch("forks");
+    let write = |state: &BattleState, commands: &[Command], slot: Slot| {
+        let mut s = saving(&lvl, state, commands, &CONTROLS);
+        s.slot = slot;
+        s.write(&dir).expect("written")
+    };
+    let quick = write(&early, &early_commands, Slot::Quick);
+    // No autosave yet: nothing to write over.
+    assert!(!forks(&dir, &read(&quick).expect("reads")));
+    let auto = write(&b, &commands, Slot::Auto);
+    assert!(forks(&dir, &read(&quick).expect("reads")));
+    assert!(!forks(&dir, &read(&auto).expect("reads")));
+    // A quick save as far on as the autosave does not fork.
+    let quick = write(&b, &commands, Slot::Quick);
+    assert!(!forks(&dir, &read(&quick).expect("reads")));
+    let _ = std::fs::remove_dir_all(&dir);
+}

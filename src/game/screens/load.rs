@@ -207,7 +207,14 @@ fn load_actions(
             UiAction::LoadSave(i) => {
                 let Some(path) = list.0.get(*i) else { continue };
                 match saves::load(path) {
-                    Ok(battle) => {
+                    Ok(mut battle) => {
+                        // An older quick save than its battle's autosave plays on in a slot
+                        // of its own, beside the newer progress, not over it.
+                        if crate::saves::read(path)
+                            .is_ok_and(|f| crate::saves::forks(&saves::save_dir(), &f))
+                        {
+                            battle.id = crate::saves::new_battle_id(battle.setup.level.name());
+                        }
                         status.message.clear();
                         start_battle(&mut commands, battle);
                     }
