@@ -620,7 +620,7 @@ fn battle_actions(
                     toasts.write(Toast::say("Move undone".into()));
                 } else {
                     toasts.write(Toast::say(
-                        "Nothing to undo: only moves with no die rolled since can be taken back"
+                        "Nothing to undo: only the acting unit's moves, with no die rolled since, can be taken back"
                             .into(),
                     ));
                 }

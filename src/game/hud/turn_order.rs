@@ -101,11 +101,14 @@ fn turn_order(
             if clock.order.is_empty() {
                 p.spawn(ui::text("(the ruleset lists no order now)", 13.0, ui::DIM));
             }
+            // A finished battle has no one acting: no unit stays marked as the current one.
+            let over = state.outcome.is_some();
             for e in &clock.order {
                 let Some(u) = state.unit(e.unit) else {
                     continue;
                 };
-                let colour = if e.current {
+                let current = e.current && !over;
+                let colour = if current {
                     ui::TEXT
                 } else if e.done || !u.is_active() {
                     ui::DIM
@@ -125,11 +128,7 @@ fn turn_order(
                         border_radius: BorderRadius::all(px(3)),
                         ..default()
                     },
-                    BackgroundColor(if e.current {
-                        ui::BUTTON_ON
-                    } else {
-                        Color::NONE
-                    }),
+                    BackgroundColor(if current { ui::BUTTON_ON } else { Color::NONE }),
                 ))
                 .with_children(|r| {
                     r.spawn((
@@ -145,7 +144,7 @@ fn turn_order(
                             settings.colour_blind,
                         )),
                     ));
-                    let mark = if e.current { "> " } else { "" };
+                    let mark = if current { "> " } else { "" };
                     // Fog of war: a foe out of the viewer's sight.
                     // What it is doing now (its label) is not known then.
                     let (label, unseen) = match &state.fog {
