@@ -62,6 +62,9 @@
 //!   corner, a *seam* along the axis, which is a grid line, beside column `i`). Cells of the
 //!   pinch or the seam are in columns `i − 1` and `i` only, so they are never the end cell of
 //!   a segment to a cell further on; the viewer's own cell counts as clear throughout.
+//! - An interval whose lowest slope passes above the top of the octant's last row on the map
+//!   at column `i` does so at every later column (the row's top slope `v1/u0` only falls):
+//!   no cell on the map is ever visited on it again, so it is dropped.
 //! - Two lights run side by side: the **permissive** one, where slits cast no shadow, and the
 //!   **clear** one, where slits are walls. On a map without slits they are one.
 //!
@@ -71,7 +74,11 @@
 //! `k` is visited (its slope interval holds that slope), so looking, at each visited solid
 //! cell, at the two cells diagonally behind its near corners finds every lit pinch; the
 //! slopes found are taken out of the light after the column (taking out a slope that is not
-//! lit changes nothing). Two pair cells escape the visit: one off the map past the octant's
+//! lit changes nothing). On a map without slits every solid cell is Opaque and casts its
+//! shadow, so only one near corner needs the look: the slope `v0/u` of the lower one lies
+//! inside the cell's open shadow (or is 0, the axis, below), and that of the upper one,
+//! `v1/u`, is the shadow's upper end, which a pinch there closes. The pinches then ride in
+//! the shadows, and a column costs one subtraction. Two pair cells escape the visit: one off the map past the octant's
 //! last row (then `V`, and every point past it on its slope, lies beyond the map's last row,
 //! so no target is on that slope), and from a corner one in row −1, below the axis: the axis
 //! is tested on its own, with its seam, after every column.
@@ -551,14 +558,20 @@ impl<'a> Candidates<'a> {
                 continue;
             }
             let (di, dj) = if steep { (sy * pw, sx) } else { (sx, sy * pw) };
-            self.octant(Octant {
+            let o = Octant {
                 h,
                 origin: (by + 1) * pw + bx + 1,
                 di,
                 dj,
                 cols,
                 rows,
-            });
+            };
+            // The loop made twice: without slits it keeps one light and is leaner.
+            if self.slits {
+                self.octant::<true>(o);
+            } else {
+                self.octant::<false>(o);
+            }
         }
     }
 
@@ -569,7 +582,7 @@ impl<'a> Candidates<'a> {
         self.cells[at] != Sight::Clear
     }
 
-    fn octant(&mut self, o: Octant) {
+    fn octant<const SLITS: bool>(&mut self, o: Octant) {
         let (h, cols, rows) = (o.h, o.cols, o.rows);
         let whole = (Bound::at(Slope::ZERO), Bound::at(Slope::ONE));
         self.light.clear();
@@ -588,6 +601,7 @@ impl<'a> Candidates<'a> {
             let u = 2 * i - h;
             let column = o.origin + i * o.di;
             let mut last = -1i64;
+            let mut cut = self.light.len();
             for k in 0..self.light.len() {
                 let (a, b) = (self.light[k].0.s.wide(), self.light[k].1.s.wide());
                 // Rows whose slope interval [max(v0,0)/u1, v1/u0] meets [a, b], with
@@ -604,13 +618,19 @@ impl<'a> Candidates<'a> {
                         (num + 2 * a.1 - 1) / (2 * a.1)
                     }
                 };
+                if lo >= rows {
+                    // No row of this column or any further one reaches slope `a`: this
+                    // interval and the ones above it never meet the map again.
+                    cut = k;
+                    break;
+                }
                 // v0 ≤ b·u1  ⇔  2j ≤ b·u1 + h (row 0 always qualifies).
                 let hi = ((b.0 * u1 + h * b.1) / (2 * b.1)).min(rows - 1);
                 for j in lo.max(last + 1)..=hi {
                     let at = column + j * o.dj;
                     let idx = at as usize;
                     if !self.sure[idx] {
-                        if self.slits {
+                        if SLITS {
                             if !self.marked[idx] && self.sample_lit(k, i, j, h) {
                                 self.marked[idx] = true;
                                 self.pending.push(idx);
@@ -633,7 +653,22 @@ impl<'a> Candidates<'a> {
                         }
                     }
                     let s = self.cells[idx];
-                    if s != Sight::Clear {
+                    if s != Sight::Clear && !SLITS {
+                        // Opaque: its open shadow, closed at the top if a pinch at its upper
+                        // near corner blocks that slope too. The pinch at its lower near
+                        // corner needs nothing: its slope `v0/u` lies inside the shadow, or
+                        // is 0 and then `axis_point` finds it.
+                        let v0 = 2 * j - h;
+                        let v1 = v0 + 2;
+                        let (lo_s, hi_s) = (Slope::new(v0, u1), Slope::new(v1, u0));
+                        let pinch = u > 0 && v1 <= u && self.solid(o.at(i - 1, j + 1));
+                        let r = if pinch {
+                            Bound::above(hi_s)
+                        } else {
+                            Bound::at(hi_s)
+                        };
+                        push_shade(&mut self.shadows, (Bound::at(lo_s), r));
+                    } else if s != Sight::Clear {
                         let v0 = 2 * j - h;
                         let v1 = v0 + 2;
                         let (lo_s, hi_s) = (Slope::new(v0, u1), Slope::new(v1, u0));
@@ -642,7 +677,7 @@ impl<'a> Candidates<'a> {
                         if s == Sight::Opaque {
                             push_shade(&mut self.shadows, open);
                         }
-                        if self.slits {
+                        if SLITS {
                             push_shade(&mut self.clear_shadows, open);
                         }
                         // Pinches at this cell's near corners, with the cell diagonally
@@ -659,6 +694,19 @@ impl<'a> Candidates<'a> {
                 }
                 last = last.max(hi);
             }
+            self.light.truncate(cut);
+            if !SLITS {
+                // One subtraction: the pinches are in the shadows already, the axis goes
+                // first.
+                let mut shadows = std::mem::take(&mut self.shadows);
+                self.axis_point(&o, i, &mut shadows);
+                if !shadows.is_empty() {
+                    subtract(&self.light, &shadows, &mut self.next);
+                    std::mem::swap(&mut self.light, &mut self.next);
+                }
+                self.shadows = shadows;
+                continue;
+            }
             if !self.shadows.is_empty() {
                 subtract(&self.light, &self.shadows, &mut self.next);
                 std::mem::swap(&mut self.light, &mut self.next);
@@ -668,7 +716,7 @@ impl<'a> Candidates<'a> {
             let mut light = std::mem::take(&mut self.light);
             self.block_points(&points, &mut light);
             self.light = light;
-            if self.slits {
+            if SLITS {
                 if !self.clear_shadows.is_empty() {
                     subtract(&self.clear, &self.clear_shadows, &mut self.next);
                     std::mem::swap(&mut self.clear, &mut self.next);
@@ -683,8 +731,10 @@ impl<'a> Candidates<'a> {
 
     /// The single slopes that rules 3 and 4 block for every cell past column `i`, into
     /// `points` (rising; the pinches of the column's solid cells are there already, see
-    /// [`Candidates::octant`]): from a corner, the axis if it runs along a seam beside the
-    /// column or through a pinch whose cell in column `i` is in row −1.
+    /// [`Candidates::octant`], as single slopes or, without slits, in the shadows): from a
+    /// corner, the axis if it runs along a seam beside the column or through a pinch at the
+    /// column's near edge (either diagonal pair).
+    #[inline(always)]
     fn axis_point(&self, o: &Octant, i: i64, points: &mut Vec<Shade>) {
         if o.h != 0 {
             return;
@@ -693,7 +743,9 @@ impl<'a> Candidates<'a> {
         let seam = c(i, 0) && c(i, -1);
         let pinch = i > 0 && ((c(i - 1, -1) && c(i, 0)) || (c(i, -1) && c(i - 1, 0)));
         let zero = (Bound::below(Slope::ZERO), Bound::above(Slope::ZERO));
-        if (seam || pinch) && points.first().is_none_or(|p| p.0.s.n != 0) {
+        // Unless the first shadow takes out slope 0 already.
+        let z = Bound::at(Slope::ZERO);
+        if (seam || pinch) && points.first().is_none_or(|p| !(p.0.lt(z) && z.lt(p.1))) {
             points.insert(0, zero);
         }
     }
