@@ -1340,3 +1340,276 @@ fn resizing_moves_items_on_cells_with_the_map() {
     assert_eq!(f.map[2], "..#..");
     assert!(level::validate("x.ron", doc.text()).is_empty());
 }
+
+/// A level that names cells everywhere it can: units, an item, a victory cell, a task, an
+/// event's listed cells and another's rectangle, reinforcements and a new objective.
+const NAMED: &str = r#"// Cells everywhere.
+(
+    name: "Named", ruleset: "alternating", topology: Square(diagonals: OneTwo), size: (5, 3),
+    map: [
+        ".....",
+        ".L.D.",
+        ".....",
+    ],
+    sides: [(name: "A", controller: Human), (name: "B", controller: Ai)],
+    units: [
+        (name: "a", side: "A", cell: (0, 0), template: "duelist"),
+        (name: "b", side: "B", cell: (4, 2), template: "duelist"),
+    ],
+    // A reaches the north-east corner, or is the last side standing.
+    victory: [ReachCell(side: "A", cell: (4, 0)), LastSideStanding],
+    tasks: [(name: "the lock", cell: (1, 1))],
+    events: [
+        (when: Enters(side: "A", area: Cells([(2, 1), (2, 2)])), then: [
+            Reinforcements([
+                (name: "c", side: "B", cell: (4, 1), template: "duelist"), // from the east
+            ]),
+        ]),
+        (when: Enters(side: "B", area: Rect(from: (0, 1), to: (4, 2))), then: [
+            Objectives(side: "B", victory: [ReachCell(side: "B", cell: (0, 2))]),
+        ]),
+    ],
+    items: [
+        (item: "sword", cell: (2, 0)),
+    ],
+)
+"#;
+
+/// Every cell a level names, with what stands there: the validator's view of the ground
+/// under each.
+fn named_ground(text: &str) -> Vec<((i32, i32), char)> {
+    use crate::rules::level::events::{Area, Effect, When};
+    let f = file(text);
+    let glyph = |(x, y): (i32, i32)| {
+        let row = f
+            .map
+            .get(usize::try_from(y).expect("on the map"))
+            .expect("a row");
+        let glyph = row.chars().nth(usize::try_from(x).expect("on the map"));
+        ((x, y), glyph.expect("a cell"))
+    };
+    let mut cells: Vec<(i32, i32)> = f.units.iter().map(|u| u.cell).collect();
+    cells.extend(f.items.iter().map(|p| p.cell));
+    cells.extend(f.tasks.iter().map(|t| t.cell));
+    let goal = |v: &Victory| match v {
+        Victory::ReachCell { cell, .. } => Some(*cell),
+        _ => None,
+    };
+    cells.extend(f.victory.iter().filter_map(goal));
+    for ev in &f.events {
+        match &ev.when {
+            When::Enters {
+                area: Area::Cells(cs),
+                ..
+            } => cells.extend(cs),
+            When::Enters {
+                area: Area::Rect { from, to },
+                ..
+            } => cells.extend([*from, *to]),
+            _ => {}
+        }
+        for effect in &ev.then {
+            match effect {
+                Effect::Reinforcements(us) => cells.extend(us.iter().map(|u| u.cell)),
+                Effect::Objectives { victory, .. } => cells.extend(victory.iter().filter_map(goal)),
+                Effect::Message(_) => {}
+            }
+        }
+    }
+    cells.into_iter().map(glyph).collect()
+}
+
+/// A resize with an offset moves every cell the level names with the map, each a change of
+/// its `(x, y)` only; the level still validates, and undo gives the text back.
+#[test]
+fn resizing_moves_every_named_cell_with_the_map() {
+    assert!(
+        level::validate("n.ron", NAMED).is_empty(),
+        "{:?}",
+        level::validate("n.ron", NAMED)
+    );
+    let mut doc = LevelDoc::new(NAMED);
+    doc.apply(&Edit::Resize {
+        size: (7, 4),
+        offset: (2, 1),
+        fill: ',',
+    })
+    .expect("resizes");
+    let text = doc.text().to_string();
+    assert!(
+        level::validate("n.ron", &text).is_empty(),
+        "{:?}",
+        level::validate("n.ron", &text)
+    );
+    let moved: Vec<_> = named_ground(NAMED)
+        .into_iter()
+        .map(|((x, y), g)| ((x + 2, y + 1), g))
+        .collect();
+    assert_eq!(named_ground(&text), moved, "{text}");
+    // The map's rows are rewritten (as every resize does); after them, each line that
+    // changes is one of these, and only its cell changes.
+    let f = file(&text);
+    assert_eq!(f.map[2], ",,.L.D.");
+    let changes = [
+        ("size: (5, 3)", "size: (7, 4)"),
+        ("cell: (0, 0), template", "cell: (2, 1), template"),
+        ("cell: (4, 2), template", "cell: (6, 3), template"),
+        ("cell: (4, 0))", "cell: (6, 1))"),
+        ("cell: (1, 1))", "cell: (3, 2))"),
+        ("Cells([(2, 1), (2, 2)])", "Cells([(4, 2), (4, 3)])"),
+        ("cell: (4, 1), template", "cell: (6, 2), template"),
+        (
+            "Rect(from: (0, 1), to: (4, 2))",
+            "Rect(from: (2, 2), to: (6, 3))",
+        ),
+        ("cell: (0, 2))]", "cell: (2, 3))]"),
+        ("cell: (2, 0))", "cell: (4, 1))"),
+    ];
+    let after_map = |t: &str| -> Vec<String> {
+        let rows_end = t
+            .find(
+                "    ],
+    sides",
+            )
+            .expect("the map's end");
+        t[rows_end..].lines().map(str::to_string).collect()
+    };
+    let header = |t: &str| -> Vec<String> {
+        t.lines()
+            .take_while(|l| !l.contains("map: ["))
+            .map(str::to_string)
+            .collect()
+    };
+    let mut seen = 0;
+    for (a, b) in header(NAMED)
+        .into_iter()
+        .zip(header(&text))
+        .chain(after_map(NAMED).into_iter().zip(after_map(&text)))
+    {
+        if a != b {
+            assert!(
+                changes
+                    .iter()
+                    .any(|(old, new)| a.contains(old) && b == a.replace(old, new)),
+                "{a:?} became {b:?}"
+            );
+            seen += 1;
+        }
+    }
+    assert_eq!(seen, changes.len(), "{text}");
+    assert!(doc.undo());
+    assert_eq!(doc.text(), NAMED);
+    assert!(doc.redo());
+    assert_eq!(doc.text(), text);
+}
+
+/// A resize that would leave a named cell off the new map is refused, naming each, and
+/// changes nothing.
+#[test]
+fn a_resize_that_would_drop_a_named_cell_is_refused() {
+    let cases: [((u32, u32), (i32, i32), &[&str]); 5] = [
+        // The east column goes.
+        (
+            (4, 3),
+            (0, 0),
+            &[
+                "unit 'b' at (4, 2)",
+                "victory condition 0's goal at (4, 0)",
+                "reinforcement 'c' at (4, 1)",
+            ],
+        ),
+        // The west column goes.
+        (
+            (4, 3),
+            (-1, 0),
+            &["unit 'a' at (0, 0)", "event 1's new goal for 'B' at (0, 2)"],
+        ),
+        // The two west columns go.
+        ((3, 3), (-2, 0), &["task 'the lock' at (1, 1)"]),
+        // The bottom row goes.
+        ((5, 2), (0, 0), &["a cell of event 0's area at (2, 2)"]),
+        // All but the top row goes.
+        ((5, 1), (0, 0), &["event 1's area from (0, 1) to (4, 2)"]),
+    ];
+    for (size, offset, named) in cases {
+        let mut doc = LevelDoc::new(NAMED);
+        let e = doc
+            .apply(&Edit::Resize {
+                size,
+                offset,
+                fill: '.',
+            })
+            .expect_err("refused");
+        for n in named {
+            assert!(e.contains(n), "{size:?} {offset:?}: {n} in {e}");
+        }
+        assert!(e.contains("move or remove them first"), "{e}");
+        assert_eq!(doc.text(), NAMED);
+        assert!(!doc.undo(), "nothing to undo");
+    }
+    // The item on the top row.
+    let e = LevelDoc::new(NAMED)
+        .apply(&Edit::Resize {
+            size: (5, 2),
+            offset: (0, -1),
+            fill: '.',
+        })
+        .expect_err("refused");
+    assert!(e.contains("item 'sword' at (2, 0)"), "{e}");
+    // A unit alone: "it".
+    let e = LevelDoc::new(SMALL)
+        .apply(&Edit::Resize {
+            size: (3, 2),
+            offset: (0, 0),
+            fill: '.',
+        })
+        .expect_err("refused");
+    assert!(
+        e.ends_with("would leave off the map unit 'b' at (3, 1); move or remove it first"),
+        "{e}"
+    );
+}
+
+/// An event's rectangle loses the cells the map loses, and keeps the rest: its corners stay
+/// on the map.
+#[test]
+fn a_resize_clips_an_events_rectangle_to_the_map() {
+    let text = r#"(
+    name: "Rect", ruleset: "sides", topology: Square(diagonals: One), size: (5, 3),
+    map: [".....", ".....", "....."],
+    sides: [(name: "A", controller: Human), (name: "B", controller: Ai)],
+    units: [
+        (name: "a", side: "A", cell: (1, 0), template: "warrior"),
+        (name: "b", side: "B", cell: (2, 0), template: "warrior"),
+    ],
+    events: [
+        (when: Enters(side: "A", area: Rect(from: (4, 2), to: (0, 1))), then: [Message("In.")]),
+    ],
+)"#;
+    let mut doc = LevelDoc::new(text);
+    doc.apply(&Edit::Resize {
+        size: (4, 2),
+        offset: (0, 0),
+        fill: '.',
+    })
+    .expect("resizes");
+    assert!(
+        doc.text()
+            .contains("area: Rect(from: (3, 1), to: (0, 1))), then: [Message(\"In.\")]),"),
+        "{}",
+        doc.text()
+    );
+    assert!(level::validate("r.ron", doc.text()).is_empty());
+    doc.apply(&Edit::Resize {
+        size: (3, 2),
+        offset: (-1, 0),
+        fill: '.',
+    })
+    .expect("resizes");
+    assert!(
+        doc.text().contains("Rect(from: (2, 1), to: (0, 1))"),
+        "{}",
+        doc.text()
+    );
+    assert!(level::validate("r.ron", doc.text()).is_empty());
+}
