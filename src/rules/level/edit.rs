@@ -111,7 +111,8 @@ pub enum Edit {
     /// `items`, added if it had none, removed when the list is empty.
     SetItems { unit: String, items: Vec<String> },
     /// Leaves an item on a cell: a line at the end of the level's `items` (the field is added
-    /// after `units` if the level has none).
+    /// after `units` if the level has none). Refused where the validator would reject it: off
+    /// the map, on a wall or a door, a heavy object where a unit stands.
     AddItem { item: String, cell: (i32, i32) },
     /// Takes away the last item the level's `items` lists on `cell` (with the last item, the
     /// field).
@@ -342,6 +343,21 @@ fn edited(text: &str, edit: &Edit) -> Result<String, String> {
                 ));
             }
             check_items(&file, [item], false)?;
+            // Where the validator would not have it: a wall, a door, a heavy object where a
+            // unit stands.
+            if let Some(data) = crate::rules::ruleset_data::builtin(file.ruleset) {
+                let glyph = file
+                    .map
+                    .get(y as usize)
+                    .and_then(|r| r.chars().nth(x as usize));
+                let legend = super::merged_legend(&file.legend);
+                let terrain = legend.iter().find(|(g, _)| Some(*g) == glyph).map(|e| &e.1);
+                if let Some(why) =
+                    super::items::placement_problem(&file, data, item, *cell, terrain, true)
+                {
+                    return Err(why);
+                }
+            }
             if file.items.len() >= super::MAX_ITEMS {
                 return Err(format!(
                     "a level leaves at most {} items on its cells",

@@ -1613,3 +1613,58 @@ fn a_resize_clips_an_events_rectangle_to_the_map() {
     );
     assert!(level::validate("r.ron", doc.text()).is_empty());
 }
+
+/// An item is refused where the validator would reject it: a wall, a door, a heavy object
+/// where a unit stands. Nothing changes, and the level stays valid.
+#[test]
+fn an_item_is_refused_where_the_validator_would_reject_it() {
+    let text = r#"(
+    name: "Crates", ruleset: "phases", topology: Hex(orientation: Pointy), size: (6, 1),
+    map: [".#D.L."],
+    sides: [(name: "A", controller: Human), (name: "B", controller: Ai)],
+    units: [
+        (name: "a", side: "A", cell: (0, 0), template: "swordsman"),
+        (name: "b", side: "B", cell: (3, 0), template: "swordsman"),
+    ],
+)"#;
+    assert!(
+        level::validate("c.ron", text).is_empty(),
+        "{:?}",
+        level::validate("c.ron", text)
+    );
+    let mut doc = LevelDoc::new(text);
+    let add = |item: &str, cell| Edit::AddItem {
+        item: item.into(),
+        cell,
+    };
+    for (item, cell, why) in [
+        (
+            "sword",
+            (1, 0),
+            "item 'sword' would lie at (1, 0), on wall; items lie on open ground",
+        ),
+        (
+            "crate",
+            (2, 0),
+            "item 'crate' would lie at (2, 0), on door (shut); items lie on open ground",
+        ),
+        (
+            "sword",
+            (4, 0),
+            "item 'sword' would lie at (4, 0), on door (locked); items lie on open ground",
+        ),
+        (
+            "crate",
+            (3, 0),
+            "the heavy 'crate' at (3, 0) would be where unit 'b' stands; no one stands on a heavy object",
+        ),
+    ] {
+        let e = doc.apply(&add(item, cell)).expect_err("refused");
+        assert_eq!(e, why);
+        assert_eq!(doc.text(), text);
+    }
+    // A sword where a unit stands is fine (it picks it up), and so is a crate on open ground.
+    doc.apply(&add("sword", (3, 0))).expect("adds");
+    doc.apply(&add("crate", (5, 0))).expect("adds");
+    assert!(level::validate("c.ron", doc.text()).is_empty());
+}
