@@ -1507,7 +1507,9 @@ fn resizing_moves_every_named_cell_with_the_map() {
 /// changes nothing.
 #[test]
 fn a_resize_that_would_drop_a_named_cell_is_refused() {
-    let cases: [((u32, u32), (i32, i32), &[&str]); 5] = [
+    // The size, the offset, and what the refusal names.
+    type Case = ((u32, u32), (i32, i32), &'static [&'static str]);
+    let cases: [Case; 5] = [
         // The east column goes.
         (
             (4, 3),
