@@ -22,35 +22,45 @@ fn named_cells(file: &LevelFile) -> Vec<Named> {
     let mut out = Vec::new();
     let mut add =
         |what: String, cell: (i32, i32), path: Vec<Seg>| out.push(Named { what, cell, path });
-    for (i, u) in file.units.iter().enumerate() {
-        add(
-            format!("unit '{}'", u.name),
-            u.cell,
-            vec![F("units"), I(i), F("cell")],
-        );
-    }
-    for (i, p) in file.items.iter().enumerate() {
-        add(
-            format!("item '{}'", p.item),
-            p.cell,
-            vec![F("items"), I(i), F("cell")],
-        );
-    }
-    for (i, v) in file.victory.iter().enumerate() {
-        if let Victory::ReachCell { cell, .. } = v {
-            add(
-                format!("victory condition {i}'s goal"),
-                *cell,
-                vec![F("victory"), I(i), F("cell")],
-            );
+    let goal = |v: &Victory| match v {
+        Victory::ReachCell { cell, .. } => Some(*cell),
+        _ => None,
+    };
+    // The lists whose entries have a `cell` (a victory condition: if it is a cell to reach),
+    // each entry's in words.
+    type Cells = Vec<Option<(String, (i32, i32))>>;
+    let lists: [(&'static str, Cells); 4] = [
+        (
+            "units",
+            (file.units.iter())
+                .map(|u| Some((format!("unit '{}'", u.name), u.cell)))
+                .collect(),
+        ),
+        (
+            "items",
+            (file.items.iter())
+                .map(|p| Some((format!("item '{}'", p.item), p.cell)))
+                .collect(),
+        ),
+        (
+            "victory",
+            (file.victory.iter().enumerate())
+                .map(|(i, v)| goal(v).map(|c| (format!("victory condition {i}'s goal"), c)))
+                .collect(),
+        ),
+        (
+            "tasks",
+            (file.tasks.iter())
+                .map(|t| Some((format!("task '{}'", t.name), t.cell)))
+                .collect(),
+        ),
+    ];
+    for (field, entries) in lists {
+        for (i, entry) in entries.into_iter().enumerate() {
+            if let Some((what, cell)) = entry {
+                add(what, cell, vec![F(field), I(i), F("cell")]);
+            }
         }
-    }
-    for (i, t) in file.tasks.iter().enumerate() {
-        add(
-            format!("task '{}'", t.name),
-            t.cell,
-            vec![F("tasks"), I(i), F("cell")],
-        );
     }
     for (e, ev) in file.events.iter().enumerate() {
         if let When::Enters {
@@ -80,11 +90,11 @@ fn named_cells(file: &LevelFile) -> Vec<Named> {
                     }
                 }
                 Effect::Objectives { side, victory } => {
-                    for (v, cond) in victory.iter().enumerate() {
-                        if let Victory::ReachCell { cell, .. } = cond {
+                    for (v, cell) in victory.iter().map(goal).enumerate() {
+                        if let Some(cell) = cell {
                             add(
                                 format!("event {e}'s new goal for '{side}'"),
-                                *cell,
+                                cell,
                                 at(&[F("victory"), I(v), F("cell")]),
                             );
                         }

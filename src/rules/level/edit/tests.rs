@@ -1320,6 +1320,15 @@ fn items_are_left_on_cells_and_taken_away_a_line_at_a_time() {
     assert_eq!(file(doc.text()).items.len(), 3);
 }
 
+/// Resizes with floor in the new cells.
+fn resize(size: (u32, u32), offset: (i32, i32)) -> Edit {
+    Edit::Resize {
+        size,
+        offset,
+        fill: '.',
+    }
+}
+
 /// A resize with an offset moves the items on cells with the map.
 #[test]
 fn resizing_moves_items_on_cells_with_the_map() {
@@ -1329,12 +1338,7 @@ fn resizing_moves_items_on_cells_with_the_map() {
         cell: (2, 1),
     })
     .expect("adds");
-    doc.apply(&Edit::Resize {
-        size: (5, 3),
-        offset: (1, 1),
-        fill: '.',
-    })
-    .expect("resizes");
+    doc.apply(&resize((5, 3), (1, 1))).expect("resizes");
     let f = file(doc.text());
     assert_eq!(f.items[0].cell, (3, 2));
     assert_eq!(f.map[2], "..#..");
@@ -1535,13 +1539,7 @@ fn a_resize_that_would_drop_a_named_cell_is_refused() {
     ];
     for (size, offset, named) in cases {
         let mut doc = LevelDoc::new(NAMED);
-        let e = doc
-            .apply(&Edit::Resize {
-                size,
-                offset,
-                fill: '.',
-            })
-            .expect_err("refused");
+        let e = doc.apply(&resize(size, offset)).expect_err("refused");
         for n in named {
             assert!(e.contains(n), "{size:?} {offset:?}: {n} in {e}");
         }
@@ -1551,20 +1549,12 @@ fn a_resize_that_would_drop_a_named_cell_is_refused() {
     }
     // The item on the top row.
     let e = LevelDoc::new(NAMED)
-        .apply(&Edit::Resize {
-            size: (5, 2),
-            offset: (0, -1),
-            fill: '.',
-        })
+        .apply(&resize((5, 2), (0, -1)))
         .expect_err("refused");
     assert!(e.contains("item 'sword' at (2, 0)"), "{e}");
     // A unit alone: "it".
     let e = LevelDoc::new(SMALL)
-        .apply(&Edit::Resize {
-            size: (3, 2),
-            offset: (0, 0),
-            fill: '.',
-        })
+        .apply(&resize((3, 2), (0, 0)))
         .expect_err("refused");
     assert!(
         e.ends_with("would leave off the map unit 'b' at (3, 1); move or remove it first"),
@@ -1576,40 +1566,41 @@ fn a_resize_that_would_drop_a_named_cell_is_refused() {
 /// on the map.
 #[test]
 fn a_resize_clips_an_events_rectangle_to_the_map() {
-    let text = r#"(
-    name: "Rect", ruleset: "sides", topology: Square(diagonals: One), size: (5, 3),
-    map: [".....", ".....", "....."],
-    sides: [(name: "A", controller: Human), (name: "B", controller: Ai)],
-    units: [
-        (name: "a", side: "A", cell: (1, 0), template: "warrior"),
-        (name: "b", side: "B", cell: (2, 0), template: "warrior"),
-    ],
-    events: [
-        (when: Enters(side: "A", area: Rect(from: (4, 2), to: (0, 1))), then: [Message("In.")]),
-    ],
-)"#;
-    let mut doc = LevelDoc::new(text);
-    doc.apply(&Edit::Resize {
-        size: (4, 2),
-        offset: (0, 0),
-        fill: '.',
-    })
-    .expect("resizes");
+    use crate::rules::level::events::{Area, Effect, LevelEvent, When};
+    let mut doc = LevelDoc::new(SMALL);
+    // The whole map, written corner to corner from the bottom right; the units out of the
+    // way of the columns the resizes take.
+    doc.apply(&Edit::AddEvent(LevelEvent {
+        when: When::Enters {
+            side: "A".into(),
+            area: Area::Rect {
+                from: (3, 1),
+                to: (0, 0),
+            },
+        },
+        then: vec![Effect::Message("In.".into())],
+    }))
+    .expect("adds");
+    for (unit, to) in [("a", (1, 0)), ("b", (2, 0))] {
+        doc.apply(&Edit::MoveUnit {
+            unit: unit.into(),
+            to,
+        })
+        .expect("moves");
+    }
+    // The east column goes: the corner on it comes in.
+    doc.apply(&resize((3, 2), (0, 0))).expect("resizes");
     assert!(
         doc.text()
-            .contains("area: Rect(from: (3, 1), to: (0, 1))), then: [Message(\"In.\")]),"),
+            .contains("area: Rect(from: (2, 1), to: (0, 0))), then: ["),
         "{}",
         doc.text()
     );
     assert!(level::validate("r.ron", doc.text()).is_empty());
-    doc.apply(&Edit::Resize {
-        size: (3, 2),
-        offset: (-1, 0),
-        fill: '.',
-    })
-    .expect("resizes");
+    // The west column goes: both corners move west, and the one off the map comes back on.
+    doc.apply(&resize((2, 2), (-1, 0))).expect("resizes");
     assert!(
-        doc.text().contains("Rect(from: (2, 1), to: (0, 1))"),
+        doc.text().contains("Rect(from: (1, 1), to: (0, 0))"),
         "{}",
         doc.text()
     );
