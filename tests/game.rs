@@ -4816,6 +4816,20 @@ fn the_editor_leaves_items_on_cells_and_gives_them_to_units() {
     );
     press_cell(&mut app, (5, 5));
     assert_eq!(placed(&app).len(), 5);
+    // A wall: refused, the message line says why, and nothing changes.
+    let wall = (0..file.size.1 as i32)
+        .flat_map(|y| (0..file.size.0 as i32).map(move |x| (x, y)))
+        .find(|&(x, y)| file.map[y as usize].chars().nth(x as usize) == Some('#'))
+        .expect("a wall");
+    let before = editor_text(&app);
+    press_cell(&mut app, wall);
+    assert_eq!(editor_text(&app), before);
+    let why = format!(
+        "item 'dagger' would lie at ({}, {}), on wall; items lie on open ground",
+        wall.0, wall.1
+    );
+    assert_eq!(app.world().resource::<Editor>().message, why);
+    assert!(texts(&mut app).iter().any(|t| t.contains(&why)));
     // I again: the brush off; Tab picks Red Dagna, who carries a dagger.
     tap(&mut app, KeyCode::KeyI);
     assert!(!app.world().resource::<Editor>().item_brush);

@@ -131,7 +131,8 @@ pub enum EditorAction {
     /// The next overlay for the picked unit: none, reach, threat, sight.
     NextOverlay,
     /// Grow (+1) or shrink (-1) the map at one edge: (dx, dy) names the edge (-1, 0) left,
-    /// (1, 0) right, (0, -1) top, (0, 1) bottom; units and goal cells keep their place.
+    /// (1, 0) right, (0, -1) top, (0, 1) bottom; every cell the level names keeps its ground
+    /// (refused if one would fall off).
     ResizeEdge {
         edge: (i32, i32),
         by: i32,
@@ -438,6 +439,35 @@ impl Editor {
         );
     }
 
+    /// What a click on the board does now.
+    pub fn mode(&self) -> ClickMode {
+        match (self.moving, self.item_brush, self.reinforcing) {
+            (false, ..) => ClickMode::Paint,
+            (true, true, _) => ClickMode::ItemBrush,
+            (true, false, true) => ClickMode::Reinforce,
+            (true, false, false) => ClickMode::Units,
+        }
+    }
+
+    /// Makes a click on the board do `mode`, dropping what the last mode was half-way
+    /// through (a copy to place, a goal cell to pick).
+    pub fn set_mode(&mut self, mode: ClickMode) {
+        self.moving = mode != ClickMode::Paint;
+        self.item_brush = mode == ClickMode::ItemBrush;
+        self.reinforcing = mode == ClickMode::Reinforce;
+        self.copying = false;
+        self.placing_goal = false;
+        self.dirty = true;
+    }
+
+    /// Turns a brush of the units tool on, or, when it is on, back to plain units; true if
+    /// it is now on.
+    fn toggle_mode(&mut self, brush: ClickMode) -> bool {
+        let on = self.mode() != brush;
+        self.set_mode(if on { brush } else { ClickMode::Units });
+        on
+    }
+
     /// The item chooser's item: its key and definition (`None` in a ruleset without items).
     pub fn chosen_item(&self, f: &LevelFile) -> Option<(&'static String, &'static ItemDef)> {
         let items = &ruleset_data::builtin(f.ruleset)?.items;
@@ -568,6 +598,19 @@ impl Editor {
             };
         }
     }
+}
+
+/// What a click on the board does: the editor's tool and, with the units tool, its brush.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ClickMode {
+    /// Paint terrain (or ground heights) with the paint tool.
+    Paint,
+    /// Pick, move and place units.
+    Units,
+    /// Leave the chosen item on a cell, or take the last one off.
+    ItemBrush,
+    /// Place reinforcements arriving on the events' round.
+    Reinforce,
 }
 
 /// A text the editor can set by typing.
@@ -1428,7 +1471,7 @@ fn editor_actions(
                     && let Some((g, t)) = merged_legend(&f.legend).get(*i)
                 {
                     editor.glyph = *g;
-                    editor.moving = false;
+                    editor.set_mode(ClickMode::Paint);
                     editor.height = None;
                     editor.message = format!("Painting '{g}' ({})", t.label());
                     editor.dirty = true;
@@ -1436,7 +1479,7 @@ fn editor_actions(
             }
             EditorAction::Height(h) => {
                 editor.height = *h;
-                editor.moving = false;
+                editor.set_mode(ClickMode::Paint);
                 editor.message = match h {
                     Some(h) => format!(
                         "Painting heights: {h} level(s) with the {} (0-9 pick the height, H paints terrain again)",
@@ -1470,11 +1513,12 @@ fn editor_actions(
                 editor.dirty = true;
             }
             EditorAction::ToggleTool => {
-                editor.moving = !editor.moving;
+                let to = match editor.mode() {
+                    ClickMode::Paint => ClickMode::Units,
+                    _ => ClickMode::Paint,
+                };
+                editor.set_mode(to);
                 editor.picked = None;
-                editor.copying = false;
-                editor.item_brush = false;
-                editor.dirty = true;
             }
             EditorAction::NextItem => {
                 let Some(f) = editor.file() else { continue };
@@ -1502,12 +1546,7 @@ fn editor_actions(
                     editor.message = Editor::no_items(&f);
                     continue;
                 };
-                editor.item_brush = !editor.item_brush;
-                editor.moving = true;
-                editor.copying = false;
-                editor.reinforcing = false;
-                editor.placing_goal = false;
-                editor.message = if editor.item_brush {
+                editor.message = if editor.toggle_mode(ClickMode::ItemBrush) {
                     format!(
                         "Item brush: a click leaves a {key} on the cell (Shift+I picks another), or takes the last item off a cell that has some; I again: units"
                     )
@@ -1738,7 +1777,7 @@ fn editor_actions(
                 }
                 editor.glyph = glyph;
                 editor.height = None;
-                editor.moving = false;
+                editor.set_mode(ClickMode::Paint);
             }
             EditorAction::RemoveVictory(i) => editor.apply(Edit::RemoveVictory(*i)),
             EditorAction::RemoveEvent(i) => editor.apply(Edit::RemoveEvent(*i)),
@@ -1748,12 +1787,9 @@ fn editor_actions(
                 editor.dirty = true;
             }
             EditorAction::Reinforce => {
-                editor.reinforcing = !editor.reinforcing;
-                editor.item_brush = false;
-                editor.moving = true;
+                // A click on an empty cell places a reinforcement, not the picked unit.
                 editor.picked = None;
-                editor.copying = false;
-                editor.message = if editor.reinforcing {
+                editor.message = if editor.toggle_mode(ClickMode::Reinforce) {
                     format!(
                         "Click an empty cell: a reinforcement arrives there on round {} (R again: units)",
                         editor.event_round()
@@ -1761,7 +1797,6 @@ fn editor_actions(
                 } else {
                     "Units: an empty cell clicked gets a new unit".into()
                 };
-                editor.dirty = true;
             }
             EditorAction::AddLastStanding => {
                 editor.apply(Edit::AddVictory(level::Victory::LastSideStanding))
@@ -1807,7 +1842,7 @@ fn editor_actions(
             EditorAction::NextPaintTool => {
                 editor.paint_tool = editor.paint_tool.next();
                 editor.rect_from = None;
-                editor.moving = false;
+                editor.set_mode(ClickMode::Paint);
                 editor.message = format!("Paint tool: {}", editor.paint_tool.name());
                 editor.dirty = true;
             }

@@ -57,8 +57,11 @@ pub enum Edit {
     /// Paints the region of `cell`: every cell reached from it through neighbours of the
     /// same glyph (sharing a side on squares, any of the six on hexes), as a paint bucket.
     Fill { cell: (i32, i32), glyph: char },
-    /// Makes the map `size` cells; the old cell (x, y) moves to (x + dx, y + dy), and units,
-    /// items on cells and victory cells move with it; new cells are `fill`.
+    /// Makes the map `size` cells; the old cell (x, y) moves to (x + dx, y + dy), and every
+    /// cell the level names moves with it (units, items on cells, victory cells, tasks,
+    /// events' areas, reinforcements' arrival cells, new objectives' cells); new cells are
+    /// `fill`. Refused, naming them, if any of those would fall off the new map (an event's
+    /// `Rect` area only if none of it is left: it loses the cells the map loses).
     Resize {
         size: (u32, u32),
         #[serde(default)]
@@ -108,7 +111,8 @@ pub enum Edit {
     /// `items`, added if it had none, removed when the list is empty.
     SetItems { unit: String, items: Vec<String> },
     /// Leaves an item on a cell: a line at the end of the level's `items` (the field is added
-    /// after `units` if the level has none).
+    /// after `units` if the level has none). Refused where the validator would reject it: off
+    /// the map, on a wall or a door, a heavy object where a unit stands.
     AddItem { item: String, cell: (i32, i32) },
     /// Takes away the last item the level's `items` lists on `cell` (with the last item, the
     /// field).
@@ -252,7 +256,7 @@ fn edited(text: &str, edit: &Edit) -> Result<String, String> {
             paint(&mut out, &spans, &file, &cells, *glyph)?;
         }
         Edit::Resize { size, offset, fill } => {
-            resize(&mut out, &spans, &file, *size, *offset, *fill)?
+            resize::resize(&mut out, &spans, &file, *size, *offset, *fill)?
         }
         Edit::SetHeight { from, to, height } => {
             let cells: Vec<(i32, i32)> = (from.1.min(to.1)..=from.1.max(to.1))
@@ -339,6 +343,21 @@ fn edited(text: &str, edit: &Edit) -> Result<String, String> {
                 ));
             }
             check_items(&file, [item], false)?;
+            // Where the validator would not have it: a wall, a door, a heavy object where a
+            // unit stands.
+            if let Some(data) = crate::rules::ruleset_data::builtin(file.ruleset) {
+                let glyph = file
+                    .map
+                    .get(y as usize)
+                    .and_then(|r| r.chars().nth(x as usize));
+                let legend = super::merged_legend(&file.legend);
+                let terrain = legend.iter().find(|(g, _)| Some(*g) == glyph).map(|e| &e.1);
+                if let Some(why) =
+                    super::items::placement_problem(&file, data, item, *cell, terrain, true)
+                {
+                    return Err(why);
+                }
+            }
             if file.items.len() >= super::MAX_ITEMS {
                 return Err(format!(
                     "a level leaves at most {} items on its cells",
@@ -708,102 +727,6 @@ fn paint(
             super::spans::decode_char(&out.text.as_bytes()[start..]).map_or(1, |(_, used)| used);
         out.replace((start, start + len), in_row(glyph));
     }
-    Ok(())
-}
-
-fn resize(
-    out: &mut Splice,
-    spans: &Spans,
-    file: &LevelFile,
-    (w, h): (u32, u32),
-    (dx, dy): (i32, i32),
-    fill: char,
-) -> Result<(), String> {
-    if w == 0 || h == 0 || w > super::MAX_MAP_SIDE || h > super::MAX_MAP_SIDE {
-        return Err(format!(
-            "a map is 1 to {} cells on each side, not {w} × {h}",
-            super::MAX_MAP_SIDE
-        ));
-    }
-    if fill.is_control() {
-        return Err(format!("{fill:?} cannot be a map glyph"));
-    }
-    rewrite_rows(out, spans, "map", &file.map, (w, h), (dx, dy), fill)?;
-    if !file.heights.is_empty() {
-        // New cells are level ground.
-        rewrite_rows(out, spans, "heights", &file.heights, (w, h), (dx, dy), '0')?;
-    }
-    let size = spans
-        .span(&[Seg::Field("size")])
-        .ok_or("the size was not found in the text")?;
-    out.replace(size, format!("({w}, {h})"));
-    if (dx, dy) != (0, 0) {
-        for (i, u) in file.units.iter().enumerate() {
-            if let Some(span) =
-                spans.span(&[Seg::Field("units"), Seg::Index(i), Seg::Field("cell")])
-            {
-                out.replace(span, format!("({}, {})", u.cell.0 + dx, u.cell.1 + dy));
-            }
-        }
-        for (i, p) in file.items.iter().enumerate() {
-            if let Some(span) =
-                spans.span(&[Seg::Field("items"), Seg::Index(i), Seg::Field("cell")])
-            {
-                out.replace(span, format!("({}, {})", p.cell.0 + dx, p.cell.1 + dy));
-            }
-        }
-        for (i, v) in file.victory.iter().enumerate() {
-            if let Victory::ReachCell { cell, .. } = v
-                && let Some(span) =
-                    spans.span(&[Seg::Field("victory"), Seg::Index(i), Seg::Field("cell")])
-            {
-                out.replace(span, format!("({}, {})", cell.0 + dx, cell.1 + dy));
-            }
-        }
-    }
-    Ok(())
-}
-
-/// Rewrites the rows of a map-shaped field (`map`, `heights`) for [`Edit::Resize`]: the old
-/// cell (x, y) moves to (x + dx, y + dy), new cells get `fill`.
-fn rewrite_rows(
-    out: &mut Splice,
-    spans: &Spans,
-    field: &'static str,
-    rows: &[String],
-    (w, h): (u32, u32),
-    (dx, dy): (i32, i32),
-    fill: char,
-) -> Result<(), String> {
-    let old: Vec<Vec<char>> = rows.iter().map(|r| r.chars().collect()).collect();
-    let rows: Vec<String> = (0..h as i32)
-        .map(|y| {
-            (0..w as i32)
-                .map(|x| {
-                    let (ox, oy) = (x - dx, y - dy);
-                    usize::try_from(oy)
-                        .ok()
-                        .and_then(|oy| old.get(oy))
-                        .and_then(|r| usize::try_from(ox).ok().and_then(|ox| r.get(ox)))
-                        .copied()
-                        .unwrap_or(fill)
-                })
-                .map(in_row)
-                .collect()
-        })
-        .collect();
-    let map = spans
-        .span(&[Seg::Field(field)])
-        .ok_or_else(|| format!("the {field} was not found in the text"))?;
-    // One row a line, indented as the first row was (or as `map:` plus four spaces).
-    let indent = spans
-        .find(&[Seg::Field(field), Seg::Index(0)])
-        .filter(|&at| on_own_line(out.text, at))
-        .map(|at| line_indent(out.text, at))
-        .unwrap_or_else(|| format!("{}    ", line_indent(out.text, map.0)));
-    let close = line_indent(out.text, map.0);
-    let body: Vec<String> = rows.iter().map(|r| format!("{indent}\"{r}\",\n")).collect();
-    out.replace(map, format!("[\n{}{close}]", body.concat()));
     Ok(())
 }
 
@@ -1418,6 +1341,7 @@ pub fn free_unit_name(file: &LevelFile, base: &str, first: u32) -> String {
         .unwrap_or_else(|| format!("{base} new"))
 }
 
+mod resize;
 mod script;
 
 #[cfg(test)]

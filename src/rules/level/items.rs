@@ -11,6 +11,46 @@ pub const MAX_ITEMS: usize = 1024;
 /// The most items one unit may carry.
 pub const MAX_CARRIED: usize = 16;
 
+/// Why `item` cannot lie on `(x, y)`, a cell of the map whose terrain is `terrain` (if its
+/// glyph is known), or `None`: items lie on open ground (not a wall, not a door), and a heavy
+/// object not where a unit stands. The validator's check of each item on a cell, and the
+/// refusal of [`super::edit::Edit::AddItem`] (`would`: said of an item not there yet).
+pub(super) fn placement_problem(
+    file: &LevelFile,
+    data: &ruleset_data::RulesetData,
+    item: &str,
+    (x, y): (i32, i32),
+    terrain: Option<&Terrain>,
+    would: bool,
+) -> Option<String> {
+    let (lies, is) = if would {
+        ("would lie", "would be")
+    } else {
+        ("lies", "is")
+    };
+    if let Some(t) = terrain
+        && (!t.passable() || t.door.is_some())
+    {
+        return Some(format!(
+            "item '{item}' {lies} at ({x}, {y}), on {}; items lie on open ground",
+            t.label()
+        ));
+    }
+    let heavy = data
+        .items
+        .get(item)
+        .is_some_and(|d| d.kind == ruleset_data::ItemKind::Heavy);
+    let unit = file.units.iter().find(|u| u.cell == (x, y));
+    match unit {
+        Some(u) if heavy => Some(format!(
+            "the heavy '{item}' at ({x}, {y}) {is} where unit '{}' stands; no one stands on a \
+             heavy object",
+            u.name
+        )),
+        _ => None,
+    }
+}
+
 /// The checks of `file.items` and of each unit's `items`: the ruleset has items, each names
 /// one of them, lies inside the map on open ground (not a wall, not a door), and no more
 /// than [`MAX_ITEMS`] (a unit: [`MAX_CARRIED`], no heavy object).
@@ -80,31 +120,15 @@ pub(super) fn check(
                 at("cell"),
                 format!("item '{}' lies at ({x}, {y}), outside the map", placed.item),
             );
-        } else if let Some(t) = terrain_at(placed.cell)
-            && (!t.passable() || t.door.is_some())
-        {
-            out.push(
-                at("cell"),
-                format!(
-                    "item '{}' lies at ({x}, {y}), on {}; items lie on open ground",
-                    placed.item,
-                    t.label()
-                ),
-            );
-        } else if data
-            .items
-            .get(&placed.item)
-            .is_some_and(|d| d.kind == ruleset_data::ItemKind::Heavy)
-            && let Some(u) = file.units.iter().find(|u| u.cell == placed.cell)
-        {
-            out.push(
-                at("cell"),
-                format!(
-                    "the heavy '{}' at ({x}, {y}) is where unit '{}' stands; no one stands \
-                     on a heavy object",
-                    placed.item, u.name
-                ),
-            );
+        } else if let Some(p) = placement_problem(
+            file,
+            data,
+            &placed.item,
+            placed.cell,
+            terrain_at(placed.cell).as_ref(),
+            false,
+        ) {
+            out.push(at("cell"), p);
         }
     }
     // The units of the start and the reinforcements of the events, each with where its

@@ -1320,6 +1320,15 @@ fn items_are_left_on_cells_and_taken_away_a_line_at_a_time() {
     assert_eq!(file(doc.text()).items.len(), 3);
 }
 
+/// Resizes with floor in the new cells.
+fn resize(size: (u32, u32), offset: (i32, i32)) -> Edit {
+    Edit::Resize {
+        size,
+        offset,
+        fill: '.',
+    }
+}
+
 /// A resize with an offset moves the items on cells with the map.
 #[test]
 fn resizing_moves_items_on_cells_with_the_map() {
@@ -1329,14 +1338,326 @@ fn resizing_moves_items_on_cells_with_the_map() {
         cell: (2, 1),
     })
     .expect("adds");
-    doc.apply(&Edit::Resize {
-        size: (5, 3),
-        offset: (1, 1),
-        fill: '.',
-    })
-    .expect("resizes");
+    doc.apply(&resize((5, 3), (1, 1))).expect("resizes");
     let f = file(doc.text());
     assert_eq!(f.items[0].cell, (3, 2));
     assert_eq!(f.map[2], "..#..");
     assert!(level::validate("x.ron", doc.text()).is_empty());
+}
+
+/// A level that names cells everywhere it can: units, an item, a victory cell, a task, an
+/// event's listed cells and another's rectangle, reinforcements and a new objective.
+const NAMED: &str = r#"// Cells everywhere.
+(
+    name: "Named", ruleset: "alternating", topology: Square(diagonals: OneTwo), size: (5, 3),
+    map: [
+        ".....",
+        ".L.D.",
+        ".....",
+    ],
+    sides: [(name: "A", controller: Human), (name: "B", controller: Ai)],
+    units: [
+        (name: "a", side: "A", cell: (0, 0), template: "duelist"),
+        (name: "b", side: "B", cell: (4, 2), template: "duelist"),
+    ],
+    // A reaches the north-east corner, or is the last side standing.
+    victory: [ReachCell(side: "A", cell: (4, 0)), LastSideStanding],
+    tasks: [(name: "the lock", cell: (1, 1))],
+    events: [
+        (when: Enters(side: "A", area: Cells([(2, 1), (2, 2)])), then: [
+            Reinforcements([
+                (name: "c", side: "B", cell: (4, 1), template: "duelist"), // from the east
+            ]),
+        ]),
+        (when: Enters(side: "B", area: Rect(from: (0, 1), to: (4, 2))), then: [
+            Objectives(side: "B", victory: [ReachCell(side: "B", cell: (0, 2))]),
+        ]),
+    ],
+    items: [
+        (item: "sword", cell: (2, 0)),
+    ],
+)
+"#;
+
+/// Every cell a level names, with what stands there: the validator's view of the ground
+/// under each.
+fn named_ground(text: &str) -> Vec<((i32, i32), char)> {
+    use crate::rules::level::events::{Area, Effect, When};
+    let f = file(text);
+    let glyph = |(x, y): (i32, i32)| {
+        let row = f
+            .map
+            .get(usize::try_from(y).expect("on the map"))
+            .expect("a row");
+        let glyph = row.chars().nth(usize::try_from(x).expect("on the map"));
+        ((x, y), glyph.expect("a cell"))
+    };
+    let mut cells: Vec<(i32, i32)> = f.units.iter().map(|u| u.cell).collect();
+    cells.extend(f.items.iter().map(|p| p.cell));
+    cells.extend(f.tasks.iter().map(|t| t.cell));
+    let goal = |v: &Victory| match v {
+        Victory::ReachCell { cell, .. } => Some(*cell),
+        _ => None,
+    };
+    cells.extend(f.victory.iter().filter_map(goal));
+    for ev in &f.events {
+        match &ev.when {
+            When::Enters {
+                area: Area::Cells(cs),
+                ..
+            } => cells.extend(cs),
+            When::Enters {
+                area: Area::Rect { from, to },
+                ..
+            } => cells.extend([*from, *to]),
+            _ => {}
+        }
+        for effect in &ev.then {
+            match effect {
+                Effect::Reinforcements(us) => cells.extend(us.iter().map(|u| u.cell)),
+                Effect::Objectives { victory, .. } => cells.extend(victory.iter().filter_map(goal)),
+                Effect::Message(_) => {}
+            }
+        }
+    }
+    cells.into_iter().map(glyph).collect()
+}
+
+/// A resize with an offset moves every cell the level names with the map, each a change of
+/// its `(x, y)` only; the level still validates, and undo gives the text back.
+#[test]
+fn resizing_moves_every_named_cell_with_the_map() {
+    assert!(
+        level::validate("n.ron", NAMED).is_empty(),
+        "{:?}",
+        level::validate("n.ron", NAMED)
+    );
+    let mut doc = LevelDoc::new(NAMED);
+    doc.apply(&Edit::Resize {
+        size: (7, 4),
+        offset: (2, 1),
+        fill: ',',
+    })
+    .expect("resizes");
+    let text = doc.text().to_string();
+    assert!(
+        level::validate("n.ron", &text).is_empty(),
+        "{:?}",
+        level::validate("n.ron", &text)
+    );
+    let moved: Vec<_> = named_ground(NAMED)
+        .into_iter()
+        .map(|((x, y), g)| ((x + 2, y + 1), g))
+        .collect();
+    assert_eq!(named_ground(&text), moved, "{text}");
+    // The map's rows are rewritten (as every resize does); after them, each line that
+    // changes is one of these, and only its cell changes.
+    let f = file(&text);
+    assert_eq!(f.map[2], ",,.L.D.");
+    let changes = [
+        ("size: (5, 3)", "size: (7, 4)"),
+        ("cell: (0, 0), template", "cell: (2, 1), template"),
+        ("cell: (4, 2), template", "cell: (6, 3), template"),
+        ("cell: (4, 0))", "cell: (6, 1))"),
+        ("cell: (1, 1))", "cell: (3, 2))"),
+        ("Cells([(2, 1), (2, 2)])", "Cells([(4, 2), (4, 3)])"),
+        ("cell: (4, 1), template", "cell: (6, 2), template"),
+        (
+            "Rect(from: (0, 1), to: (4, 2))",
+            "Rect(from: (2, 2), to: (6, 3))",
+        ),
+        ("cell: (0, 2))]", "cell: (2, 3))]"),
+        ("cell: (2, 0))", "cell: (4, 1))"),
+    ];
+    let after_map = |t: &str| -> Vec<String> {
+        let rows_end = t
+            .find(
+                "    ],
+    sides",
+            )
+            .expect("the map's end");
+        t[rows_end..].lines().map(str::to_string).collect()
+    };
+    let header = |t: &str| -> Vec<String> {
+        t.lines()
+            .take_while(|l| !l.contains("map: ["))
+            .map(str::to_string)
+            .collect()
+    };
+    let mut seen = 0;
+    for (a, b) in header(NAMED)
+        .into_iter()
+        .zip(header(&text))
+        .chain(after_map(NAMED).into_iter().zip(after_map(&text)))
+    {
+        if a != b {
+            assert!(
+                changes
+                    .iter()
+                    .any(|(old, new)| a.contains(old) && b == a.replace(old, new)),
+                "{a:?} became {b:?}"
+            );
+            seen += 1;
+        }
+    }
+    assert_eq!(seen, changes.len(), "{text}");
+    assert!(doc.undo());
+    assert_eq!(doc.text(), NAMED);
+    assert!(doc.redo());
+    assert_eq!(doc.text(), text);
+}
+
+/// A resize that would leave a named cell off the new map is refused, naming each, and
+/// changes nothing.
+#[test]
+fn a_resize_that_would_drop_a_named_cell_is_refused() {
+    // The size, the offset, and what the refusal names.
+    type Case = ((u32, u32), (i32, i32), &'static [&'static str]);
+    let cases: [Case; 5] = [
+        // The east column goes.
+        (
+            (4, 3),
+            (0, 0),
+            &[
+                "unit 'b' at (4, 2)",
+                "victory condition 0's goal at (4, 0)",
+                "reinforcement 'c' at (4, 1)",
+            ],
+        ),
+        // The west column goes.
+        (
+            (4, 3),
+            (-1, 0),
+            &["unit 'a' at (0, 0)", "event 1's new goal for 'B' at (0, 2)"],
+        ),
+        // The two west columns go.
+        ((3, 3), (-2, 0), &["task 'the lock' at (1, 1)"]),
+        // The bottom row goes.
+        ((5, 2), (0, 0), &["a cell of event 0's area at (2, 2)"]),
+        // All but the top row goes.
+        ((5, 1), (0, 0), &["event 1's area from (0, 1) to (4, 2)"]),
+    ];
+    for (size, offset, named) in cases {
+        let mut doc = LevelDoc::new(NAMED);
+        let e = doc.apply(&resize(size, offset)).expect_err("refused");
+        for n in named {
+            assert!(e.contains(n), "{size:?} {offset:?}: {n} in {e}");
+        }
+        assert!(e.contains("move or remove them first"), "{e}");
+        assert_eq!(doc.text(), NAMED);
+        assert!(!doc.undo(), "nothing to undo");
+    }
+    // The item on the top row.
+    let e = LevelDoc::new(NAMED)
+        .apply(&resize((5, 2), (0, -1)))
+        .expect_err("refused");
+    assert!(e.contains("item 'sword' at (2, 0)"), "{e}");
+    // A unit alone: "it".
+    let e = LevelDoc::new(SMALL)
+        .apply(&resize((3, 2), (0, 0)))
+        .expect_err("refused");
+    assert!(
+        e.ends_with("would leave off the map unit 'b' at (3, 1); move or remove it first"),
+        "{e}"
+    );
+}
+
+/// An event's rectangle loses the cells the map loses, and keeps the rest: its corners stay
+/// on the map.
+#[test]
+fn a_resize_clips_an_events_rectangle_to_the_map() {
+    use crate::rules::level::events::{Area, Effect, LevelEvent, When};
+    let mut doc = LevelDoc::new(SMALL);
+    // The whole map, written corner to corner from the bottom right; the units out of the
+    // way of the columns the resizes take.
+    doc.apply(&Edit::AddEvent(LevelEvent {
+        when: When::Enters {
+            side: "A".into(),
+            area: Area::Rect {
+                from: (3, 1),
+                to: (0, 0),
+            },
+        },
+        then: vec![Effect::Message("In.".into())],
+    }))
+    .expect("adds");
+    for (unit, to) in [("a", (1, 0)), ("b", (2, 0))] {
+        doc.apply(&Edit::MoveUnit {
+            unit: unit.into(),
+            to,
+        })
+        .expect("moves");
+    }
+    // The east column goes: the corner on it comes in.
+    doc.apply(&resize((3, 2), (0, 0))).expect("resizes");
+    assert!(
+        doc.text()
+            .contains("area: Rect(from: (2, 1), to: (0, 0))), then: ["),
+        "{}",
+        doc.text()
+    );
+    assert!(level::validate("r.ron", doc.text()).is_empty());
+    // The west column goes: both corners move west, and the one off the map comes back on.
+    doc.apply(&resize((2, 2), (-1, 0))).expect("resizes");
+    assert!(
+        doc.text().contains("Rect(from: (1, 1), to: (0, 0))"),
+        "{}",
+        doc.text()
+    );
+    assert!(level::validate("r.ron", doc.text()).is_empty());
+}
+
+/// An item is refused where the validator would reject it: a wall, a door, a heavy object
+/// where a unit stands. Nothing changes, and the level stays valid.
+#[test]
+fn an_item_is_refused_where_the_validator_would_reject_it() {
+    let text = r#"(
+    name: "Crates", ruleset: "phases", topology: Hex(orientation: Pointy), size: (6, 1),
+    map: [".#D.L."],
+    sides: [(name: "A", controller: Human), (name: "B", controller: Ai)],
+    units: [
+        (name: "a", side: "A", cell: (0, 0), template: "swordsman"),
+        (name: "b", side: "B", cell: (3, 0), template: "swordsman"),
+    ],
+)"#;
+    assert!(
+        level::validate("c.ron", text).is_empty(),
+        "{:?}",
+        level::validate("c.ron", text)
+    );
+    let mut doc = LevelDoc::new(text);
+    let add = |item: &str, cell| Edit::AddItem {
+        item: item.into(),
+        cell,
+    };
+    for (item, cell, why) in [
+        (
+            "sword",
+            (1, 0),
+            "item 'sword' would lie at (1, 0), on wall; items lie on open ground",
+        ),
+        (
+            "crate",
+            (2, 0),
+            "item 'crate' would lie at (2, 0), on door (shut); items lie on open ground",
+        ),
+        (
+            "sword",
+            (4, 0),
+            "item 'sword' would lie at (4, 0), on door (locked); items lie on open ground",
+        ),
+        (
+            "crate",
+            (3, 0),
+            "the heavy 'crate' at (3, 0) would be where unit 'b' stands; no one stands on a heavy object",
+        ),
+    ] {
+        let e = doc.apply(&add(item, cell)).expect_err("refused");
+        assert_eq!(e, why);
+        assert_eq!(doc.text(), text);
+    }
+    // A sword where a unit stands is fine (it picks it up), and so is a crate on open ground.
+    doc.apply(&add("sword", (3, 0))).expect("adds");
+    doc.apply(&add("crate", (5, 0))).expect("adds");
+    assert!(level::validate("c.ron", doc.text()).is_empty());
 }
