@@ -20,6 +20,7 @@ pub(super) fn plugin(app: &mut App) {
 #[derive(Component)]
 pub struct Modal;
 
+#[allow(clippy::too_many_arguments)]
 fn reaction_prompt(
     mut commands: Commands,
     view: Res<View>,
@@ -27,6 +28,8 @@ fn reaction_prompt(
     modals: Query<Entity, With<Modal>>,
     cameras: Query<(&Camera, &GlobalTransform), With<crate::game::camera::MainCamera>>,
     boards: Query<&crate::game::board::BoardGrid>,
+    windows: Query<&Window, With<bevy::window::PrimaryWindow>>,
+    settings: Res<crate::game::battle::Settings>,
     mut last: Local<String>,
 ) {
     let react = matches!(battle.state.pending(), Decision::React { .. }) && view.can_act();
@@ -79,6 +82,12 @@ fn reaction_prompt(
         Place::Top => (percent(14), Val::Auto),
         Place::Bottom => (Val::Auto, percent(6)),
     };
+    // A quarter of the window in from each side, and never over the side panels: at 1024x640
+    // the right panel's menu showed under the dialog's right edge.
+    let (left, right) = side_margins(
+        super::HudLayout::of_panels(windows.single().ok(), settings.collapsed),
+        windows.single().ok().map(|w| w.width()),
+    );
     commands
         .spawn((
             Name::new("Reaction prompt"),
@@ -92,8 +101,8 @@ fn reaction_prompt(
                 // It stands high, or low when the units at stake are up there.
                 Node {
                     position_type: PositionType::Absolute,
-                    left: percent(24),
-                    right: percent(24),
+                    left,
+                    right,
                     top,
                     bottom,
                     max_height: percent(80),
@@ -171,6 +180,22 @@ fn dialog_place(window: Vec2, height: f32, at_stake: &[Rect]) -> Place {
     } else {
         Place::Top
     }
+}
+
+/// The dialog's left and right margins: 24% of the window (in UI units), or the side panel's
+/// room and a little more where that is wider.
+fn side_margins(layout: super::HudLayout, window_px: Option<f32>) -> (Val, Val) {
+    let Some(w) = window_px else {
+        return (percent(24), percent(24));
+    };
+    let scale = if layout.scale > 0.0 {
+        layout.scale
+    } else {
+        1.0
+    };
+    let quarter = 0.24 * w / scale;
+    let (l, r, _, _) = layout.insets();
+    (px(quarter.max(l + 8.0)), px(quarter.max(r + 8.0)))
 }
 
 /// The odds that bear on a reaction, when the engine can tell them: the attack coming at the
@@ -252,6 +277,25 @@ fn reaction_odds(s: &BattleState, d: &Decision) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// At 1024x640 the dialog stops short of the side panels (it ran over the right panel's
+    /// menu); on a wide window it keeps to a quarter in from each side.
+    #[test]
+    fn the_reaction_dialog_keeps_off_the_side_panels() {
+        let px_of = |v: Val| match v {
+            Val::Px(p) => p,
+            other => panic!("{other:?}"),
+        };
+        for (w, h) in [(1024.0, 640.0), (1280.0, 800.0), (1920.0, 1080.0)] {
+            let layout = super::super::HudLayout::for_window(Vec2::new(w, h));
+            let (l, r, _, _) = layout.insets();
+            let (left, right) = side_margins(layout, Some(w));
+            let (left, right) = (px_of(left), px_of(right));
+            assert!(left >= l + 8.0 && right >= r + 8.0, "{w}: {left}, {right}");
+            assert!(left >= 0.24 * w - 0.01 && right >= 0.24 * w - 0.01);
+            assert!(w - left - right > 300.0, "{w}: room for the dialog");
+        }
+    }
 
     /// A spell waiting on the target's Dodge is told with the spell's odds, and the Dodge's,
     /// not the caster's weapon's (the play-test found none at all).
