@@ -1048,6 +1048,74 @@ fn tab_while_picking_steps_only_through_units_that_may_be_picked() {
     assert!(open.iter().all(|c| seen.contains(c)), "every pick reached");
 }
 
+/// A digit is read against the menu that was on screen when it was pressed. In `sides` a
+/// pick menu's "[4] Sergeant Brann acts next" and the picked unit's "[4] ..." action share a
+/// key: if the battle moves on to the unit's turn before the key is read, the key must not
+/// press the new menu's entry (a play-test lost a Main action to it).
+#[test]
+fn a_key_for_a_menu_that_has_just_passed_presses_nothing() {
+    let level = fray::rules::level::load_path(&levels_dir().join("sides_village_brawl.ron"))
+        .expect("village");
+    let mut setup = BattleSetup::new(level, None);
+    setup.seed = 11;
+    setup.controls = vec![SideControl::Human; 2];
+    let mut app = battle_app(setup);
+    if app
+        .world()
+        .resource::<fray::game::hotseat::HotSeat>()
+        .waiting
+    {
+        tap(&mut app, KeyCode::Enter);
+        app.update();
+    }
+    let Decision::Pick { options, .. } = battle(&app).state.pending() else {
+        panic!("a pick first: {:?}", battle(&app).state.pending());
+    };
+    assert!(options.len() >= 2, "two units to pick from: {options:?}");
+    let (first, last) = (options[0], options[options.len() - 1]);
+    // The pick menu is on screen, with a digit for the last unit.
+    let view = app.world().resource::<fray::game::hud::View>();
+    let entry = view
+        .menu
+        .iter()
+        .find(|e| e.commands == vec![Command::Pick { unit: last }])
+        .expect("the last unit's pick entry");
+    let code = fray::game::input::key_of(entry.hotkey.expect("a digit")).expect("a key code");
+    // The battle moves on (the first unit picked) before the digit is read.
+    app.world_mut()
+        .resource_mut::<Battle>()
+        .submit(&Command::Pick { unit: first }, true)
+        .expect("legal");
+    tap(&mut app, code);
+    app.update();
+    assert_eq!(
+        battle(&app).commands,
+        vec![Command::Pick { unit: first }],
+        "the digit pressed an entry of a menu the player had not seen"
+    );
+    assert!(
+        texts(&mut app)
+            .iter()
+            .any(|t| t.contains("menu changed just before that")),
+        "the key is told to have done nothing"
+    );
+    // The same digit on the menu now shown presses its entry.
+    let view = app.world().resource::<fray::game::hud::View>();
+    let (want, code) = view
+        .menu
+        .iter()
+        .find_map(|e| {
+            let code = fray::game::input::key_of(e.hotkey?)?;
+            (e.commands.len() == 1).then(|| (e.commands[0].clone(), code))
+        })
+        .expect("an entry with a key and one command");
+    tap(&mut app, code);
+    assert_eq!(
+        battle(&app).commands,
+        vec![Command::Pick { unit: first }, want]
+    );
+}
+
 /// A question ("press F9 again to load it") goes with its offer when the battle moves on
 /// before the second press (a command played, by the AI say), and says that nothing was
 /// loaded; the next F9 asks again rather than loading.

@@ -781,7 +781,7 @@ impl Settings {
     }
 }
 
-fn apply_submissions(
+pub(super) fn apply_submissions(
     mut submits: MessageReader<Submit>,
     mut battle: ResMut<Battle>,
     mut toasts: MessageWriter<Toast>,
@@ -793,7 +793,15 @@ fn apply_submissions(
     }
 }
 
-fn undo_key(
+/// A human's command from the menu, played at once (the menu it came from was of this
+/// decision); a rejected one is told and changes nothing.
+pub fn play(battle: &mut Battle, cmd: &Command, toasts: &mut MessageWriter<Toast>) {
+    if let Err(reason) = battle.submit(cmd, true) {
+        toasts.write(Toast::say(format!("Not allowed: {reason}")));
+    }
+}
+
+pub(super) fn undo_key(
     keys: Res<ButtonInput<KeyCode>>,
     settings: Res<Settings>,
     mut battle: ResMut<Battle>,

@@ -23,7 +23,7 @@ use bevy::prelude::*;
 use crate::saves::Slot;
 
 use super::Screen;
-use super::battle::{Battle, Collapsed, Settings, Submit, Toast};
+use super::battle::{Battle, Collapsed, Settings, Toast, play};
 use super::hotseat::HotSeat;
 use super::menu::{self, Described, MenuEntry, group_of};
 use super::ui::{self, UiAction, UiClick};
@@ -41,8 +41,12 @@ pub(super) fn plugin(app: &mut App) {
         .configure_sets(
             Update,
             (
+                // After the battle takes this frame's commands: the view the player reads and
+                // the menu a key presses are of the battle as it now stands.
                 HudSystems::View
                     .in_set(super::AppSystems::Update)
+                    .after(super::battle::apply_submissions)
+                    .after(super::battle::undo_key)
                     .run_if(in_state(Screen::Battle).and_then(resource_exists::<Battle>)),
                 HudSystems::Panels
                     .in_set(super::AppSystems::Update)
@@ -56,7 +60,9 @@ pub(super) fn plugin(app: &mut App) {
         )
         .add_systems(
             Update,
-            (update_view, battle_actions, update_view)
+            // The clicks and keys first, against the menu that was on screen when they were
+            // pressed; then the view of what they did.
+            (battle_actions, update_view)
                 .chain()
                 .in_set(HudSystems::View),
         )
@@ -99,6 +105,10 @@ pub struct View {
     pub sub: Vec<MenuEntry>,
     /// The unit deciding now, if a unit decides.
     pub acting: Option<UnitId>,
+    /// The battle the menu was built for: its command count and pending decision. A menu
+    /// click or key is read against the menu that was on screen; if the battle has moved on
+    /// since (another side's command came in that frame), it is not taken.
+    pub menu_for: Option<(usize, Decision)>,
 }
 
 impl View {
@@ -479,6 +489,7 @@ fn update_view(
         _ => Vec::new(),
     };
     view.acting = battle.state.pending().unit();
+    view.menu_for = Some((battle.commands.len(), battle.state.pending()));
     view.viewer = viewer;
     view.state = Some(shown);
     view.legal = legal;
@@ -499,7 +510,6 @@ fn battle_actions(
     mut next_pause: ResMut<NextState<Pause>>,
     mut help: ResMut<rules_help::RulesHelp>,
     replay: Option<Res<super::replay::Replay>>,
-    mut submit: MessageWriter<Submit>,
     mut toasts: MessageWriter<Toast>,
     mut commands: Commands,
     mut editor: Option<ResMut<super::editor::Editor>>,
@@ -525,17 +535,24 @@ fn battle_actions(
                     });
                 }
             }
+            UiAction::Menu(_) | UiAction::Sub(_) | UiAction::Pick(_)
+                if view.menu_for != Some((battle.commands.len(), battle.state.pending())) =>
+            {
+                // The menu on screen was of a decision that has passed: its entry's number
+                // now names another entry (a digit meant to pick a unit would press the
+                // picked unit's action), so nothing is done.
+                toasts.write(Toast::say(
+                    "The menu changed just before that; look at it and press again".into(),
+                ));
+            }
             UiAction::Menu(i) => {
                 let Some(entry) = view.menu.get(*i).cloned() else {
                     continue;
                 };
                 if entry.commands.len() == 1 {
                     targeting.group = None;
-                    submit.write(Submit {
-                        command: entry.commands[0].clone(),
-                        human: true,
-                    });
-                    // Until the battle answers, the menu is spent.
+                    play(&mut battle, &entry.commands[0], &mut toasts);
+                    // The menu is spent: the view is rebuilt for the battle's next decision.
                     view.legal.clear();
                     view.menu.clear();
                 } else if targeting.group.as_ref() == Some(&entry.group) {
@@ -549,10 +566,7 @@ fn battle_actions(
                     && let Some(c) = entry.commands.first()
                 {
                     targeting.group = None;
-                    submit.write(Submit {
-                        command: c.clone(),
-                        human: true,
-                    });
+                    play(&mut battle, c, &mut toasts);
                     view.legal.clear();
                     view.menu.clear();
                     view.sub.clear();
@@ -562,10 +576,7 @@ fn battle_actions(
             UiAction::Pick(u) => {
                 let cmd = Command::Pick { unit: *u };
                 if view.legal.iter().any(|d| d.command == cmd) {
-                    submit.write(Submit {
-                        command: cmd,
-                        human: true,
-                    });
+                    play(&mut battle, &cmd, &mut toasts);
                     view.legal.clear();
                 }
             }
