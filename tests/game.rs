@@ -1116,6 +1116,64 @@ fn a_key_for_a_menu_that_has_just_passed_presses_nothing() {
     );
 }
 
+/// A hot-seat battle resumed from a save (Continue, Load) opens on the hand-over, with no
+/// side's board shown: whoever resumed it may not be the deciding side's player. Back from
+/// the Settings screen, the player at the screen goes on without one.
+#[test]
+fn a_resumed_hot_seat_battle_opens_on_the_hand_over() {
+    use bevy::ecs::system::RunSystemOnce;
+    use fray::game::hotseat::HotSeat;
+    let mut app = hot_seat();
+    assert!(
+        !app.world().resource::<HotSeat>().waiting,
+        "a new battle starts at once"
+    );
+    submit_a_move(&mut app, true);
+    for _ in 0..3 {
+        app.update();
+    }
+    let played = battle(&app).commands.clone();
+    let setup = battle(&app).setup.clone();
+    // Back to the title, then the battle opened again from its commands, as a save is.
+    press_button(&mut app, fray::game::ui::UiAction::Pause);
+    press_button(&mut app, fray::game::ui::UiAction::SaveAndQuit);
+    assert_eq!(screen(&app), Screen::Title);
+    let mut resumed = Some(Battle::replay(setup, &played).expect("replays"));
+    app.world_mut()
+        .run_system_once(move |mut c: Commands| {
+            if let Some(b) = resumed.take() {
+                fray::game::screens::start_battle(&mut c, b);
+            }
+        })
+        .expect("runs");
+    for _ in 0..3 {
+        app.update();
+    }
+    assert_eq!(screen(&app), Screen::Battle);
+    let seat = app.world().resource::<HotSeat>().clone();
+    assert!(
+        seat.waiting,
+        "the resumed hot-seat battle waits for its player"
+    );
+    assert_eq!(seat.viewer, None, "no side's eyes before the hand-over");
+    tap(&mut app, KeyCode::Enter);
+    app.update();
+    let seat = app.world().resource::<HotSeat>().clone();
+    assert!(!seat.waiting);
+    assert_eq!(seat.viewer, battle(&app).deciding());
+    // The Settings screen and back: no hand-over.
+    tap(&mut app, KeyCode::Escape);
+    tap(&mut app, KeyCode::KeyK);
+    app.update();
+    assert_eq!(screen(&app), Screen::Settings);
+    tap(&mut app, KeyCode::Escape);
+    for _ in 0..3 {
+        app.update();
+    }
+    assert_eq!(screen(&app), Screen::Battle);
+    assert!(!app.world().resource::<HotSeat>().waiting);
+}
+
 /// A question ("press F9 again to load it") goes with its offer when the battle moves on
 /// before the second press (a command played, by the AI say), and says that nothing was
 /// loaded; the next F9 asks again rather than loading.

@@ -34,10 +34,35 @@ pub struct HotSeat {
 #[derive(Component)]
 pub struct HandOverScreen;
 
-fn reset(mut hotseat: ResMut<HotSeat>, battle: Res<Battle>) {
+/// A battle just opened from a menu (New battle, Continue, Load): the next entry to the
+/// battle screen is its first.
+#[derive(Resource)]
+pub struct Opened;
+
+/// On entering the battle screen. A hot-seat battle resumed (Continue, Load) opens on the
+/// hand-over: whoever resumed it may not be the deciding side's player. Back from the
+/// Settings screen, or in a new battle, the player at the screen goes on.
+fn reset(
+    mut commands: Commands,
+    mut hotseat: ResMut<HotSeat>,
+    battle: Res<Battle>,
+    replay: Option<Res<super::replay::Replay>>,
+    opened: Option<Res<Opened>>,
+) {
+    commands.remove_resource::<Opened>();
+    let hand_over = opened.is_some()
+        && !battle.commands.is_empty()
+        && replay.is_none()
+        && battle.human_sides().len() > 1
+        && battle.deciding().is_some();
+    // Waiting, no side's eyes yet: the hand-over names the side to take the seat.
     *hotseat = HotSeat {
-        viewer: battle.default_viewer(),
-        waiting: false,
+        viewer: if hand_over {
+            None
+        } else {
+            battle.default_viewer()
+        },
+        waiting: hand_over,
     };
 }
 

@@ -9,7 +9,7 @@ use crate::game::battle::Battle;
 use crate::game::keys;
 use crate::game::menu;
 use crate::game::ui::{self, UiAction};
-use crate::rules::battle::{BattleState, Decision, Resume, Trigger, UnitId, log};
+use crate::rules::battle::{BattleState, Command, Decision, Resume, Trigger, UnitId, log};
 use crate::rules::rulesets;
 
 pub(super) fn plugin(app: &mut App) {
@@ -33,8 +33,10 @@ fn reaction_prompt(
     mut last: Local<String>,
 ) {
     let react = matches!(battle.state.pending(), Decision::React { .. }) && view.can_act();
+    // The command count too: a second prompt just like the first (a second shot) is put up
+    // anew, and says which it is.
     let key = if react {
-        format!("{:?}", view.menu)
+        format!("{}|{:?}", battle.commands.len(), view.menu)
     } else {
         String::new()
     };
@@ -116,6 +118,9 @@ fn reaction_prompt(
         .with_children(|p| {
             p.spawn(ui::text("Reaction", 22.0, ui::ACCENT));
             p.spawn(ui::text(question, 16.0, ui::TEXT));
+            if let Some(again) = asked_again(&battle.state, &battle.commands) {
+                p.spawn(ui::text(again, 14.0, ui::ACCENT));
+            }
             if let Some(o) = odds {
                 p.spawn(ui::text(o, 14.0, ui::DIM));
             }
@@ -142,6 +147,38 @@ fn reaction_prompt(
             }
             p.spawn(ui::text("No time limit: take your time.", 13.0, ui::DIM));
         });
+}
+
+/// "Asked of Quill for the 2nd time this turn", when the unit deciding a reaction has
+/// answered others since its side last acted: prompts in a row that read the same (three
+/// shots, three Dodge questions) would look like an ignored key.
+fn asked_again(s: &BattleState, commands: &[Command]) -> Option<String> {
+    let Decision::React { unit, .. } = s.pending() else {
+        return None;
+    };
+    let side = s.unit(unit)?.side;
+    let before = commands
+        .iter()
+        .rev()
+        .take_while(|c| {
+            matches!(c, Command::React { .. }) || s.unit(c.unit()).is_none_or(|u| u.side != side)
+        })
+        .filter(|c| matches!(c, Command::React { unit: u, .. } if *u == unit))
+        .count();
+    (before > 0).then(|| {
+        let n = before + 1;
+        let suffix = match (n % 10, n % 100) {
+            (_, 11..=13) => "th",
+            (1, _) => "st",
+            (2, _) => "nd",
+            (3, _) => "rd",
+            _ => "th",
+        };
+        format!(
+            "Asked of {} for the {n}{suffix} time this turn",
+            s.units[unit.index()].name
+        )
+    })
 }
 
 /// Where the reaction dialog stands: high on the window, or low.
@@ -295,6 +332,58 @@ mod tests {
             assert!(left >= 0.24 * w - 0.01 && right >= 0.24 * w - 0.01);
             assert!(w - left - right > 300.0, "{w}: room for the dialog");
         }
+    }
+
+    /// The second bolt's Dodge prompt says it is the second: two prompts that read the same
+    /// looked like an ignored key. The first says nothing of the kind, nor does one after the
+    /// asked unit's own side has acted since. (The history before the pending prompt is
+    /// written out: only who answered and who acted counts.)
+    #[test]
+    fn a_second_reaction_prompt_in_a_turn_says_which_it_is() {
+        use crate::rules::battle::{Action, Command, Reaction, Spell};
+        use crate::rules::testkit::{Field, U0, U1, run};
+        let level = Field::new(rulesets::RulesetId::ActionPoints)
+            .map(&["......", "......", "......"])
+            .units(
+                r#"(name: "Orrin", side: "Heroes", cell: (0, 1), template: "mage"),
+                   (name: "Shade", side: "Foes", cell: (5, 1), template: "scout"),"#,
+            )
+            .level();
+        let (mut b, _) = BattleState::start_with_tape(&level, 1, [6, 1]);
+        let bolt = Command::Act {
+            unit: U0,
+            action: Action::Cast {
+                target: U1,
+                spell: Spell::MagicMissile,
+            },
+        };
+        run(&mut b, bolt.clone());
+        assert!(matches!(b.pending(), Decision::React { unit: U1, .. }));
+        assert_eq!(asked_again(&b, std::slice::from_ref(&bolt)), None);
+        let declined = Command::React {
+            unit: U1,
+            reaction: Reaction::Decline,
+        };
+        let twice = [bolt.clone(), declined.clone(), bolt.clone()];
+        assert_eq!(
+            asked_again(&b, &twice).as_deref(),
+            Some("Asked of Shade for the 2nd time this turn")
+        );
+        let thrice = [
+            bolt.clone(),
+            declined.clone(),
+            bolt.clone(),
+            declined,
+            bolt.clone(),
+        ];
+        assert_eq!(
+            asked_again(&b, &thrice).as_deref(),
+            Some("Asked of Shade for the 3rd time this turn")
+        );
+        // Shade's side acted in between: a new turn of questions.
+        let shade_acted = Command::EndTurn { unit: U1 };
+        let after = [bolt.clone(), shade_acted, bolt];
+        assert_eq!(asked_again(&b, &after), None);
     }
 
     /// A spell waiting on the target's Dodge is told with the spell's odds, and the Dodge's,

@@ -131,19 +131,8 @@ fn turn_order(
                     BackgroundColor(if current { ui::BUTTON_ON } else { Color::NONE }),
                 ))
                 .with_children(|r| {
-                    r.spawn((
-                        // Never squeezed by a long name beside it.
-                        Node {
-                            width: px(10),
-                            height: px(10),
-                            flex_shrink: 0.0,
-                            ..default()
-                        },
-                        BackgroundColor(side_colour_in(
-                            Some(u.side.index()),
-                            settings.colour_blind,
-                        )),
-                    ));
+                    // The side's square and the name stay on one line, the name wrapping
+                    // beside the square when long (it once jumped below, the square alone).
                     let mark = if current { "> " } else { "" };
                     // Fog of war: a foe out of the viewer's sight.
                     // What it is doing now (its label) is not known then.
@@ -152,9 +141,47 @@ fn turn_order(
                         Some(k) if k.is_ghost(e.unit) => ("", "  (last seen)"),
                         _ => (e.label.as_str(), ""),
                     };
-                    r.spawn(ui::text(format!("{mark}{}{unseen}", u.name), 13.0, colour));
+                    r.spawn(Node {
+                        align_items: AlignItems::Center,
+                        column_gap: px(5),
+                        flex_shrink: 1.0,
+                        min_width: px(0),
+                        ..default()
+                    })
+                    .with_children(|n| {
+                        n.spawn((
+                            Node {
+                                width: px(10),
+                                height: px(10),
+                                flex_shrink: 0.0,
+                                ..default()
+                            },
+                            BackgroundColor(side_colour_in(
+                                Some(u.side.index()),
+                                settings.colour_blind,
+                            )),
+                        ));
+                        n.spawn((
+                            ui::text(format!("{mark}{}{unseen}", u.name), 13.0, colour),
+                            Node {
+                                flex_shrink: 1.0,
+                                min_width: px(0),
+                                ..default()
+                            },
+                        ));
+                    });
+                    // The label goes beside the name when it fits whole, else on a line of
+                    // its own, where a long one wraps rather than being cut ("acting -
+                    // 3/3 actions", "surprised for 2 segments").
                     if !label.is_empty() {
-                        r.spawn((ui::text(label, 13.0, colour), TextLayout::no_wrap()));
+                        r.spawn((
+                            ui::text(label, 13.0, colour),
+                            Node {
+                                flex_shrink: 1.0,
+                                min_width: px(0),
+                                ..default()
+                            },
+                        ));
                     }
                 });
             }

@@ -47,8 +47,16 @@ pub fn describe(l: &Listed) -> String {
                 Some(w) => format!("finished: {w} won"),
                 None => format!("round {}", m.round),
             };
+            // Two humans or more: a hot-seat game, which the next player would not know
+            // from the names alone.
+            let humans = s
+                .controls
+                .iter()
+                .filter(|c| matches!(c, crate::ai::SideControl::Human))
+                .count();
+            let hot_seat = if humans > 1 { " (hot-seat)" } else { "" };
             format!(
-                "{} ({}) - {} - {state} - {} - {}",
+                "{} ({}) - {}{hot_seat} - {state} - {} - {}",
                 m.level,
                 m.ruleset,
                 m.sides.join(" vs "),
@@ -137,11 +145,14 @@ fn spawn_load(
             if listed.is_empty() {
                 p.spawn(ui::text("No saves yet.", 18.0, ui::DIM));
             }
-            // The rows line up on the left, the thumbnails in a column.
+            // The rows line up on the left, the thumbnails in a column. The column keeps
+            // inside the window, and a long row wraps its words: at 1024x640 the rows ran
+            // off the right and pushed the thumbnails off the left.
             p.spawn(Node {
                 flex_direction: FlexDirection::Column,
                 align_items: AlignItems::FlexStart,
                 row_gap: px(4),
+                max_width: percent(94),
                 ..default()
             })
             .with_children(|col| {
@@ -151,6 +162,7 @@ fn spawn_load(
                         flex_direction: FlexDirection::Row,
                         align_items: AlignItems::Center,
                         column_gap: px(8),
+                        max_width: percent(100),
                         ..default()
                     })
                     .with_children(|row| {
@@ -228,5 +240,46 @@ fn load_actions(
             UiAction::Back => commands.set_state(Screen::Title),
             _ => {}
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ai::SideControl;
+    use crate::rules::battle::BattleState;
+
+    /// A hot-seat game is marked as one in the Load list; a game against the AI is not.
+    #[test]
+    fn a_hot_seat_save_says_so_in_the_load_list() {
+        let path = crate::repo_dir()
+            .join("levels")
+            .join("sides_village_brawl.ron");
+        let level = crate::rules::level::load_path(&path).expect("a shipped level loads");
+        let (state, _) = BattleState::start(&level, 3);
+        let line = |controls: &[SideControl]| {
+            let file = crate::saves::Saving {
+                battle: "b",
+                slot: Slot::Auto,
+                level: &level,
+                level_path: None,
+                seed: 3,
+                controls,
+                commands: &[],
+                state: &state,
+            }
+            .file();
+            describe(&Listed {
+                path: "b.ron".into(),
+                save: Ok(file),
+            })
+        };
+        let humans = [SideControl::Human, SideControl::Human];
+        let solo = [
+            SideControl::Human,
+            SideControl::Ai(crate::ai::Kind::Utility(crate::ai::Difficulty::Normal)),
+        ];
+        assert!(line(&humans).contains("(hot-seat)"), "{}", line(&humans));
+        assert!(!line(&solo).contains("hot-seat"), "{}", line(&solo));
     }
 }

@@ -33,6 +33,7 @@ pub fn start_battle(commands: &mut Commands, battle: Battle) {
     commands.remove_resource::<crate::game::replay::Replay>();
     commands.insert_resource(AiPlayers::for_battle(&battle));
     commands.insert_resource(battle);
+    commands.insert_resource(crate::game::hotseat::Opened);
     commands.set_state(Screen::Battle);
 }
 
