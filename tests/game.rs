@@ -3852,7 +3852,7 @@ fn the_side_panels_fold_to_strips_by_key_or_header_and_the_board_takes_their_roo
     let open_left = width(&mut app, false);
     let open_right = width(&mut app, true);
     assert!(texts(&mut app).iter().any(|t| t == "Turn order"));
-    assert!(texts(&mut app).iter().any(|t| t == "[ <"));
+    assert!(texts(&mut app).iter().any(|t| t == "< Hide ["));
     // [ folds the turn order: a strip with its header, the order gone.
     tap(&mut app, KeyCode::BracketLeft);
     app.update();

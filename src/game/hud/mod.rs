@@ -276,20 +276,19 @@ pub enum FoldButton {
 }
 
 impl FoldButton {
-    /// Its text: the key, then an arrow the way the panel goes ("[ <" folds the turn order,
-    /// "[ >" opens it).
+    /// Its text: an open panel's says what it does and its key ("< Hide [" folds the turn
+    /// order: "[ <" alone read as a stray bracket); a folded strip, too narrow for words,
+    /// has the key and the arrow the panel opens by ("[ >").
     pub fn label(self, folded: Collapsed, bound: &super::keys::KeyBindings) -> String {
+        let (left, right) = (
+            bound.name(&super::keys::LEFT_PANEL),
+            bound.name(&super::keys::RIGHT_PANEL),
+        );
         match self {
-            FoldButton::Left => format!(
-                "{} {}",
-                bound.name(&super::keys::LEFT_PANEL),
-                if folded.left { ">" } else { "<" }
-            ),
-            FoldButton::Right => format!(
-                "{} {}",
-                bound.name(&super::keys::RIGHT_PANEL),
-                if folded.right { "<" } else { ">" }
-            ),
+            FoldButton::Left if folded.left => format!("{left} >"),
+            FoldButton::Left => format!("< Hide {left}"),
+            FoldButton::Right if folded.right => format!("< {right}"),
+            FoldButton::Right => format!("Hide {right} >"),
         }
     }
 }
