@@ -104,7 +104,6 @@ type NodeItem<'a> = (
     &'a InheritedVisibility,
     Option<&'a CalculatedClip>,
     Option<&'a Text>,
-    Option<&'a bevy::text::TextLayoutInfo>,
     Has<Button>,
     Has<super::hud::HudPanel>,
     Has<super::hud::Tooltip>,
@@ -130,16 +129,14 @@ fn collect_layout(
     let size = Vec2::new(window.width(), window.height());
     let k = 1.0 / window.scale_factor();
     let mut boxes = Vec::new();
-    for (node, at, vis, clip, text, glyphs, button, panel, tooltip, name) in nodes {
+    for (node, at, vis, clip, text, button, panel, tooltip, name) in nodes {
         if !vis.get() || node.size().x <= 0.0 || node.size().y <= 0.0 {
             continue;
         }
         let centre = at.translation;
         let mut r = Rect::from_center_size(centre, node.size());
-        // A text is cut when its panel clips its box, either way, or when its glyphs run
-        // out of its own box (an unwrapped line squeezed by its row).
-        let mut cut = glyphs
-            .is_some_and(|g| g.size.x > node.size().x + 1.0 || g.size.y > node.size().y + 1.0);
+        // A text is cut when its panel clips its box, either way.
+        let mut cut = false;
         if let Some(c) = clip {
             r = r.intersect(c.clip);
             if r.width() <= 0.5 || r.height() <= 0.5 {

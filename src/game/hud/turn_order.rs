@@ -145,7 +145,6 @@ fn turn_order(
                         align_items: AlignItems::Center,
                         column_gap: px(5),
                         flex_shrink: 1.0,
-                        min_width: px(0),
                         ..default()
                     })
                     .with_children(|n| {
@@ -165,7 +164,6 @@ fn turn_order(
                             ui::text(format!("{mark}{}{unseen}", u.name), 13.0, colour),
                             Node {
                                 flex_shrink: 1.0,
-                                min_width: px(0),
                                 ..default()
                             },
                         ));
@@ -178,7 +176,6 @@ fn turn_order(
                             ui::text(label, 13.0, colour),
                             Node {
                                 flex_shrink: 1.0,
-                                min_width: px(0),
                                 ..default()
                             },
                         ));
