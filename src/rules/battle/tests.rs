@@ -360,7 +360,7 @@ fn ai_battles_on_every_level_read_as_plain_english() {
     use crate::ai::{Ai, Config, Difficulty, Kind};
     use crate::rules::rulesets;
     let mut bad: Vec<String> = Vec::new();
-    let mut lines = 0;
+    let (mut lines, mut bolts) = (0, 0);
     for name in crate::rules::testkit::shipped_levels() {
         let level = load(&name);
         for (seed, kind) in [
@@ -396,6 +396,7 @@ fn ai_battles_on_every_level_read_as_plain_english() {
                 texts.extend(clock.order.into_iter().map(|o| o.label));
                 for t in texts.iter().filter(|t| !t.is_empty()) {
                     lines += 1;
+                    bolts += usize::from(t.contains("'s bolt "));
                     if let Some(why) = badly_worded(t) {
                         bad.push(format!("{name} seed {seed}: {why}: {t:?}"));
                     }
@@ -414,6 +415,7 @@ fn ai_battles_on_every_level_read_as_plain_english() {
     bad.sort();
     bad.dedup();
     assert!(lines > 1000, "only {lines} lines were read");
+    assert!(bolts > 0, "no bolt was cast: the spell lines went unread");
     assert!(
         bad.is_empty(),
         "{} badly worded:\n{}",
