@@ -4616,7 +4616,7 @@ fn a_fleeing_unit_is_marked_and_one_that_fled_is_not_drawn_as_down() {
     assert!(
         texts(&mut app)
             .windows(2)
-            .any(|w| w[0].contains(&name) && w[1].contains("fleeing")),
+            .any(|w| w[0].contains(&name) && w[1].contains("Fleeing")),
         "{:?}",
         texts(&mut app)
     );
@@ -4647,7 +4647,7 @@ fn a_fleeing_unit_is_marked_and_one_that_fled_is_not_drawn_as_down() {
     assert!(
         texts(&mut app)
             .windows(2)
-            .any(|w| w[0].contains(&name) && w[1].contains("fled the map")),
+            .any(|w| w[0].contains(&name) && w[1].contains("Fled the map")),
         "{:?}",
         texts(&mut app)
     );

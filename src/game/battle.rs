@@ -211,7 +211,7 @@ pub fn log_text(state: &BattleState, event: &Event) -> String {
 /// of war) extends that line.
 ///
 /// `cause` says why a pool changes ("for Attack Fang"): it goes in the line's brackets,
-/// "Ida ap 2 (-1 for Attack Fang)".
+/// "Ida AP 2 (-1 for Attack Fang)".
 fn push_line(
     log: &mut Vec<LogLine>,
     state: &BattleState,
@@ -335,8 +335,8 @@ pub fn causes(before: &BattleState, cmd: &Command, events: &[Event]) -> Vec<Opti
         .collect()
 }
 
-/// A pool line with its cause after the change in its brackets: "Ida ap 2 (-1)" -> "Ida ap
-/// 2 (-1 for Attack Fang)", "Ida ap 0 (-1, all it had left)" -> "Ida ap 0 (-1 for Attack
+/// A pool line with its cause after the change in its brackets: "Ida AP 2 (-1)" -> "Ida AP
+/// 2 (-1 for Attack Fang)", "Ida AP 0 (-1, all it had left)" -> "Ida AP 0 (-1 for Attack
 /// Fang, all it had left)".
 fn with_cause(text: &str, cause: &str) -> String {
     if text.is_empty() {
@@ -1174,12 +1174,12 @@ mod tests {
     #[test]
     fn a_cost_line_names_its_cause_after_the_change() {
         assert_eq!(
-            with_cause("Ida ap 2 (-1)", "for Attack Fang"),
-            "Ida ap 2 (-1 for Attack Fang)"
+            with_cause("Ida AP 2 (-1)", "for Attack Fang"),
+            "Ida AP 2 (-1 for Attack Fang)"
         );
         assert_eq!(
-            with_cause("Ida ap 0 (-1, all it had left)", "for Attack Fang"),
-            "Ida ap 0 (-1 for Attack Fang, all it had left)"
+            with_cause("Ida AP 0 (-1, all it had left)", "for Attack Fang"),
+            "Ida AP 0 (-1 for Attack Fang, all it had left)"
         );
         assert_eq!(with_cause("", "for X"), "");
     }

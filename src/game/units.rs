@@ -151,6 +151,8 @@ pub fn pool_parts(u: &Unit) -> (String, String) {
                 .iter()
                 .position(|h| *h == &**k)
                 .unwrap_or(HEALTH_POOLS.len());
+            // Hit points below 0 show as 0: the unit is down (the rules keep the number).
+            let v = crate::rules::battle::log::shown_value(k, *v);
             gauges.push((rank, -max, format!("{words} {v}/{max}")));
         } else {
             counters.push(format!("{words} {v}"));

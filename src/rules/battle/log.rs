@@ -148,14 +148,25 @@ pub fn describe(s: &BattleState, e: &Event) -> String {
             ranged,
             hit,
             crit,
-        } => format!(
-            "{} {}{} {}{}",
-            s.unit_name(*attacker),
-            if *hit { "hits" } else { "misses" },
-            if *ranged { " (ranged)" } else { "" },
-            s.unit_name(*target),
-            if *crit { ": critical!" } else { "" }
-        ),
+            spell,
+        } => {
+            let result = if *hit { "hits" } else { "misses" };
+            let crit = if *crit { ": critical!" } else { "" };
+            match spell {
+                // A spell reads as a spell, not as a shot: "Vex's bolt hits Orrin".
+                Some(spell) => format!(
+                    "{}'s {spell} {result} {}{crit}",
+                    s.unit_name(*attacker),
+                    s.unit_name(*target)
+                ),
+                None => format!(
+                    "{} {result}{} {}{crit}",
+                    s.unit_name(*attacker),
+                    if *ranged { " (ranged)" } else { "" },
+                    s.unit_name(*target)
+                ),
+            }
+        }
         Event::Pool {
             unit,
             pool,
@@ -165,11 +176,23 @@ pub fn describe(s: &BattleState, e: &Event) -> String {
             // A pool that stops at 0 loses only what it had: say so, or the change would not
             // match the damage line before it.
             let all = if *value == 0 && *delta < 0 {
-                ", all it had left"
+                ", all it had left".to_string()
             } else {
-                ""
+                String::new()
             };
-            format!("{} {pool} {value} ({delta:+}{all})", s.unit_name(*unit))
+            // Hit points below 0 show as 0 (the rules keep the true number): the bracket says
+            // how far the blow went past what was left, so the numbers still add up.
+            let shown = shown_value(pool, *value);
+            let all = match (shown != *value, *delta < 0) {
+                (true, true) => format!(", {} more than it had left", (-value).min(-delta)),
+                (true, false) => ", still down".to_string(),
+                (false, _) => all,
+            };
+            format!(
+                "{} {} {shown} ({delta:+}{all})",
+                s.unit_name(*unit),
+                pool_word(pool)
+            )
         }
         Event::Reckoned {
             unit,
@@ -214,7 +237,11 @@ pub fn describe(s: &BattleState, e: &Event) -> String {
         ),
         Event::Interrupted(i) => {
             let who: Vec<_> = i.reactors.iter().map(|&u| s.unit_name(u)).collect();
-            format!("{} may react: {}", who.join(", "), trigger(s, &i.trigger))
+            format!(
+                "{} may react: {}",
+                who.join(", "),
+                interrupt_words(s, &i.trigger, &i.resume)
+            )
         }
         Event::Reacted { unit, reaction } => match reaction {
             Reaction::Decline => format!("{} lets it pass", s.unit_name(*unit)),
@@ -299,6 +326,33 @@ pub fn trigger(s: &BattleState, t: &Trigger) -> String {
     }
 }
 
+/// An interrupt's trigger in words, told as a spell when the attack it pauses is one ("Vex
+/// casts a bolt", not "Vex attacks from range").
+fn interrupt_words(s: &BattleState, t: &Trigger, resume: &super::Resume) -> String {
+    if let (Trigger::Targeted { attacker, .. }, super::Resume::Attack(p)) = (t, resume)
+        && let Some(spell) = crate::rules::rulesets::spell_of(&p.note)
+    {
+        return format!("{} casts a {spell}", s.unit_name(*attacker));
+    }
+    trigger(s, t)
+}
+
+/// A pool's value as the player is shown it: hit points below 0 as 0 (the unit is down; the
+/// rules keep the true number), any other pool as it is (Hero's BODY and STUN below 0 are
+/// rules of their own).
+pub fn shown_value(pool: &str, value: i64) -> i64 {
+    if pool == "hp" { value.max(0) } else { value }
+}
+
+/// A pool's name in a log line: its key, but the action points' unit as players write it,
+/// "AP" ("Kestrel AP 2 (-1)").
+pub fn pool_word(pool: &str) -> &str {
+    match pool {
+        "ap" => "AP",
+        other => other,
+    }
+}
+
 /// The pending decision in words.
 pub fn decision(s: &BattleState, d: &Decision) -> String {
     match d {
@@ -307,11 +361,16 @@ pub fn decision(s: &BattleState, d: &Decision) -> String {
             "{} to pick who acts next",
             s.sides.get(side.index()).map_or("?", |x| x.name.as_str())
         ),
-        Decision::Declare { unit, .. } => format!("declare for {}", s.unit_name(*unit)),
+        Decision::Declare { unit, .. } => format!("Declare for {}", s.unit_name(*unit)),
         Decision::React { unit, trigger: t } => {
-            format!("{} may react: {}", s.unit_name(*unit), trigger(s, t))
+            // The interrupt it answers is the battle's last (its continuation tells a spell).
+            let words = match s.interrupts.last() {
+                Some(i) if i.trigger == *t => interrupt_words(s, t, &i.resume),
+                _ => trigger(s, t),
+            };
+            format!("{} may react: {words}", s.unit_name(*unit))
         }
-        Decision::Over { .. } => "the battle is over".to_string(),
+        Decision::Over { .. } => "The battle is over".to_string(),
     }
 }
 

@@ -276,3 +276,150 @@ fn numbers(line: &str) -> Vec<i64> {
         .filter_map(|w| w.parse().ok())
         .collect()
 }
+
+/// A pool's line names the action points' unit as players write it, "AP", and shows hit
+/// points below 0 as 0, saying by how much the blow went past what was left, so the numbers
+/// still add up (issue 22: "Thorn ap 2 (-1)", "Garrick hp -7 (-9)"). Other pools keep their
+/// numbers, and the rules keep the true hp.
+#[test]
+fn pool_lines_say_ap_and_show_no_negative_hit_points() {
+    let level = load("action_points_ruins.ron");
+    let (b, _) = BattleState::start(&level, 1);
+    let u = UnitId(0);
+    let name = b.unit_name(u).into_owned();
+    let line = |pool: &str, delta: i64, value: i64| {
+        let e = Event::Pool {
+            unit: u,
+            pool: pool.to_string(),
+            delta,
+            value,
+        };
+        log::describe(&b, &e).replacen(&name, "X", 1)
+    };
+    assert_eq!(line("ap", -1, 2), "X AP 2 (-1)");
+    assert_eq!(line("ap", -1, 0), "X AP 0 (-1, all it had left)");
+    assert_eq!(line("hp", -9, -7), "X hp 0 (-9, 7 more than it had left)");
+    assert_eq!(line("hp", -3, -5), "X hp 0 (-3, 3 more than it had left)");
+    assert_eq!(line("hp", 2, -1), "X hp 0 (+2, still down)");
+    assert_eq!(line("hp", -2, 0), "X hp 0 (-2, all it had left)");
+    assert_eq!(line("hp", -2, 3), "X hp 3 (-2)");
+    // Hero's BODY and STUN below 0 are rules in their own right: shown as they are.
+    assert_eq!(line("stun", -6, -2), "X stun -2 (-6)");
+}
+
+/// Why a player-facing line (a log line, a prompt, a turn-order label) reads badly, if it does
+/// (issue 22): it starts in lower case, has a "(s)" plural, writes the AP unit in lower case,
+/// names a side "the" itself ("Party is the Party"), shows negative hit points, or says a unit
+/// "used 0" of something.
+pub(crate) fn badly_worded(line: &str) -> Option<&'static str> {
+    let first = line.chars().find(|c| c.is_alphanumeric());
+    if first.is_some_and(|c| !(c.is_uppercase() || c.is_ascii_digit())) {
+        return Some("starts in lower case");
+    }
+    if line.contains("(s)") {
+        return Some("a \"(s)\" plural");
+    }
+    let words: Vec<&str> = line
+        .split(|c: char| !(c.is_alphanumeric() || c == '-'))
+        .filter(|w| !w.is_empty())
+        .collect();
+    if words.iter().any(|w| *w == "ap" || *w == "Ap") {
+        return Some("the AP unit in lower case");
+    }
+    for pair in words.windows(2) {
+        if pair[0].eq_ignore_ascii_case("hp")
+            && pair[1].starts_with('-')
+            && pair[1][1..].starts_with(|c: char| c.is_ascii_digit())
+        {
+            return Some("negative hit points");
+        }
+    }
+    for (i, w) in words.iter().enumerate() {
+        if *w == "is"
+            && words.get(i + 1) == Some(&"the")
+            && i > 0
+            && words
+                .get(i + 2)
+                .is_some_and(|after| after.eq_ignore_ascii_case(words[i - 1]))
+        {
+            return Some("an \"X is the X\" tautology");
+        }
+    }
+    if line.contains("used 0") {
+        return Some("\"used 0\"");
+    }
+    None
+}
+
+/// A few battles of AI against AI on every shipped level: every line the player reads (each
+/// log line but the ruleset's bookkeeping, each prompt, each turn-order label and headline)
+/// passes [`badly_worded`]. Greedy players on both sides, and one `easy` battle a level so
+/// spells, charges and reactions come up too.
+#[test]
+fn ai_battles_on_every_level_read_as_plain_english() {
+    use crate::ai::{Ai, Config, Difficulty, Kind};
+    use crate::rules::rulesets;
+    let mut bad: Vec<String> = Vec::new();
+    let (mut lines, mut bolts) = (0, 0);
+    for name in crate::rules::testkit::shipped_levels() {
+        let level = load(&name);
+        for (seed, kind) in [
+            (1, Kind::Greedy),
+            (2, Kind::Greedy),
+            (3, Kind::Utility(Difficulty::Easy)),
+        ] {
+            let config = Config {
+                time_limit: std::time::Duration::from_secs(3600),
+                ..Config::new(kind, seed)
+            };
+            let mut ai = Ai::new(config);
+            let (mut b, mut events) = BattleState::start(&level, seed);
+            let mut check = |b: &BattleState, events: &[Event], bad: &mut Vec<String>| {
+                // The lines as the game's log shows them: bookkeeping left out, a turn's note
+                // ("(its initiative segment)") on the end of the turn's line.
+                let mut texts: Vec<String> = Vec::new();
+                for e in events {
+                    let line = log::describe(b, e);
+                    match (e, texts.last_mut()) {
+                        (Event::Rules(r), _) if rulesets::bookkeeping(r) => {}
+                        (Event::Rules(r), Some(last))
+                            if rulesets::joins_previous_line(b, r, last) =>
+                        {
+                            last.push_str(&format!(" {line}"));
+                        }
+                        _ => texts.push(line),
+                    }
+                }
+                texts.push(log::decision(b, &b.pending()));
+                let clock = rulesets::clock(b);
+                texts.push(clock.headline);
+                texts.extend(clock.order.into_iter().map(|o| o.label));
+                for t in texts.iter().filter(|t| !t.is_empty()) {
+                    lines += 1;
+                    bolts += usize::from(t.contains("'s bolt "));
+                    if let Some(why) = badly_worded(t) {
+                        bad.push(format!("{name} seed {seed}: {why}: {t:?}"));
+                    }
+                }
+            };
+            check(&b, &events, &mut bad);
+            for _ in 0..400 {
+                let Some(cmd) = ai.decide(&b) else { break };
+                events = b
+                    .execute(&cmd)
+                    .unwrap_or_else(|r| panic!("{name}: {cmd:?}: {r}"));
+                check(&b, &events, &mut bad);
+            }
+        }
+    }
+    bad.sort();
+    bad.dedup();
+    assert!(lines > 1000, "only {lines} lines were read");
+    assert!(bolts > 0, "no bolt was cast: the spell lines went unread");
+    assert!(
+        bad.is_empty(),
+        "{} badly worded:\n{}",
+        bad.len(),
+        bad.join("\n")
+    );
+}

@@ -826,6 +826,10 @@ pub enum Event {
         ranged: bool,
         hit: bool,
         crit: bool,
+        /// The spell it was, by its name in lower case ("bolt"), or `None` for a weapon's
+        /// attack: the log tells a spell as one ("Vex's bolt hits Orrin").
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        spell: Option<String>,
     },
     /// A resource pool changed: hp, body, stun, endurance, health, stamina, focus, ap...
     Pool {

@@ -155,6 +155,12 @@ pub trait Ruleset {
         None
     }
 
+    /// The spell a paused attack is, by its name in lower case as after "a" ("bolt"), or
+    /// `None` for a weapon's attack: the log tells a spell as one.
+    fn spell_of(_note: &Self::Note) -> Option<&'static str> {
+        None
+    }
+
     /// Whether one of its events only keeps the engine's books: `fray replay` prints it, the
     /// player's log leaves it out.
     fn bookkeeping(_e: &Self::Event) -> bool {
@@ -419,6 +425,11 @@ macro_rules! registry {
         /// The log line of a ruleset event.
         pub fn log_line(s: &BattleState, e: &RulesEvent) -> String {
             match e { $(RulesEvent::$v(e) => <$m::$t as Ruleset>::log_line(s, e)),+ }
+        }
+
+        /// The spell a paused attack is, by its name ("bolt"), or `None` for a weapon's.
+        pub fn spell_of(note: &RulesNote) -> Option<&'static str> {
+            match note { $(RulesNote::$v(n) => <$m::$t as Ruleset>::spell_of(n)),+ }
         }
 
         /// Whether a ruleset event only keeps the engine's books (left out of the player's

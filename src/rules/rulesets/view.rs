@@ -25,8 +25,8 @@ pub struct Clock {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct OrderEntry {
     pub unit: UnitId,
-    /// What decides its place or what it has left: "CV 6", "init 9", "AP 3/4", "segment 4",
-    /// "picked", "surprised".
+    /// What decides its place or what it has left: "CV 6", "Init 9", "AP 3/4", "Segment 4",
+    /// "Picked", "Surprised".
     pub label: String,
     /// It is acting (or deciding) now.
     pub current: bool,

@@ -95,6 +95,7 @@ pub(super) fn resolve_attack(x: &mut Exec, p: &PendingAttack) {
         ranged: kind != AttackKind::Melee,
         hit,
         crit: false,
+        spell: (kind == AttackKind::Spell).then(|| super::SPELL.to_string()),
     });
     if !hit {
         return;

@@ -161,6 +161,9 @@ impl AttackKind {
     }
 }
 
+/// What the log calls a caster's spell ("Vex casts a bolt", "Vex's bolt hits Orrin").
+pub const SPELL: &str = "bolt";
+
 /// The `action-points` ruleset (see [`crate::rules::rulesets::Ruleset`]).
 pub struct ActionPoints;
 
@@ -255,6 +258,10 @@ impl crate::rules::rulesets::Ruleset for ActionPoints {
         (Self::note_of(&p.note) == AttackKind::Spell)
             .then(|| view::spell_odds(s, p.attacker, p.target))
             .flatten()
+    }
+    /// A Cast is a caster's bolt (the data file's house rule on spells).
+    fn spell_of(note: &AttackKind) -> Option<&'static str> {
+        (*note == AttackKind::Spell).then_some(SPELL)
     }
     /// "X's turn" comes from the engine's own event right after.
     fn bookkeeping(e: &Ev) -> bool {

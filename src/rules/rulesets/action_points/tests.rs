@@ -125,7 +125,8 @@ fn attacks_hit_on_d20_plus_attack_against_10_plus_defense_and_armor_soaks() {
         target: U1,
         ranged: false,
         hit: false,
-        crit: false
+        crit: false,
+        spell: None
     }));
     assert_eq!(hp(&b, 1), 10);
     run(&mut b, atk);
@@ -544,6 +545,55 @@ fn a_spells_odds_agree_with_what_bolts_do() {
     let per_hit = |o: &Odds| o.expected_damage / o.hit;
     assert!((per_hit(&answers[0].odds) - per_hit(&o)).abs() < 1e-9);
     odds_agree_over_seeds(&level, [6, 1], &cast, &o);
+}
+
+/// A bolt reads as a spell, in the log and in the Dodge prompt, not as a shot (issue 22: it
+/// read "attacks from range" and "hits (ranged)"); a bow's shot still reads as one.
+#[test]
+fn a_bolt_reads_as_a_spell_in_the_log_and_the_prompt() {
+    use crate::rules::battle::Spell;
+    use crate::rules::battle::log::{decision, describe};
+    let units = r#"
+        (name: "Orrin", side: "Company", cell: (0, 1), template: "mage"),
+        (name: "Shade", side: "Cult", cell: (5, 1), template: "scout"),
+    "#;
+    // Initiative 6 + 2 against 1 + 4: Orrin first. The bolt rolls 20: a hit.
+    let (mut b, _) = BattleState::start_with_tape(&field(units, ""), 1, [6, 1, 20, 3, 3]);
+    let cast = act(
+        U0,
+        Action::Cast {
+            target: U1,
+            spell: Spell::MagicMissile,
+        },
+    );
+    let mut lines: Vec<String> = run(&mut b, cast).iter().map(|e| describe(&b, e)).collect();
+    assert_eq!(
+        decision(&b, &b.pending()),
+        "Shade may react: Orrin casts a bolt"
+    );
+    lines.extend(run(&mut b, decline(U1)).iter().map(|e| describe(&b, e)));
+    for want in [
+        "Shade may react: Orrin casts a bolt",
+        "Orrin's bolt hits Shade",
+    ] {
+        assert!(lines.iter().any(|l| l == want), "{want}: {lines:?}");
+    }
+    assert!(
+        !lines
+            .iter()
+            .any(|l| l.contains("(ranged)") || l.contains("from range")),
+        "{lines:?}"
+    );
+    // A shot from a bow is still a ranged attack in words.
+    let shot = Event::Attacked {
+        attacker: U1,
+        target: U0,
+        ranged: true,
+        hit: false,
+        crit: false,
+        spell: None,
+    };
+    assert_eq!(describe(&b, &shot), "Shade misses (ranged) Orrin");
 }
 
 /// Over 4,000 seeds (the initiative forced by `tape`), U0's `cmd` on U1, the Dodge declined,

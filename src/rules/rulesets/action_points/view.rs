@@ -94,10 +94,10 @@ pub(super) fn clock(s: &BattleState, r: &State) -> Clock {
             let init = r.scores.get(u).copied().unwrap_or(NO_SCORE);
             // The fallen say so, as in the other rulesets, not their unspendable AP.
             let label = match unit.status {
-                Status::Dead => format!("init {init} \u{b7} dead"),
-                Status::Down => format!("init {init} \u{b7} down"),
+                Status::Dead => format!("Init {init} \u{b7} dead"),
+                Status::Down => format!("Init {init} \u{b7} down"),
                 Status::Active => format!(
-                    "init {init} \u{b7} {}/{} AP",
+                    "Init {init} \u{b7} {}/{} AP",
                     unit.pool(names::AP),
                     unit.stat(names::AP)
                 ),

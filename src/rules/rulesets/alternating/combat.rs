@@ -760,6 +760,7 @@ pub(super) fn finish_attack(x: &mut Exec, p: &PendingAttack, reaction: &Reaction
         ranged: p.ranged,
         hit,
         crit: p.crit && hit,
+        spell: None,
     });
     if !hit {
         return;

@@ -426,7 +426,8 @@ fn advantage_keeps_the_best_of_two_rolls() {
         target: U0,
         ranged: false,
         hit: false,
-        crit: false
+        crit: false,
+        spell: None
     }));
     let o = crate::rules::rulesets::odds(&b, U1, U0, false).expect("odds");
     assert!(
@@ -825,7 +826,8 @@ fn a_failed_killing_strike_is_a_sneak_attack_and_damage_at_zero_health_risks_dea
         target: U1,
         ranged: false,
         hit: true,
-        crit: false
+        crit: false,
+        spell: None
     }));
     assert_eq!(totals(&e, Purpose::Death), vec![16]);
     assert_eq!(pool(&b, U1, "death"), 20);

@@ -52,17 +52,17 @@ pub fn clock(s: &BattleState, r: &State) -> Clock {
         for u in s.unit_ids().filter(|&u| s.units[u.index()].side == team) {
             let unit = &s.units[u.index()];
             let label = match unit.status {
-                Status::Dead => "dead".to_string(),
-                Status::Down => "unconscious".to_string(),
+                Status::Dead => "Dead".to_string(),
+                Status::Down => "Unconscious".to_string(),
                 Status::Active if r.acting == Some(u) => {
                     format!(
-                        "acting \u{b7} {}/{ACTIONS} actions",
+                        "Acting \u{b7} {}/{ACTIONS} actions",
                         unit.pool(names::ACTIONS)
                     )
                 }
-                Status::Active if r.acted.contains(&u) => "acted".to_string(),
-                Status::Active if unit.has(&Condition::Surprised) => "surprised".to_string(),
-                Status::Active => "to act".to_string(),
+                Status::Active if r.acted.contains(&u) => "Acted".to_string(),
+                Status::Active if unit.has(&Condition::Surprised) => "Surprised".to_string(),
+                Status::Active => "To act".to_string(),
             };
             order.push(OrderEntry {
                 unit: u,

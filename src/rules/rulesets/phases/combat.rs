@@ -739,6 +739,7 @@ pub(super) fn strike(x: &mut Exec, a: UnitId, t: UnitId, ranged: bool, blow: Blo
             ranged,
             hit: false,
             crit: false,
+            spell: None,
         });
         return;
     }
@@ -760,6 +761,7 @@ pub(super) fn strike(x: &mut Exec, a: UnitId, t: UnitId, ranged: bool, blow: Blo
         ranged,
         hit,
         crit: false,
+        spell: None,
     });
     if !hit || manoeuvres::effect_instead(x, a, t, blow) {
         return;

@@ -1769,3 +1769,41 @@ fn a_moving_blow_tells_its_odds_and_the_dice_agree() {
     }
     assert_eq!(action_odds(&b, U0, &Action::Dodge), None);
 }
+
+/// What a unit has used of its Phase reads as a plain English list: no "(s)" plurals, no "used
+/// 0 actions" (issue 22: "Quill has used 0 action(s), a full phase, moved").
+#[test]
+fn what_a_unit_has_spent_reads_as_a_plain_list() {
+    let units = r#"(name: "Quill", side: "Heroes", cell: (0, 0), template: "speedster"),
+                   (name: "Bo", side: "Blades", cell: (7, 4), template: "swordsman")"#;
+    let (b, _) = field().units(units).start(1);
+    let line = |budget: Budget| {
+        crate::rules::battle::log::describe(&b, &ev(Ev::Spent { unit: U0, budget }))
+    };
+    let b0 = Budget::default();
+    assert_eq!(
+        line(Budget {
+            full: true,
+            moved: true,
+            ..b0
+        }),
+        "Quill has used a full phase and moved"
+    );
+    assert_eq!(
+        line(Budget {
+            actions: 1,
+            attack: true,
+            ..b0
+        }),
+        "Quill has used 1 action"
+    );
+    assert_eq!(
+        line(Budget {
+            actions: 2,
+            stepped: true,
+            ..b0
+        }),
+        "Quill has used 2 actions and taken its 1-hex step"
+    );
+    assert_eq!(line(b0), "Quill has used nothing yet");
+}

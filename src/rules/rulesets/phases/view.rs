@@ -15,6 +15,35 @@ use crate::rules::battle::{
 };
 use crate::rules::rulesets::view::{self as shared, Clock, CommandInfo, Odds, OrderEntry};
 
+/// What a unit has used of its Phase, as a list in plain English: "used 1 action and moved",
+/// "used a full phase and moved", "taken its 1-hex step"; never "0 actions".
+fn spent_words(b: &super::Budget) -> String {
+    let mut nouns = Vec::new();
+    match b.actions {
+        0 => {}
+        1 => nouns.push("1 action".to_string()),
+        k => nouns.push(format!("{k} actions")),
+    }
+    if b.full {
+        nouns.push("a full phase".to_string());
+    }
+    let mut clauses = Vec::new();
+    if !nouns.is_empty() {
+        clauses.push(format!("used {}", nouns.join(" and ")));
+    }
+    if b.moved {
+        clauses.push("moved".to_string());
+    }
+    if b.stepped {
+        clauses.push("taken its 1-hex step".to_string());
+    }
+    match clauses.as_slice() {
+        [] => "used nothing yet".to_string(),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
 /// A ruleset event in words, for the combat log.
 pub(super) fn log_line(s: &BattleState, e: &Ev) -> String {
     let n = |u: &UnitId| s.unit_name(*u);
@@ -38,17 +67,10 @@ pub(super) fn log_line(s: &BattleState, e: &Ev) -> String {
         Ev::Acting { unit: Some(u) } => format!("{} acts", n(u)),
         Ev::Acting { unit: None } => "(between actions)".to_string(),
         Ev::Asking { unit: Some(u) } => format!("{} may take its delayed action now", n(u)),
-        Ev::Asking { unit: None } => "(no delayed action asked)".to_string(),
+        Ev::Asking { unit: None } => "(No delayed action asked)".to_string(),
         Ev::KeepsWaiting { unit } => format!("{} keeps waiting", n(unit)),
         Ev::Done { unit } => format!("{}'s place in this Phase has come", n(unit)),
-        Ev::Spent { unit, budget } => format!(
-            "{} has used {} action(s){}{}{}",
-            n(unit),
-            budget.actions,
-            if budget.full { ", a full phase" } else { "" },
-            if budget.moved { ", moved" } else { "" },
-            if budget.stepped { ", stepped" } else { "" }
-        ),
+        Ev::Spent { unit, budget } => format!("{} has {}", n(unit), spent_words(budget)),
         Ev::Held {
             unit,
             held: Some(Held::Delay),
@@ -159,7 +181,7 @@ pub(super) fn log_line(s: &BattleState, e: &Ev) -> String {
         Ev::Blow { blow: Some(b) } => {
             format!("{} will strike {} from {}", n(&b.unit), n(&b.target), b.at)
         }
-        Ev::Blow { blow: None } => "(the blow falls or is off)".to_string(),
+        Ev::Blow { blow: None } => "(The blow falls or is off)".to_string(),
         Ev::Stopped { unit, by } => format!("{}'s {} stops the attack", n(unit), by.name()),
         Ev::Started { unit, at: Some(_) } => format!(
             "{} starts a Take a Recovery (a move action): it completes it in its next Phase",

@@ -462,6 +462,7 @@ pub(crate) fn strike(x: &mut Exec, attacker: UnitId, target: UnitId, kind: Kind,
         ranged: kind == Kind::Missile,
         hit,
         crit: false,
+        spell: None,
     });
     if !hit {
         return;

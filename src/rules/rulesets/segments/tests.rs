@@ -629,7 +629,7 @@ fn a_spell_begun_late_goes_on_into_the_next_round() {
         .map(|e| e.label.clone());
     assert_eq!(
         halvaine.as_deref(),
-        Some("casting: goes off at the start of segment 2 of round 2")
+        Some("Casting: goes off at the start of segment 2 of round 2")
     );
     assert_eq!(
         b.pending(),
@@ -982,7 +982,7 @@ fn the_clock_and_the_menu_speak_in_segments() {
         "{}",
         c.headline
     );
-    assert!(c.order[0].current && c.order[0].label == "to declare");
+    assert!(c.order[0].current && c.order[0].label == "To declare");
     declare(&mut b, 0, Intent::Melee);
     declare(
         &mut b,
@@ -997,10 +997,10 @@ fn the_clock_and_the_menu_speak_in_segments() {
     // The orc archer shoots in segment 1 (2 - 2 would be 0), the orc in 2, the party in 4.
     let c = rulesets::clock(&b);
     assert!(c.headline.contains("Segment 1 of 10"), "{}", c.headline);
-    assert!(c.headline.contains("Party act in 4"), "{}", c.headline);
+    assert!(c.headline.contains("Party acts in 4"), "{}", c.headline);
     let labels: Vec<(UnitId, String)> = c.order.iter().map(|e| (e.unit, e.label.clone())).collect();
-    assert_eq!(labels[0], (UnitId(3), "segment 1".to_string()));
-    assert_eq!(labels[1], (U2, "segment 2".to_string()));
+    assert_eq!(labels[0], (UnitId(3), "Segment 1".to_string()));
+    assert_eq!(labels[1], (U2, "Segment 2".to_string()));
     // The party's own view of the clock does not know the archer's bow: it shows its side's 2.
     let mut view = b.clone();
     rulesets::redact(&mut view, SideId(0));
@@ -1008,7 +1008,7 @@ fn the_clock_and_the_menu_speak_in_segments() {
     assert!(
         c.order
             .iter()
-            .any(|e| e.unit == UnitId(3) && e.label == "segment 1"),
+            .any(|e| e.unit == UnitId(3) && e.label == "Segment 1"),
         "revealed now"
     );
     run(&mut b, Command::EndTurn { unit: UnitId(3) });

@@ -462,7 +462,9 @@ pub fn clock(s: &BattleState, r: &State) -> Clock {
             let sides: Vec<String> = (0..s.sides.len())
                 .map(|i| {
                     let side = SideId(i as u8);
-                    format!("{} act in {}", side_name(s, side), side_segment(s, r, side))
+                    let name = side_name(s, side);
+                    let act = crate::rules::battle::log::agree(&name, "acts", "act");
+                    format!("{name} {act} in {}", side_segment(s, r, side))
                 })
                 .collect();
             format!(
@@ -493,7 +495,7 @@ pub fn clock(s: &BattleState, r: &State) -> Clock {
             let (key, label, done) = if let Some(c) = casting {
                 (
                     0,
-                    format!("casting: goes off {}", goes_off_words(s, r, c.last)),
+                    format!("Casting: goes off {}", goes_off_words(s, r, c.last)),
                     true,
                 )
             } else {
@@ -503,25 +505,25 @@ pub fn clock(s: &BattleState, r: &State) -> Clock {
                         if k >= r.segment {
                             (
                                 k + 1,
-                                format!("surprised for {}", plural(k, "segment")),
+                                format!("Surprised for {}", plural(k, "segment")),
                                 false,
                             )
                         } else {
-                            (0, "acts".to_string(), false)
+                            (0, "Acts".to_string(), false)
                         }
                     }
                     Phase::Declare | Phase::Start => (
                         0,
-                        if declared { "declared" } else { "to declare" }.to_string(),
+                        if declared { "Declared" } else { "To declare" }.to_string(),
                         declared,
                     ),
                     Phase::Round => {
                         if holding {
-                            (r.segment, "holding".to_string(), false)
+                            (r.segment, "Holding".to_string(), false)
                         } else {
                             match unit_segment(s, r, u) {
-                                Some(seg) => (seg, format!("segment {seg}"), acted),
-                                None => (SEGMENTS + 1, "hold".to_string(), true),
+                                Some(seg) => (seg, format!("Segment {seg}"), acted),
+                                None => (SEGMENTS + 1, "Hold".to_string(), true),
                             }
                         }
                     }

@@ -206,6 +206,9 @@ pub fn ac_terms(s: &BattleState, t: UnitId) -> Vec<Term> {
     terms
 }
 
+/// The Charge's +2 on a thrown attack, in words (S-65 gives it to melee and thrown alike).
+pub const CHARGE_THROWN: &str = "charge (a thrown attack gets it too)";
+
 /// The attack bonus with every situation modifier, and the modifiers in words.
 pub fn attack_bonus(s: &BattleState, spec: &Spec) -> (i64, Vec<String>) {
     let terms = attack_terms(s, spec);
@@ -228,6 +231,9 @@ pub fn attack_terms(s: &BattleState, spec: &Spec) -> Vec<Term> {
         add(&mut b, -1, "two weapons");
     }
     match spec.kind {
+        // S-65: the +2 is for the attack a charge ends with, melee or thrown; the log says so
+        // for a thrown one, which a player might not expect to get it.
+        Kind::Charge if spec.ranged => add(&mut b, 2, CHARGE_THROWN),
         Kind::Charge => add(&mut b, 2, "charge"),
         Kind::Snap => add(&mut b, -4, "snap attack"),
         _ => {}
@@ -533,6 +539,7 @@ pub fn resolve(x: &mut Exec, p: &PendingAttack) {
         ranged: spec.ranged,
         hit,
         crit: false,
+        spell: None,
     });
     match spec.kind {
         Kind::Shove { prone, push } => {

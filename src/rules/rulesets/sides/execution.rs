@@ -133,6 +133,7 @@ pub fn execute(x: &mut Exec, unit: UnitId, target: UnitId) {
         ranged,
         hit,
         crit: false,
+        spell: None,
     });
     if !hit || !active(x.s(), target) {
         return;

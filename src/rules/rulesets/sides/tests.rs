@@ -243,7 +243,8 @@ fn an_attack_hits_when_d20_plus_bonus_reaches_ac() {
         target: U1,
         ranged: false,
         hit: true,
-        crit: false
+        crit: false,
+        spell: None
     }));
     assert_eq!(rolls(&e, Purpose::Damage), vec![(6, None)]);
     assert_eq!(hp(&b, U1), 10);
@@ -453,7 +454,8 @@ fn total_defense_after_seeing_the_roll_turns_a_hit_into_a_miss_and_stops_shock()
         target: U1,
         ranged: false,
         hit: false,
-        crit: false
+        crit: false,
+        spell: None
     }));
     assert!(sides_ev(&e).contains(&&Ev::Shock {
         attacker: U0,
@@ -752,6 +754,108 @@ fn a_charge_runs_a_straight_line_for_plus_2_to_hit_and_minus_2_ac() {
     let e = run(&mut b, Command::EndTurn { unit: U1 });
     assert!(e.contains(&Event::RoundStarted { round: 2 }));
     assert_eq!(combat::ac_of(&b, U0), 16);
+}
+
+/// The Party is told by what it does (S-09, S-14), not by its name ("Party is the Party"), and
+/// a unit whose turn is over reads as done in the turn order, never listing a Move it cannot
+/// take (issue 22); an unspent Main is told as what it can still pay for, an Instant (S-28).
+#[test]
+fn the_party_line_says_what_it_means_and_a_done_unit_reads_as_done() {
+    let units = r#"
+        (name: "Aldric", side: "Party", cell: (0, 0), template: "warrior"),
+        (name: "Mira", side: "Party", cell: (0, 4), template: "archer"),
+        (name: "Hruk", side: "Foes", cell: (14, 4), template: "reaver"),
+    "#;
+    let map = ["..............."; 5];
+    let level = field().map(&map).units(units);
+    let (mut b, events) = BattleState::start_with_tape(&level.level(), 1, [6, 1]);
+    let lines: Vec<String> = events
+        .iter()
+        .map(|e| crate::rules::battle::log::describe(&b, e))
+        .collect();
+    assert!(
+        lines.contains(&"Party adds its best DEX to its initiative roll and wins ties".into()),
+        "{lines:?}"
+    );
+    let label = |b: &BattleState, u: UnitId| {
+        let clock = crate::rules::rulesets::clock(b);
+        let entry = clock.order.into_iter().find(|o| o.unit == u);
+        entry.expect("every unit is in the turn order").label
+    };
+    assert_eq!(label(&b, U1), "Main, Move");
+    // Mira moves (her Move action) and ends her turn: her Main is left for an Instant only.
+    run(&mut b, Command::Pick { unit: U1 });
+    run(&mut b, mv(U1, 1, 4));
+    run(&mut b, Command::EndTurn { unit: U1 });
+    assert_eq!(label(&b, U1), "Done \u{b7} Main (Instant only)");
+    // Aldric runs ten squares (his Move and his Main as a second Move): nothing is left.
+    assert_eq!(label(&b, U0), "Main, Move");
+    run(&mut b, mv(U0, 10, 0));
+    assert_eq!(label(&b, U0), "No actions left");
+    run(&mut b, Command::EndTurn { unit: U0 });
+    assert_eq!(label(&b, U0), "Done");
+    // A side named in the plural gets verbs that agree.
+    let (b, events) =
+        BattleState::start_with_tape(&level.options(r#"party: "Foes""#).level(), 1, [6, 1]);
+    let lines: Vec<String> = events
+        .iter()
+        .map(|e| crate::rules::battle::log::describe(&b, e))
+        .collect();
+    assert!(
+        lines.contains(&"Foes add their best DEX to their initiative roll and win ties".into()),
+        "{lines:?}"
+    );
+}
+
+/// A charge may end in a thrown attack, and the rules text gives that the +2 too (S-65: "melee
+/// or thrown", in our words): the log's sum says why it is there.
+#[test]
+fn a_charge_ending_in_a_thrown_attack_gets_the_plus_2_and_the_log_says_why() {
+    let units = r#"
+        (name: "Aldric", side: "Party", cell: (0, 0), template: "cutthroat"),
+        (name: "Hruk", side: "Foes", cell: (5, 0), template: "reaver"),
+    "#;
+    let map = ["........"; 3];
+    let (mut b, _) =
+        BattleState::start_with_tape(&field().map(&map).units(units).level(), 1, [8, 1, 10, 3]);
+    let e = run(
+        &mut b,
+        act(
+            U0,
+            Action::Charge {
+                target: U1,
+                to: Cell::new(3, 0),
+            },
+        ),
+    );
+    // Two squares from Hruk, out of melee reach: the knife is thrown. 3 - 1 two weapons + 2.
+    let bonus = e
+        .iter()
+        .find_map(|x| match x {
+            Event::Reckoned {
+                what, terms, total, ..
+            } if what == "attack bonus" => Some((terms.clone(), *total)),
+            _ => None,
+        })
+        .expect("the attack bonus is reckoned");
+    assert_eq!(bonus.1, 4, "{bonus:?}");
+    assert!(
+        bonus
+            .0
+            .contains(&crate::rules::battle::Term::new(combat::CHARGE_THROWN, 2)),
+        "{bonus:?}"
+    );
+    let line = e
+        .iter()
+        .map(|x| crate::rules::battle::log::describe(&b, x))
+        .find(|l| l.contains("attack bonus 4"))
+        .expect("a line for the attack bonus");
+    assert!(
+        line.contains("+ 2 charge (a thrown attack gets it too)"),
+        "{line}"
+    );
+    // The d20's 10 + 4.
+    assert_eq!(rolls(&e, Purpose::Attack)[0].0, 14);
 }
 
 /// The Charge's entry tells the odds of the attack it ends with, from the square it ends on

@@ -25,21 +25,29 @@ pub fn clock(s: &BattleState, r: &State) -> Clock {
             }
             let p = per(r, u);
             let label = if super::morale::fled(r, u) {
-                "fled the map".to_string()
+                "Fled the map".to_string()
             } else if unit.status != Status::Active {
-                "down".to_string()
+                "Down".to_string()
             } else if super::morale::fleeing(r, u) {
-                "fleeing".to_string()
+                "Fleeing".to_string()
             } else if r.surprise && unit.has(&Condition::Surprised) {
-                "surprised".to_string()
+                "Surprised".to_string()
             } else if unit.has(&Condition::Holding) {
-                "holding".to_string()
+                "Holding".to_string()
+            } else if p.acted && current != Some(u) {
+                // Its turn is over: its Move is lost; an unspent Main can still pay for an
+                // Instant action off its turn (Total Defense, a Snap Attack: S-28, S-57).
+                if p.main {
+                    "Done \u{b7} Main (Instant only)".to_string()
+                } else {
+                    "Done".to_string()
+                }
             } else {
                 match (p.main, p.mv) {
                     (true, true) => "Main, Move".to_string(),
                     (true, false) => "Main".to_string(),
                     (false, true) => "Move".to_string(),
-                    (false, false) => "no actions left".to_string(),
+                    (false, false) => "No actions left".to_string(),
                 }
             };
             order.push(OrderEntry {
@@ -320,7 +328,19 @@ fn odds_of(
 pub fn log_line(s: &BattleState, e: &Ev) -> String {
     let n = |u: &UnitId| s.unit_name(*u);
     match e {
-        Ev::Setup { party, .. } => format!("{} is the Party", side_name(s, *party)),
+        // The Party (S-09..S-14): the side whose best DEX goes on its initiative roll and
+        // which wins a tied one. Said as what it does, not as a name ("Party is the Party").
+        Ev::Setup { party, .. } => {
+            let name = side_name(s, *party);
+            let agree = |one, many| crate::rules::battle::log::agree(&name, one, many);
+            format!(
+                "{name} {} {} best DEX to {} initiative roll and {} ties",
+                agree("adds", "add"),
+                agree("its", "their"),
+                agree("its", "their"),
+                agree("wins", "win")
+            )
+        }
         Ev::SurpriseRound => "Surprise! The unaware lose the first round".to_string(),
         Ev::Initiative { order, scores } => {
             let list: Vec<String> = order
