@@ -76,9 +76,9 @@ pub enum Overlay {
 }
 
 const REACH: Color = Color::srgba(0.35, 0.7, 1.0, 0.55);
-/// Cells only a full move reaches ([`Layers::far`]): a blue violet, dimmer. A redder violet
-/// under the threat's orange hatching read as one pink.
-const REACH_FAR: Color = Color::srgba(0.45, 0.36, 1.0, 0.5);
+/// Cells only a full move reaches ([`Layers::far`]): teal, a hue far from the threat's
+/// orange. A violet (even a blue one) under the orange hatching read as one pink in play.
+const REACH_FAR: Color = Color::srgba(0.15, 0.78, 0.68, 0.5);
 const THREAT: Color = Color::srgba(0.95, 0.45, 0.1, 0.55);
 const TARGET: Color = Color::srgba(1.0, 0.85, 0.25, 0.95);
 const CURSOR: Color = Color::srgba(1.0, 1.0, 1.0, 0.9);
@@ -438,7 +438,7 @@ fn draw(
             .id()
     };
     // The threat's hatching lies over the reach's fill: under it, the stripes took the fill's
-    // tint, and a violet cell a foe threatens read as one pink.
+    // tint, and a full-move cell a foe threatens read as one pink.
     for c in &layers.threat {
         if let Some(p) = layout.cell_center(*c) {
             spawn(

@@ -120,7 +120,7 @@ fn hints(
 
 /// The hint for a unit to act, naming only what it can do now: a stunned unit whose one
 /// legal command is Recover is not told to click cells or press E. `far`: some cells only a
-/// full move reaches (drawn violet), which the hint names.
+/// full move reaches (drawn teal), which the hint names.
 fn act_hint(
     s: &BattleState,
     unit: UnitId,
@@ -144,7 +144,7 @@ fn act_hint(
     }
     let mut click = Vec::new();
     if moves && far {
-        click.push("a highlighted cell to move (violet: full move, no attack)");
+        click.push("a highlighted cell to move (teal: full move, no attack)");
     } else if moves {
         click.push("a highlighted cell to move");
     }
