@@ -642,8 +642,7 @@ impl<'a> Candidates<'a> {
                                 f = MARKED;
                                 self.pending.push(idx);
                             }
-                            if f & MARKED != 0
-                                && self.judge(&o, i, j, &self.clear) == Judged::Sure
+                            if f & MARKED != 0 && self.judge(&o, i, j, &self.clear) == Judged::Sure
                             {
                                 f = MARKED | SURE;
                             }
