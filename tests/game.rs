@@ -1099,7 +1099,11 @@ fn a_key_for_a_menu_that_has_just_passed_presses_nothing() {
             .any(|t| t.contains("menu changed just before that")),
         "the key is told to have done nothing"
     );
-    // The same digit on the menu now shown presses its entry.
+    // A key on the menu now shown, once it has been up long enough to be read, presses its
+    // entry.
+    for _ in 0..8 {
+        app.update();
+    }
     let view = app.world().resource::<fray::game::hud::View>();
     let (want, code) = view
         .menu
@@ -1113,6 +1117,150 @@ fn a_key_for_a_menu_that_has_just_passed_presses_nothing() {
     assert_eq!(
         battle(&app).commands,
         vec![Command::Pick { unit: first }, want]
+    );
+}
+
+/// The `sides` village with both sides human, at the first pick.
+fn village_hot_seat() -> App {
+    let level = fray::rules::level::load_path(&levels_dir().join("sides_village_brawl.ron"))
+        .expect("village");
+    let mut setup = BattleSetup::new(level, None);
+    setup.seed = 11;
+    setup.controls = vec![SideControl::Human; 2];
+    let mut app = battle_app(setup);
+    if app
+        .world()
+        .resource::<fray::game::hotseat::HotSeat>()
+        .waiting
+    {
+        tap(&mut app, KeyCode::Enter);
+        app.update();
+    }
+    app
+}
+
+/// The key a menu entry doing `cmd` is shown with.
+fn key_for(app: &App, cmd: &Command) -> KeyCode {
+    let view = app.world().resource::<fray::game::hud::View>();
+    let e = view
+        .menu
+        .iter()
+        .find(|e| e.commands.as_slice() == std::slice::from_ref(cmd))
+        .unwrap_or_else(|| panic!("an entry for {cmd:?} in {:?}", view.menu));
+    fray::game::input::key_of(e.hotkey.expect("a key")).expect("a key code")
+}
+
+/// A pick digit pressed twice in a row picks the unit once: the second press, on the menu
+/// the first brought up, is asked again rather than pressing the picked unit's entry on that
+/// digit (a play-test's double tap gave up Brann's Main action for Total Defense). Pressed
+/// again once the menu has been up a moment, it acts.
+#[test]
+fn a_double_tapped_pick_digit_does_not_press_the_picked_units_action() {
+    let mut app = village_hot_seat();
+    let Decision::Pick { options, .. } = battle(&app).state.pending() else {
+        panic!("a pick");
+    };
+    let unit = options[options.len() - 1];
+    let code = key_for(&app, &Command::Pick { unit });
+    tap(&mut app, code);
+    assert_eq!(battle(&app).commands, vec![Command::Pick { unit }]);
+    let has_entry = app
+        .world()
+        .resource::<fray::game::hud::View>()
+        .menu
+        .iter()
+        .any(|e| e.hotkey.and_then(fray::game::input::key_of) == Some(code));
+    assert!(has_entry, "the unit's menu has an entry on the same key");
+    tap(&mut app, code);
+    assert_eq!(
+        battle(&app).commands,
+        vec![Command::Pick { unit }],
+        "the second press took an action"
+    );
+    assert!(
+        texts(&mut app)
+            .iter()
+            .any(|t| t.contains("The menu has just changed")),
+        "the second press is told to have done nothing"
+    );
+    for _ in 0..8 {
+        app.update();
+    }
+    tap(&mut app, code);
+    assert_eq!(
+        battle(&app).commands.len(),
+        2,
+        "a press on a read menu acts"
+    );
+}
+
+/// In `sides` the last unit of a side to act is started by the engine, with no pick menu.
+/// Its pick digit, pressed from memory of the last pick menu, is asked again once instead of
+/// pressing the unit's action on that digit.
+#[test]
+fn the_pick_digit_of_a_unit_started_by_itself_is_asked_again() {
+    let mut app = village_hot_seat();
+    let play = |app: &mut App, cmd: Command| {
+        app.world_mut()
+            .resource_mut::<Battle>()
+            .submit(&cmd, true)
+            .expect("legal");
+        for _ in 0..3 {
+            app.update();
+        }
+    };
+    // Pick and end turns until two of the side are left to pick.
+    let side = loop {
+        let Decision::Pick { side, options } = battle(&app).state.pending() else {
+            panic!("a pick: {:?}", battle(&app).state.pending());
+        };
+        if options.len() == 2 {
+            break side;
+        }
+        play(&mut app, Command::Pick { unit: options[0] });
+        play(&mut app, Command::EndTurn { unit: options[0] });
+    };
+    let Decision::Pick { options, .. } = battle(&app).state.pending() else {
+        panic!("a pick");
+    };
+    let (first, last) = (options[0], options[1]);
+    let last_key = key_for(&app, &Command::Pick { unit: last });
+    // The player picks the first by its key and ends its turn: the last starts by itself.
+    let first_key = key_for(&app, &Command::Pick { unit: first });
+    tap(&mut app, first_key);
+    for _ in 0..8 {
+        app.update();
+    }
+    play(&mut app, Command::EndTurn { unit: first });
+    for _ in 0..8 {
+        app.update();
+    }
+    assert_eq!(
+        battle(&app).state.pending(),
+        Decision::Act { unit: last },
+        "the last of {side:?} acts without a pick"
+    );
+    let before = battle(&app).commands.len();
+    tap(&mut app, last_key);
+    assert_eq!(
+        battle(&app).commands.len(),
+        before,
+        "the remembered pick digit pressed an action"
+    );
+    assert!(
+        texts(&mut app)
+            .iter()
+            .any(|t| t.contains("was the last to pick and acts now")),
+        "asked again"
+    );
+    for _ in 0..8 {
+        app.update();
+    }
+    tap(&mut app, last_key);
+    assert_eq!(
+        battle(&app).commands.len(),
+        before + 1,
+        "the second press acts"
     );
 }
 

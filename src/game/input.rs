@@ -232,7 +232,19 @@ struct TurnSeen {
     unit: Option<UnitId>,
     since: f32,
     implicit: bool,
+    /// The units of the last pick menu the player saw, with their keys.
+    picks: Vec<(UnitId, KeyCode)>,
+    /// This turn's unit was in that pick menu but was not picked by the player (`sides`
+    /// starts the last unit of a side by itself): its pick key, which the player may press
+    /// from memory, is asked again once rather than pressing the unit's action on that key.
+    pick_key: Option<KeyCode>,
+    /// The last menu key sent: when, and for which menu ([`View::menu_for`]).
+    menu_key: Option<(f32, Option<(usize, Decision)>)>,
 }
+
+/// How soon after a menu key a key on the next menu is taken as a double press meant for
+/// the first, not a choice from a menu the player could not have read yet.
+const MENU_GRACE: f32 = 0.35;
 
 #[allow(clippy::too_many_arguments)]
 fn keyboard(
@@ -265,11 +277,35 @@ fn keyboard(
         // nothing to do, the other side's turn).
         let ended = matches!(battle.commands.last(),
             Some(Command::EndTurn { unit }) if Some(*unit) == turn.unit);
+        let picked = matches!(battle.commands.last(),
+            Some(Command::Pick { unit }) if Some(*unit) == view.acting);
+        let pick_key = turn
+            .picks
+            .iter()
+            .find(|(u, _)| Some(*u) == view.acting && !picked)
+            .map(|(_, k)| *k);
+        let (picks, menu_key) = (std::mem::take(&mut turn.picks), turn.menu_key.take());
         *turn = TurnSeen {
             unit: view.acting,
             since: now,
             implicit: turn.unit.is_some() && !ended,
+            picks,
+            pick_key,
+            menu_key,
         };
+    }
+    // The pick menu on screen, remembered for the turn it leads to.
+    let picks: Vec<(UnitId, KeyCode)> = view
+        .menu
+        .iter()
+        .filter_map(|e| match (e.commands.as_slice(), e.hotkey) {
+            ([Command::Pick { unit }], Some(h)) => settings.keys.key_of(h).map(|k| (*unit, k)),
+            _ => None,
+        })
+        .collect();
+    if !picks.is_empty() {
+        turn.picks = picks;
+        turn.pick_key = None;
     }
     let bound = &settings.keys;
     // A playtest: the quit key goes back to the editor, paused or not.
@@ -445,6 +481,34 @@ fn keyboard(
                 )));
                 return;
             }
+            // A second press hard on the first, on the menu the first brought up: meant
+            // for the first menu, most likely (a double-tapped pick digit took the picked
+            // unit's action on that digit). End turn means the same on every menu, and E E
+            // ends two turns.
+            if let Some((t, menu)) = turn.menu_key.take()
+                && !ends_turn
+                && menu != view.menu_for
+                && now - t < MENU_GRACE
+            {
+                toasts.write(Toast::ask(
+                    "The menu has just changed: read it, then press again".into(),
+                ));
+                return;
+            }
+            // The pick key of a unit whose turn began by itself (the last of its side to act).
+            if turn.pick_key.take() == Some(k) {
+                let who = view
+                    .acting
+                    .and_then(|u| battle.shown.unit(u))
+                    .map_or("This unit", |u| &u.name);
+                toasts.write(Toast::ask(format!(
+                    "{who} was the last to pick and acts now: press {} again for {}",
+                    e.hotkey.map_or_else(String::new, |h| h.label()),
+                    e.label
+                )));
+                return;
+            }
+            turn.menu_key = Some((now, view.menu_for.clone()));
             let action = if std::ptr::eq(list, &view.sub) {
                 UiAction::Sub(i)
             } else {

@@ -235,12 +235,15 @@ fn odds_words(s: &BattleState, cmd: &Command) -> Option<String> {
         }
         _ => return None,
     };
+    // The plain odds whole first, then what an answer leaves: "70% hit, 4.4 dmg, or 60% for
+    // 3.3 damage if Grey Fang takes Total Defense" (the damage after the answer read as the
+    // answer's).
     let o = rulesets::odds(s, unit, target, ranged)?;
     Some(format!(
-        "{:.0}% hit{}, {:.1} dmg",
+        "{:.0}% hit, {:.1} dmg{}",
         o.hit * 100.0,
+        o.expected_damage,
         super::if_answered(s, unit, target, ranged),
-        o.expected_damage
     ))
 }
 
@@ -516,5 +519,38 @@ mod tests {
             .expect("the charge to (8, 3) is listed");
         let line = entry_line(&b, entry, &keys::KeyBindings::default());
         assert!(line.contains(" - 65% hit there, "), "{line}");
+    }
+
+    /// An attack's entry gives its own odds whole, then what each answer leaves: the damage
+    /// once stood after the answers and read as the last answer's.
+    #[test]
+    fn an_attacks_entry_tells_its_damage_before_the_answers() {
+        use crate::rules::testkit::{Field, U0, U1};
+        let level = Field::new(crate::rules::rulesets::RulesetId::Phases)
+            .topology("Hex(orientation: Pointy)")
+            .sides(r#"(name: "Heroes", controller: Human), (name: "Blades", controller: Ai)"#)
+            .units(
+                r#"
+                (name: "Ada", side: "Heroes", cell: (2, 2), template: "swordsman", overrides: {"cv": 10}),
+                (name: "Bo", side: "Blades", cell: (3, 2), template: "swordsman"),
+                "#,
+            )
+            .level();
+        let (b, _) = BattleState::start(&level, 1);
+        let attack = Command::Attack {
+            unit: U0,
+            target: U1,
+            ranged: false,
+        };
+        let o = rulesets::odds(&b, U0, U1, false).expect("odds");
+        let words = odds_words(&b, &attack).expect("an attack has odds");
+        assert!(
+            words.starts_with(&format!(
+                "{:.0}% hit, {:.1} dmg, or 38% if Bo aborts to Dodge",
+                o.hit * 100.0,
+                o.expected_damage
+            )),
+            "{words}"
+        );
     }
 }

@@ -78,7 +78,8 @@ fn reaction_prompt(
             }
         }
     }
-    let estimate = 150.0 + 44.0 * view.menu.len() as f32 + if odds.is_some() { 40.0 } else { 0.0 };
+    // Two short lines more: the count of questions in a row and what the unit has left.
+    let estimate = 190.0 + 44.0 * view.menu.len() as f32 + if odds.is_some() { 40.0 } else { 0.0 };
     let place = window.map_or(Place::Top, |w| dialog_place(w, estimate, &at_stake));
     let (top, bottom) = match place {
         Place::Top => (percent(14), Val::Auto),
@@ -121,6 +122,11 @@ fn reaction_prompt(
             if let Some(again) = asked_again(&battle.state, &battle.commands) {
                 p.spawn(ui::text(again, 14.0, ui::ACCENT));
             }
+            // What the answering unit has left to pay with (its turn-order label: "Init 9 -
+            // 2/4 AP", "Main, Move"): an answer costs AP, or the Main action.
+            if let Some(left) = answerer_now(&battle.state) {
+                p.spawn(ui::text(menu::ascii(&left), 14.0, ui::DIM));
+            }
             if let Some(o) = odds {
                 p.spawn(ui::text(o, 14.0, ui::DIM));
             }
@@ -147,6 +153,16 @@ fn reaction_prompt(
             }
             p.spawn(ui::text("No time limit: take your time.", 13.0, ui::DIM));
         });
+}
+
+/// The reacting unit's turn-order label, with its name: what it has left to answer with.
+fn answerer_now(s: &BattleState) -> Option<String> {
+    let Decision::React { unit, .. } = s.pending() else {
+        return None;
+    };
+    let clock = rulesets::clock(s);
+    let e = clock.order.iter().find(|e| e.unit == unit)?;
+    (!e.label.is_empty()).then(|| format!("{} now: {}", s.unit_name(unit), e.label))
 }
 
 /// "Asked of Quill for the 2nd time this turn", when the unit deciding a reaction has
@@ -360,6 +376,12 @@ mod tests {
         run(&mut b, bolt.clone());
         assert!(matches!(b.pending(), Decision::React { unit: U1, .. }));
         assert_eq!(asked_again(&b, std::slice::from_ref(&bolt)), None);
+        // The prompt tells what Shade has left to pay a Dodge with.
+        let now = answerer_now(&b).expect("Shade's label");
+        assert!(
+            now.starts_with("Shade now: ") && now.contains(" AP"),
+            "{now}"
+        );
         let declined = Command::React {
             unit: U1,
             reaction: Reaction::Decline,

@@ -12,11 +12,66 @@ use crate::rules::level::Victory;
 use crate::rules::rulesets;
 
 pub(super) fn plugin(app: &mut App) {
-    app.add_systems(Update, turn_order.in_set(HudSystems::Panels));
+    app.add_systems(
+        Update,
+        (turn_order, scroll_order)
+            .chain()
+            .in_set(HudSystems::Panels),
+    );
 }
 
 #[derive(Component)]
 pub struct OrderPanel;
+
+/// The panel's contents, which scroll when they are more than the panel holds.
+#[derive(Component)]
+pub struct OrderList;
+
+/// The line under the list that says more units are below (a short window cut the last
+/// ones off without a word).
+#[derive(Component)]
+struct OrderMore;
+
+/// The mouse wheel over the turn order scrolls it; [`OrderMore`] shows while units are below
+/// its edge.
+fn scroll_order(
+    wheel: Res<bevy::input::mouse::AccumulatedMouseScroll>,
+    mut lists: Query<
+        (
+            &ComputedNode,
+            &bevy::ui::RelativeCursorPosition,
+            &mut ScrollPosition,
+        ),
+        With<OrderList>,
+    >,
+    mut more: Query<&mut Node, With<OrderMore>>,
+) {
+    let Ok((node, over, mut pos)) = lists.single_mut() else {
+        return;
+    };
+    let max = ((node.content_size().y - node.size().y) * node.inverse_scale_factor()).max(0.0);
+    let mut y = pos.y;
+    if wheel.delta.y != 0.0 && over.cursor_over() {
+        y -= match wheel.unit {
+            bevy::input::mouse::MouseScrollUnit::Line => wheel.delta.y * 20.0,
+            bevy::input::mouse::MouseScrollUnit::Pixel => wheel.delta.y,
+        };
+    }
+    let y = y.clamp(0.0, max);
+    if pos.y != y {
+        pos.y = y;
+    }
+    let want = if max > 1.0 && y < max - 1.0 {
+        Display::Flex
+    } else {
+        Display::None
+    };
+    for mut n in &mut more {
+        if n.display != want {
+            n.display = want;
+        }
+    }
+}
 
 /// Spawns the (empty) turn-order panel.
 pub(super) fn spawn(commands: &mut Commands) {
@@ -35,6 +90,30 @@ pub(super) fn spawn(commands: &mut Commands) {
             ..panel_node()
         },
         BackgroundColor(ui::PANEL),
+        children![
+            (
+                OrderList,
+                Node {
+                    flex_direction: FlexDirection::Column,
+                    row_gap: px(3),
+                    min_height: px(0),
+                    flex_shrink: 1.0,
+                    overflow: Overflow::scroll_y(),
+                    ..default()
+                },
+                ScrollPosition::default(),
+                bevy::ui::RelativeCursorPosition::default(),
+            ),
+            (
+                OrderMore,
+                ui::text("More below: wheel over the list", 12.0, ui::DIM),
+                Node {
+                    display: Display::None,
+                    flex_shrink: 0.0,
+                    ..default()
+                },
+            ),
+        ],
     ));
 }
 
@@ -42,7 +121,7 @@ fn turn_order(
     mut commands: Commands,
     view: Res<View>,
     settings: Res<crate::game::battle::Settings>,
-    panel: Query<Entity, With<OrderPanel>>,
+    panel: Query<Entity, With<OrderList>>,
     mut last: Local<String>,
 ) {
     let Some(state) = &view.state else {

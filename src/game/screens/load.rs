@@ -45,7 +45,14 @@ pub fn describe(l: &Listed) -> String {
             let state = match &m.outcome {
                 Some(w) if w == "a draw" => "finished: a draw".to_string(),
                 Some(w) => format!("finished: {w} won"),
-                None => format!("round {}", m.round),
+                // In the ruleset's own word: `phases` counts Turns.
+                None => format!(
+                    "{} {}",
+                    crate::rules::rulesets::RulesetId::parse(&m.ruleset)
+                        .map_or("Round", |r| r.round_word())
+                        .to_lowercase(),
+                    m.round
+                ),
             };
             // Two humans or more: a hot-seat game, which the next player would not know
             // from the names alone.
@@ -280,6 +287,33 @@ mod tests {
             SideControl::Ai(crate::ai::Kind::Utility(crate::ai::Difficulty::Normal)),
         ];
         assert!(line(&humans).contains("(hot-seat)"), "{}", line(&humans));
+        assert!(line(&humans).contains(" - round 1 - "), "{}", line(&humans));
         assert!(!line(&solo).contains("hot-seat"), "{}", line(&solo));
+    }
+
+    /// A `phases` save counts its Turns, as the game does, not rounds.
+    #[test]
+    fn a_phases_save_is_listed_by_its_turn() {
+        let path = crate::repo_dir()
+            .join("levels")
+            .join("phases_flat_canyon.ron");
+        let level = crate::rules::level::load_path(&path).expect("a shipped level loads");
+        let (state, _) = BattleState::start(&level, 3);
+        let file = crate::saves::Saving {
+            battle: "b",
+            slot: Slot::Auto,
+            level: &level,
+            level_path: None,
+            seed: 3,
+            controls: &[SideControl::Human, SideControl::Human],
+            commands: &[],
+            state: &state,
+        }
+        .file();
+        let line = describe(&Listed {
+            path: "b.ron".into(),
+            save: Ok(file),
+        });
+        assert!(line.contains(" - turn 1 - "), "{line}");
     }
 }

@@ -68,7 +68,7 @@ fn spawn_result(
             p.spawn(ui::text(reason, 18.0, ui::TEXT));
             p.spawn(ui::text(
                 format!(
-                    "{} - {} {}{} - {} commands - seed {}",
+                    "{} - {} {}{} - {} moves and actions - seed {}",
                     battle.setup.level.name(),
                     s.round,
                     crate::rules::rulesets::round_word(s).to_lowercase(),

@@ -21,11 +21,85 @@ pub(super) fn plugin(app: &mut App) {
         )
         .add_systems(
             Update,
-            (setup_actions, setup_follow_catalog, rebuild_setup)
+            (
+                setup_actions,
+                setup_follow_catalog,
+                rebuild_setup,
+                scroll_level_list,
+            )
                 .chain()
                 .run_if(in_state(Screen::Setup))
                 .in_set(crate::game::AppSystems::Update),
         );
+}
+
+/// The level list, which scrolls when the levels are more than the window shows.
+#[derive(Component)]
+pub struct LevelList;
+
+/// The selected level's entry in the list.
+#[derive(Component)]
+pub struct SelectedLevel;
+
+/// Keeps the selected level in view (Up and Down went past the list's edge at 1024x640, out
+/// of sight) and scrolls the list with the mouse wheel over it.
+fn scroll_level_list(
+    wheel: Res<bevy::input::mouse::AccumulatedMouseScroll>,
+    mut lists: Query<
+        (
+            Entity,
+            &ComputedNode,
+            &bevy::ui::UiGlobalTransform,
+            &bevy::ui::RelativeCursorPosition,
+            &mut ScrollPosition,
+        ),
+        With<LevelList>,
+    >,
+    selected: Query<(&ComputedNode, &bevy::ui::UiGlobalTransform), With<SelectedLevel>>,
+    setup: Res<SetupState>,
+    mut shown: Local<Option<(Entity, usize)>>,
+) {
+    let Ok((id, list, at, over, mut pos)) = lists.single_mut() else {
+        return;
+    };
+    let k = list.inverse_scale_factor();
+    let max = ((list.content_size().y - list.size().y) * k).max(0.0);
+    let mut y = pos.y;
+    if wheel.delta.y != 0.0 && over.cursor_over() {
+        let d = match wheel.unit {
+            bevy::input::mouse::MouseScrollUnit::Line => wheel.delta.y * 30.0,
+            bevy::input::mouse::MouseScrollUnit::Pixel => wheel.delta.y,
+        };
+        y -= d;
+    }
+    // When the selection moves or the list is built anew, the selected entry is brought
+    // into view (once laid out).
+    if *shown != Some((id, setup.selected))
+        && let Ok((node, entry)) = selected.single()
+        && node.size().y > 0.0
+    {
+        let top =
+            (entry.translation.y - node.size().y / 2.0) - (at.translation.y - list.size().y / 2.0);
+        y += scroll_to_show(top, node.size().y, list.size().y) * k;
+        *shown = Some((id, setup.selected));
+    }
+    let y = y.clamp(0.0, max);
+    if pos.y != y {
+        pos.y = y;
+    }
+}
+
+/// How far to scroll a list `view` high so an entry `height` high whose top is `top` below
+/// the list's top (as now scrolled) is wholly in view: up when it is above, down when below,
+/// not at all when it shows.
+fn scroll_to_show(top: f32, height: f32, view: f32) -> f32 {
+    if top < 0.0 {
+        top
+    } else if top + height > view {
+        (top + height - view).min(top)
+    } else {
+        0.0
+    }
 }
 
 /// The choices on the Setup screen.
@@ -219,10 +293,13 @@ fn rebuild_setup(
     catalog: Res<Catalog>,
     roots: Query<Entity, With<SetupRoot>>,
     window: Query<&Window, With<bevy::window::PrimaryWindow>>,
+    lists: Query<&ScrollPosition, With<LevelList>>,
 ) {
     if !setup.is_changed() && !catalog.is_changed() {
         return;
     }
+    // The list keeps where it was scrolled to when the screen is built again.
+    let scrolled = lists.iter().next().map_or(0.0, |p| p.y);
     // The map thumbnail takes the height the texts leave (none on a short window).
     let thumb_room = window.single().map_or(260.0, |w| {
         (w.height() / crate::game::hud::ui_scale() - 600.0).clamp(0.0, 260.0)
@@ -263,15 +340,20 @@ fn rebuild_setup(
             .with_children(|row| {
                 // The level list.
                 // The same width whatever level is selected: the details never squeeze it.
-                row.spawn(Node {
-                    flex_direction: FlexDirection::Column,
-                    width: px(430),
-                    min_width: px(430),
-                    flex_shrink: 0.0,
-                    row_gap: px(2),
-                    overflow: Overflow::clip_y(),
-                    ..default()
-                })
+                row.spawn((
+                    LevelList,
+                    Node {
+                        flex_direction: FlexDirection::Column,
+                        width: px(430),
+                        min_width: px(430),
+                        flex_shrink: 0.0,
+                        row_gap: px(2),
+                        overflow: Overflow::scroll_y(),
+                        ..default()
+                    },
+                    ScrollPosition(Vec2::new(0.0, scrolled)),
+                    bevy::ui::RelativeCursorPosition::default(),
+                ))
                 .with_children(|list| {
                     for (i, e) in catalog.entries.iter().enumerate() {
                         let line = match &e.level {
@@ -295,7 +377,11 @@ fn rebuild_setup(
                         } else {
                             ui::BUTTON
                         };
-                        list.spawn(ui::button_coloured(line, UiAction::SelectLevel(i), colour));
+                        let mut b =
+                            list.spawn(ui::button_coloured(line, UiAction::SelectLevel(i), colour));
+                        if i == setup.selected {
+                            b.insert(SelectedLevel);
+                        }
                     }
                     if catalog.entries.is_empty() {
                         list.spawn(ui::text("No levels found in levels/", 16.0, ui::BAD));
@@ -488,4 +574,23 @@ fn rebuild_setup(
 
 fn kind_word(t: Topology) -> &'static str {
     if t.is_hex() { "hex" } else { "square" }
+}
+
+#[cfg(test)]
+mod scroll_tests {
+    use super::scroll_to_show;
+
+    /// The selected level is brought into view from below and from above, and a list that
+    /// shows it is left as it is.
+    #[test]
+    fn the_selected_level_is_scrolled_into_view() {
+        // In view: no scroll.
+        assert_eq!(scroll_to_show(40.0, 36.0, 400.0), 0.0);
+        // Below the edge (Down past the last shown): down by what is hidden.
+        assert_eq!(scroll_to_show(390.0, 36.0, 400.0), 26.0);
+        // Above (Up past the first shown): up to its top.
+        assert_eq!(scroll_to_show(-30.0, 36.0, 400.0), -30.0);
+        // Taller than the view: its top shows.
+        assert_eq!(scroll_to_show(100.0, 500.0, 400.0), 100.0);
+    }
 }

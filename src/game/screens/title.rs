@@ -31,8 +31,14 @@ struct TitleRoot;
 struct TitleMessage;
 
 fn spawn_title(mut commands: Commands, status: Res<SaveStatus>) {
-    let has_save = saves::continue_path().is_some();
-    let has_any = !crate::saves::list(&saves::save_dir()).is_empty();
+    let listed = crate::saves::list(&saves::save_dir());
+    let has_any = !listed.is_empty();
+    // Continue names the battle it opens.
+    let resumes = saves::continue_path()
+        .map(|path| match listed.iter().find(|l| l.path == path) {
+            Some(l) => super::load::describe(l),
+            None => path.display().to_string(),
+        });
     commands
         .spawn((
             Name::new("Title"),
@@ -52,8 +58,16 @@ fn spawn_title(mut commands: Commands, status: Res<SaveStatus>) {
                 ..default()
             });
             p.spawn(ui::button("New battle", Some("N"), UiAction::NewBattle));
-            if has_save {
+            if let Some(what) = resumes {
                 p.spawn(ui::button("Continue", Some("C"), UiAction::Continue));
+                p.spawn((
+                    ui::text(what, 14.0, ui::DIM),
+                    Node {
+                        max_width: px(900),
+                        margin: UiRect::bottom(px(6)),
+                        ..default()
+                    },
+                ));
             }
             if has_any {
                 p.spawn(ui::button("Load", Some("L"), UiAction::Load));

@@ -297,7 +297,7 @@ pub fn sum(terms: &[super::Term]) -> String {
 pub fn trigger(s: &BattleState, t: &Trigger) -> String {
     match t {
         Trigger::Opportunity { mover, from, .. } => {
-            format!("{} leaves {from}, which it threatens", s.unit_name(*mover))
+            format!("{} moves off {from}, within reach", s.unit_name(*mover))
         }
         Trigger::Provoked { actor, action } => {
             format!("{} provokes: {action}", s.unit_name(*actor))
