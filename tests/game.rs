@@ -141,6 +141,11 @@ fn press_button(app: &mut App, action: fray::game::ui::UiAction) {
     app.update();
 }
 
+/// Whether a text on screen contains `part`.
+fn shows(app: &mut App, part: &str) -> bool {
+    texts(app).iter().any(|t| t.contains(part))
+}
+
 fn texts(app: &mut App) -> Vec<String> {
     let mut q = app.world_mut().query::<&Text>();
     q.iter(app.world()).map(|t| t.0.clone()).collect()
@@ -1054,33 +1059,14 @@ fn tab_while_picking_steps_only_through_units_that_may_be_picked() {
 /// press the new menu's entry (a play-test lost a Main action to it).
 #[test]
 fn a_key_for_a_menu_that_has_just_passed_presses_nothing() {
-    let level = fray::rules::level::load_path(&levels_dir().join("sides_village_brawl.ron"))
-        .expect("village");
-    let mut setup = BattleSetup::new(level, None);
-    setup.seed = 11;
-    setup.controls = vec![SideControl::Human; 2];
-    let mut app = battle_app(setup);
-    if app
-        .world()
-        .resource::<fray::game::hotseat::HotSeat>()
-        .waiting
-    {
-        tap(&mut app, KeyCode::Enter);
-        app.update();
-    }
+    let mut app = village_hot_seat();
     let Decision::Pick { options, .. } = battle(&app).state.pending() else {
         panic!("a pick first: {:?}", battle(&app).state.pending());
     };
     assert!(options.len() >= 2, "two units to pick from: {options:?}");
     let (first, last) = (options[0], options[options.len() - 1]);
     // The pick menu is on screen, with a digit for the last unit.
-    let view = app.world().resource::<fray::game::hud::View>();
-    let entry = view
-        .menu
-        .iter()
-        .find(|e| e.commands == vec![Command::Pick { unit: last }])
-        .expect("the last unit's pick entry");
-    let code = fray::game::input::key_of(entry.hotkey.expect("a digit")).expect("a key code");
+    let code = key_for(&app, &Command::Pick { unit: last });
     // The battle moves on (the first unit picked) before the digit is read.
     app.world_mut()
         .resource_mut::<Battle>()
@@ -1094,9 +1080,7 @@ fn a_key_for_a_menu_that_has_just_passed_presses_nothing() {
         "the digit pressed an entry of a menu the player had not seen"
     );
     assert!(
-        texts(&mut app)
-            .iter()
-            .any(|t| t.contains("menu changed just before that")),
+        shows(&mut app, "menu changed just before that"),
         "the key is told to have done nothing"
     );
     // A key on the menu now shown, once it has been up long enough to be read, presses its
@@ -1178,9 +1162,7 @@ fn a_double_tapped_pick_digit_does_not_press_the_picked_units_action() {
         "the second press took an action"
     );
     assert!(
-        texts(&mut app)
-            .iter()
-            .any(|t| t.contains("The menu has just changed")),
+        shows(&mut app, "The menu has just changed"),
         "the second press is told to have done nothing"
     );
     for _ in 0..8 {
@@ -1248,9 +1230,7 @@ fn the_pick_digit_of_a_unit_started_by_itself_is_asked_again() {
         "the remembered pick digit pressed an action"
     );
     assert!(
-        texts(&mut app)
-            .iter()
-            .any(|t| t.contains("was the last to pick and acts now")),
+        shows(&mut app, "was the last to pick and acts now"),
         "asked again"
     );
     for _ in 0..8 {

@@ -350,6 +350,18 @@ mod tests {
         }
     }
 
+    /// Orrin, a mage, and Shade, a scout, five cells apart on an `action-points` field.
+    fn orrin_and_shade() -> crate::rules::level::Level {
+        use crate::rules::testkit::Field;
+        Field::new(rulesets::RulesetId::ActionPoints)
+            .map(&["......", "......", "......"])
+            .units(
+                r#"(name: "Orrin", side: "Heroes", cell: (0, 1), template: "mage"),
+                   (name: "Shade", side: "Foes", cell: (5, 1), template: "scout"),"#,
+            )
+            .level()
+    }
+
     /// The second bolt's Dodge prompt says it is the second: two prompts that read the same
     /// looked like an ignored key. The first says nothing of the kind, nor does one after the
     /// asked unit's own side has acted since. (The history before the pending prompt is
@@ -357,14 +369,8 @@ mod tests {
     #[test]
     fn a_second_reaction_prompt_in_a_turn_says_which_it_is() {
         use crate::rules::battle::{Action, Command, Reaction, Spell};
-        use crate::rules::testkit::{Field, U0, U1, run};
-        let level = Field::new(rulesets::RulesetId::ActionPoints)
-            .map(&["......", "......", "......"])
-            .units(
-                r#"(name: "Orrin", side: "Heroes", cell: (0, 1), template: "mage"),
-                   (name: "Shade", side: "Foes", cell: (5, 1), template: "scout"),"#,
-            )
-            .level();
+        use crate::rules::testkit::{U0, U1, run};
+        let level = orrin_and_shade();
         let (mut b, _) = BattleState::start_with_tape(&level, 1, [6, 1]);
         let bolt = Command::Act {
             unit: U0,
@@ -413,14 +419,8 @@ mod tests {
     #[test]
     fn a_reaction_prompt_tells_the_odds_of_a_spell() {
         use crate::rules::battle::{Action, Command, Spell};
-        use crate::rules::testkit::{Field, U0, U1, run};
-        let level = Field::new(rulesets::RulesetId::ActionPoints)
-            .map(&["......", "......", "......"])
-            .units(
-                r#"(name: "Orrin", side: "Heroes", cell: (0, 1), template: "mage"),
-                   (name: "Shade", side: "Foes", cell: (5, 1), template: "scout"),"#,
-            )
-            .level();
+        use crate::rules::testkit::{U0, U1, run};
+        let level = orrin_and_shade();
         // Initiative 6 + 2 against 1 + 4: Orrin first.
         let (mut b, _) = BattleState::start_with_tape(&level, 1, [6, 1]);
         let bolt = Action::Cast {

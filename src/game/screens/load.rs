@@ -256,47 +256,9 @@ mod tests {
     use crate::ai::SideControl;
     use crate::rules::battle::BattleState;
 
-    /// A hot-seat game is marked as one in the Load list; a game against the AI is not.
-    #[test]
-    fn a_hot_seat_save_says_so_in_the_load_list() {
-        let path = crate::repo_dir()
-            .join("levels")
-            .join("sides_village_brawl.ron");
-        let level = crate::rules::level::load_path(&path).expect("a shipped level loads");
-        let (state, _) = BattleState::start(&level, 3);
-        let line = |controls: &[SideControl]| {
-            let file = crate::saves::Saving {
-                battle: "b",
-                slot: Slot::Auto,
-                level: &level,
-                level_path: None,
-                seed: 3,
-                controls,
-                commands: &[],
-                state: &state,
-            }
-            .file();
-            describe(&Listed {
-                path: "b.ron".into(),
-                save: Ok(file),
-            })
-        };
-        let humans = [SideControl::Human, SideControl::Human];
-        let solo = [
-            SideControl::Human,
-            SideControl::Ai(crate::ai::Kind::Utility(crate::ai::Difficulty::Normal)),
-        ];
-        assert!(line(&humans).contains("(hot-seat)"), "{}", line(&humans));
-        assert!(line(&humans).contains(" - round 1 - "), "{}", line(&humans));
-        assert!(!line(&solo).contains("hot-seat"), "{}", line(&solo));
-    }
-
-    /// A `phases` save counts its Turns, as the game does, not rounds.
-    #[test]
-    fn a_phases_save_is_listed_by_its_turn() {
-        let path = crate::repo_dir()
-            .join("levels")
-            .join("phases_flat_canyon.ron");
+    /// The Load list's line for a new battle on the shipped `level` played by `controls`.
+    fn line(level: &str, controls: &[SideControl]) -> String {
+        let path = crate::repo_dir().join("levels").join(level);
         let level = crate::rules::level::load_path(&path).expect("a shipped level loads");
         let (state, _) = BattleState::start(&level, 3);
         let file = crate::saves::Saving {
@@ -305,15 +267,39 @@ mod tests {
             level: &level,
             level_path: None,
             seed: 3,
-            controls: &[SideControl::Human, SideControl::Human],
+            controls,
             commands: &[],
             state: &state,
         }
         .file();
-        let line = describe(&Listed {
+        describe(&Listed {
             path: "b.ron".into(),
             save: Ok(file),
-        });
-        assert!(line.contains(" - turn 1 - "), "{line}");
+        })
+    }
+
+    /// A hot-seat game is marked as one in the Load list; a game against the AI is not.
+    #[test]
+    fn a_hot_seat_save_says_so_in_the_load_list() {
+        let humans = [SideControl::Human, SideControl::Human];
+        let solo = [
+            SideControl::Human,
+            SideControl::Ai(crate::ai::Kind::Utility(crate::ai::Difficulty::Normal)),
+        ];
+        let hot_seat = line("sides_village_brawl.ron", &humans);
+        assert!(hot_seat.contains("(hot-seat)"), "{hot_seat}");
+        assert!(hot_seat.contains(" - round 1 - "), "{hot_seat}");
+        let against_ai = line("sides_village_brawl.ron", &solo);
+        assert!(!against_ai.contains("hot-seat"), "{against_ai}");
+    }
+
+    /// A `phases` save counts its Turns, as the game does, not rounds.
+    #[test]
+    fn a_phases_save_is_listed_by_its_turn() {
+        let l = line(
+            "phases_flat_canyon.ron",
+            &[SideControl::Human, SideControl::Human],
+        );
+        assert!(l.contains(" - turn 1 - "), "{l}");
     }
 }

@@ -34,11 +34,10 @@ fn spawn_title(mut commands: Commands, status: Res<SaveStatus>) {
     let listed = crate::saves::list(&saves::save_dir());
     let has_any = !listed.is_empty();
     // Continue names the battle it opens.
-    let resumes = saves::continue_path()
-        .map(|path| match listed.iter().find(|l| l.path == path) {
-            Some(l) => super::load::describe(l),
-            None => path.display().to_string(),
-        });
+    let resumes = saves::continue_path().map(|path| match listed.iter().find(|l| l.path == path) {
+        Some(l) => super::load::describe(l),
+        None => path.display().to_string(),
+    });
     commands
         .spawn((
             Name::new("Title"),
