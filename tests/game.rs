@@ -1192,6 +1192,7 @@ fn the_pick_digit_of_a_unit_started_by_itself_is_asked_again() {
         }
     };
     // Pick and end turns until two of the side are left to pick.
+    let mut acted = Vec::new();
     let side = loop {
         let Decision::Pick { side, options } = battle(&app).state.pending() else {
             panic!("a pick: {:?}", battle(&app).state.pending());
@@ -1199,9 +1200,28 @@ fn the_pick_digit_of_a_unit_started_by_itself_is_asked_again() {
         if options.len() == 2 {
             break side;
         }
+        acted.push(options[0]);
         play(&mut app, Command::Pick { unit: options[0] });
         play(&mut app, Command::EndTurn { unit: options[0] });
     };
+    // The number of a unit that has acted is not on the list: the engine's reason is told.
+    let done = *acted.first().expect("a unit has acted");
+    let place = battle(&app)
+        .state
+        .unit_ids()
+        .filter(|u| battle(&app).state.units[u.index()].side == side)
+        .position(|u| u == done)
+        .expect("of the side");
+    let done_key = fray::game::menu::Hotkey::nth(place)
+        .and_then(fray::game::input::key_of)
+        .expect("a digit");
+    let before = battle(&app).commands.len();
+    tap(&mut app, done_key);
+    assert_eq!(battle(&app).commands.len(), before, "nothing picked");
+    assert!(shows(&mut app, "Not now: "), "the reason is told");
+    for _ in 0..8 {
+        app.update();
+    }
     let Decision::Pick { options, .. } = battle(&app).state.pending() else {
         panic!("a pick");
     };

@@ -518,6 +518,27 @@ fn keyboard(
             return;
         }
     }
+    // A pick's number for a unit of the side that is not on the list (it has acted, it is
+    // down): the engine's reason, rather than nothing at all.
+    if let Decision::Pick { side, .. } = battle.state.pending()
+        && !ctrl
+        && std::ptr::eq(list, &view.menu)
+    {
+        let s = &battle.state;
+        // Picks are numbered by digit only (`menu::pick_number`).
+        let units = s.unit_ids().filter(|u| s.units[u.index()].side == side);
+        for (i, u) in units.enumerate().take(10) {
+            let Some(k) = menu::Hotkey::nth(i).and_then(|h| bound.key_of(h)) else {
+                break;
+            };
+            if keys.just_pressed(k) {
+                if let Err(r) = s.check(&Command::Pick { unit: u }) {
+                    toasts.write(Toast::say(format!("Not now: {}", r.reason)));
+                }
+                return;
+            }
+        }
+    }
     if bound.just_pressed(&keys::CONFIRM, &keys) {
         if react {
             // The default answer.
