@@ -51,6 +51,20 @@ fn hide_cut(
     }
 }
 
+/// How far a scrolling node's contents run past its bottom, in UI units (0 when they fit).
+pub fn scroll_room(node: &bevy::ui::ComputedNode) -> f32 {
+    ((node.content_size().y - node.size().y) * node.inverse_scale_factor()).max(0.0)
+}
+
+/// This frame's mouse wheel in UI units, a line of the wheel being `line` of them (positive:
+/// towards the top of a list).
+pub fn wheel_units(wheel: &bevy::input::mouse::AccumulatedMouseScroll, line: f32) -> f32 {
+    match wheel.unit {
+        bevy::input::mouse::MouseScrollUnit::Line => wheel.delta.y * line,
+        bevy::input::mouse::MouseScrollUnit::Pixel => wheel.delta.y,
+    }
+}
+
 /// What a button does.
 #[derive(Component, Clone, Debug, PartialEq)]
 pub enum UiAction {

@@ -193,17 +193,13 @@ fn scroll_menu(
     if wheel.delta.y == 0.0 {
         return;
     }
-    let d = match wheel.unit {
-        bevy::input::mouse::MouseScrollUnit::Line => wheel.delta.y * 20.0,
-        bevy::input::mouse::MouseScrollUnit::Pixel => wheel.delta.y,
-    };
+    let d = ui::wheel_units(&wheel, 20.0);
     // Over the list, its entries included (a button hides its parent's hover).
     for (over, mut pos, node) in &mut lists {
         if !over.cursor_over() {
             continue;
         }
-        let max = ((node.content_size().y - node.size().y) * node.inverse_scale_factor()).max(0.0);
-        let y = (pos.y - d).clamp(0.0, max);
+        let y = (pos.y - d).clamp(0.0, ui::scroll_room(node));
         if pos.y != y {
             pos.y = y;
         }

@@ -49,13 +49,10 @@ fn scroll_order(
     let Ok((node, over, mut pos)) = lists.single_mut() else {
         return;
     };
-    let max = ((node.content_size().y - node.size().y) * node.inverse_scale_factor()).max(0.0);
+    let max = ui::scroll_room(node);
     let mut y = pos.y;
-    if wheel.delta.y != 0.0 && over.cursor_over() {
-        y -= match wheel.unit {
-            bevy::input::mouse::MouseScrollUnit::Line => wheel.delta.y * 20.0,
-            bevy::input::mouse::MouseScrollUnit::Pixel => wheel.delta.y,
-        };
+    if over.cursor_over() {
+        y -= ui::wheel_units(&wheel, 20.0);
     }
     let y = y.clamp(0.0, max);
     if pos.y != y {

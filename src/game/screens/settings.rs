@@ -315,10 +315,7 @@ fn scroll_settings(
     keys: Res<ButtonInput<KeyCode>>,
     mut roots: Query<(&mut ScrollPosition, &bevy::ui::ComputedNode), With<SettingsRoot>>,
 ) {
-    let mut d = match wheel.unit {
-        bevy::input::mouse::MouseScrollUnit::Line => wheel.delta.y * 24.0,
-        bevy::input::mouse::MouseScrollUnit::Pixel => wheel.delta.y,
-    };
+    let mut d = crate::game::ui::wheel_units(&wheel, 24.0);
     if keys.just_pressed(KeyCode::PageUp) {
         d += 200.0;
     }
@@ -329,8 +326,7 @@ fn scroll_settings(
         return;
     }
     for (mut pos, node) in &mut roots {
-        let max = ((node.content_size().y - node.size().y) * node.inverse_scale_factor()).max(0.0);
-        let y = (pos.y - d).clamp(0.0, max);
+        let y = (pos.y - d).clamp(0.0, crate::game::ui::scroll_room(node));
         if pos.y != y {
             pos.y = y;
         }

@@ -63,14 +63,10 @@ fn scroll_level_list(
         return;
     };
     let k = list.inverse_scale_factor();
-    let max = ((list.content_size().y - list.size().y) * k).max(0.0);
+    let max = ui::scroll_room(list);
     let mut y = pos.y;
-    if wheel.delta.y != 0.0 && over.cursor_over() {
-        let d = match wheel.unit {
-            bevy::input::mouse::MouseScrollUnit::Line => wheel.delta.y * 30.0,
-            bevy::input::mouse::MouseScrollUnit::Pixel => wheel.delta.y,
-        };
-        y -= d;
+    if over.cursor_over() {
+        y -= ui::wheel_units(&wheel, 30.0);
     }
     // When the selection moves or the list is built anew, the selected entry is brought
     // into view (once laid out).
