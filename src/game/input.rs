@@ -462,6 +462,11 @@ fn keyboard(
     } else {
         &view.menu
     };
+    // The acting unit's name, for the questions below.
+    let who = view
+        .acting
+        .and_then(|u| battle.shown.unit(u))
+        .map_or("This unit", |u| &u.name);
     for (i, e) in list.iter().enumerate() {
         let Some(k) = e.hotkey.and_then(|h| bound.key_of(h)) else {
             continue;
@@ -471,10 +476,6 @@ fn keyboard(
             if ends_turn && turn.implicit && now - turn.since < TURN_GRACE {
                 // Meant for the unit whose turn just ended by itself, most likely.
                 turn.implicit = false;
-                let who = view
-                    .acting
-                    .and_then(|u| battle.shown.unit(u))
-                    .map_or("This unit", |u| &u.name);
                 toasts.write(Toast::ask(format!(
                     "{who}'s turn has just begun: press {} again to end it",
                     bound.name(&keys::END_TURN)
@@ -497,10 +498,6 @@ fn keyboard(
             }
             // The pick key of a unit whose turn began by itself (the last of its side to act).
             if turn.pick_key.take() == Some(k) {
-                let who = view
-                    .acting
-                    .and_then(|u| battle.shown.unit(u))
-                    .map_or("This unit", |u| &u.name);
                 toasts.write(Toast::ask(format!(
                     "{who} was the last to pick and acts now: press {} again for {}",
                     e.hotkey.map_or_else(String::new, |h| h.label()),

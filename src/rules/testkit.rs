@@ -307,3 +307,40 @@ pub fn to_hero(b: &mut BattleState) {
     }
     panic!("the hero never got to act: {:?}", b.pending());
 }
+
+/// What dice rolled over many tries gave, to check a ruleset's odds against
+/// ([`odds_agree`]).
+pub struct Tally {
+    /// Attacks that hit, of `tries` attacks rolled.
+    pub hits: f64,
+    pub tries: f64,
+    /// Damage dealt in all, over `battles` battles.
+    pub damage: f64,
+    pub battles: f64,
+}
+
+/// Checks the odds `o` against dice: the hit rate within four standard errors of `o.hit`
+/// (plus `hit_slack`), the mean damage a battle within `rel` of `o.expected_damage` plus
+/// `abs`. `what` names the case in a failure.
+pub fn odds_agree(
+    o: &crate::rules::rulesets::Odds,
+    t: Tally,
+    hit_slack: f64,
+    (rel, abs): (f64, f64),
+    what: &str,
+) {
+    let rate = t.hits / t.tries;
+    let mean = t.damage / t.battles;
+    let tol = 4.0 * (o.hit * (1.0 - o.hit) / t.tries).sqrt() + hit_slack;
+    assert!(
+        (rate - o.hit).abs() < tol,
+        "{what}: hit rate {rate} vs odds {}",
+        o.hit
+    );
+    assert!(
+        (mean - o.expected_damage).abs() < rel * o.expected_damage + abs,
+        "{what}: mean damage {mean} vs odds {} ({})",
+        o.expected_damage,
+        o.formula
+    );
+}

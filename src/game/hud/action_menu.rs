@@ -521,18 +521,8 @@ mod tests {
     /// once stood after the answers and read as the last answer's.
     #[test]
     fn an_attacks_entry_tells_its_damage_before_the_answers() {
-        use crate::rules::testkit::{Field, U0, U1};
-        let level = Field::new(crate::rules::rulesets::RulesetId::Phases)
-            .topology("Hex(orientation: Pointy)")
-            .sides(r#"(name: "Heroes", controller: Human), (name: "Blades", controller: Ai)"#)
-            .units(
-                r#"
-                (name: "Ada", side: "Heroes", cell: (2, 2), template: "swordsman", overrides: {"cv": 10}),
-                (name: "Bo", side: "Blades", cell: (3, 2), template: "swordsman"),
-                "#,
-            )
-            .level();
-        let (b, _) = BattleState::start(&level, 1);
+        use crate::rules::testkit::{U0, U1};
+        let (b, _) = BattleState::start(&crate::game::hud::tooltip::ada_and_bo(), 1);
         let attack = Command::Attack {
             unit: U0,
             target: U1,

@@ -584,6 +584,22 @@ pub fn carried_words(s: &BattleState, u: &crate::rules::battle::Unit) -> String 
         .join(", ")
 }
 
+/// Ada (CV 10) next to Bo, both swordsmen, on a `phases` hex field: an attack Bo may answer
+/// by aborting to Dodge, Block or Roll With A Punch (the tests' example of answered odds).
+#[cfg(test)]
+pub(crate) fn ada_and_bo() -> crate::rules::level::Level {
+    crate::rules::testkit::Field::new(crate::rules::rulesets::RulesetId::Phases)
+        .topology("Hex(orientation: Pointy)")
+        .sides(r#"(name: "Heroes", controller: Human), (name: "Blades", controller: Ai)"#)
+        .units(
+            r#"
+            (name: "Ada", side: "Heroes", cell: (2, 2), template: "swordsman", overrides: {"cv": 10}),
+            (name: "Bo", side: "Blades", cell: (3, 2), template: "swordsman"),
+            "#,
+        )
+        .level()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -632,17 +648,7 @@ mod tests {
     #[test]
     fn the_odds_say_what_the_targets_reaction_would_leave() {
         use crate::rules::testkit::{Field, U0, U1};
-        let level = Field::new(crate::rules::rulesets::RulesetId::Phases)
-            .topology("Hex(orientation: Pointy)")
-            .sides(r#"(name: "Heroes", controller: Human), (name: "Blades", controller: Ai)"#)
-            .units(
-                r#"
-                (name: "Ada", side: "Heroes", cell: (2, 2), template: "swordsman", overrides: {"cv": 10}),
-                (name: "Bo", side: "Blades", cell: (3, 2), template: "swordsman"),
-                "#,
-            )
-            .level();
-        let (b, _) = BattleState::start(&level, 1);
+        let (b, _) = BattleState::start(&ada_and_bo(), 1);
         let lines = tooltip_lines(&b, Some(U0), b.units[U1.index()].cell, None);
         assert!(
             lines

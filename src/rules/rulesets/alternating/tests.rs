@@ -395,14 +395,13 @@ fn odds_agree_with_what_attacks_do() {
             hits += usize::from(dealt > 0);
             damage += dealt;
         }
-        let rate = hits as f64 / n as f64;
-        let mean = damage as f64 / n as f64;
-        let tol = 4.0 * (o.hit * (1.0 - o.hit) / n as f64).sqrt() + 0.001;
-        assert!((rate - o.hit).abs() < tol, "hit rate {rate} vs odds {o:?}");
-        assert!(
-            (mean - o.expected_damage).abs() < 0.08 * o.expected_damage + 0.05,
-            "mean damage {mean} vs odds {o:?}"
-        );
+        let tally = crate::rules::testkit::Tally {
+            hits: hits as f64,
+            tries: n as f64,
+            damage: damage as f64,
+            battles: n as f64,
+        };
+        crate::rules::testkit::odds_agree(&o, tally, 0.001, (0.08, 0.05), "alternating");
     }
 }
 

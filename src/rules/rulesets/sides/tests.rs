@@ -1484,20 +1484,13 @@ fn odds_agree_with_what_attacks_do() {
                 .count();
             damage += before - hp(&b, U1);
         }
-        let rate = hits as f64 / n as f64;
-        let mean = damage as f64 / n as f64;
-        let tol = 4.0 * (o.hit * (1.0 - o.hit) / n as f64).sqrt();
-        assert!(
-            (rate - o.hit).abs() < tol,
-            "{units}: hit rate {rate} vs odds {}",
-            o.hit
-        );
-        assert!(
-            (mean - o.expected_damage).abs() < 0.05 * o.expected_damage + 0.05,
-            "{units}: mean damage {mean} vs odds {} ({})",
-            o.expected_damage,
-            o.formula
-        );
+        let tally = crate::rules::testkit::Tally {
+            hits: hits as f64,
+            tries: n as f64,
+            damage: damage as f64,
+            battles: n as f64,
+        };
+        crate::rules::testkit::odds_agree(&o, tally, 0.0, (0.05, 0.05), units);
     }
 }
 
