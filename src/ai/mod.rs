@@ -24,6 +24,7 @@
 //! lost for that decision.
 
 pub mod eval;
+pub mod fit;
 pub mod sim;
 
 pub use eval::Weights;

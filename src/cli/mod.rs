@@ -5,6 +5,7 @@
 //! `crate::game` and exist only with the `game` feature.
 
 pub mod balance;
+pub mod fit;
 pub mod simulate;
 pub mod validate;
 
@@ -106,6 +107,39 @@ pub enum Command {
         /// The AI's wall-clock safety net per decision, in milliseconds (default 200).
         #[arg(long, value_name = "MS", value_parser = clap::value_parser!(u64).range(1..))]
         time_limit: Option<u64>,
+    },
+    /// Tuning runs only (docs/ai.md): plays the AI against itself on LEVELS and fits the
+    /// position score's weights to the games' results; writes them as RON to --out.
+    #[command(hide = true)]
+    FitWeights {
+        #[arg(required = true)]
+        levels: Vec<PathBuf>,
+        /// Games per level, at least 1 (every fifth held out).
+        #[arg(long, default_value_t = 200, value_parser = parse_games)]
+        games: usize,
+        #[arg(long, default_value_t = 500_000)]
+        seed: u64,
+        /// The AI that plays every side.
+        #[arg(long, default_value = "normal", value_parser = parse_kind)]
+        ai: crate::ai::Kind,
+        #[arg(long)]
+        jobs: Option<usize>,
+        /// Sample the position before every Nth unit action.
+        #[arg(long, default_value_t = 2)]
+        every: usize,
+        /// Linear fits, each around the last one's answer.
+        #[arg(long, default_value_t = 3)]
+        rounds: usize,
+        /// Pull of the log-weights towards the starting weights.
+        #[arg(long, default_value_t = 0.0)]
+        l2: f64,
+        /// Starting weights (RON; default: the default weights); the games are played with them.
+        #[arg(long, value_name = "FILE.ron")]
+        start: Option<PathBuf>,
+        #[arg(long, value_name = "MS", value_parser = clap::value_parser!(u64).range(1..))]
+        time_limit: Option<u64>,
+        #[arg(long)]
+        out: PathBuf,
     },
     /// Re-run a replay (level, seed, commands) and print its event log.
     Replay {
@@ -264,6 +298,40 @@ pub fn run(cli: Cli) -> ExitCode {
                 time_limit: time_limit.map(std::time::Duration::from_millis),
                 ai_weights,
                 vs_weights,
+            })
+        }
+        Some(Command::FitWeights {
+            levels,
+            games,
+            seed,
+            ai,
+            jobs,
+            every,
+            rounds,
+            l2,
+            start,
+            time_limit,
+            out,
+        }) => {
+            let start = match read_weights(start.as_deref()) {
+                Ok(s) => s,
+                Err(e) => {
+                    eprintln!("{e}");
+                    return ExitCode::FAILURE;
+                }
+            };
+            fit::run(&fit::Options {
+                levels,
+                games,
+                seed,
+                ai,
+                jobs: jobs.unwrap_or_else(default_jobs),
+                every,
+                rounds,
+                l2,
+                start,
+                time_limit: time_limit.map(std::time::Duration::from_millis),
+                out,
             })
         }
         Some(Command::Balance {
