@@ -89,14 +89,23 @@ fn spawn_result(
                         ..default()
                     },
                 ));
-                p.spawn((
-                    ui::text(line.join(", "), 15.0, ui::TEXT),
-                    Node {
-                        max_width: percent(90),
-                        margin: UiRect::horizontal(px(24)),
-                        ..default()
-                    },
-                ));
+                // One text per unit, wrapped as a row: a line breaks between units, never
+                // inside one ("Long Osk (hp" / "3/8)" broke at 1024x640).
+                p.spawn(Node {
+                    flex_direction: FlexDirection::Row,
+                    flex_wrap: FlexWrap::Wrap,
+                    justify_content: JustifyContent::Center,
+                    column_gap: px(6),
+                    max_width: percent(90),
+                    margin: UiRect::horizontal(px(24)),
+                    ..default()
+                })
+                .with_children(|r| {
+                    for (k, unit) in line.iter().enumerate() {
+                        let comma = if k + 1 < line.len() { "," } else { "" };
+                        r.spawn(ui::text(format!("{unit}{comma}"), 15.0, ui::TEXT));
+                    }
+                });
             }
             p.spawn(Node {
                 flex_direction: FlexDirection::Row,
