@@ -10,7 +10,7 @@ use crate::game::battle::Battle;
 use crate::game::keys;
 use crate::game::menu::{self, MenuEntry};
 use crate::game::ui::{self, UiAction};
-use crate::rules::battle::{BattleState, Command, log};
+use crate::rules::battle::{BattleState, Command, Reaction, log};
 use crate::rules::rulesets;
 
 pub(super) fn plugin(app: &mut App) {
@@ -206,10 +206,22 @@ fn scroll_menu(
     }
 }
 
-/// The odds in words for an attack command, if it is one, or for the attack a moving
-/// action ends with (a Charge: from the square the charge ends on).
-fn odds_words(s: &BattleState, cmd: &Command) -> Option<String> {
+/// The odds in words for an attack command, if it is one, for the attack a moving action
+/// ends with (a Charge: from the square the charge ends on), or for an attack that answers an
+/// interrupt (a Snap Attack at its -4).
+pub(super) fn odds_words(s: &BattleState, cmd: &Command) -> Option<String> {
     let (unit, target, ranged) = match cmd {
+        Command::React {
+            unit,
+            reaction: Reaction::Attack { target },
+        } => {
+            let o = rulesets::reaction_attack_odds(s, *unit, *target)?;
+            return Some(format!(
+                "{:.0}% hit, {:.1} dmg",
+                o.hit * 100.0,
+                o.expected_damage
+            ));
+        }
         Command::Attack {
             unit,
             target,
@@ -537,6 +549,52 @@ mod tests {
                 o.expected_damage
             )),
             "{words}"
+        );
+    }
+
+    /// A Snap Attack offered in answer tells its own odds, its -4 counted, and its cost says
+    /// what it costs without saying "Snap Attack" again.
+    #[test]
+    fn a_snap_attacks_entry_tells_its_odds_at_minus_4() {
+        use crate::rules::testkit::{U0, U1, U2};
+        let level = crate::rules::testkit::Field::new(crate::rules::rulesets::RulesetId::Sides)
+            .topology("Square(diagonals: One)")
+            .sides(r#"(name: "Party", controller: Human), (name: "Foes", controller: Human)"#)
+            .map(&["........"; 5])
+            .units(
+                r#"
+                (name: "Hruk", side: "Party", cell: (1, 1), template: "reaver"),
+                (name: "Mira", side: "Foes", cell: (2, 1), template: "archer"),
+                (name: "Brann", side: "Foes", cell: (2, 2), template: "sergeant"),
+                (name: "Fang", side: "Party", cell: (7, 4), template: "wolf"),
+                "#,
+            )
+            .level();
+        let (mut b, _) = BattleState::start_with_tape(&level, 1, [8, 1]);
+        b.execute(&Command::Pick { unit: U0 })
+            .expect("Hruk is picked");
+        b.execute(&Command::Attack {
+            unit: U0,
+            target: U1,
+            ranged: false,
+        })
+        .expect("Hruk attacks Mira");
+        let snap = Command::React {
+            unit: U2,
+            reaction: Reaction::Attack { target: U0 },
+        };
+        let legal = crate::game::menu::described(&b);
+        let entry = crate::game::menu::menu(&b, &legal)
+            .into_iter()
+            .find(|e| e.commands == [snap.clone()])
+            .expect("Brann may Snap Attack");
+        let line = entry_line(&b, &entry, &keys::KeyBindings::default());
+        // 1d20 + 5 - 4 against AC 13.
+        assert!(
+            line.contains(
+                "Snap Attack on Hruk - Instant (gives up the Main action), -4 to hit - 45% hit, "
+            ),
+            "{line}"
         );
     }
 }

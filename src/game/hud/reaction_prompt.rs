@@ -137,9 +137,15 @@ fn reaction_prompt(
                 } else {
                     String::new()
                 };
+                // An attack in answer tells its own odds (a Snap Attack's -4 included).
+                let odds = match e.commands.as_slice() {
+                    [cmd] => super::action_menu::odds_words(&battle.state, cmd)
+                        .map_or(String::new(), |o| format!(" - {o}")),
+                    _ => String::new(),
+                };
                 p.spawn(ui::button(
                     format!(
-                        "{}{}{default}",
+                        "{}{}{odds}{default}",
                         e.label,
                         if e.cost.is_empty() {
                             String::new()

@@ -191,7 +191,7 @@ pub fn describe(s: &BattleState, e: &Event) -> String {
             format!(
                 "{} {} {shown} ({delta:+}{all})",
                 s.unit_name(*unit),
-                pool_word(pool)
+                crate::rules::rulesets::pool_word(s, pool).unwrap_or_else(|| pool_word(pool))
             )
         }
         Event::Reckoned {

@@ -161,6 +161,24 @@ pub trait Ruleset {
         None
     }
 
+    /// The odds of `unit` answering with an attack on `target` now (an attack of
+    /// opportunity, a Snap Attack), as the ruleset counts that attack; `None` where it does
+    /// not say.
+    fn reaction_attack_odds(
+        _s: &BattleState,
+        _r: &Self::State,
+        _unit: UnitId,
+        _target: UnitId,
+    ) -> Option<Odds> {
+        None
+    }
+
+    /// A pool's name in a log line where its key would read like a stat ("haste 0 (-1)"),
+    /// or `None` to show the key.
+    fn pool_word(_pool: &str) -> Option<&'static str> {
+        None
+    }
+
     /// Whether one of its events only keeps the engine's books: `fray replay` prints it, the
     /// player's log leaves it out.
     fn bookkeeping(_e: &Self::Event) -> bool {
@@ -507,6 +525,21 @@ macro_rules! registry {
                 let (a, t, ranged) = (attack.attacker, attack.target, attack.ranged);
                 Some((odds(s, a, t, ranged)?, answered_odds(s, a, t, ranged)))
             })
+        }
+
+        /// The odds of `unit` answering the pending interrupt with an attack on `target`, as
+        /// the ruleset counts that attack (see `Ruleset::reaction_attack_odds`).
+        pub fn reaction_attack_odds(s: &BattleState, unit: UnitId, target: UnitId) -> Option<Odds> {
+            match &s.rules {
+                $(RulesState::$v(r) => <$m::$t as Ruleset>::reaction_attack_odds(s, r, unit, target)),+
+            }
+        }
+
+        /// A pool's name in a log line where the ruleset gives one (see `Ruleset::pool_word`).
+        pub fn pool_word(s: &BattleState, pool: &str) -> Option<&'static str> {
+            match &s.rules {
+                $(RulesState::$v(_) => <$m::$t as Ruleset>::pool_word(pool)),+
+            }
         }
 
         /// Whether `enemy` surely takes a turn before `unit`'s next one, once `unit` has had

@@ -432,6 +432,18 @@ impl crate::rules::rulesets::Ruleset for Segments {
     fn odds(s: &BattleState, r: &State, a: UnitId, t: UnitId, ranged: bool) -> Option<Odds> {
         odds(s, r, a, t, ranged)
     }
+    /// The pools of spells a caster has left: "Halvaine haste spells left 0 (-1)", not a
+    /// "haste 0" that reads like a stat.
+    fn pool_word(pool: &str) -> Option<&'static str> {
+        Some(match pool {
+            names::SPELLS => "spells left",
+            names::HASTE => "haste spells left",
+            names::CURE => "cure spells left",
+            names::HOLD => "hold spells left",
+            names::SHIELD => "shield spells left",
+            _ => return None,
+        })
+    }
     /// "Segment 7: no one acts" (up to nine a round; a spell going off or a held action
     /// still has its own line) and "X is done" (always right after the engine's "X ends its
     /// turn"; a held action keeps its "X holds its action").

@@ -72,6 +72,9 @@ fn haste_doubles_movement_adds_a_routine_and_ends_after_its_rounds() {
     declare(&mut b, U1, Intent::Hold);
     declare(&mut b, U2, Intent::Hold);
     let e = run(&mut b, cast(U0, U1, Spell::Haste));
+    // The spell spent reads as one in the log, not as a stat ("Halvaine haste 0 (-1)").
+    let log = crate::rules::replay::render_log(&b, &e);
+    assert!(log.contains("Halvaine haste spells left 0 (-1, "), "{log}");
     // One segment of casting: it goes off as segment 1 ends, for one round (ticks 2 to 11).
     assert!(ev(&e).contains(&Ev::Enchanted {
         unit: U1,

@@ -219,6 +219,9 @@ impl crate::rules::rulesets::Ruleset for Sides {
     ) -> Option<(UnitId, Odds)> {
         view::charge_odds(s, unit, action)
     }
+    fn reaction_attack_odds(s: &BattleState, _: &State, unit: UnitId, t: UnitId) -> Option<Odds> {
+        view::reaction_attack_odds(s, unit, t)
+    }
     fn answered_odds(
         s: &BattleState,
         r: &State,

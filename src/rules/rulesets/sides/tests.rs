@@ -505,6 +505,13 @@ fn a_snap_attack_gives_up_the_main_action_at_minus_4_and_can_stop_a_hit_before_d
             trigger: Trigger::Ready { actor: U0 }
         }
     );
+    // Its menu entry's odds are a Snap Attack's: 1d20 + 5 - 4 against AC 13, 20 points
+    // under an ordinary attack's.
+    let plain = crate::rules::rulesets::odds(&b, U2, U0, false).expect("plain odds");
+    let snap = crate::rules::rulesets::reaction_attack_odds(&b, U2, U0).expect("snap odds");
+    assert!((plain.hit - 0.65).abs() < 1e-9, "{plain:?}");
+    assert!((snap.hit - 0.45).abs() < 1e-9, "{snap:?}");
+    assert!(snap.formula.contains("snap attack -4"), "{}", snap.formula);
     let e = run(&mut b, decline(U2));
     assert_eq!(rolls(&e, Purpose::Attack), vec![(22, Some(13))]);
     assert!(matches!(
@@ -604,6 +611,13 @@ fn leaving_an_armed_enemys_reach_provokes_unless_disengaged() {
             rest: vec![Cell::new(1, 2), Cell::new(0, 3), Cell::new(0, 4)]
         }
     })));
+    // Its odds are an ordinary blow's (no -4 as for a Snap Attack).
+    let o = crate::rules::rulesets::reaction_attack_odds(&b, U1, U0).expect("its odds");
+    assert_eq!(
+        Some(o.hit),
+        crate::rules::rulesets::odds(&b, U1, U0, false).map(|p| p.hit)
+    );
+    assert!(!o.formula.contains("snap"), "{}", o.formula);
     // The attack of opportunity is a free attack: 3 + 4 misses AC 16 (no Shock: 16 > 15).
     let e = run(
         &mut b,

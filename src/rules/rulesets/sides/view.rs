@@ -9,7 +9,7 @@ use super::turns::round_sides;
 use super::{Ev, State, moves, per, side_name};
 use crate::rules::battle::common::ndx;
 use crate::rules::battle::{
-    Action, BattleState, Command, Condition, Reaction, Resume, Status, UnitId,
+    Action, BattleState, Command, Condition, Reaction, Resume, Status, Trigger, UnitId,
 };
 use crate::rules::rulesets::view::{self, Clock, CommandInfo, Odds, OrderEntry};
 
@@ -198,8 +198,9 @@ pub fn describe(s: &BattleState, r: &State, cmd: &Command) -> CommandInfo {
                     Some(
                         crate::rules::battle::Trigger::Opportunity { .. }
                         | crate::rules::battle::Trigger::Provoked { .. },
-                    ) => "free (attack of opportunity)".to_string(),
-                    _ => "Instant Snap Attack (gives up the Main action, -4)".to_string(),
+                    ) => "free".to_string(),
+                    // The label says it is a Snap Attack: the cost says what it costs.
+                    _ => "Instant (gives up the Main action), -4 to hit".to_string(),
                 },
                 _ => String::new(),
             };
@@ -229,6 +230,22 @@ pub fn odds(
     ranged: bool,
 ) -> Option<Odds> {
     odds_of(s, attacker, target, ranged, Kind::Normal)
+}
+
+/// The odds of `unit` answering the pending interrupt with an attack on `target`: an attack
+/// of opportunity (S-80..S-83, melee), else a Snap Attack (S-57: -4; thrown or shot when the
+/// target is out of reach), as `combat` makes them.
+pub fn reaction_attack_odds(s: &BattleState, unit: UnitId, target: UnitId) -> Option<Odds> {
+    let opportunity = matches!(
+        s.interrupts.last().map(|i| &i.trigger),
+        Some(Trigger::Opportunity { .. } | Trigger::Provoked { .. })
+    );
+    if opportunity {
+        odds_of(s, unit, target, false, Kind::Opportunity)
+    } else {
+        let ranged = !s.in_melee_reach(unit, target);
+        odds_of(s, unit, target, ranged, Kind::Snap)
+    }
 }
 
 /// The odds of the attack a Charge ends with (S-65, S-66): from the square it ends on, +2 for
