@@ -11,7 +11,7 @@
 use crate::rules::battle::{
     Action, BattleState, Carried, Command, Place, SideId, Status, Unit, UnitId,
 };
-use crate::rules::grid::Cell;
+use crate::rules::grid::{Cell, CellMap};
 use crate::rules::level::Victory;
 use crate::rules::rulesets;
 use crate::rules::sight::{self, Cover};
@@ -226,6 +226,135 @@ pub fn walk_to_nearest_foe(s: &BattleState, unit: UnitId) -> Option<u32> {
         steps += 1;
     }
     None
+}
+
+/// Whether a straight line misjudges the way on this map: it has doors or cliffs (ground
+/// two levels above a neighbour). There the position terms measure a walk ([`walk_field`]):
+/// on the gatehouse a stormer under the wall stood "one step" from the archer above it, out
+/// of reach, and never went for the gate. Maps without either keep the straight line (and
+/// their games as they were).
+pub fn walled_ways(s: &BattleState) -> bool {
+    let t = &s.terrain;
+    t.max_height() >= 2 || s.grid().cells().any(|c| t.door(c).is_some())
+}
+
+/// Steps to walk from every cell to the nearest of `goals`, around walls, cliffs and the
+/// cells `blocked` says are shut (foes standing in the way), a door of any state counted as a
+/// way (it can be opened; terrain cost is ignored); `u32::MAX` where no goal can be reached.
+/// A breadth-first search from the goals.
+pub fn walk_field(
+    s: &BattleState,
+    goals: impl IntoIterator<Item = Cell>,
+    blocked: impl Fn(Cell) -> bool,
+) -> CellMap<u32> {
+    let grid = s.grid();
+    let t = &s.terrain;
+    let way = |c: Cell| (t.passable(c) || t.door(c).is_some()) && !blocked(c);
+    let mut steps = CellMap::from_fn(grid.width, grid.height, |_| u32::MAX);
+    let mut frontier: Vec<Cell> = Vec::new();
+    for g in goals {
+        if way(g) && steps.get(g).is_some_and(|&d| d == u32::MAX) {
+            steps.set(g, 0);
+            frontier.push(g);
+        }
+    }
+    let mut d = 0;
+    while !frontier.is_empty() {
+        d += 1;
+        let mut next = Vec::new();
+        for c in frontier {
+            for n in grid.neighbours(c) {
+                // A walker steps from `n` to `c`: the climb is taken that way.
+                if way(n) && t.climb(n, c).is_some() && steps.get(n).is_some_and(|&x| x == u32::MAX)
+                {
+                    steps.set(n, d);
+                    next.push(n);
+                }
+            }
+        }
+        frontier = next;
+    }
+    steps
+}
+
+/// [`walk_field`] to the cells from which a foe of `side` can be struck in melee (beside
+/// it, at a height a blade reaches).
+fn foes_field(s: &BattleState, side: SideId) -> CellMap<u32> {
+    let grid = s.grid();
+    let goals: Vec<Cell> = s
+        .units
+        .iter()
+        .filter(|e| e.side != side && e.is_active())
+        .flat_map(|e| {
+            grid.neighbours(e.cell)
+                .filter(move |&c| s.terrain.height(c).abs_diff(s.terrain.height(e.cell)) <= 1)
+        })
+        .collect();
+    memo_walk(s, goals, Vec::new())
+}
+
+/// What a walk was found from: its goals and the cells shut to it. Nothing else changes it
+/// within a battle: walls stand, and a door is a way in any state.
+#[derive(PartialEq)]
+struct WalkKey {
+    goals: Vec<Cell>,
+    blocked: Vec<Cell>,
+}
+
+/// The walks found so far in a decision, with what each was found from.
+type Walks = Vec<(WalkKey, CellMap<u32>)>;
+
+thread_local! {
+    /// The walks found during the decision under way on this thread ([`remember_walks`]);
+    /// `None` outside one.
+    static WALKS: std::cell::RefCell<Option<Walks>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Runs `f` (one decision of the AI) remembering the walks it finds: the positions a
+/// decision scores differ by a unit or two, and most ask for the same walk to the same foes,
+/// so each is searched once rather than for every position. The answers are the same as
+/// without memory; only the time differs.
+pub fn remember_walks<T>(f: impl FnOnce() -> T) -> T {
+    struct Forget;
+    impl Drop for Forget {
+        fn drop(&mut self) {
+            WALKS.with(|m| *m.borrow_mut() = None);
+        }
+    }
+    WALKS.with(|m| *m.borrow_mut() = Some(Vec::new()));
+    let _forget = Forget;
+    f()
+}
+
+/// [`walk_field`] to `goals` past the `blocked` cells, from memory when the decision under
+/// way has found it already ([`remember_walks`]).
+fn memo_walk(s: &BattleState, goals: Vec<Cell>, blocked: Vec<Cell>) -> CellMap<u32> {
+    let find = |goals: &[Cell], blocked: &[Cell]| {
+        let grid = s.grid();
+        let mut shut = CellMap::from_fn(grid.width, grid.height, |_| false);
+        for &c in blocked {
+            shut.set(c, true);
+        }
+        walk_field(s, goals.iter().copied(), |c| {
+            shut.get(c).copied().unwrap_or(false)
+        })
+    };
+    WALKS.with(|m| {
+        let mut m = m.borrow_mut();
+        let Some(known) = m.as_mut() else {
+            return find(&goals, &blocked);
+        };
+        let key = WalkKey { goals, blocked };
+        if let Some((_, f)) = known.iter().find(|(k, _)| *k == key) {
+            return f.clone();
+        }
+        let f = find(&key.goals, &key.blocked);
+        known.push((key, f.clone()));
+        if known.len() > 32 {
+            known.remove(0);
+        }
+        f
+    })
 }
 
 /// [`Weights::door_way`] if `cmd` opens a door (or unlocks one, to open next) whose opening
@@ -527,10 +656,11 @@ pub fn score(s: &BattleState, side: SideId, w: &Weights) -> f64 {
             v -= spare + arms;
         }
     }
+    let walk = walled_ways(s).then(|| foes_field(s, side));
     for id in s.unit_ids() {
         let u = &s.units[id.index()];
         if u.side == side && u.is_active() && !crate::rules::rulesets::broken(s, id) {
-            v += position_with(s, side, id, u.cell, healths[id.index()], w);
+            v += position_with(s, side, id, u.cell, healths[id.index()], walk.as_ref(), w);
         }
     }
     v + objectives(s, side, w)
@@ -538,21 +668,38 @@ pub fn score(s: &BattleState, side: SideId, w: &Weights) -> f64 {
 
 /// A quick value of `unit` standing on `to` (used to pick which moves to look at).
 pub fn cell_value(s: &BattleState, side: SideId, unit: UnitId, to: Cell, w: &Weights) -> f64 {
-    position(s, side, unit, to, w) + objective_distance(s, side, Some((unit, to)), w)
+    cell_value_with(s, side, unit, to, walk_to_foes(s, side).as_ref(), w)
 }
 
-/// Positional terms for one unit of `side` standing at `at`.
-fn position(s: &BattleState, side: SideId, unit: UnitId, at: Cell, w: &Weights) -> f64 {
-    position_with(s, side, unit, at, health(&s.units[unit.index()]), w)
+/// The walk to the foes of `side` that [`cell_value_with`] takes: on a map of doors or
+/// cliffs ([`walled_ways`]) the steps from every cell to one beside a foe, else `None`. The
+/// same for every cell a unit might move to, so it is found once for all of them.
+pub fn walk_to_foes(s: &BattleState, side: SideId) -> Option<CellMap<u32>> {
+    walled_ways(s).then(|| foes_field(s, side))
 }
 
-/// [`position`] with the unit's [`health`] already known.
+/// [`cell_value`] with the walk to the foes already found ([`walk_to_foes`]).
+pub fn cell_value_with(
+    s: &BattleState,
+    side: SideId,
+    unit: UnitId,
+    to: Cell,
+    walk: Option<&CellMap<u32>>,
+    w: &Weights,
+) -> f64 {
+    let h = health(&s.units[unit.index()]);
+    position_with(s, side, unit, to, h, walk, w) + objective_distance(s, side, Some((unit, to)), w)
+}
+
+/// [`position`] with the unit's [`health`] already known, and on a map of doors or cliffs
+/// the walk to the foes ([`foes_field`]: `None` elsewhere, where a straight line is the way).
 fn position_with(
     s: &BattleState,
     side: SideId,
     unit: UnitId,
     at: Cell,
     h: (i64, i64),
+    walk: Option<&CellMap<u32>>,
     w: &Weights,
 ) -> f64 {
     let me = &s.units[unit.index()];
@@ -627,7 +774,12 @@ fn position_with(
             v -= w.shooter_in_melee;
         }
     } else {
-        v -= w.closing * nearest as f64;
+        // The walk to a cell beside a foe where there is one; the straight line otherwise.
+        let steps = walk
+            .and_then(|f| f.get(at).copied())
+            .filter(|&d| d != u32::MAX)
+            .map_or(nearest, |d| d + 1);
+        v -= w.closing * steps as f64;
     }
     // A unit few hits from down (the fragile: mages, archers, the wounded) pays more for
     // every enemy that can reach or shoot it next.
@@ -652,6 +804,32 @@ fn objective_distance(
         if let Victory::ReachCell { side: name, cell } = c {
             let goal = Cell::new(cell.0, cell.1);
             let owner = s.sides.iter().position(|x| &x.name == name);
+            // On a map of doors or cliffs: the walk through the gate, not through the wall,
+            // past the foes standing in it (a way they shut counts as the longest walk), so
+            // the defenders hold the gateway and the runners break through it. Elsewhere the
+            // straight line, as before.
+            let walk = walled_ways(s).then(|| {
+                let foes = s
+                    .units
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, u)| u.is_active() && Some(u.side.index()) != owner)
+                    .map(|(i, u)| match moved {
+                        Some((m, to)) if m.index() == i => to,
+                        _ => u.cell,
+                    })
+                    .collect();
+                memo_walk(s, vec![goal], foes)
+            });
+            let shut = s.grid().width + s.grid().height;
+            let distance = |at: Cell| match &walk {
+                Some(f) => f
+                    .get(at)
+                    .copied()
+                    .filter(|&d| d != u32::MAX)
+                    .unwrap_or(shut),
+                None => s.grid().distance(at, goal),
+            };
             let best = s
                 .unit_ids()
                 .filter(|&u| s.units[u.index()].is_active())
@@ -661,7 +839,7 @@ fn objective_distance(
                         Some((m, to)) if m == u => to,
                         _ => s.units[u.index()].cell,
                     };
-                    s.grid().distance(at, goal)
+                    distance(at)
                 })
                 .min();
             if let Some(d) = best {

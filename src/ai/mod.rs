@@ -282,7 +282,7 @@ impl Ai {
                 if let Some(w) = self.config.weights {
                     search.weights = w;
                 }
-                self.utility(s, legal, search)
+                eval::remember_walks(|| self.utility(s, legal, search))
             }
         };
         Some(choice)
@@ -674,6 +674,8 @@ fn prune(
     // The cells where a weapon lies that would arm the moving unit better (none on a level
     // without items on the ground), for the last unit asked about.
     let mut better: Option<(UnitId, Vec<crate::rules::grid::Cell>)> = None;
+    // On a map of doors or cliffs, the walk to the foes: the same for every destination.
+    let walk = eval::walk_to_foes(s, side);
     for c in legal {
         match c.destination() {
             Some((unit, to)) => {
@@ -681,7 +683,7 @@ fn prune(
                     Command::Act { action, .. } => action.name().to_string(),
                     _ => "Move".to_string(),
                 };
-                let v = eval::cell_value(s, side, unit, to, w);
+                let v = eval::cell_value_with(s, side, unit, to, walk.as_ref(), w);
                 let u = &s.units[unit.index()];
                 let steps = s.grid().distance(u.cell, to);
                 if better.as_ref().is_none_or(|(b, _)| *b != unit) {
