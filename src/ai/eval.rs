@@ -183,49 +183,17 @@ pub fn can_strike_from(s: &BattleState, unit: UnitId, at: Cell) -> bool {
     })
 }
 
-/// How many steps `unit` must walk to stand next to its nearest active enemy, around walls
+/// How many steps `unit` must walk to stand next to its nearest active enemy, around walls,
 /// shut doors and cliffs (units do not block; terrain cost is ignored). `None`: no enemy can be
-/// reached at all. A breadth-first search over the map: used where a door may open a way.
+/// reached at all. Used where a door may open a way: [`walk_field`] to the foes, a door a way
+/// only while it stands open.
 pub fn walk_to_nearest_foe(s: &BattleState, unit: UnitId) -> Option<u32> {
     let me = s.units.get(unit.index())?;
-    let grid = s.grid();
-    let mut goal = crate::rules::grid::CellMap::from_fn(grid.width, grid.height, |_| false);
-    for e in &s.units {
-        if e.side != me.side && e.is_active() {
-            for c in grid.neighbours(e.cell) {
-                if s.terrain.height(c).abs_diff(s.terrain.height(e.cell)) <= 1 {
-                    goal.set(c, true);
-                }
-            }
-        }
-    }
-    let mut seen = crate::rules::grid::CellMap::from_fn(grid.width, grid.height, |_| false);
-    let mut frontier = vec![me.cell];
-    seen.set(me.cell, true);
-    let mut steps = 0;
-    while !frontier.is_empty() {
-        if frontier
-            .iter()
-            .any(|&c| goal.get(c).copied().unwrap_or(false))
-        {
-            return Some(steps);
-        }
-        let mut next = Vec::new();
-        for c in frontier {
-            for n in grid.neighbours(c) {
-                if s.terrain.passable(n)
-                    && s.terrain.climb(c, n).is_some()
-                    && !seen.get(n).copied().unwrap_or(true)
-                {
-                    seen.set(n, true);
-                    next.push(n);
-                }
-            }
-        }
-        frontier = next;
-        steps += 1;
-    }
-    None
+    let shut = |c: Cell| s.terrain.door(c).is_some() && !s.terrain.passable(c);
+    walk_field(s, foe_cells(s, me.side), shut)
+        .get(me.cell)
+        .copied()
+        .filter(|&d| d != u32::MAX)
 }
 
 /// Whether a straight line misjudges the way on this map: it has doors or cliffs (ground
@@ -280,17 +248,21 @@ pub fn walk_field(
 /// [`walk_field`] to the cells from which a foe of `side` can be struck in melee (beside
 /// it, at a height a blade reaches).
 fn foes_field(s: &BattleState, side: SideId) -> CellMap<u32> {
+    memo_walk(s, foe_cells(s, side), Vec::new())
+}
+
+/// The cells from which a foe of `side` can be struck in melee: beside it, at a height a
+/// blade reaches.
+fn foe_cells(s: &BattleState, side: SideId) -> Vec<Cell> {
     let grid = s.grid();
-    let goals: Vec<Cell> = s
-        .units
+    s.units
         .iter()
         .filter(|e| e.side != side && e.is_active())
         .flat_map(|e| {
             grid.neighbours(e.cell)
                 .filter(move |&c| s.terrain.height(c).abs_diff(s.terrain.height(e.cell)) <= 1)
         })
-        .collect();
-    memo_walk(s, goals, Vec::new())
+        .collect()
 }
 
 /// What a walk was found from: its goals and the cells shut to it. Nothing else changes it
