@@ -802,6 +802,37 @@ fn a_unit_acting_first_stops_out_of_reach_of_a_foe_still_to_act() {
     }
 }
 
+/// `segments`: `easy` blunders in its declarations too (a share of them made at random among
+/// the legal ones), where its score noise cannot reach; `normal` always declares by
+/// [`declaration`].
+#[test]
+fn easy_declares_carelessly_now_and_then_normal_never() {
+    let lvl = level::load_path(std::path::Path::new("levels/segments_crypt.ron"))
+        .expect("the crypt loads");
+    let (mut careless, mut declarations) = (0, 0);
+    for seed in 0..30 {
+        let (b, _) = BattleState::start(&lvl, seed);
+        let mut easy = Ai::new(Config::new(Kind::Utility(Difficulty::Easy), seed));
+        let mut norm = normal(seed);
+        let mut b = b;
+        while let Decision::Declare { .. } = b.pending() {
+            let legal = b.legal_commands();
+            let sensible = declaration(&legal);
+            assert_eq!(norm.decide(&b), Some(sensible.clone()), "normal declares sensibly");
+            let c = easy.decide(&b).expect("a declaration");
+            assert!(legal.contains(&c), "{c:?}");
+            declarations += 1;
+            careless += usize::from(c != sensible);
+            b.execute(&sensible).expect("legal");
+        }
+    }
+    assert!(declarations >= 40, "{declarations} declarations");
+    assert!(
+        careless > 0 && careless * 2 < declarations,
+        "{careless} of {declarations} careless"
+    );
+}
+
 /// `segments`: with no foe in range, the engine's default declaration for an archer is Melee;
 /// the AI declares Missile (it may then shoot whoever comes near during the round). A spell's
 /// default stays the caster's choice, and a unit without a missile weapon declares Melee.
