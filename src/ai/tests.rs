@@ -811,14 +811,17 @@ fn easy_declares_carelessly_now_and_then_normal_never() {
         .expect("the crypt loads");
     let (mut careless, mut declarations) = (0, 0);
     for seed in 0..30 {
-        let (b, _) = BattleState::start(&lvl, seed);
+        let (mut b, _) = BattleState::start(&lvl, seed);
         let mut easy = Ai::new(Config::new(Kind::Utility(Difficulty::Easy), seed));
         let mut norm = normal(seed);
-        let mut b = b;
         while let Decision::Declare { .. } = b.pending() {
             let legal = b.legal_commands();
             let sensible = declaration(&legal);
-            assert_eq!(norm.decide(&b), Some(sensible.clone()), "normal declares sensibly");
+            assert_eq!(
+                norm.decide(&b),
+                Some(sensible.clone()),
+                "normal declares sensibly"
+            );
             let c = easy.decide(&b).expect("a declaration");
             assert!(legal.contains(&c), "{c:?}");
             declarations += 1;
