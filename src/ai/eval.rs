@@ -628,7 +628,7 @@ pub fn score(s: &BattleState, side: SideId, w: &Weights) -> f64 {
             v -= spare + arms;
         }
     }
-    let walk = walled_ways(s).then(|| foes_field(s, side));
+    let walk = walk_to_foes(s, side);
     for id in s.unit_ids() {
         let u = &s.units[id.index()];
         if u.side == side && u.is_active() && !crate::rules::rulesets::broken(s, id) {
@@ -663,8 +663,9 @@ pub fn cell_value_with(
     position_with(s, side, unit, to, h, walk, w) + objective_distance(s, side, Some((unit, to)), w)
 }
 
-/// [`position`] with the unit's [`health`] already known, and on a map of doors or cliffs
-/// the walk to the foes ([`foes_field`]: `None` elsewhere, where a straight line is the way).
+/// The positional terms for one unit of `side` standing at `at`, with the unit's [`health`]
+/// already known, and on a map of doors or cliffs the walk to the foes ([`walk_to_foes`]:
+/// `None` elsewhere, where a straight line is the way).
 fn position_with(
     s: &BattleState,
     side: SideId,
