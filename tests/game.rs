@@ -3640,13 +3640,16 @@ fn the_settings_screen_cycles_each_setting_and_the_pause_menu_has_the_same_rows(
     assert_eq!(app.world().resource::<UiScale>().0, 1.25);
     assert!(texts(&mut app).iter().any(|t| t == "[2] UI scale: 125%"));
     // The palette and the window mode; the side colours change with the palette.
-    let standard = fray::game::units::side_colour(Some(1));
+    let standard = fray::game::units::side_colour(Some(1), false);
     tap(&mut app, KeyCode::Digit5);
     tap(&mut app, KeyCode::Digit1);
     app.update();
     let s = app.world().resource::<Settings>().clone();
     assert!(s.colour_blind && s.fullscreen);
-    assert_ne!(fray::game::units::side_colour(Some(1)), standard);
+    assert_ne!(
+        fray::game::units::side_colour(Some(1), s.colour_blind),
+        standard
+    );
     assert_eq!(
         SettingKind::Palette.label(&s, None),
         "Side colours: colour-blind safe (blue and orange)"
@@ -3692,12 +3695,6 @@ fn the_settings_screen_cycles_each_setting_and_the_pause_menu_has_the_same_rows(
     tap(&mut app, KeyCode::Escape);
     app.update();
     assert_eq!(screen(&app), Screen::Title);
-    // Back to the standard look for the other tests of this binary.
-    let mut s = app.world_mut().resource_mut::<Settings>();
-    s.ui_scale = 1.0;
-    s.colour_blind = false;
-    app.update();
-    assert_eq!(fray::game::units::side_colour(Some(1)), standard);
 
     // In a battle, the pause menu has the same rows and its number keys cycle them.
     let mut app = hot_seat();
@@ -3934,7 +3931,7 @@ fn a_key_rebound_in_settings_acts_in_battle_is_shown_and_a_clash_is_refused() {
 
 #[test]
 fn the_colour_blind_switch_recolours_the_battle_on_screen() {
-    use fray::game::units::side_colour_in;
+    use fray::game::units::side_colour;
     let mut app = hot_seat();
     // The colours of every sprite of each token.
     let colours = |app: &mut App| {
@@ -3963,13 +3960,13 @@ fn the_colour_blind_switch_recolours_the_battle_on_screen() {
     let before = colours(&mut app);
     assert_eq!(before.len(), sides.len());
     for (i, c) in &before {
-        assert!(c.contains(&side_colour_in(Some(sides[*i]), false)), "{i}");
+        assert!(c.contains(&side_colour(Some(sides[*i]), false)), "{i}");
     }
     app.world_mut().resource_mut::<Settings>().colour_blind = true;
     app.update();
     for (i, c) in colours(&mut app) {
-        assert!(c.contains(&side_colour_in(Some(sides[i]), true)), "{i}");
-        assert!(!c.contains(&side_colour_in(Some(sides[i]), false)), "{i}");
+        assert!(c.contains(&side_colour(Some(sides[i]), true)), "{i}");
+        assert!(!c.contains(&side_colour(Some(sides[i]), false)), "{i}");
     }
     app.world_mut().resource_mut::<Settings>().colour_blind = false;
     app.update();
@@ -4419,7 +4416,7 @@ fn every_save_has_a_thumbnail_and_the_load_screen_shows_a_damaged_or_missing_one
     let u = &battle(&app).state.units[0];
     let at = ((u.cell.y as u32 * k + k / 2) * picture.width() + u.cell.x as u32 * k + k / 2) * 4;
     let data = picture.data.as_ref().expect("pixels");
-    let colour = fray::game::units::side_colour(Some(u.side.index())).to_srgba();
+    let colour = fray::game::units::side_colour(Some(u.side.index()), false).to_srgba();
     assert_eq!(
         data[at as usize],
         (colour.red * 255.0) as u8,

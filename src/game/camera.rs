@@ -146,13 +146,14 @@ fn frame(
     projection: &mut Projection,
     window: Option<&Window>,
     folded: super::battle::Collapsed,
+    scale: f32,
 ) {
     if let Some(w) = window
         && w.width() > 0.0
         && w.height() > 0.0
         && let Projection::Orthographic(ortho) = projection
     {
-        let (l, r, t, b) = super::hud::HudLayout::of_panels(Some(w), folded).screen_insets();
+        let (l, r, t, b) = super::hud::HudLayout::of_panels(Some(w), folded, scale).screen_insets();
         let free = Vec2::new(
             (w.width() - l - r).max(100.0),
             (w.height() - t - b).max(100.0),
@@ -195,6 +196,7 @@ fn fit_new_board(
     screen: Option<Res<State<super::Screen>>>,
     boards: Query<&BoardGrid, Added<Board>>,
     window: Query<&Window, With<PrimaryWindow>>,
+    ui: Option<Res<UiScale>>,
     mut camera: Query<(&mut Transform, &mut Projection), With<MainCamera>>,
 ) {
     let Some(grid) = boards.iter().last() else {
@@ -209,6 +211,7 @@ fn fit_new_board(
             &mut projection,
             window.single().ok(),
             folded_here(screen.as_deref(), &settings),
+            super::hud::ui_scale(ui.as_deref()),
         );
     }
 }
@@ -230,7 +233,9 @@ fn refit(
     };
     // A new UI scale changes the panels' room as a new window size does, and so does a panel
     // folded or opened.
-    let rescaled = ui_scale.is_some_and(|s| s.is_changed() && !s.is_added());
+    let rescaled = ui_scale
+        .as_ref()
+        .is_some_and(|s| s.is_changed() && !s.is_added());
     let folded = folded_here(screen.as_deref(), &settings);
     let refolded = *last_folded != Some(folded) && last_folded.is_some();
     *last_folded = Some(folded);
@@ -243,6 +248,7 @@ fn refit(
                 &mut projection,
                 window.single().ok(),
                 folded,
+                super::hud::ui_scale(ui_scale.as_deref()),
             );
         }
     }
@@ -256,6 +262,7 @@ fn follow_cursor(
     screen: Option<Res<State<super::Screen>>>,
     boards: Query<&BoardGrid>,
     window: Query<&Window, With<PrimaryWindow>>,
+    ui: Option<Res<UiScale>>,
     mut camera: Query<(&Camera, &GlobalTransform, &mut Transform), With<MainCamera>>,
 ) {
     let Some(super::input::CursorMoved(cell)) = moved.read().last().copied() else {
@@ -270,9 +277,12 @@ fn follow_cursor(
     let Ok(window) = window.single() else {
         return;
     };
-    let (l, r, t, b) =
-        super::hud::HudLayout::of_panels(Some(window), folded_here(screen.as_deref(), &settings))
-            .screen_insets();
+    let (l, r, t, b) = super::hud::HudLayout::of_panels(
+        Some(window),
+        folded_here(screen.as_deref(), &settings),
+        super::hud::ui_scale(ui.as_deref()),
+    )
+    .screen_insets();
     for (camera, global, mut transform) in &mut camera {
         let Ok(screen) = camera.world_to_viewport(global, target.extend(0.0)) else {
             continue;

@@ -189,7 +189,7 @@ fn screen(
             p.spawn(ui::text(
                 format!("Pass the screen to the {name} player."),
                 22.0,
-                super::units::side_colour(Some(id.index())),
+                super::units::side_colour(Some(id.index()), settings.colour_blind),
             ));
             p.spawn(ui::text(
                 "The board stays hidden until they are ready.",

@@ -178,8 +178,9 @@ fn visible_room(
     camera: &Camera,
     global: &GlobalTransform,
     folded: super::battle::Collapsed,
+    scale: f32,
 ) -> Option<Rect> {
-    let room = super::hud::HudLayout::of_panels(Some(window), folded).board();
+    let room = super::hud::HudLayout::of_panels(Some(window), folded, scale).board();
     let a = camera.viewport_to_world_2d(global, room.min).ok()?;
     let b = camera.viewport_to_world_2d(global, room.max).ok()?;
     Some(Rect::from_corners(a, b))
@@ -188,6 +189,7 @@ fn visible_room(
 #[allow(clippy::type_complexity, clippy::too_many_arguments)]
 fn place(
     settings: Res<super::battle::Settings>,
+    ui: Option<Res<UiScale>>,
     window: Query<&Window, With<bevy::window::PrimaryWindow>>,
     camera: Query<(&Camera, &GlobalTransform), With<super::camera::MainCamera>>,
     boards: Query<&BoardGrid>,
@@ -254,7 +256,13 @@ fn place(
     items.sort_by_key(|(e, kind, ..)| (*kind, *e));
     let requests: Vec<LabelRequest> = items.iter().map(|i| i.3.clone()).collect();
     let room = match (window.single(), camera.single()) {
-        (Ok(w), Ok((c, g))) => visible_room(w, c, g, settings.collapsed),
+        (Ok(w), Ok((c, g))) => visible_room(
+            w,
+            c,
+            g,
+            settings.collapsed,
+            super::hud::ui_scale(ui.as_deref()),
+        ),
         _ => None,
     };
     let spots = place_labels(&obstacles, room, &requests);

@@ -188,7 +188,9 @@ fn track_assets(
     mut catalog: ResMut<Catalog>,
     mut images: ResMut<Assets<Image>>,
     mut changed: MessageWriter<LevelChanged>,
+    settings: Option<Res<super::battle::Settings>>,
 ) {
+    let colour_blind = settings.is_some_and(|s| s.colour_blind);
     for e in events.read() {
         let (AssetEvent::LoadedWithDependencies { id } | AssetEvent::Modified { id }) = e else {
             continue;
@@ -200,7 +202,11 @@ fn track_assets(
             continue;
         };
         entry.level = Some(asset.level.clone());
-        entry.thumbnail = asset.level.as_ref().ok().map(|l| images.add(thumbnail(l)));
+        entry.thumbnail = asset
+            .level
+            .as_ref()
+            .ok()
+            .map(|l| images.add(thumbnail(l, colour_blind)));
         changed.write(LevelChanged {
             path: entry.path.clone(),
             modified: matches!(e, AssetEvent::Modified { .. }),
@@ -212,8 +218,9 @@ fn track_assets(
 const THUMB_CELL: u32 = 6;
 
 /// A small picture of a level's map: one colour per terrain picture, hex rows (or columns)
-/// offset by half a cell, units as dots in their side's colour.
-pub fn thumbnail(level: &Level) -> Image {
+/// offset by half a cell, units as dots in their side's colour (in the colour-blind-safe
+/// palette if `colour_blind`).
+pub fn thumbnail(level: &Level, colour_blind: bool) -> Image {
     let units: Vec<(Cell, Option<usize>)> = level
         .file
         .units
@@ -221,7 +228,7 @@ pub fn thumbnail(level: &Level) -> Image {
         .enumerate()
         .map(|(i, u)| (Cell::new(u.cell.0, u.cell.1), level.unit_side(i)))
         .collect();
-    let (w, h, px) = thumbnail_pixels(level, &units);
+    let (w, h, px) = thumbnail_pixels(level, &units, colour_blind);
     rgba_image(w, h, px)
 }
 
@@ -230,6 +237,7 @@ pub fn thumbnail(level: &Level) -> Image {
 pub fn battle_thumbnail(
     level: &Level,
     state: &crate::rules::battle::BattleState,
+    colour_blind: bool,
 ) -> (u32, u32, Vec<u8>) {
     let units: Vec<(Cell, Option<usize>)> = state
         .units
@@ -237,7 +245,7 @@ pub fn battle_thumbnail(
         .filter(|u| u.status != crate::rules::battle::Status::Dead)
         .map(|u| (u.cell, Some(u.side.index())))
         .collect();
-    thumbnail_pixels(level, &units)
+    thumbnail_pixels(level, &units, colour_blind)
 }
 
 /// An RGBA8 picture as a Bevy image.
@@ -255,7 +263,11 @@ pub fn rgba_image(w: u32, h: u32, px: Vec<u8>) -> Image {
     )
 }
 
-fn thumbnail_pixels(level: &Level, units: &[(Cell, Option<usize>)]) -> (u32, u32, Vec<u8>) {
+fn thumbnail_pixels(
+    level: &Level,
+    units: &[(Cell, Option<usize>)],
+    colour_blind: bool,
+) -> (u32, u32, Vec<u8>) {
     let grid = level.grid;
     let hex = grid.topology.is_hex();
     let pointy = matches!(
@@ -303,7 +315,7 @@ fn thumbnail_pixels(level: &Level, units: &[(Cell, Option<usize>)]) -> (u32, u32
         if !grid.contains(c) {
             continue;
         }
-        let colour = side_colour(side).to_srgba();
+        let colour = side_colour(side, colour_blind).to_srgba();
         let rgba = [
             (colour.red * 255.0) as u8,
             (colour.green * 255.0) as u8,

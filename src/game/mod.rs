@@ -462,13 +462,14 @@ fn save_on_exit(
     state: Option<Res<State<Screen>>>,
     stay: Option<Res<StayOnBattle>>,
     editor: Option<Res<editor::Editor>>,
+    settings: Option<Res<battle::Settings>>,
 ) {
     if exits.read().count() == 0 || stay.is_some() || editor.is_some_and(|e| e.playtesting) {
         return;
     }
     if let (Some(mut b), Some(s)) = (battle, state)
         && *s.get() == Screen::Battle
-        && let Err(e) = saves::save_on_quit(&mut b)
+        && let Err(e) = saves::save_on_quit(&mut b, settings.is_some_and(|s| s.colour_blind))
     {
         eprintln!("autosave on quit failed: {e}");
     }

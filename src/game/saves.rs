@@ -67,9 +67,15 @@ pub fn thumbnail_path(save: &Path) -> PathBuf {
 }
 
 /// Writes the thumbnail of `battle`'s board as it stands next to its save `save`, atomically
-/// (a PNG of a few pixels a cell, for the Load screen).
-pub fn write_thumbnail(battle: &Battle, save: &Path) -> Result<PathBuf, String> {
-    let (w, h, px) = super::levels::battle_thumbnail(&battle.setup.level, &battle.state);
+/// (a PNG of a few pixels a cell, for the Load screen), in the colour-blind-safe palette if
+/// `colour_blind`.
+pub fn write_thumbnail(
+    battle: &Battle,
+    save: &Path,
+    colour_blind: bool,
+) -> Result<PathBuf, String> {
+    let (w, h, px) =
+        super::levels::battle_thumbnail(&battle.setup.level, &battle.state, colour_blind);
     let picture = image::RgbaImage::from_raw(w, h, px).ok_or("the picture has no pixels")?;
     let mut bytes = std::io::Cursor::new(Vec::new());
     picture
@@ -108,10 +114,11 @@ pub fn read_thumbnail(save: &Path) -> Result<Image, String> {
 }
 
 /// Writes the battle's `slot` in the save folder (a quick save notes how far it holds), and
-/// its thumbnail beside it (a thumbnail that cannot be written leaves the save as it is).
-pub fn save(battle: &mut Battle, slot: Slot) -> Result<PathBuf, String> {
+/// its thumbnail beside it, in the palette of `colour_blind` (a thumbnail that cannot be
+/// written leaves the save as it is).
+pub fn save(battle: &mut Battle, slot: Slot, colour_blind: bool) -> Result<PathBuf, String> {
     let path = save_in(battle, &save_dir(), slot)?;
-    if let Err(e) = write_thumbnail(battle, &path) {
+    if let Err(e) = write_thumbnail(battle, &path, colour_blind) {
         warn!("no thumbnail for {}: {e}", path.display());
     }
     if slot == Slot::Quick {
@@ -145,21 +152,24 @@ fn autosave_each_round(
     mut battle: ResMut<Battle>,
     mut toasts: MessageWriter<Toast>,
     editor: Option<Res<super::editor::Editor>>,
+    settings: Option<Res<super::battle::Settings>>,
 ) {
     if editor.is_some_and(|e| e.playtesting) {
         return;
     }
+    let colour_blind = settings.is_some_and(|s| s.colour_blind);
     let round = battle.state.round;
     if round > battle.saved_round && battle.queue.is_empty() && battle.state.outcome.is_none() {
         battle.saved_round = round;
-        if let Err(e) = save(&mut battle, Slot::Auto) {
+        if let Err(e) = save(&mut battle, Slot::Auto, colour_blind) {
             toasts.write(Toast::say(format!("Autosave failed: {e}")));
         }
     }
 }
 
 /// Autosaves the battle as the player leaves it, finished or not: a finished battle's save is
-/// its replay (listed on the Load screen; Continue skips it).
-pub fn save_on_quit(battle: &mut Battle) -> Result<(), String> {
-    save(battle, Slot::Auto).map(|_| ())
+/// its replay (listed on the Load screen; Continue skips it). Its thumbnail is in the palette
+/// of `colour_blind`.
+pub fn save_on_quit(battle: &mut Battle, colour_blind: bool) -> Result<(), String> {
+    save(battle, Slot::Auto, colour_blind).map(|_| ())
 }

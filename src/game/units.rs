@@ -59,26 +59,11 @@ struct StatusIcons;
 /// Units draw above the board and its overlays.
 pub const UNIT_Z: f32 = 10.0;
 
-/// Side colours from the Okabe–Ito palette (distinguishable with the common colour-vision
-/// deficiencies), in side order; unknown sides are grey.
-/// Whether [`side_colour`] uses the colour-blind-safe palette (the setting, put into effect by
-/// the Settings screen's `apply_settings`).
-static COLOUR_BLIND: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
-/// Switches [`side_colour`] to the colour-blind-safe palette, or back.
-pub fn set_colour_blind(on: bool) {
-    COLOUR_BLIND.store(on, std::sync::atomic::Ordering::Relaxed);
-}
-
-pub fn side_colour(side: Option<usize>) -> Color {
-    side_colour_in(
-        side,
-        COLOUR_BLIND.load(std::sync::atomic::Ordering::Relaxed),
-    )
-}
-
-/// The colour of `side` in the standard palette, or the colour-blind-safe one.
-pub fn side_colour_in(side: Option<usize>, colour_blind: bool) -> Color {
+/// The colour of `side` in the standard palette (Okabe–Ito, distinguishable with the common
+/// colour-vision deficiencies), or in the colour-blind-safe one (the setting
+/// `Settings::colour_blind`); unknown sides are grey. Callers pass the setting: a process-wide
+/// switch would let one app's palette leak into another's (the tests run several at once).
+pub fn side_colour(side: Option<usize>, colour_blind: bool) -> Color {
     // Blue and orange first: the pair told apart with every common colour-vision deficiency
     // (and in greyscale, orange being much lighter); then the rest of Okabe-Ito.
     const SAFE: [(u8, u8, u8); 7] = [
@@ -542,7 +527,7 @@ fn side_colours(
         let Some(u) = battle.shown.units.get(token.0) else {
             continue;
         };
-        let hue = side_colour_in(Some(u.side.index()), settings.colour_blind);
+        let hue = side_colour(Some(u.side.index()), settings.colour_blind);
         for c in children {
             if let Ok(mut sprite) = bases.get_mut(*c) {
                 // The colour of the side, at the alpha `place_tokens` chose (a downed unit or
@@ -561,6 +546,7 @@ fn sync_tokens(
     mut commands: Commands,
     battle: Res<Battle>,
     art: Res<Art>,
+    settings: Res<Settings>,
     tokens: Query<(Entity, &UnitToken)>,
     boards: Query<&BoardGrid, Added<BoardGrid>>,
 ) {
@@ -584,7 +570,15 @@ fn sync_tokens(
             .ruleset()
             .and_then(|r| r.template(&u.template))
             .map_or("soldier", |t| t.silhouette.as_str());
-        commands.spawn(token(i, u, at, size, &art, silhouette));
+        commands.spawn(token(
+            i,
+            u,
+            at,
+            size,
+            &art,
+            silhouette,
+            settings.colour_blind,
+        ));
     }
 }
 
@@ -596,6 +590,7 @@ fn token(
     cell: f32,
     art: &Art,
     silhouette: &str,
+    colour_blind: bool,
 ) -> impl Bundle {
     let side = unit.side.index();
     let shadow = Text2dShadow {
@@ -631,7 +626,7 @@ fn token(
                 TokenBase,
                 Sprite {
                     image: art.base(side),
-                    color: side_colour(Some(side)),
+                    color: side_colour(Some(side), colour_blind),
                     custom_size: Some(Vec2::splat(cell * 0.78)),
                     ..default()
                 },

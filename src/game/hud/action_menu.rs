@@ -73,6 +73,7 @@ fn menu_hover_help(
     view: Res<View>,
     battle: Res<Battle>,
     settings: Res<crate::game::battle::Settings>,
+    ui: Option<Res<UiScale>>,
     window: Query<&Window, With<bevy::window::PrimaryWindow>>,
     buttons: Query<(
         &Interaction,
@@ -110,7 +111,8 @@ fn menu_hover_help(
         }
         return;
     };
-    let layout = super::HudLayout::of(window.single().ok()).folded(settings.collapsed);
+    let layout = super::HudLayout::of(window.single().ok(), super::ui_scale(ui.as_deref()))
+        .folded(settings.collapsed);
     // Beside the menu, never below the window's bottom (an estimate of its height: the
     // words wrap at about 48 characters a line).
     let lines = (words.len() / 48 + 1) as f32;

@@ -157,18 +157,11 @@ pub struct HudLayout {
     pub scale: f32,
 }
 
-/// The UI scale in effect, as `f32` bits (set with the `UiScale` resource by the Settings'
-/// `apply_settings`), so every user of [`HudLayout::of`] agrees with the UI's own scaling.
-static UI_SCALE_BITS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0x3f80_0000);
-
-/// Records the UI scale in effect ([`HudLayout::of`] lays the panels out for it).
-pub fn set_ui_scale(scale: f32) {
-    UI_SCALE_BITS.store(scale.to_bits(), std::sync::atomic::Ordering::Relaxed);
-}
-
-/// The UI scale in effect.
-pub fn ui_scale() -> f32 {
-    f32::from_bits(UI_SCALE_BITS.load(std::sync::atomic::Ordering::Relaxed))
+/// The UI scale in effect: Bevy's `UiScale` (the setting times the window's factor, put there
+/// by the Settings' `apply_settings`), or 1 without one. Every user of [`HudLayout::of`] passes
+/// it, so the panels' room agrees with the UI's own scaling.
+pub fn ui_scale(ui: Option<&UiScale>) -> f32 {
+    ui.map_or(1.0, |s| s.0)
 }
 
 /// The window size the layout assumes without a window (headless tests).
@@ -200,14 +193,13 @@ impl HudLayout {
         }
     }
 
-    /// The layout for a window of `size` window pixels at the UI scale in effect.
-    pub fn for_screen(size: Vec2) -> Self {
-        Self::for_window_scaled(size, ui_scale())
-    }
-
-    /// The layout of the primary window, if there is one, else of [`DEFAULT_WINDOW`].
-    pub fn of(window: Option<&Window>) -> Self {
-        Self::for_screen(window.map_or(DEFAULT_WINDOW, |w| Vec2::new(w.width(), w.height())))
+    /// The layout of the primary window, if there is one, else of [`DEFAULT_WINDOW`], at UI
+    /// scale `scale` ([`ui_scale`]).
+    pub fn of(window: Option<&Window>, scale: f32) -> Self {
+        Self::for_window_scaled(
+            window.map_or(DEFAULT_WINDOW, |w| Vec2::new(w.width(), w.height())),
+            scale,
+        )
     }
 
     /// The width, in UI units, of a side panel folded to a strip.
@@ -232,9 +224,9 @@ impl HudLayout {
     }
 
     /// The layout of the primary window (or [`DEFAULT_WINDOW`]) with the player's folded
-    /// panels.
-    pub fn of_panels(window: Option<&Window>, collapsed: Collapsed) -> Self {
-        Self::of(window).folded(collapsed)
+    /// panels, at UI scale `scale`.
+    pub fn of_panels(window: Option<&Window>, collapsed: Collapsed, scale: f32) -> Self {
+        Self::of(window, scale).folded(collapsed)
     }
 
     /// Room on each side in UI units (for the panels' nodes): left, right, top, bottom.
@@ -323,6 +315,7 @@ pub fn fold_button(which: FoldButton, label: String) -> impl Bundle {
 fn apply_layout(
     window: Query<&Window, With<bevy::window::PrimaryWindow>>,
     settings: Res<Settings>,
+    ui: Option<Res<UiScale>>,
     mut nodes: ParamSet<(
         Query<&mut Node, With<top_bar::TopBar>>,
         Query<&mut Node, With<turn_order::OrderPanel>>,
@@ -334,7 +327,7 @@ fn apply_layout(
     )>,
 ) {
     let folded = settings.collapsed;
-    let l = HudLayout::of_panels(window.single().ok(), folded);
+    let l = HudLayout::of_panels(window.single().ok(), folded, ui_scale(ui.as_deref()));
     // The right panel's menu and log are hidden while it is folded; its header says which
     // way it goes.
     for (mut n, _) in &mut nodes.p4() {
@@ -590,7 +583,7 @@ fn battle_actions(
                 // is never saved.
                 if replay.is_none()
                     && playtest.is_none()
-                    && let Err(e) = super::saves::save_on_quit(&mut battle)
+                    && let Err(e) = super::saves::save_on_quit(&mut battle, settings.colour_blind)
                 {
                     toasts.write(Toast::say(e));
                 }
@@ -601,7 +594,7 @@ fn battle_actions(
             UiAction::ShowResult if battle.finished() => {
                 // The battle is over: nothing to continue (and a playtest is never saved).
                 if replay.is_none() && playtest.is_none() {
-                    let _ = super::saves::save_on_quit(&mut battle);
+                    let _ = super::saves::save_on_quit(&mut battle, settings.colour_blind);
                 }
                 commands.set_state(Screen::Result);
             }
@@ -636,7 +629,8 @@ fn battle_actions(
                 }
             }
             UiAction::QuickSave => {
-                let msg = match super::saves::save(&mut battle, Slot::Quick) {
+                let msg = match super::saves::save(&mut battle, Slot::Quick, settings.colour_blind)
+                {
                     // The file's name, not its whole path (the Load screen lists it).
                     Ok(path) => format!(
                         "Quick saved: {} ({} loads it)",

@@ -30,6 +30,7 @@ fn reaction_prompt(
     boards: Query<&crate::game::board::BoardGrid>,
     windows: Query<&Window, With<bevy::window::PrimaryWindow>>,
     settings: Res<crate::game::battle::Settings>,
+    ui: Option<Res<UiScale>>,
     mut last: Local<String>,
 ) {
     let react = matches!(battle.state.pending(), Decision::React { .. }) && view.can_act();
@@ -88,7 +89,11 @@ fn reaction_prompt(
     // A quarter of the window in from each side, and never over the side panels: at 1024x640
     // the right panel's menu showed under the dialog's right edge.
     let (left, right) = side_margins(
-        super::HudLayout::of_panels(windows.single().ok(), settings.collapsed),
+        super::HudLayout::of_panels(
+            windows.single().ok(),
+            settings.collapsed,
+            super::ui_scale(ui.as_deref()),
+        ),
         windows.single().ok().map(|w| w.width()),
     );
     commands

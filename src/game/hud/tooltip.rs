@@ -406,6 +406,7 @@ fn tooltip(
     cursor: Res<CursorCell>,
     blocked: Res<InputBlocked>,
     settings: Res<crate::game::battle::Settings>,
+    ui: Option<Res<UiScale>>,
     tip: Query<(Entity, &mut Node, &mut Visibility), With<Tooltip>>,
     cameras: Query<(&Camera, &GlobalTransform), With<crate::game::camera::MainCamera>>,
     boards: Query<&crate::game::board::BoardGrid>,
@@ -464,7 +465,8 @@ fn tooltip(
                 .and_then(|u| on_screen(u.cell))
                 .into_iter()
                 .collect();
-            let layout_here = HudLayout::for_screen(window).folded(settings.collapsed);
+            let layout_here = HudLayout::for_window_scaled(window, super::ui_scale(ui.as_deref()))
+                .folded(settings.collapsed);
             let board = layout_here.board();
             let to_screen = |world: Rect| {
                 let a = camera

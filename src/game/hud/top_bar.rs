@@ -44,12 +44,14 @@ pub(super) fn spawn(commands: &mut Commands) {
     ));
 }
 
+#[allow(clippy::too_many_arguments)]
 fn top_bar(
     mut commands: Commands,
     view: Res<View>,
     settings: Res<Settings>,
     bar: Query<Entity, With<TopBar>>,
     window: Query<&Window, With<bevy::window::PrimaryWindow>>,
+    ui: Option<Res<UiScale>>,
     editor: Option<Res<crate::game::editor::Editor>>,
     mut last: Local<String>,
 ) {
@@ -62,7 +64,7 @@ fn top_bar(
         || rulesets::clock(state).headline,
         |h| format!("Battle over: {h}"),
     );
-    let two_rows = HudLayout::of(window.single().ok()).two_rows;
+    let two_rows = HudLayout::of(window.single().ok(), super::ui_scale(ui.as_deref())).two_rows;
     // The bar's entity too: a battle loaded in the state just left has a new, empty bar.
     let key = format!(
         "{headline}|{settings:?}|{two_rows}|{playtest}|{:?}",

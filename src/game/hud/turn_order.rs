@@ -6,7 +6,7 @@ use bevy::prelude::*;
 use super::{DEFAULT_WINDOW, HudLayout, HudPanel, HudSystems, View, panel_node};
 use crate::game::Screen;
 use crate::game::ui;
-use crate::game::units::side_colour_in;
+use crate::game::units::side_colour;
 use crate::rules::battle::{BattleState, log};
 use crate::rules::level::Victory;
 use crate::rules::rulesets;
@@ -231,7 +231,7 @@ fn turn_order(
                                 flex_shrink: 0.0,
                                 ..default()
                             },
-                            BackgroundColor(side_colour_in(
+                            BackgroundColor(side_colour(
                                 Some(u.side.index()),
                                 settings.colour_blind,
                             )),

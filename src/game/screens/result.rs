@@ -29,7 +29,9 @@ fn spawn_result(
     mut commands: Commands,
     battle: Option<Res<Battle>>,
     editor: Option<Res<crate::game::editor::Editor>>,
+    settings: Option<Res<crate::game::battle::Settings>>,
 ) {
+    let colour_blind = settings.is_some_and(|s| s.colour_blind);
     // A playtest's Back returns to the level editor (through the setup screen's hook).
     let back = if editor.is_some_and(|e| e.playtesting) {
         "Back to editor"
@@ -83,7 +85,11 @@ fn spawn_result(
                 let id = SideId(i as u8);
                 let (head, line) = side_summary(s, id, &battle.control(id).label());
                 p.spawn((
-                    ui::text(head, 18.0, crate::game::units::side_colour(Some(i))),
+                    ui::text(
+                        head,
+                        18.0,
+                        crate::game::units::side_colour(Some(i), colour_blind),
+                    ),
                     Node {
                         margin: UiRect::top(px(10)),
                         ..default()

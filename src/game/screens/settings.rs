@@ -506,8 +506,6 @@ fn apply_settings(
         Some(_) => {}
         None => commands.insert_resource(UiScale(scale)),
     }
-    crate::game::units::set_colour_blind(settings.colour_blind);
-    crate::game::hud::set_ui_scale(scale);
     if let Ok(mut w) = window.single_mut() {
         let mode = if settings.fullscreen {
             WindowMode::BorderlessFullscreen(MonitorSelection::Current)

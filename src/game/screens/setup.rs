@@ -283,6 +283,7 @@ pub fn grid_words(t: Topology) -> &'static str {
     t.describe()
 }
 
+#[allow(clippy::too_many_arguments)]
 fn rebuild_setup(
     mut commands: Commands,
     setup: Res<SetupState>,
@@ -290,16 +291,20 @@ fn rebuild_setup(
     roots: Query<Entity, With<SetupRoot>>,
     window: Query<&Window, With<bevy::window::PrimaryWindow>>,
     lists: Query<&ScrollPosition, With<LevelList>>,
+    settings: Option<Res<crate::game::battle::Settings>>,
+    ui_scale: Option<Res<UiScale>>,
 ) {
     if !setup.is_changed() && !catalog.is_changed() {
         return;
     }
+    let colour_blind = settings.is_some_and(|s| s.colour_blind);
+    let scale = ui_scale.map_or(1.0, |s| s.0);
     // The list keeps where it was scrolled to when the screen is built again.
     let scrolled = lists.iter().next().map_or(0.0, |p| p.y);
     // The map thumbnail takes the height the texts leave (none on a short window).
-    let thumb_room = window.single().map_or(260.0, |w| {
-        (w.height() / crate::game::hud::ui_scale() - 600.0).clamp(0.0, 260.0)
-    });
+    let thumb_room = window
+        .single()
+        .map_or(260.0, |w| (w.height() / scale - 600.0).clamp(0.0, 260.0));
     for e in &roots {
         commands.entity(e).despawn();
     }
@@ -466,7 +471,10 @@ fn rebuild_setup(
                                             height: px(14),
                                             ..default()
                                         },
-                                        BackgroundColor(crate::game::units::side_colour(Some(i))),
+                                        BackgroundColor(crate::game::units::side_colour(
+                                            Some(i),
+                                            colour_blind,
+                                        )),
                                     ));
                                     r.spawn((
                                         ui::text(&side.name, 16.0, ui::TEXT),
