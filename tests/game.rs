@@ -3930,6 +3930,70 @@ fn a_key_rebound_in_settings_acts_in_battle_is_shown_and_a_clash_is_refused() {
 }
 
 #[test]
+fn the_colour_blind_switch_recolours_the_level_thumbnails() {
+    use fray::game::units::side_colour;
+    let dir = temp_dir("thumb-palette");
+    std::fs::copy(
+        levels_dir().join("action_points_ruins.ron"),
+        dir.join("ruins.ron"),
+    )
+    .expect("copy");
+    let mut app = app_on(&dir, |_| {});
+    for _ in 0..400 {
+        app.update();
+        if app
+            .world()
+            .resource::<Catalog>()
+            .entries
+            .iter()
+            .any(|e| e.thumbnail.is_some())
+        {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    // The colour of the dot of the level's first unit, on its (square) map.
+    let dot = |app: &App| {
+        let entry = &app.world().resource::<Catalog>().entries[0];
+        let Some(Ok(level)) = &entry.level else {
+            panic!("the level loads");
+        };
+        let handle = entry.thumbnail.clone().expect("a thumbnail");
+        let picture = app
+            .world()
+            .resource::<Assets<Image>>()
+            .get(&handle)
+            .expect("its picture")
+            .clone();
+        let k = picture.width() / level.grid.width;
+        let (x, y) = (
+            level.file.units[0].cell.0 as u32,
+            level.file.units[0].cell.1 as u32,
+        );
+        let at = ((y * k + k / 2) * picture.width() + x * k + k / 2) * 4;
+        let side = level.unit_side(0);
+        let px = picture.data.expect("pixels");
+        let at = at as usize;
+        ([px[at], px[at + 1], px[at + 2]], side)
+    };
+    let rgb = |side, colour_blind| {
+        let c = side_colour(side, colour_blind).to_srgba();
+        [c.red, c.green, c.blue].map(|v| (v * 255.0) as u8)
+    };
+    let (before, side) = dot(&app);
+    assert_eq!(before, rgb(side, false));
+    app.world_mut().resource_mut::<Settings>().colour_blind = true;
+    app.update();
+    assert_eq!(
+        dot(&app).0,
+        rgb(side, true),
+        "the dot takes the new palette"
+    );
+    assert_ne!(rgb(side, true), rgb(side, false));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn the_colour_blind_switch_recolours_the_battle_on_screen() {
     use fray::game::units::side_colour;
     let mut app = hot_seat();

@@ -25,7 +25,12 @@ pub(super) fn plugin(app: &mut App) {
         .init_resource::<Catalog>()
         .add_message::<LevelChanged>()
         .add_systems(Startup, load_catalog)
-        .add_systems(Update, track_assets.in_set(super::AppSystems::RecordInput));
+        .add_systems(
+            Update,
+            (track_assets, recolour_thumbnails)
+                .chain()
+                .in_set(super::AppSystems::RecordInput),
+        );
 }
 
 /// A level file as loaded: the ready level, or every problem as `file:line:col: error: ...`.
@@ -211,6 +216,30 @@ fn track_assets(
             path: entry.path.clone(),
             modified: matches!(e, AssetEvent::Modified { .. }),
         });
+    }
+}
+
+/// Draws every level's thumbnail again when the side colours' palette changes (the setting),
+/// so the setup screen's map dots keep to the colours of its side swatches.
+fn recolour_thumbnails(
+    settings: Option<Res<super::battle::Settings>>,
+    mut catalog: ResMut<Catalog>,
+    mut images: ResMut<Assets<Image>>,
+    mut drawn: Local<Option<bool>>,
+) {
+    let colour_blind = settings.is_some_and(|s| s.colour_blind);
+    if drawn.is_none() {
+        *drawn = Some(colour_blind);
+        return;
+    }
+    if *drawn == Some(colour_blind) {
+        return;
+    }
+    *drawn = Some(colour_blind);
+    for entry in &mut catalog.entries {
+        if let Some(Ok(level)) = &entry.level {
+            entry.thumbnail = Some(images.add(thumbnail(level, colour_blind)));
+        }
     }
 }
 
