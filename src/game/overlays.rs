@@ -76,6 +76,8 @@ pub enum Overlay {
 }
 
 const REACH: Color = Color::srgba(0.35, 0.7, 1.0, 0.55);
+/// The path preview's dots and the line between them.
+const PATH: Color = Color::srgb(0.6, 0.85, 1.0);
 /// Cells only a full move reaches ([`Layers::far`]): teal, a hue far from the threat's
 /// orange. A violet (even a blue one) under the orange hatching read as one pink in play.
 const REACH_FAR: Color = Color::srgba(0.15, 0.78, 0.68, 0.5);
@@ -520,6 +522,26 @@ fn draw(
     }
     if let Some(path) = &layers.path {
         for step in &path.steps {
+            // A line from cell to cell with a dot on each cell entered: dots alone, a fifth
+            // of a cell wide, were hard to follow at 1024x640.
+            if let (Some(a), Some(b)) = (layout.cell_center(step.from), layout.cell_center(step.to))
+                && a != b
+            {
+                let along = b - a;
+                commands.spawn((
+                    Overlay::Path,
+                    OnBoard,
+                    DespawnOnExit(Screen::Battle),
+                    Sprite {
+                        image: art.pixel.clone(),
+                        color: PATH.with_alpha(0.8),
+                        custom_size: Some(Vec2::new(along.length(), (size * 0.07).max(2.0))),
+                        ..default()
+                    },
+                    Transform::from_translation(((a + b) / 2.0).extend(3.9))
+                        .with_rotation(Quat::from_rotation_z(along.to_angle())),
+                ));
+            }
             if let Some(p) = layout.cell_center(step.to) {
                 spawn(
                     &mut commands,
@@ -528,8 +550,8 @@ fn draw(
                     4.0,
                     (Sprite {
                         image: art.dot.clone(),
-                        color: Color::srgb(0.6, 0.85, 1.0),
-                        custom_size: Some(Vec2::splat(size * 0.22)),
+                        color: PATH,
+                        custom_size: Some(Vec2::splat(size * 0.26)),
                         ..default()
                     },),
                 );
