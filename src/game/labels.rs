@@ -12,6 +12,8 @@ use bevy::prelude::*;
 use super::Screen;
 use super::board::{BoardGrid, BoardLayout};
 use super::camera::BoardText;
+use super::marks::CellMark;
+use super::overlays::Overlay;
 use super::units::UnitToken;
 
 pub(super) fn plugin(app: &mut App) {
@@ -58,10 +60,13 @@ pub struct LabelRequest {
 /// Where each label goes (its centre), or `None` when every candidate would cover a token
 /// (`obstacles`) or a label placed before it, stick out of the board's visible `room` (the
 /// window less the HUD panels, in world space: a label there would be drawn under a panel),
-/// or (for a label with an owner) sit nearer another token than its own. Labels are placed
-/// in the order given.
+/// or (for a label with an owner) sit nearer another token than its own. Among the rest a
+/// candidate that leaves the small `marks` uncovered (the path's dots, items on the ground)
+/// is taken first; one over a mark only when there is no other. Labels are placed in the
+/// order given.
 pub fn place_labels(
     obstacles: &[Rect],
+    marks: &[Rect],
     room: Option<Rect>,
     requests: &[LabelRequest],
 ) -> Vec<Option<Vec2>> {
@@ -79,7 +84,7 @@ pub fn place_labels(
     requests
         .iter()
         .map(|r| {
-            let at = r.candidates.iter().copied().find(|c| {
+            let allowed = |c: &Vec2| {
                 let rect = Rect::from_center_size(*c, r.size);
                 let nearest_is_own = r.owner.is_none_or(|own| {
                     let mine = gap(rect, &own);
@@ -94,7 +99,17 @@ pub fn place_labels(
                     && inside
                     && !obstacles.iter().any(|o| overlaps(rect, o))
                     && !placed.iter().any(|p| overlaps(rect, p))
-            })?;
+            };
+            let clear = |c: &Vec2| {
+                let rect = Rect::from_center_size(*c, r.size);
+                !marks.iter().any(|m| overlaps(rect, m))
+            };
+            let at = r
+                .candidates
+                .iter()
+                .copied()
+                .find(|c| allowed(c) && clear(c))
+                .or_else(|| r.candidates.iter().copied().find(allowed))?;
             placed.push(Rect::from_center_size(at, r.size));
             Some(at)
         })
@@ -194,6 +209,8 @@ fn place(
     camera: Query<(&Camera, &GlobalTransform), With<super::camera::MainCamera>>,
     boards: Query<&BoardGrid>,
     tokens: Query<(&Transform, &Visibility), (With<UnitToken>, Without<BoardLabel>)>,
+    dots: Query<(&Transform, &Sprite, &Overlay), Without<BoardText>>,
+    cell_marks: Query<(&Transform, &Sprite), (With<CellMark>, Without<BoardText>)>,
     mut labels: Query<
         (
             Entity,
@@ -216,6 +233,20 @@ fn place(
         .iter()
         .filter(|(_, v)| **v != Visibility::Hidden)
         .map(|(t, _)| Rect::from_center_size(t.translation.truncate(), cell * TOKEN_EXTENT))
+        .collect();
+    // The path's dots (not the lines between them: a diagonal's box would cover the cells
+    // beside it) and the marks of items on the ground: a label keeps off them if it can.
+    let marks: Vec<Rect> = dots
+        .iter()
+        .filter(|(t, _, o)| **o == Overlay::Path && t.rotation == Quat::IDENTITY)
+        .map(|(t, s, _)| (t, s))
+        .chain(cell_marks.iter())
+        .filter_map(|(t, s)| {
+            Some(Rect::from_center_size(
+                t.translation.truncate(),
+                s.custom_size?,
+            ))
+        })
         .collect();
     let mut items: Vec<(Entity, LabelKind, Vec2, LabelRequest)> = labels
         .iter()
@@ -265,7 +296,7 @@ fn place(
         ),
         _ => None,
     };
-    let spots = place_labels(&obstacles, room, &requests);
+    let spots = place_labels(&obstacles, &marks, room, &requests);
     for ((e, _, parent, _), spot) in items.iter().zip(spots) {
         let Ok((.., mut transform, _, _)) = labels.get_mut(*e) else {
             continue;
@@ -339,7 +370,7 @@ mod tests {
                 }
             }
         }
-        let spots = place_labels(&tokens, None, &requests);
+        let spots = place_labels(&tokens, &[], None, &requests);
         let placed: Vec<Rect> = spots
             .iter()
             .zip(&requests)
@@ -379,6 +410,30 @@ mod tests {
     }
 
     #[test]
+    fn a_label_keeps_off_a_mark_if_it_can_and_covers_it_if_it_must() {
+        let anchor = Rect::from_center_size(Vec2::ZERO, Vec2::splat(64.0));
+        let size = Vec2::new(40.0, 16.0);
+        let r = LabelRequest {
+            size,
+            candidates: around(anchor, size, 2.0, true),
+            owner: Some(anchor),
+        };
+        // A path dot where the first choice would go: the next choice.
+        let dot = Rect::from_center_size(r.candidates[0], Vec2::splat(8.0));
+        assert_eq!(
+            place_labels(&[anchor], &[dot], None, std::slice::from_ref(&r)),
+            vec![Some(r.candidates[1])]
+        );
+        // Marks everywhere: the label is still shown, at its first choice (a mark is not a
+        // token: it neither hides a label nor draws a unit's name to it).
+        let everywhere = Rect::from_center_size(Vec2::ZERO, Vec2::splat(2000.0));
+        assert_eq!(
+            place_labels(&[anchor], &[everywhere], None, std::slice::from_ref(&r)),
+            vec![Some(r.candidates[0])]
+        );
+    }
+
+    #[test]
     fn a_label_with_room_goes_to_its_first_choice_and_one_without_is_hidden() {
         let anchor = Rect::from_center_size(Vec2::ZERO, Vec2::splat(64.0));
         let size = Vec2::new(40.0, 16.0);
@@ -388,19 +443,19 @@ mod tests {
             owner: None,
         };
         assert_eq!(
-            place_labels(&[], None, std::slice::from_ref(&r)),
+            place_labels(&[], &[], None, std::slice::from_ref(&r)),
             vec![Some(r.candidates[0])]
         );
         // Below taken by a token: above.
         let below = Rect::from_center_size(r.candidates[0], size);
         assert_eq!(
-            place_labels(&[below], None, std::slice::from_ref(&r)),
+            place_labels(&[below], &[], None, std::slice::from_ref(&r)),
             vec![Some(r.candidates[1])]
         );
         // Everything taken: not shown.
         let all = Rect::from_center_size(Vec2::ZERO, Vec2::splat(2000.0));
         assert_eq!(
-            place_labels(&[all], None, std::slice::from_ref(&r)),
+            place_labels(&[all], &[], None, std::slice::from_ref(&r)),
             vec![None]
         );
         // The board's visible room ends just below the token (a panel below it): the label
@@ -408,10 +463,10 @@ mod tests {
         // under a panel).
         let room = Rect::new(-500.0, anchor.min.y, 500.0, 500.0);
         assert_eq!(
-            place_labels(&[], Some(room), std::slice::from_ref(&r)),
+            place_labels(&[], &[], Some(room), std::slice::from_ref(&r)),
             vec![Some(r.candidates[1])]
         );
         let tiny = Rect::from_center_size(Vec2::ZERO, Vec2::splat(10.0));
-        assert_eq!(place_labels(&[], Some(tiny), &[r]), vec![None]);
+        assert_eq!(place_labels(&[], &[], Some(tiny), &[r]), vec![None]);
     }
 }
