@@ -61,7 +61,7 @@ pub struct LabelRequest {
 /// (`obstacles`) or a label placed before it, stick out of the board's visible `room` (the
 /// window less the HUD panels, in world space: a label there would be drawn under a panel),
 /// or (for a label with an owner) sit nearer another token than its own. Among the rest a
-/// candidate that leaves the small `marks` uncovered (the path's dots, items on the ground)
+/// candidate that leaves the `marks` uncovered (the path's dots, the cells' marks)
 /// is taken first; one over a mark only when there is no other. Labels are placed in the
 /// order given.
 pub fn place_labels(
@@ -235,7 +235,8 @@ fn place(
         .map(|(t, _)| Rect::from_center_size(t.translation.truncate(), cell * TOKEN_EXTENT))
         .collect();
     // The path's dots (not the lines between them: a diagonal's box would cover the cells
-    // beside it) and the marks of items on the ground: a label keeps off them if it can.
+    // beside it) and the cells' marks (items on the ground, heavy objects, cells to reach):
+    // a label keeps off them if it can.
     let marks: Vec<Rect> = dots
         .iter()
         .filter(|(t, _, o)| **o == Overlay::Path && t.rotation == Quat::IDENTITY)
