@@ -818,6 +818,19 @@ fn hot_seat_hides_the_board_until_the_next_player_is_ready() {
     );
 }
 
+/// Updates `app` until the levels' catalog is `ready` (the asset server loads the files on
+/// other threads), for about two seconds at most; whether it got there.
+fn catalog_until(app: &mut App, ready: impl Fn(&Catalog) -> bool) -> bool {
+    for _ in 0..400 {
+        app.update();
+        if ready(app.world().resource::<Catalog>()) {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    false
+}
+
 fn temp_dir(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("fray-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
@@ -843,14 +856,9 @@ fn the_setup_screen_lists_broken_levels_with_their_errors() {
     tap(&mut app, KeyCode::KeyN);
     assert_eq!(screen(&app), Screen::Setup);
     // Wait for both levels to load.
-    for _ in 0..400 {
-        app.update();
-        let c = app.world().resource::<Catalog>();
-        if c.entries.len() == 2 && c.entries.iter().all(|e| e.level.is_some()) {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    }
+    catalog_until(&mut app, |c| {
+        c.entries.len() == 2 && c.entries.iter().all(|e| e.level.is_some())
+    });
     let c = app.world().resource::<Catalog>();
     assert_eq!(c.entries.len(), 2);
     assert!(matches!(c.entries[0].level, Some(Ok(_))));
@@ -3259,18 +3267,12 @@ fn a_saved_edit_restarts_a_battle_on_its_level_but_never_a_playtest() {
         app.insert_resource(StartBattle(setup));
     });
     let loaded = |app: &mut App, name: &str| {
-        for _ in 0..400 {
-            app.update();
-            let c = app.world().resource::<Catalog>();
-            if c.entries
+        let found = catalog_until(app, |c| {
+            c.entries
                 .iter()
                 .any(|e| matches!(&e.level, Some(Ok(l)) if l.name() == name))
-            {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(5));
-        }
-        panic!("the file with the name {name:?} never loaded");
+        });
+        assert!(found, "the file with the name {name:?} never loaded");
     };
     loaded(&mut app, "Millstream Brawl");
     app.update();
@@ -3574,14 +3576,9 @@ fn the_setup_screen_says_how_to_win_and_what_each_opponent_is() {
     let mut app = app_on(&dir, |_| {});
     app.update();
     tap(&mut app, KeyCode::KeyN);
-    for _ in 0..400 {
-        app.update();
-        let c = app.world().resource::<Catalog>();
-        if c.entries.len() == 1 && c.entries.iter().all(|e| e.level.is_some()) {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    }
+    catalog_until(&mut app, |c| {
+        c.entries.len() == 1 && c.entries.iter().all(|e| e.level.is_some())
+    });
     app.update();
     let shown = texts(&mut app);
     // The keep's three victory conditions, as the battle's "To win" panel words them.
@@ -3939,19 +3936,9 @@ fn the_colour_blind_switch_recolours_the_level_thumbnails() {
     )
     .expect("copy");
     let mut app = app_on(&dir, |_| {});
-    for _ in 0..400 {
-        app.update();
-        if app
-            .world()
-            .resource::<Catalog>()
-            .entries
-            .iter()
-            .any(|e| e.thumbnail.is_some())
-        {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    }
+    catalog_until(&mut app, |c| {
+        c.entries.iter().any(|e| e.thumbnail.is_some())
+    });
     // The colour of the dot of the level's first unit, on its (square) map.
     let dot = |app: &App| {
         let entry = &app.world().resource::<Catalog>().entries[0];
