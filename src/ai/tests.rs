@@ -1074,13 +1074,13 @@ fn an_assassin_executes_its_unaware_mark_first() {
 
 /// Scores and cell values along greedy games on the shipped levels, summed every 15 commands,
 /// under `w` (the trail of [`default_weights_score_as_before_the_refactor`]). The bridge, the
-/// dark crypt and the gatehouse are left out: their play or score changed after the figures
-/// were printed (the bridge's reinforcements, a fogged move that stops when it spots a foe,
-/// the gatehouse's walk through the gate: `eval::walled_ways`).
+/// dark crypt, the gatehouse and the ruins are left out: their play or score changed after the
+/// figures were printed (the bridge's reinforcements, a fogged move that stops when it spots a
+/// foe, the gatehouse's walk through the gate: `eval::walled_ways`; the ruins' units got half
+/// again their health, issue 23).
 fn score_trail(w: &Weights) -> Vec<f64> {
     let mut out = Vec::new();
     for name in [
-        "action_points_ruins",
         "phases_flat_canyon",
         "phases_hex_skirmish",
         "segments_crypt",
@@ -1122,13 +1122,6 @@ fn score_trail(w: &Weights) -> Vec<f64> {
 #[test]
 fn default_weights_score_as_before_the_refactor() {
     let before = [
-        -6.690000000000002,
-        3.3504866562009425,
-        7.986310832025122,
-        19.10285714285714,
-        16.537244897959177,
-        14.657346938775511,
-        32.76040816326532,
         6.554460270522276,
         10.45827335406378,
         15.994797456163477,
