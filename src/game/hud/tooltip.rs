@@ -411,6 +411,7 @@ fn tooltip(
     cameras: Query<(&Camera, &GlobalTransform), With<crate::game::camera::MainCamera>>,
     boards: Query<&crate::game::board::BoardGrid>,
     tokens: Query<&GlobalTransform, With<crate::game::units::UnitToken>>,
+    overlays: Query<(&crate::game::overlays::Overlay, &GlobalTransform)>,
     labels: Query<(
         &crate::game::labels::BoardLabel,
         &Text2d,
@@ -478,9 +479,14 @@ fn tooltip(
                 Some(Rect::from_corners(a, b))
             };
             let tile = Vec2::new(layout.tile_size.x, layout.tile_size.y);
+            let path = overlays
+                .iter()
+                .filter(|(o, _)| **o == crate::game::overlays::Overlay::Path)
+                .map(|(_, at)| at.translation().truncate());
             let rather_not: Vec<Rect> = tokens
                 .iter()
                 .filter_map(|t| to_screen(Rect::from_center_size(t.translation().truncate(), tile)))
+                .chain(path_marks(path, tile).filter_map(to_screen))
                 .chain(labels.iter().filter_map(|(l, text, font, at)| {
                     let FontSize::Px(px) = font.font_size else {
                         return None;
@@ -543,6 +549,13 @@ fn tooltip(
                 ));
             }
         });
+}
+
+/// The board boxes of the path preview the tooltip keeps off when it can (its `rather_not`):
+/// a box half a cell wide around each of the path's dots and joining lines (`at`, world
+/// positions), so the way the unit will walk stays in sight beside the cell it leads to.
+pub fn path_marks(at: impl Iterator<Item = Vec2>, tile: Vec2) -> impl Iterator<Item = Rect> {
+    at.map(move |p| Rect::from_center_size(p, tile * 0.5))
 }
 
 /// The tooltip's lines for the player looking now: [`tooltip_lines`], with the acting unit's
@@ -778,6 +791,36 @@ mod tests {
         assert!(bounds.contains(r.min) && bounds.contains(r.max), "{r:?}");
         // Still near the pointer: a cell's width off the ring, not across the board.
         assert!(r.min.distance(cell.center()) < 200.0, "{r:?}");
+    }
+
+    /// The path preview runs into the hovered cell from its right: the tooltip, which would
+    /// go on the right, goes where it covers none of the path's dots, and stays near.
+    #[test]
+    fn the_tooltip_keeps_off_the_path_it_points_along() {
+        let bounds = Rect::new(0.0, 0.0, 800.0, 600.0);
+        let size = Vec2::new(200.0, 80.0);
+        let tile = Vec2::splat(40.0);
+        let cell = Rect::new(300.0, 300.0, 340.0, 340.0);
+        // Dots on the five cells to the right, and the lines between them.
+        let dots: Vec<Vec2> = (1..=5)
+            .map(|i| cell.center() + Vec2::new(40.0 * i as f32, 0.0))
+            .collect();
+        let lines: Vec<Vec2> = (0..5)
+            .map(|i| cell.center() + Vec2::new(40.0 * i as f32 + 20.0, 0.0))
+            .collect();
+        let marks: Vec<Rect> = path_marks(dots.iter().chain(&lines).copied(), tile).collect();
+        assert_eq!(marks.len(), 10);
+        // Without the path the tooltip would sit on it.
+        let p = place_tooltip(size, cell, &[], &[], bounds);
+        let r = Rect::from_corners(p, p + size);
+        assert!(marks.iter().any(|m| !r.intersect(*m).is_empty()), "{r:?}");
+        // With it, clear of every mark and of the cell, beside the cell.
+        let p = place_tooltip(size, cell, &[], &marks, bounds);
+        let r = Rect::from_corners(p, p + size);
+        for m in marks.iter().chain([&cell]) {
+            assert!(r.intersect(*m).is_empty(), "{r:?} covers {m:?}");
+        }
+        assert!(r.min.distance(cell.center()) < 250.0, "{r:?}");
     }
 
     /// In `sides` the tooltip tells a unit's nerve: its morale, fearless, and a leader whose
