@@ -284,9 +284,9 @@ pub fn tooltip_allowed(battle: &Battle, view: &View, blocked: bool, cursor: Opti
 /// inside `bounds`, and over none of `avoid` (the acting unit's cell...) nor the hovered cell
 /// itself. If every side is blocked, the side covering the least of them.
 ///
-/// `rather_not` (other tokens, the labels on the board) are avoided when a place clear of them
-/// exists, but never at the price of covering the cell or `avoid`. Beside a crowd of tokens the
-/// sides slide along the cell (up and down on the right and left, sideways above and below)
+/// `rather_not` (other tokens, the labels on the board, the path preview: [`path_marks`]) are
+/// avoided when a place clear of them exists, but never at the price of covering the cell or
+/// `avoid`. Beside a crowd of tokens the sides slide along the cell (up and down on the right and left, sideways above and below)
 /// and step one cell further out, and last come the four corners of `bounds`: a tooltip a
 /// little off the pointer is better than one over a token the player is looking at.
 pub fn place_tooltip(
