@@ -342,11 +342,12 @@ fn a_move_that_first_sees_a_foe_stops_on_that_step_and_says_so() {
         }],
         "{events:?}"
     );
-    // The first cell of the way from which Hruk is in sight, and not one step further.
+    // The first cell of the way (straight along the bottom row) from which Hruk is in sight,
+    // past the wall's end, and not one step further.
     let here = b.units[0].cell;
-    assert_eq!((steps, here), (2, Cell::new(3, 4)), "{events:?}");
+    assert_eq!((steps, here), (1, Cell::new(2, 4)), "{events:?}");
     assert!(sees(&b.terrain, None, here, Cell::new(5, 1)));
-    assert!(!sees(&b.terrain, None, Cell::new(2, 3), Cell::new(5, 1)));
+    assert!(!sees(&b.terrain, None, Cell::new(1, 4), Cell::new(5, 1)));
     assert!(!hidden(&b, PARTY, U1), "seen now");
     assert_eq!(
         crate::rules::battle::log::describe(&b, spots[0]),
@@ -419,14 +420,14 @@ fn in_segments_a_move_cut_short_by_a_spotted_foe_counts_only_the_squares_walked(
     place(&mut b, U1, 5, 1);
     let events = run(&mut b, mv(U0, 7, 4));
     let (steps, spots) = steps_and_spots(&events);
-    assert_eq!((steps, spots.len()), (2, 1), "{events:?}");
-    assert_eq!(b.units[0].cell, Cell::new(3, 4));
+    assert_eq!((steps, spots.len()), (1, 1), "{events:?}");
+    assert_eq!(b.units[0].cell, Cell::new(2, 4));
     // (The turn may have passed on; the Party's memo keeps the move.)
     let memo_moved = moved(&b);
-    assert!(memo_moved.is_none_or(|m| m == 2), "{memo_moved:?}");
+    assert!(memo_moved.is_none_or(|m| m == 1), "{memo_moved:?}");
     assert!(
         events.iter().any(|e| Segments::event_of(e)
-            == Some(&crate::rules::rulesets::segments::Ev::MoveDone { unit: U0, cost: 2 })),
+            == Some(&crate::rules::rulesets::segments::Ev::MoveDone { unit: U0, cost: 1 })),
         "{events:?}"
     );
     // The whole run, with no one in the way, counts its 6 squares.

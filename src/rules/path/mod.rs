@@ -17,9 +17,10 @@
 //! - Cells holding an **enemy** cannot be entered. Cells holding an **ally** may be passed
 //!   through but not ended on.
 //! - Among paths of equal cost, the one that leaves the fewest threatened cells is chosen (so
-//!   a preview never provokes an attack of opportunity it could have avoided for free); further
-//!   ties are broken by the fixed neighbour order of [`Grid::steps`], so results are
-//!   deterministic.
+//!   a preview never provokes an attack of opportunity it could have avoided for free); among
+//!   those, the one that keeps nearest the straight line between its ends ([`Reach::path_to`]:
+//!   no zigzag between equal-cost diagonals); further ties are broken by the fixed neighbour
+//!   order of [`Grid::steps`], so results are deterministic.
 //!
 //! # Algorithm
 //! Dijkstra with a circular bucket queue (Dial's algorithm: step costs are small integers;
@@ -232,6 +233,12 @@ pub struct Reach {
     /// Whether the cell may be ended on (not an ally), per window cell.
     endable: Vec<bool>,
     threatened: Vec<bool>,
+    /// The search's tables, per window cell, kept for walking paths back
+    /// ([`Reach::path_to`]): the cost to enter (0: cannot be entered), whether the terrain is
+    /// passable (the diagonal squeeze), and the ground's height on maps with heights.
+    enter: Vec<u32>,
+    passable: Vec<bool>,
+    ground: Option<Vec<u8>>,
     /// The window cell whose cost alone is wanted ([`cost_to`]): the search stops when it is
     /// settled.
     target: Option<usize>,
@@ -391,6 +398,9 @@ fn window(q: &MoveQuery<'_>) -> Reach {
         parent: vec![NO_PARENT; n * layers],
         endable: vec![false; n],
         threatened: vec![false; n],
+        enter: Vec::new(),
+        passable: Vec::new(),
+        ground: None,
         target: None,
     };
     if !grid.contains(q.start) || n == 0 {
@@ -472,6 +482,17 @@ fn offsets(grid: &Grid, w: i32) -> [Vec<Offset>; 2] {
     [class(0), class(1)]
 }
 
+/// The parity class of a cell's neighbour offsets ([`offsets`]).
+fn class_of(grid: &Grid, c: Cell) -> usize {
+    match grid.topology {
+        Topology::Square { .. } => 0,
+        Topology::Hex {
+            orientation: crate::rules::grid::HexOrientation::Pointy,
+        } => (c.y & 1) as usize,
+        Topology::Hex { .. } => (c.x & 1) as usize,
+    }
+}
+
 impl Reach {
     fn local(&self, c: Cell) -> Option<usize> {
         let (lx, ly) = (c.x - self.x0, c.y - self.y0);
@@ -512,15 +533,7 @@ impl Reach {
             * if one_two { 2 } else { 1 }
             + usize::from(ground.is_some());
         let offsets = offsets(&self.grid, self.w);
-        let class_of = |c: Cell| -> usize {
-            match self.grid.topology {
-                Topology::Square { .. } => 0,
-                Topology::Hex {
-                    orientation: crate::rules::grid::HexOrientation::Pointy,
-                } => (c.y & 1) as usize,
-                Topology::Hex { .. } => (c.x & 1) as usize,
-            }
-        };
+        let class_of = |c: Cell| class_of(&self.grid, c);
         let Some(start_local) = self.local(q.start) else {
             return;
         };
@@ -537,7 +550,7 @@ impl Reach {
             let (local, parity) = (state % n, state / n);
             if self.target == Some(local) {
                 // States come off the queue in order of cost: the target's least is known.
-                return;
+                break;
             }
             let new_prov = self.provocations[state] + u32::from(self.threatened[local]);
             let class = class_of(self.cell_of(local));
@@ -587,6 +600,9 @@ impl Reach {
                 }
             }
         }
+        self.enter = enter;
+        self.passable = passable;
+        self.ground = ground;
     }
 
     /// The best state of a cell: least cost, then fewest provocations, then lower parity.
@@ -638,12 +654,30 @@ impl Reach {
 
     /// The chosen path to a cell, or `None` if it cannot be reached. A path to a cell held by an
     /// ally is returned (it is a valid route through) but [`Reach::can_end`] says it is no end.
+    ///
+    /// Of the paths with the least cost and, among those, the fewest provocations, the one
+    /// that keeps closest to the straight line from the start to the cell: walking back from
+    /// the cell, each step comes from the predecessor on such a path whose centre lies
+    /// nearest the line (ties: the search's own parent, then the neighbour order). So a
+    /// walk across open floor goes straight rather than zigzagging between equal-cost
+    /// diagonals, on hexes as on squares.
     pub fn path_to(&self, c: Cell) -> Option<Path> {
         let mut state = self.best_state(c)?;
         let n = self.w as usize * self.h as usize;
+        let offsets = offsets(&self.grid, self.w);
+        let (ox, oy) = self.grid.to_axial(self.start);
+        let (gx, gy) = self.grid.to_axial(c);
+        // Twice the area of the triangle start, cell, point: the point's distance from the
+        // line times a constant. Axial coordinates are a linear image of the plane, which
+        // scales every area alike, so the ranking is the true one, in integers.
+        let off_line = |p: Cell| {
+            let (px, py) = self.grid.to_axial(p);
+            (i64::from(gx - ox) * i64::from(py - oy) - i64::from(gy - oy) * i64::from(px - ox))
+                .abs()
+        };
         let mut rev = Vec::new();
         while self.parent[state] != NO_PARENT {
-            let parent = self.parent[state] as usize;
+            let parent = self.straightest_predecessor(state, &offsets, &off_line);
             let from = self.cell_of(parent % n);
             let to = self.cell_of(state % n);
             let kind = if self.grid.topology.is_hex() || from.x == to.x || from.y == to.y {
@@ -662,6 +696,65 @@ impl Reach {
         }
         rev.reverse();
         Some(Path { steps: rev })
+    }
+
+    /// Of the states a step into `state` can come from on a best path (the least cost, then
+    /// the fewest provocations: exactly the step the search would have taken), the one whose
+    /// cell is least `off_line`; the search's parent on a tie, else the first in neighbour
+    /// order. Every cheaper state is settled, so each such predecessor's cost and provocations
+    /// are final, in [`reach_to`]'s shortened search as in the whole one.
+    fn straightest_predecessor(
+        &self,
+        state: usize,
+        offsets: &[Vec<Offset>; 2],
+        off_line: &impl Fn(Cell) -> i64,
+    ) -> usize {
+        let n = self.w as usize * self.h as usize;
+        let (local, parity) = (state % n, state / n);
+        let parent = self.parent[state] as usize;
+        let one_two = self.layers == 2;
+        let here = self.cell_of(local);
+        let mut best = (off_line(self.cell_of(parent % n)), parent);
+        for off in &offsets[class_of(&self.grid, here)] {
+            // Adjacency is symmetric and `local` is inside the ring, so the neighbour is in the
+            // window; the step from it into `local` passes between the same two side cells.
+            let from = (local as isize + off.to) as usize;
+            if off.diagonal
+                && !self.passable[(local as isize + off.side_a) as usize]
+                && !self.passable[(local as isize + off.side_b) as usize]
+            {
+                continue;
+            }
+            let (length, from_parity) = match (off.diagonal, one_two) {
+                (true, true) => (2 - parity as u32, 1 - parity),
+                _ => (1, parity),
+            };
+            let climb = match &self.ground {
+                None => 0,
+                Some(g) => match i32::from(g[local]) - i32::from(g[from]) {
+                    1 => 1,
+                    -1..=0 => 0,
+                    _ => continue,
+                },
+            };
+            let fs = from_parity * n + from;
+            if self.cost[fs] == UNREACHED || fs == parent {
+                continue;
+            }
+            let step = self.enter[local]
+                .saturating_mul(length)
+                .saturating_add(climb);
+            let best_path = self.cost[fs].saturating_add(step) == self.cost[state]
+                && self.provocations[fs] + u32::from(self.threatened[from])
+                    == self.provocations[state];
+            if best_path {
+                let key = off_line(self.cell_of(from));
+                if key < best.0 {
+                    best = (key, fs);
+                }
+            }
+        }
+        best.1
     }
 }
 

@@ -123,6 +123,39 @@ fn brute(case: &Case) -> CellMap<Option<(u32, u32)>> {
     best
 }
 
+/// The cost so far after each step of `path`, walked by the rules (as [`brute`] steps), or
+/// `None` if a step squeezes between corner walls or climbs a cliff.
+fn walked_costs(case: &Case, path: &Path) -> Option<Vec<u32>> {
+    let grid = *case.terrain.grid();
+    let (mut cost, mut diagonals, mut out) = (0u32, 0u32, Vec::new());
+    for s in &path.steps {
+        let mut length = 1;
+        if s.kind == StepKind::Diagonal {
+            let a = Cell::new(s.to.x, s.from.y);
+            let b = Cell::new(s.from.x, s.to.y);
+            if !case.terrain.passable(a) && !case.terrain.passable(b) {
+                return None;
+            }
+            if matches!(
+                grid.topology,
+                Topology::Square {
+                    diagonals: Diagonals::OneTwo
+                }
+            ) {
+                length = 1 + (diagonals % 2);
+            }
+            diagonals += 1;
+        }
+        let rise = i32::from(case.terrain.height(s.to)) - i32::from(case.terrain.height(s.from));
+        if rise.abs() > 1 {
+            return None;
+        }
+        cost += case.terrain.cost(s.to)? * length + u32::from(rise == 1);
+        out.push(cost);
+    }
+    Some(out)
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(400))]
 
@@ -165,6 +198,9 @@ proptest! {
                     prop_assert!(case.terrain.passable(s.to));
                     prop_assert_eq!(s.leaves_threat, case.threatened[s.from]);
                 }
+                // Each step costs what the rules say, so far (no squeeze, no cliff).
+                let so_far: Vec<u32> = path.steps.iter().map(|s| s.cost_so_far).collect();
+                prop_assert_eq!(walked_costs(&case, &path), Some(so_far));
             }
         }
     }
@@ -344,4 +380,61 @@ fn start_off_the_map_reaches_nothing() {
     let r = reach_on(&terrain, &occ, None, Cell::new(7, 7), 5);
     assert!(r.destinations().is_empty());
     assert_eq!(r.path_to(Cell::new(0, 0)), None);
+}
+
+/// A cell's centre in the plane, one cell spacing to the unit (for measuring lines).
+fn centre(grid: &Grid, c: Cell) -> (f64, f64) {
+    let (q, r) = grid.to_axial(c);
+    let (q, r) = (f64::from(q), f64::from(r));
+    let s3 = 3f64.sqrt();
+    match grid.topology {
+        Topology::Square { .. } => (q, r),
+        Topology::Hex {
+            orientation: HexOrientation::Pointy,
+        } => (q + r / 2.0, 1.5 * r / s3),
+        Topology::Hex { .. } => (1.5 * q / s3, r + q / 2.0),
+    }
+}
+
+#[test]
+fn paths_across_open_floor_keep_to_the_straight_line() {
+    // Among the many least-cost paths across open floor, the one taken never strays a whole
+    // cell from the line between its ends: no zigzag between equal-cost diagonals, no "all of
+    // one direction, then all of the other" on hexes.
+    for topology in TOPOLOGIES {
+        let grid = Grid::new(topology, 11, 11);
+        let terrain = floor_map(grid, &[]);
+        let occ = CellMap::new(&grid, Occupant::Empty);
+        let start = Cell::new(5, 5);
+        let whole = reach_on(&terrain, &occ, None, start, 40);
+        for to in grid.cells() {
+            let path = whole.path_to(to).expect("open floor");
+            assert_eq!(Some(path.cost()), whole.cost(to));
+            let (a, b) = (centre(&grid, start), centre(&grid, to));
+            let len = ((b.0 - a.0).powi(2) + (b.1 - a.1).powi(2)).sqrt().max(1e-9);
+            for c in path.cells() {
+                let p = centre(&grid, c);
+                let off = ((b.0 - a.0) * (p.1 - a.1) - (b.1 - a.1) * (p.0 - a.0)).abs() / len;
+                assert!(
+                    off < 0.99,
+                    "{topology:?}: {c} is {off:.2} off the line {start} -> {to}: {:?}",
+                    path.cells()
+                );
+            }
+        }
+    }
+    // The zigzag this replaced: straight up a column, every step orthogonal.
+    let grid = Grid::new(
+        Topology::Square {
+            diagonals: Diagonals::One,
+        },
+        3,
+        8,
+    );
+    let terrain = floor_map(grid, &[]);
+    let occ = CellMap::new(&grid, Occupant::Empty);
+    let path = reach_on(&terrain, &occ, None, Cell::new(1, 7), 7)
+        .path_to(Cell::new(1, 0))
+        .expect("open floor");
+    assert!(path.cells().iter().all(|c| c.x == 1), "{:?}", path.cells());
 }
