@@ -991,6 +991,21 @@ fn quick_load_asks_before_throwing_away_progress() {
     assert_eq!(battle(&app).commands, saved);
 }
 
+/// The side panels and the top bar are opaque: the board runs under them when zoomed in or
+/// panned, and through a translucent panel its tiles and tokens showed behind the log's text.
+#[test]
+fn the_hud_panels_hide_the_board_beneath_them() {
+    let mut app = hot_seat();
+    let mut q = app.world_mut().query::<(&Name, &BackgroundColor)>();
+    let panels: Vec<(String, f32)> = q
+        .iter(app.world())
+        .filter(|(n, _)| ["Top bar", "Turn order", "Right panel"].contains(&n.as_str()))
+        .map(|(n, c)| (n.to_string(), c.0.alpha()))
+        .collect();
+    assert_eq!(panels.len(), 3, "{panels:?}");
+    assert!(panels.iter().all(|(_, a)| *a == 1.0), "{panels:?}");
+}
+
 /// Tab while picking who acts next steps only through the units the player may pick now: in
 /// `alternating`, a unit that has had its turn this round is never landed on.
 #[test]

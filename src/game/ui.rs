@@ -137,7 +137,10 @@ pub enum UiAction {
 pub struct UiClick(pub UiAction);
 
 pub const BG: Color = Color::srgb(0.08, 0.075, 0.09);
-pub const PANEL: Color = Color::srgba(0.1, 0.095, 0.115, 0.94);
+/// The HUD's panels (top bar, turn order, menu and log) and the editor's: opaque, since the
+/// board runs under them when zoomed or panned, and at 0.94 its tiles and tokens showed
+/// through the combat log's text (blending is linear: 6% of a bright tile is plain to see).
+pub const PANEL: Color = Color::srgb(0.1, 0.095, 0.115);
 pub const BUTTON: Color = Color::srgb(0.2, 0.19, 0.24);
 pub const BUTTON_HOVER: Color = Color::srgb(0.3, 0.28, 0.36);
 pub const BUTTON_ON: Color = Color::srgb(0.16, 0.36, 0.52);
