@@ -109,9 +109,14 @@ fn hints(
             _ => String::new(),
         }
     } else if let Some(g) = &targeting.group {
-        format!(
-            "{g}: click a highlighted cell or target (or arrows + Enter, or a number). Esc cancels."
-        )
+        if menu::aimed_on_board(&view.sub) {
+            format!(
+                "{g}: click a highlighted cell or target (or arrows + Enter, or a number). Esc cancels."
+            )
+        } else {
+            // `phases`' Ready waits for a trigger: nothing on the board to click.
+            format!("{g}: choose from the list (a number or a click). Esc cancels.")
+        }
     } else {
         match s.pending() {
             Decision::Act { unit } => {
