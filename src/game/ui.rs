@@ -15,8 +15,12 @@ pub(super) fn plugin(app: &mut App) {
         )
         .add_systems(
             PostUpdate,
+            // After the clips are worked out (`UiSystems::PostLayout`), not only the layout:
+            // a line spawned this frame has no clip before then and showed cut for a frame,
+            // and the log, spawned anew at each event, showed a half line at its top nearly
+            // all the time the AI played.
             hide_cut
-                .after(bevy::ui::UiSystems::Layout)
+                .after(bevy::ui::UiSystems::PostLayout)
                 .before(bevy::camera::visibility::VisibilitySystems::VisibilityPropagate),
         );
 }
