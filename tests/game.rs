@@ -991,6 +991,82 @@ fn quick_load_asks_before_throwing_away_progress() {
     assert_eq!(battle(&app).commands, saved);
 }
 
+/// The toast's global layer (`None`: among the HUD's panels), whether it shows, and its text.
+fn toast(app: &mut App) -> (Option<i32>, bool, String) {
+    use fray::game::hud::hints::ToastText;
+    let mut q = app
+        .world_mut()
+        .query_filtered::<(&Text, &Visibility, Option<&GlobalZIndex>), With<ToastText>>();
+    let (text, vis, z) = q.single(app.world()).expect("one toast line");
+    (z.map(|z| z.0), *vis != Visibility::Hidden, text.0.clone())
+}
+
+/// F5 and F9 work in the pause menu, and what they say is drawn above it: the question asked
+/// before a quick load throws moves away was drawn under the menu, so the first F9 seemed to
+/// do nothing. Once the menu closes the toast goes back among the panels (under the hot-seat
+/// hand-over), and an empty toast shows nothing, not even its backing.
+#[test]
+fn the_pause_menus_quick_save_and_load_speak_above_the_menu() {
+    isolate_saves();
+    let mut app = hot_seat();
+    assert!(!toast(&mut app).1, "no toast yet: its backing is hidden");
+    tap(&mut app, KeyCode::Escape);
+    app.update();
+    let pause_z = {
+        let mut q = app.world_mut().query::<(&Name, &GlobalZIndex)>();
+        q.iter(app.world())
+            .find(|(n, _)| n.as_str() == "Pause menu")
+            .map(|(_, z)| z.0)
+            .expect("Esc opens the pause menu")
+    };
+    tap(&mut app, KeyCode::F5);
+    app.update();
+    let (z, shown, text) = toast(&mut app);
+    assert!(text.contains("Quick saved"), "{text}");
+    assert!(
+        shown && z.is_some_and(|z| z > pause_z),
+        "{z:?} over {pause_z}"
+    );
+    // Resumed, a move made, paused again: F9 asks first, above the menu.
+    tap(&mut app, KeyCode::Escape);
+    app.update();
+    submit_a_move(&mut app, true);
+    let moved = battle(&app).commands.clone();
+    tap(&mut app, KeyCode::Escape);
+    app.update();
+    tap(&mut app, KeyCode::F9);
+    app.update();
+    let (z, shown, text) = toast(&mut app);
+    assert!(text.contains("press F9 again"), "{text}");
+    assert!(
+        shown && z.is_some_and(|z| z > pause_z),
+        "{z:?} over {pause_z}"
+    );
+    assert_eq!(battle(&app).commands, moved);
+    tap(&mut app, KeyCode::Escape);
+    app.update();
+    assert_eq!(
+        toast(&mut app).0,
+        None,
+        "back among the panels once resumed"
+    );
+}
+
+/// The side panels and the top bar are opaque: the board runs under them when zoomed in or
+/// panned, and through a translucent panel its tiles and tokens showed behind the log's text.
+#[test]
+fn the_hud_panels_hide_the_board_beneath_them() {
+    let mut app = hot_seat();
+    let mut q = app.world_mut().query::<(&Name, &BackgroundColor)>();
+    let panels: Vec<(String, f32)> = q
+        .iter(app.world())
+        .filter(|(n, _)| ["Top bar", "Turn order", "Right panel"].contains(&n.as_str()))
+        .map(|(n, c)| (n.to_string(), c.0.alpha()))
+        .collect();
+    assert_eq!(panels.len(), 3, "{panels:?}");
+    assert!(panels.iter().all(|(_, a)| *a == 1.0), "{panels:?}");
+}
+
 /// Tab while picking who acts next steps only through the units the player may pick now: in
 /// `alternating`, a unit that has had its turn this round is never landed on.
 #[test]

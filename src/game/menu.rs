@@ -7,7 +7,9 @@
 //! [`Action::name`](crate::rules::battle::Action::name)), and where a command points on the
 //! board (the unit it targets, the cell it goes to) is its [`Command::anchor`].
 
-use crate::rules::battle::{BattleState, Command, Decision, Reaction, SideId, Trigger};
+use crate::rules::battle::{
+    Action, BattleState, Command, Decision, Reaction, ReadyTrigger, SideId, Trigger,
+};
 use crate::rules::grid::Cell;
 use crate::rules::rulesets::{self, CommandInfo};
 
@@ -211,21 +213,82 @@ fn rank(cmd: &Command) -> u8 {
 }
 
 /// The entries of a group's sub-list (after choosing "Shoot (choose a target)"): one per
-/// command, keys 1-9, 0, then letters.
-pub fn sub_menu(legal: &[Described], group: &str) -> Vec<MenuEntry> {
-    legal
+/// command, keys 1-9, 0, then letters. Entries the ruleset labels alike say what tells them
+/// apart ([`which`]): `phases`' Ready listed "Ready" once per trigger, six lines the same.
+pub fn sub_menu(s: &BattleState, legal: &[Described], group: &str) -> Vec<MenuEntry> {
+    let items: Vec<&Described> = legal
         .iter()
         .filter(|d| group_of(&d.command) == group)
+        .collect();
+    items
+        .iter()
         .enumerate()
-        .map(|(i, d)| MenuEntry {
-            group: group.to_string(),
-            label: d.info.label.clone(),
-            cost: d.info.cost.clone(),
-            provokes: d.info.provokes,
-            hotkey: Hotkey::nth(i),
-            commands: vec![d.command.clone()],
+        .map(|(i, d)| {
+            let alike = items
+                .iter()
+                .filter(|o| o.info.label == d.info.label)
+                .count()
+                > 1;
+            let label = match which(s, &d.command, &d.info.label).filter(|_| alike) {
+                Some(w) => format!("{}: {w}", d.info.label),
+                None => d.info.label.clone(),
+            };
+            MenuEntry {
+                group: group.to_string(),
+                label,
+                cost: d.info.cost.clone(),
+                provokes: d.info.provokes,
+                hotkey: Hotkey::nth(i),
+                commands: vec![d.command.clone()],
+            }
         })
         .collect()
+}
+
+/// Whether some entry of a sub-list is chosen on the board too: its command points at a unit
+/// or a cell. `phases`' Ready points at neither (it waits for a trigger), so its list is the
+/// only place to choose, and the hints say so rather than "click a highlighted cell".
+pub fn aimed_on_board(entries: &[MenuEntry]) -> bool {
+    entries.iter().flat_map(|e| &e.commands).any(|c| {
+        let a = c.anchor();
+        a.unit.is_some() || a.cell.is_some()
+    })
+}
+
+/// What a command is aimed at, in words, less what its label `said` already: the item it
+/// handles, the unit it targets, the cell it goes to ("to (3, 4)"), the trigger a readied
+/// action waits for ("when Gorrum acts"). `None` when that leaves nothing.
+pub fn which(s: &BattleState, cmd: &Command, said: &str) -> Option<String> {
+    let mut parts = Vec::new();
+    if let Command::Act {
+        action: Action::Carry { item, .. } | Action::DropItem { item } | Action::PickUp { item, .. },
+        ..
+    } = cmd
+    {
+        parts.push(item.clone());
+    }
+    let anchor = cmd.anchor();
+    if let Some(u) = anchor.unit {
+        parts.push(s.unit_name(u).into_owned());
+    }
+    if let Some(c) = anchor.cell {
+        parts.push(format!("to {c}"));
+    }
+    if let Command::Act {
+        action:
+            Action::Ready { trigger }
+            | Action::ReadyMove { trigger, .. }
+            | Action::ReadyProne { trigger },
+        ..
+    } = cmd
+    {
+        parts.push(match trigger {
+            ReadyTrigger::EnemyInReach => "when an enemy comes within reach".to_string(),
+            ReadyTrigger::UnitActs { unit } => format!("when {} acts", s.unit_name(*unit)),
+        });
+    }
+    parts.retain(|p| !said.contains(p.as_str()));
+    (!parts.is_empty()).then(|| parts.join(", "))
 }
 
 /// The command a click (or Enter) on `cell` sends, if any, when no group is chosen: a move
@@ -330,6 +393,58 @@ mod tests {
     fn ruins() -> BattleState {
         let level = crate::rules::battle::tests::load("action_points_ruins.ron");
         BattleState::start(&level, 7).0
+    }
+
+    /// A sub-list tells apart the entries the ruleset labels alike: `phases`' Ready read
+    /// "Ready" once per trigger, identical lines; each now says what it waits for. Entries
+    /// whose labels already differ (Step to a cell) keep the ruleset's words.
+    #[test]
+    fn a_sub_list_tells_apart_entries_labelled_alike() {
+        let level = crate::rules::battle::tests::load("phases_hex_skirmish.ron");
+        let (s, _) = BattleState::start(&level, 3);
+        let legal = described(&s);
+        let ready = sub_menu(&s, &legal, "Ready");
+        assert!(ready.len() > 2, "{ready:?}");
+        let labels: Vec<&str> = ready.iter().map(|e| e.label.as_str()).collect();
+        for (i, l) in labels.iter().enumerate() {
+            assert!(!labels[..i].contains(l), "told apart: {labels:?}");
+        }
+        let mut named = 0;
+        for e in &ready {
+            match &e.commands[..] {
+                [
+                    Command::Act {
+                        action: Action::Ready { trigger },
+                        ..
+                    },
+                ] => {
+                    let want = match trigger {
+                        ReadyTrigger::UnitActs { unit } => {
+                            named += 1;
+                            format!("Ready: when {} acts", s.unit_name(*unit))
+                        }
+                        ReadyTrigger::EnemyInReach => {
+                            "Ready: when an enemy comes within reach".to_string()
+                        }
+                    };
+                    assert_eq!(e.label, want);
+                }
+                other => panic!("a Ready entry holds one Ready: {other:?}"),
+            }
+        }
+        assert!(named > 1, "{labels:?}");
+        // Nothing on the board to click for a Ready; a Step is chosen there too.
+        assert!(!aimed_on_board(&ready));
+        let steps = sub_menu(&s, &legal, "Step");
+        assert!(!steps.is_empty());
+        assert!(aimed_on_board(&steps));
+        for e in &steps {
+            let own = legal
+                .iter()
+                .find(|d| d.command == e.commands[0])
+                .expect("listed");
+            assert_eq!(e.label, own.info.label);
+        }
     }
 
     /// A group's entry names two short costs ("1 AP or 2 AP") but not two long ones (the

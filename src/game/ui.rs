@@ -15,8 +15,12 @@ pub(super) fn plugin(app: &mut App) {
         )
         .add_systems(
             PostUpdate,
+            // After the clips are worked out (`UiSystems::PostLayout`), not only the layout:
+            // a line spawned this frame has no clip before then and showed cut for a frame,
+            // and the log, spawned anew at each event, showed a half line at its top nearly
+            // all the time the AI played.
             hide_cut
-                .after(bevy::ui::UiSystems::Layout)
+                .after(bevy::ui::UiSystems::PostLayout)
                 .before(bevy::camera::visibility::VisibilitySystems::VisibilityPropagate),
         );
 }
@@ -137,7 +141,10 @@ pub enum UiAction {
 pub struct UiClick(pub UiAction);
 
 pub const BG: Color = Color::srgb(0.08, 0.075, 0.09);
-pub const PANEL: Color = Color::srgba(0.1, 0.095, 0.115, 0.94);
+/// The HUD's panels (top bar, turn order, menu and log) and the editor's: opaque, since the
+/// board runs under them when zoomed or panned, and at 0.94 its tiles and tokens showed
+/// through the combat log's text (blending is linear: 6% of a bright tile is plain to see).
+pub const PANEL: Color = Color::srgb(0.1, 0.095, 0.115);
 pub const BUTTON: Color = Color::srgb(0.2, 0.19, 0.24);
 pub const BUTTON_HOVER: Color = Color::srgb(0.3, 0.28, 0.36);
 pub const BUTTON_ON: Color = Color::srgb(0.16, 0.36, 0.52);

@@ -373,6 +373,7 @@ fn action_menu(
     };
     let can_undo = battle.can_undo();
     let group = targeting.group.clone();
+    let on_board = menu::aimed_on_board(&view.sub);
     let end_turn = view
         .menu
         .iter()
@@ -397,8 +398,10 @@ fn action_menu(
             if let Some(g) = &group {
                 let what = if g == "Move" {
                     "Choose a highlighted cell on the board (click, or arrows + Enter)".to_string()
-                } else {
+                } else if on_board {
                     format!("{g}: choose a target on the board or below")
+                } else {
+                    format!("{g}: choose one below")
                 };
                 p.spawn(ui::text(what, 13.0, ui::TEXT));
             }
@@ -515,7 +518,7 @@ mod tests {
             crate::rules::battle::UnitId(1),
         );
         let legal = crate::game::menu::described(&b);
-        let entries = crate::game::menu::sub_menu(&legal, "Charge");
+        let entries = crate::game::menu::sub_menu(&b, &legal, "Charge");
         let to = Cell::new(8, 3);
         let entry = entries
             .iter()

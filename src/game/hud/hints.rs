@@ -14,13 +14,21 @@ use crate::rules::battle::{BattleState, Command, Decision, UnitId};
 use crate::rules::rulesets;
 
 pub(super) fn plugin(app: &mut App) {
-    app.add_systems(Update, (hints, toasts).in_set(HudSystems::Panels));
+    app.add_systems(
+        Update,
+        (hints, (toasts, toast_layer).chain()).in_set(HudSystems::Panels),
+    );
 }
 
 #[derive(Component)]
 struct HintText;
+/// The toast's line (a quick save's confirmation, "press F9 again to load it", ...).
 #[derive(Component)]
-struct ToastText;
+pub struct ToastText;
+
+/// The toast's layer while the pause menu is up: above the menu (`GlobalZIndex(120)`), under
+/// the rules reference (130).
+pub const TOAST_OVER_PAUSE: i32 = 125;
 
 /// Spawns the (empty) hint line and toast.
 /// The hint line and toasts at the bottom.
@@ -45,7 +53,18 @@ pub(super) fn spawn(commands: &mut Commands) {
             },
         ))
         .with_children(|p| {
-            p.spawn((ToastText, ui::text("", 16.0, ui::ACCENT)));
+            // On an opaque backing, hidden while it says nothing: over the pause menu it sits
+            // on the menu's key help, which showed through a backing of 0.85.
+            p.spawn((
+                ToastText,
+                ui::text("", 16.0, ui::ACCENT),
+                BackgroundColor(Color::srgb(0.03, 0.03, 0.04)),
+                Node {
+                    padding: UiRect::axes(px(8), px(2)),
+                    ..default()
+                },
+                Visibility::Hidden,
+            ));
             p.spawn((
                 HintText,
                 ui::text("", 14.0, ui::TEXT),
@@ -90,9 +109,14 @@ fn hints(
             _ => String::new(),
         }
     } else if let Some(g) = &targeting.group {
-        format!(
-            "{g}: click a highlighted cell or target (or arrows + Enter, or a number). Esc cancels."
-        )
+        if menu::aimed_on_board(&view.sub) {
+            format!(
+                "{g}: click a highlighted cell or target (or arrows + Enter, or a number). Esc cancels."
+            )
+        } else {
+            // `phases`' Ready waits for a trigger: nothing on the board to click.
+            format!("{g}: choose from the list (a number or a click). Esc cancels.")
+        }
     } else {
         match s.pending() {
             Decision::Act { unit } => {
@@ -240,6 +264,30 @@ fn toasts(
             b.confirm_load = false;
         }
         shown.asked_load = false;
+    }
+}
+
+/// Where the toast is drawn. While the pause menu is up, above it: F5 and F9 work there too,
+/// and their toasts ("Quick saved: ...", "press F9 again to load it") were drawn under the
+/// menu, so a quick load seemed to ignore the first F9. Otherwise among the HUD's panels, under
+/// the hot-seat hand-over, which shows the next player nothing of the last one's battle.
+fn toast_layer(
+    mut commands: Commands,
+    pause: Option<Res<State<super::Pause>>>,
+    mut toast: Query<(Entity, &Text, &mut Visibility, Has<GlobalZIndex>), With<ToastText>>,
+) {
+    let paused = super::Pause::is_paused(pause.as_deref());
+    for (e, text, mut vis, layered) in &mut toast {
+        vis.set_if_neq(if text.0.is_empty() {
+            Visibility::Hidden
+        } else {
+            Visibility::Inherited
+        });
+        if paused && !layered {
+            commands.entity(e).insert(GlobalZIndex(TOAST_OVER_PAUSE));
+        } else if !paused && layered {
+            commands.entity(e).remove::<GlobalZIndex>();
+        }
     }
 }
 

@@ -477,7 +477,7 @@ fn update_view(
         targeting.group = None;
     }
     let sub = match &targeting.group {
-        Some(g) if g != "Move" => menu::sub_menu(&legal, g),
+        Some(g) if g != "Move" => menu::sub_menu(&battle.state, &legal, g),
         _ => Vec::new(),
     };
     view.acting = battle.state.pending().unit();

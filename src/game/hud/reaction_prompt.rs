@@ -319,8 +319,12 @@ fn reaction_odds(s: &BattleState, d: &Decision) -> Option<String> {
                 s.unit_name(*attacker),
                 if *hit { "a hit" } else { "a miss" }
             );
+            // The damage that stands to be dealt, for a hit only: "a miss, about 10.0 damage if
+            // it lands" read as if a miss might yet land (a `sides` Total Defense asked on a miss
+            // says what it spares in its own entry).
             let damage = [false, true]
                 .into_iter()
+                .filter(|_| *hit)
                 .find_map(|r| rulesets::odds(s, *attacker, *target, r))
                 .filter(|o| o.hit > 0.0)
                 .map(|o| {
@@ -498,6 +502,22 @@ mod tests {
         assert!(
             line.starts_with("Thorn rolled 17 against 13: a hit"),
             "{line}"
+        );
+        assert!(line.contains("damage if it lands"), "{line}");
+        // A miss is told as a miss, with no damage "if it lands".
+        let missed = Decision::React {
+            unit: orrin,
+            trigger: Trigger::Attacked {
+                attacker: thorn,
+                target: orrin,
+                total: 9,
+                needed: 13,
+                hit: false,
+            },
+        };
+        assert_eq!(
+            reaction_odds(&b, &missed).as_deref(),
+            Some("Thorn rolled 9 against 13: a miss")
         );
     }
 

@@ -283,6 +283,16 @@ pub fn grid_words(t: Topology) -> &'static str {
     t.describe()
 }
 
+/// The selected level's facts, each shown whole: its ruleset, grid, size and number of units.
+pub fn level_facts(level: &crate::rules::level::Level) -> Vec<String> {
+    vec![
+        format!("Ruleset: {} ({})", level.ruleset.name, level.file.ruleset),
+        format!("Grid: {}", grid_words(level.grid.topology)),
+        format!("Size: {}x{}", level.grid.width, level.grid.height),
+        format!("Units: {}", level.file.units.len()),
+    ]
+}
+
 #[allow(clippy::too_many_arguments)]
 fn rebuild_setup(
     mut commands: Commands,
@@ -405,19 +415,19 @@ fn rebuild_setup(
                     match &entry.level {
                         Some(Ok(level)) => {
                             d.spawn(ui::text(level.name(), 26.0, ui::TEXT));
-                            let ruleset = level.ruleset.name.clone();
-                            d.spawn(ui::text(
-                                format!(
-                                    "Ruleset: {ruleset} ({})   Grid: {}   Size: {}x{}   Units: {}",
-                                    level.file.ruleset,
-                                    grid_words(level.grid.topology),
-                                    level.grid.width,
-                                    level.grid.height,
-                                    level.file.units.len()
-                                ),
-                                15.0,
-                                ui::DIM,
-                            ));
+                            // One text per fact, wrapped as a row: a line breaks between
+                            // facts, never inside one ("Units:" / "10" at 1280x800).
+                            d.spawn(Node {
+                                flex_direction: FlexDirection::Row,
+                                flex_wrap: FlexWrap::Wrap,
+                                column_gap: px(24),
+                                ..default()
+                            })
+                            .with_children(|r| {
+                                for fact in level_facts(level) {
+                                    r.spawn(ui::text(fact, 15.0, ui::DIM));
+                                }
+                            });
                             if let Some(thumb) = &entry.thumbnail
                                 && thumb_room >= 60.0
                             {
@@ -596,5 +606,28 @@ mod scroll_tests {
         assert_eq!(scroll_to_show(-30.0, 36.0, 400.0), -30.0);
         // Taller than the view: its top shows.
         assert_eq!(scroll_to_show(100.0, 500.0, 400.0), 100.0);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each fact of the Setup screen's level line keeps its label and value together: the
+    /// line was one text, and at 1280x800 Harrow Bridge's wrapped between "Units:" and "10".
+    #[test]
+    fn the_level_facts_are_whole_label_and_value_each() {
+        let level = crate::rules::battle::tests::load("alternating_bridge.ron");
+        let facts = level_facts(&level);
+        assert_eq!(
+            facts,
+            [
+                format!("Ruleset: {} (alternating)", level.ruleset.name),
+                format!("Grid: {}", grid_words(level.grid.topology)),
+                format!("Size: {}x{}", level.grid.width, level.grid.height),
+                format!("Units: {}", level.file.units.len()),
+            ]
+        );
+        assert!(facts.iter().all(|f| !f.contains("   ")), "{facts:?}");
     }
 }
