@@ -4556,7 +4556,8 @@ fn every_save_has_a_thumbnail_and_the_load_screen_shows_a_damaged_or_missing_one
         Some("picture damaged")
     );
     // Other tests of this binary write saves into the same folder in the same second, and the
-    // Load screen lists only the newest few: date this save ahead so that it is listed first.
+    // Load screen's first page shows only the newest nine: date this save ahead so that it is
+    // listed first.
     let text = std::fs::read_to_string(&quick).expect("read the save");
     let at = text.find("saved_at:").expect("a saved_at field") + "saved_at:".len();
     let digits = text[at..]

@@ -81,8 +81,12 @@ pub enum UiAction {
     /// The level editor.
     OpenEditor,
     // Load
-    /// A save of the Load screen's list (its index there).
+    /// A save of the Load screen's page shown (its index among the page's loadable saves).
     LoadSave(usize),
+    /// The Load screen's next page of older saves.
+    OlderSaves,
+    /// The Load screen's page of newer saves.
+    NewerSaves,
     // Editor
     Editor(super::editor::EditorAction),
     // Setup

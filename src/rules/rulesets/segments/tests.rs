@@ -1373,6 +1373,73 @@ fn in_a_surprise_segment_a_foe_later_in_unit_order_surely_acts_first() {
     assert!(!acts_before(&b, state(&b), U2, U1), "Garrick is surprised");
 }
 
+/// In a surprise segment's turn order a unit whose turn of the segment is over reads "Done",
+/// and "Acts" again in the next surprise segment, though the round's `acted` memo, set in
+/// the first, still says it acted.
+#[test]
+fn in_a_surprise_segment_a_unit_that_has_acted_reads_as_done() {
+    let units = r#"
+        (name: "Elowen", side: "Party", cell: (0, 1), template: "archer"),
+        (name: "Orc", side: "Orcs", cell: (7, 1), template: "fighter"),
+        (name: "Garrick", side: "Party", cell: (0, 2), template: "fighter"),
+    "#;
+    // The party rolls 2: two segments for Garrick, none for Elowen; the orc rolls 6.
+    let (mut b, _) = BattleState::start_with_tape(&field(units, ""), 1, [2, 6]);
+    let order = |b: &BattleState| -> Vec<(UnitId, String, bool, bool)> {
+        rulesets::clock(b)
+            .order
+            .into_iter()
+            .map(|e| (e.unit, e.label, e.done, e.current))
+            .collect()
+    };
+    let entry = |b: &BattleState, u: UnitId| {
+        order(b)
+            .into_iter()
+            .find(|e| e.0 == u)
+            .map(|(_, label, done, current)| (label, done, current))
+            .expect("the unit is in the turn order")
+    };
+    let acts = |current| ("Acts".to_string(), false, current);
+    let done = ("Done".to_string(), true, false);
+    assert_eq!((state(&b).phase, state(&b).segment), (Phase::Surprise, 1));
+    assert_eq!(entry(&b, U0), acts(true));
+    assert_eq!(entry(&b, U1), acts(false));
+    assert_eq!(
+        entry(&b, U2),
+        ("Surprised for 2 segments".to_string(), false, false)
+    );
+    run(&mut b, Command::EndTurn { unit: U0 });
+    assert_eq!(entry(&b, U0), done, "Elowen has had her turn");
+    assert_eq!(entry(&b, U1), acts(true));
+    // Hot-seat: each side's own view says so too.
+    for side in [SideId(0), SideId(1)] {
+        let mut view = b.clone();
+        rulesets::redact(&mut view, side);
+        assert_eq!(entry(&view, U0), done, "{side:?}'s view");
+    }
+    let e = run(
+        &mut b,
+        Command::Move {
+            unit: U1,
+            to: Cell::new(6, 1),
+        },
+    );
+    assert!(!e.is_empty(), "the orc moves");
+    assert_eq!(entry(&b, U1), acts(true), "a move is not the whole turn");
+    run(&mut b, Command::EndTurn { unit: U1 });
+    // The second surprise segment: both act again.
+    assert_eq!((state(&b).phase, state(&b).segment), (Phase::Surprise, 2));
+    assert!(
+        memo(&b, U0).acted,
+        "the round's memo still says Elowen acted"
+    );
+    assert_eq!(entry(&b, U0), acts(true));
+    assert_eq!(entry(&b, U1), acts(false));
+    run(&mut b, Command::EndTurn { unit: U0 });
+    assert_eq!(entry(&b, U0), done);
+    assert_eq!(entry(&b, U1), acts(true));
+}
+
 /// The player's log leaves out "X is done" ([`Ruleset::bookkeeping`]) because it always
 /// follows the engine's "X ends its turn", and "Segment N: no one acts"; a segment in which
 /// someone acts keeps its line.

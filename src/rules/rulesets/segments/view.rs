@@ -508,6 +508,13 @@ pub fn clock(s: &BattleState, r: &State) -> Clock {
                                 format!("Surprised for {}", plural(k, "segment")),
                                 false,
                             )
+                        } else if current != Some(u)
+                            && r.queue[..r.turn.min(r.queue.len())].contains(&u)
+                        {
+                            // Its turn of this segment is over. Not `acted`: that memo is the
+                            // round's, kept from the segment before (it is cleared only when
+                            // the round's declarations begin).
+                            (0, "Done".to_string(), true)
                         } else {
                             (0, "Acts".to_string(), false)
                         }
