@@ -85,33 +85,11 @@ fn brute(case: &Case) -> CellMap<Option<(u32, u32)>> {
             if visited[next] || case.occupants[next] == Occupant::Enemy {
                 continue;
             }
-            let Some(enter) = case.terrain.cost(next) else {
+            let Some(step) = step_cost(case, cell, next, kind, diagonals) else {
                 continue;
             };
-            let mut length = 1;
-            let mut d = diagonals;
-            if kind == StepKind::Diagonal {
-                let a = Cell::new(next.x, cell.y);
-                let b = Cell::new(cell.x, next.y);
-                if !case.terrain.passable(a) && !case.terrain.passable(b) {
-                    continue;
-                }
-                if matches!(
-                    grid.topology,
-                    Topology::Square {
-                        diagonals: Diagonals::OneTwo
-                    }
-                ) {
-                    length = 1 + (d % 2);
-                }
-                d += 1;
-            }
-            // Climbing: one more a level up; two levels or more apart, no step.
-            let rise = i32::from(case.terrain.height(next)) - i32::from(case.terrain.height(cell));
-            if rise.abs() > 1 {
-                continue;
-            }
-            let c = cost + enter * length + u32::from(rise == 1);
+            let d = diagonals + u32::from(kind == StepKind::Diagonal);
+            let c = cost + step;
             if c <= case.budget {
                 let p = prov + u32::from(case.threatened[cell]);
                 dfs(case, grid, next, (c, p, d), visited, best);
@@ -123,34 +101,39 @@ fn brute(case: &Case) -> CellMap<Option<(u32, u32)>> {
     best
 }
 
-/// The cost so far after each step of `path`, walked by the rules (as [`brute`] steps), or
-/// `None` if a step squeezes between corner walls or climbs a cliff.
-fn walked_costs(case: &Case, path: &Path) -> Option<Vec<u32>> {
-    let grid = *case.terrain.grid();
-    let (mut cost, mut diagonals, mut out) = (0u32, 0u32, Vec::new());
-    for s in &path.steps {
-        let mut length = 1;
-        if s.kind == StepKind::Diagonal {
-            let a = Cell::new(s.to.x, s.from.y);
-            let b = Cell::new(s.from.x, s.to.y);
-            if !case.terrain.passable(a) && !case.terrain.passable(b) {
-                return None;
-            }
-            if matches!(
-                grid.topology,
-                Topology::Square {
-                    diagonals: Diagonals::OneTwo
-                }
-            ) {
-                length = 1 + (diagonals % 2);
-            }
-            diagonals += 1;
-        }
-        let rise = i32::from(case.terrain.height(s.to)) - i32::from(case.terrain.height(s.from));
-        if rise.abs() > 1 {
+/// What a step from `from` to `to` costs by the rules, with `diagonals` diagonal steps taken
+/// before it in the move, or `None` if it squeezes between corner walls, climbs a cliff or
+/// enters an impassable cell.
+fn step_cost(case: &Case, from: Cell, to: Cell, kind: StepKind, diagonals: u32) -> Option<u32> {
+    let enter = case.terrain.cost(to)?;
+    let mut length = 1;
+    if kind == StepKind::Diagonal {
+        let a = Cell::new(to.x, from.y);
+        let b = Cell::new(from.x, to.y);
+        if !case.terrain.passable(a) && !case.terrain.passable(b) {
             return None;
         }
-        cost += case.terrain.cost(s.to)? * length + u32::from(rise == 1);
+        if matches!(
+            case.terrain.grid().topology,
+            Topology::Square {
+                diagonals: Diagonals::OneTwo
+            }
+        ) {
+            length = 1 + (diagonals % 2);
+        }
+    }
+    // Climbing: one more a level up; two levels or more apart, no step.
+    let rise = i32::from(case.terrain.height(to)) - i32::from(case.terrain.height(from));
+    (rise.abs() <= 1).then(|| enter * length + u32::from(rise == 1))
+}
+
+/// The cost so far after each step of `path`, walked by the rules ([`step_cost`]), or `None`
+/// if a step is not one the rules allow.
+fn walked_costs(case: &Case, path: &Path) -> Option<Vec<u32>> {
+    let (mut cost, mut diagonals, mut out) = (0u32, 0u32, Vec::new());
+    for s in &path.steps {
+        cost += step_cost(case, s.from, s.to, s.kind, diagonals)?;
+        diagonals += u32::from(s.kind == StepKind::Diagonal);
         out.push(cost);
     }
     Some(out)

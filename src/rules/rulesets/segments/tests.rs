@@ -1344,19 +1344,23 @@ fn a_foe_whose_segment_is_still_to_come_surely_acts_first() {
     assert_eq!(threat_damage(&b, U1, U0, true), None, "no missile weapon");
 }
 
-/// In a surprise segment every unit no longer surprised takes a turn, in unit order: a foe
-/// after a unit in that order surely acts before the unit's next turn; a surprised one does
-/// not act at all.
-#[test]
-fn in_a_surprise_segment_a_foe_later_in_unit_order_surely_acts_first() {
+/// Elowen and Garrick of the Party against an orc; the party rolls 2 for surprise: two
+/// segments for Garrick, none for Elowen (surprise bonus 2); the orc rolls 6, not surprised.
+fn party_surprised() -> BattleState {
     let units = r#"
         (name: "Elowen", side: "Party", cell: (0, 1), template: "archer"),
         (name: "Orc", side: "Orcs", cell: (7, 1), template: "fighter"),
         (name: "Garrick", side: "Party", cell: (0, 2), template: "fighter"),
     "#;
-    // The party rolls 2: two segments for Garrick, none for Elowen (surprise bonus 2); the
-    // orc rolls 6, not surprised.
-    let (mut b, _) = BattleState::start_with_tape(&field(units, ""), 1, [2, 6]);
+    BattleState::start_with_tape(&field(units, ""), 1, [2, 6]).0
+}
+
+/// In a surprise segment every unit no longer surprised takes a turn, in unit order: a foe
+/// after a unit in that order surely acts before the unit's next turn; a surprised one does
+/// not act at all.
+#[test]
+fn in_a_surprise_segment_a_foe_later_in_unit_order_surely_acts_first() {
+    let mut b = party_surprised();
     assert_eq!(state(&b).phase, Phase::Surprise);
     assert_eq!(b.pending(), Decision::Act { unit: U0 });
     run(&mut b, Command::EndTurn { unit: U0 });
@@ -1378,13 +1382,7 @@ fn in_a_surprise_segment_a_foe_later_in_unit_order_surely_acts_first() {
 /// the first, still says it acted.
 #[test]
 fn in_a_surprise_segment_a_unit_that_has_acted_reads_as_done() {
-    let units = r#"
-        (name: "Elowen", side: "Party", cell: (0, 1), template: "archer"),
-        (name: "Orc", side: "Orcs", cell: (7, 1), template: "fighter"),
-        (name: "Garrick", side: "Party", cell: (0, 2), template: "fighter"),
-    "#;
-    // The party rolls 2: two segments for Garrick, none for Elowen; the orc rolls 6.
-    let (mut b, _) = BattleState::start_with_tape(&field(units, ""), 1, [2, 6]);
+    let mut b = party_surprised();
     let order = |b: &BattleState| -> Vec<(UnitId, String, bool, bool)> {
         rulesets::clock(b)
             .order
