@@ -4760,10 +4760,11 @@ fn under_fog_the_board_shows_only_what_the_players_side_sees() {
     };
     assert!(reach.iter().any(|&b| b > 0.99), "lit reach: {reach:?}");
     assert!(reach.iter().any(|&b| b < 0.5), "dark reach: {reach:?}");
+    // The turn order's entry: the name, and under it "(last seen)" for its label.
     assert!(
         texts(&mut app)
-            .iter()
-            .any(|t| t.contains("Grumblegut") && t.contains("(last seen)")),
+            .windows(2)
+            .any(|w| w[0] == "Grumblegut" && w[1] == "(last seen)"),
         "{:?}",
         texts(&mut app)
     );
@@ -4812,20 +4813,18 @@ fn under_fog_the_board_shows_only_what_the_players_side_sees() {
     place(&mut app, garrick, 13, 7);
     app.update();
     app.update();
-    assert!(
-        !texts(&mut app)
-            .iter()
-            .any(|t| t.contains("Fang") && t.contains("(last seen)"))
-    );
+    // The turn order's entry: the name, and under it its label.
+    let entry = |app: &mut App, label: &str| {
+        texts(app)
+            .windows(2)
+            .any(|w| w[0] == "Fang" && w[1] == label)
+    };
+    assert!(!entry(&mut app, "(last seen)"), "Fang is seen now");
     place(&mut app, fang, 18, 12);
     app.update();
     app.update();
     assert!(!shown(&mut app, fang), "its den is seen empty: not drawn");
-    assert!(
-        texts(&mut app)
-            .iter()
-            .any(|t| t.contains("Fang") && t.contains("(unseen)"))
-    );
+    assert!(entry(&mut app, "(unseen)"), "{:?}", texts(&mut app));
 }
 
 /// `sides` morale on the board: a unit that broke carries the "fleeing" mark, its tooltip and
@@ -5103,9 +5102,11 @@ fn under_fog_a_last_seen_foe_shows_no_marks_health_or_state() {
     let seen = view.state.as_ref().expect("a fogged view");
     assert!(fray::game::units::status_icons(seen, fang).is_empty());
     let lines = texts(&mut app);
+    // The turn order's entry: the name, and under it "(last seen)" for its label.
     let line = lines
-        .iter()
-        .find(|t| t.contains("Fang") && t.contains("(last seen)"))
+        .windows(2)
+        .find(|w| w[0] == "Fang" && w[1] == "(last seen)")
+        .map(|w| w.join(" "))
         .expect("Fang in the turn order");
     assert!(!line.contains("surprised"), "{line}");
     let mut q = app.world_mut().query::<(&UnitToken, &Children)>();
@@ -5330,4 +5331,114 @@ fn the_editor_leaves_items_on_cells_and_gives_them_to_units() {
     );
     assert_eq!(editor_text(&app), before);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// An app with a primary window of `w` x `h` that opens straight into a battle.
+fn battle_app_sized(setup: BattleSetup, w: u32, h: u32) -> App {
+    use bevy::window::PrimaryWindow;
+    let mut app = app_on(&levels_dir(), |app| {
+        app.insert_resource(StartBattle(setup));
+        app.world_mut().spawn((
+            Window {
+                resolution: (w, h).into(),
+                ..default()
+            },
+            PrimaryWindow,
+        ));
+    });
+    for _ in 0..3 {
+        app.update();
+    }
+    app
+}
+
+/// Every text under `root`, with its font size and whether it may wrap, in order.
+fn texts_under(app: &mut App, root: Entity) -> Vec<(String, f32, bool)> {
+    let mut out = Vec::new();
+    let mut stack = vec![root];
+    while let Some(e) = stack.pop() {
+        let world = app.world();
+        if let (Some(t), Some(f)) = (world.get::<Text>(e), world.get::<TextFont>(e)) {
+            let wraps = world
+                .get::<TextLayout>(e)
+                .is_none_or(|l| l.linebreak != bevy::text::LineBreak::NoWrap);
+            let size = match f.font_size {
+                bevy::text::FontSize::Px(p) => p,
+                other => panic!("a text in pixels, not {other:?}"),
+            };
+            out.push((t.0.clone(), size, wraps));
+        }
+        if let Some(c) = world.get::<Children>(e) {
+            stack.extend(c.iter().rev());
+        }
+    }
+    out
+}
+
+/// The turn order's entries have one layout whatever their length: the name on one line,
+/// the label on the next, neither wrapping, each cut with "..." to the panel's width (a play-test
+/// at 1024x640 saw "Fang" / "Surprised for 1 segment" on three lines and "Garrick Acts" on
+/// one). The whole of a cut entry is kept for its hover help.
+#[test]
+fn turn_order_entries_are_one_line_each_for_name_and_label_at_any_width() {
+    use fray::game::hud::HudLayout;
+    use fray::game::hud::turn_order::{OrderEntry, OrderFull};
+    let level =
+        fray::rules::level::load_path(&levels_dir().join("segments_crypt.ron")).expect("crypt");
+    for (w, h) in [(1024, 640), (1280, 800)] {
+        let mut app = battle_app_sized(BattleSetup::new(level.clone(), None), w, h);
+        let panel = HudLayout::for_window(Vec2::new(w as f32, h as f32)).left;
+        // The panel's width less its padding and the entry's; the name's line has the side's
+        // square too.
+        let room = panel - 12.0 - 16.0 - 6.0;
+        let mut q = app
+            .world_mut()
+            .query_filtered::<(Entity, Option<&OrderFull>), With<OrderEntry>>();
+        let entries: Vec<_> = q
+            .iter(app.world())
+            .map(|(e, f)| (e, f.map(|f| f.0.clone())))
+            .collect();
+        assert_eq!(
+            entries.len(),
+            level.file.units.len(),
+            "{w}x{h}: one entry a unit"
+        );
+        let mut cut = 0;
+        for (e, full) in entries {
+            let lines = texts_under(&mut app, e);
+            assert_eq!(
+                lines.len(),
+                2,
+                "{w}x{h}: a name line and a label line: {lines:?}"
+            );
+            for (i, (text, size, wraps)) in lines.iter().enumerate() {
+                assert!(!wraps, "{w}x{h}: '{text}' may wrap");
+                let room = if i == 0 { room - 15.0 } else { room };
+                let width = text.chars().count() as f32 * 0.6 * size;
+                assert!(
+                    width <= room + 0.5,
+                    "{w}x{h}: '{text}' is {width} wide, the line holds {room}"
+                );
+            }
+            let name = lines[0].0.trim_start_matches("> ");
+            let unit = level
+                .file
+                .units
+                .iter()
+                .find(|u| u.name.starts_with(name.trim_end_matches("...")))
+                .unwrap_or_else(|| panic!("'{name}' begins a unit's name"));
+            if lines.iter().any(|(t, ..)| t.ends_with("...")) {
+                cut += 1;
+                let full = full.unwrap_or_else(|| panic!("{w}x{h}: '{name}' cut, no whole"));
+                assert!(full.starts_with(&unit.name), "{full}");
+                assert!(full.len() > lines[1].0.len(), "{full}");
+            }
+        }
+        if w == 1024 {
+            assert!(
+                cut > 0,
+                "1024x640: the long labels are cut, so this test shows the cut"
+            );
+        }
+    }
 }
