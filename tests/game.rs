@@ -5442,3 +5442,69 @@ fn turn_order_entries_are_one_line_each_for_name_and_label_at_any_width() {
         }
     }
 }
+
+/// The Setup screen's level list shows only whole rows: a row the list's edge cuts (at
+/// 1024x640 a sliver of the next level showed under the last whole one) is hidden, and a line
+/// under the list says more levels are below. Headless there is no layout: the rows' places
+/// and the list's clip are set as the layout would put them at 1024x640.
+#[test]
+fn the_setup_level_list_shows_whole_rows_only() {
+    use bevy::ui::{CalculatedClip, ComputedNode, UiGlobalTransform};
+    use fray::game::screens::setup::LevelList;
+    let mut app = app_on(&levels_dir(), |_| {});
+    app.update();
+    tap(&mut app, KeyCode::KeyN);
+    app.update();
+    assert_eq!(screen(&app), Screen::Setup);
+    let mut q = app
+        .world_mut()
+        .query_filtered::<&Children, With<LevelList>>();
+    let rows: Vec<Entity> = q
+        .single(app.world())
+        .expect("one level list")
+        .iter()
+        .collect();
+    assert!(rows.len() > 10, "the shipped levels are listed");
+    // Rows 36 high, 2 apart, from y = 90; the list's clip ends at 300, inside the sixth.
+    let clip = Rect::new(20.0, 90.0, 450.0, 300.0);
+    for (i, &row) in rows.iter().enumerate() {
+        let top = 90.0 + 38.0 * i as f32;
+        app.world_mut().entity_mut(row).insert((
+            ComputedNode {
+                size: Vec2::new(430.0, 36.0),
+                inverse_scale_factor: 1.0,
+                ..ComputedNode::DEFAULT
+            },
+            UiGlobalTransform::from_translation(Vec2::new(235.0, top + 18.0)),
+            CalculatedClip { clip },
+        ));
+    }
+    // The list: 210 high, its rows running on below.
+    let list = app
+        .world_mut()
+        .query_filtered::<Entity, With<LevelList>>()
+        .single(app.world())
+        .expect("one level list");
+    app.world_mut().entity_mut(list).insert(ComputedNode {
+        size: Vec2::new(430.0, 210.0),
+        content_size: Vec2::new(430.0, 38.0 * rows.len() as f32),
+        inverse_scale_factor: 1.0,
+        ..ComputedNode::DEFAULT
+    });
+    app.update();
+    let shown: Vec<bool> = rows
+        .iter()
+        .map(|&r| app.world().get::<Visibility>(r) != Some(&Visibility::Hidden))
+        .collect();
+    // The 6th row (index 5) runs from 280 to 316, past the clip at 300.
+    assert!(
+        shown[..5].iter().all(|s| *s),
+        "the whole rows show: {shown:?}"
+    );
+    assert!(!shown[5], "the row the edge cuts is hidden: {shown:?}");
+    let mut more = app
+        .world_mut()
+        .query_filtered::<&Node, With<fray::game::screens::setup::LevelsMore>>();
+    let more = more.single(app.world()).expect("the more-below line");
+    assert_eq!(more.display, Display::Flex, "it says more levels are below");
+}
