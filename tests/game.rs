@@ -5508,3 +5508,112 @@ fn the_setup_level_list_shows_whole_rows_only() {
     let more = more.single(app.world()).expect("the more-below line");
     assert_eq!(more.display, Display::Flex, "it says more levels are below");
 }
+
+/// Orrin the mage and Shade the scout five squares apart, both sides human, in a window of
+/// `w` x `h`, played on until Shade's player is asked whether Shade dodges Orrin's bolt, with
+/// the hand-over passed.
+fn reaction_prompt_at(w: u32, h: u32) -> App {
+    let dir = temp_dir(&format!("prompt-{w}"));
+    let path = dir.join("duel.ron");
+    std::fs::write(
+        &path,
+        r#"(
+    name: "Duel",
+    ruleset: "action-points",
+    topology: Square(diagonals: One),
+    size: (6, 3),
+    map: ["......", "......", "......"],
+    sides: [(name: "Heroes", controller: Human), (name: "Foes", controller: Human)],
+    units: [
+        (name: "Orrin", side: "Heroes", cell: (0, 1), template: "mage"),
+        (name: "Shade", side: "Foes", cell: (5, 1), template: "scout"),
+    ],
+    victory: [LastSideStanding],
+    seed: 1,
+)"#,
+    )
+    .expect("write the level");
+    let level = fray::rules::level::load_path(&path).expect("the duel loads");
+    let orrin = unit_named(&level, "Orrin");
+    let mut setup = BattleSetup::new(level, None);
+    setup.controls = vec![SideControl::Human; 2];
+    let mut app = battle_app_sized(setup, w, h);
+    for _ in 0..10 {
+        if matches!(battle(&app).state.pending(), Decision::React { .. }) {
+            break;
+        }
+        let unit = acting(&app);
+        let legal = battle(&app).state.legal_commands();
+        let cmd = legal
+            .iter()
+            .find(|c| {
+                unit == orrin
+                    && matches!(
+                        c,
+                        Command::Act {
+                            action: fray::rules::battle::Action::Cast { .. },
+                            ..
+                        }
+                    )
+            })
+            .cloned()
+            .unwrap_or(Command::EndTurn { unit });
+        app.world_mut()
+            .resource_mut::<Battle>()
+            .submit(&cmd, true)
+            .expect("legal");
+        for _ in 0..3 {
+            app.update();
+        }
+    }
+    assert!(
+        matches!(battle(&app).state.pending(), Decision::React { .. }),
+        "Shade is asked"
+    );
+    for _ in 0..3 {
+        if app.world().resource::<HotSeat>().waiting {
+            tap(&mut app, KeyCode::Enter);
+        }
+        app.update();
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    app
+}
+
+/// The reaction prompt sizes to the window: at 1024x640 its type and padding are four fifths
+/// of what they are at 1280x800 (the dialog at full size covered much of a 1024x640 board),
+/// never under 12 pixels; from 1280x800 up they are as they were.
+#[test]
+fn the_reaction_prompt_sizes_to_the_window() {
+    use fray::game::hud::reaction_prompt::Modal;
+    let measure = |w: u32, h: u32| {
+        let mut app = reaction_prompt_at(w, h);
+        let mut q = app
+            .world_mut()
+            .query_filtered::<(Entity, &Node), With<Modal>>();
+        let (modal, node) = q.single(app.world()).expect("the prompt is up");
+        let pad = node.padding.top;
+        let texts = texts_under(&mut app, modal);
+        assert!(
+            texts.iter().any(|(t, ..)| t.contains("Dodge")),
+            "{w}x{h}: the Dodge answer is offered: {texts:?}"
+        );
+        (pad, texts)
+    };
+    let (pad_big, big) = measure(1280, 800);
+    let (pad_small, small) = measure(1024, 640);
+    let (pad_huge, huge) = measure(1920, 1080);
+    assert_eq!(big.len(), small.len());
+    assert_eq!(pad_big, Val::Px(16.0));
+    assert_eq!(pad_huge, pad_big, "no larger than at 1280x800");
+    assert_eq!(pad_small, Val::Px(16.0 * 0.8));
+    for ((text, b, _), ((_, s, _), (_, hu, _))) in big.iter().zip(small.iter().zip(&huge)) {
+        assert_eq!(b, hu, "'{text}' is as at 1280x800 on a larger window");
+        assert!(
+            (s - (b * 0.8).max(12.0)).abs() < 0.01,
+            "'{text}': {s} at 1024x640, {b} at 1280x800"
+        );
+    }
+    let sum = |t: &[(String, f32, bool)]| t.iter().map(|(_, s, _)| s).sum::<f32>();
+    assert!(sum(&small) < 0.85 * sum(&big), "smaller type at 1024x640");
+}

@@ -212,6 +212,33 @@ pub fn button(label: impl AsRef<str>, key: Option<&str>, action: UiAction) -> im
     button_coloured(label, action, BUTTON)
 }
 
+/// A [`button`] whose type and padding are scaled by `k` (a dialog sized to the window).
+pub fn button_sized(
+    label: impl AsRef<str>,
+    key: Option<&str>,
+    action: UiAction,
+    k: f32,
+) -> impl Bundle {
+    let label = match key {
+        Some(key) => format!("[{key}] {}", label.as_ref()),
+        None => label.as_ref().to_string(),
+    };
+    (
+        Button,
+        action,
+        ButtonColour(BUTTON),
+        Node {
+            padding: UiRect::axes(px(12.0 * k), px(6.0 * k)),
+            margin: UiRect::all(px(2)),
+            border_radius: BorderRadius::all(px(4)),
+            max_width: percent(100),
+            ..default()
+        },
+        BackgroundColor(BUTTON),
+        children![text(label, (16.0 * k).max(12.0), TEXT)],
+    )
+}
+
 /// A button with its own background colour (e.g. a selected choice).
 pub fn button_coloured(label: impl AsRef<str>, action: UiAction, colour: Color) -> impl Bundle {
     (
