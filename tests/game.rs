@@ -5617,3 +5617,59 @@ fn the_reaction_prompt_sizes_to_the_window() {
     let sum = |t: &[(String, f32, bool)]| t.iter().map(|(_, s, _)| s).sum::<f32>();
     assert!(sum(&small) < 0.85 * sum(&big), "smaller type at 1024x640");
 }
+
+/// Below the documented 1024x640 (at 800x600) the top bar's buttons fit one row under the
+/// title: at their usual size they wrapped onto two, three rows in all. From 1024 wide up
+/// they keep their size.
+#[test]
+fn the_top_bar_buttons_fit_one_row_at_800x600() {
+    let width_of = |w: u32, h: u32| {
+        let mut app = battle_app_sized(BattleSetup::new(ruins(), None), w, h);
+        let mut q = app
+            .world_mut()
+            .query::<(Entity, &Node, &fray::game::ui::UiAction, &Children)>();
+        let buttons: Vec<(Entity, f32)> = q
+            .iter(app.world())
+            .filter(|(_, _, a, _)| {
+                use fray::game::ui::UiAction as A;
+                matches!(
+                    a,
+                    A::ToggleThreat
+                        | A::Speed
+                        | A::SkipAnimations
+                        | A::Pace
+                        | A::RulesHelp
+                        | A::QuickSave
+                        | A::QuickLoad
+                        | A::Pause
+                )
+            })
+            .map(|(e, n, ..)| {
+                let pad = match (n.padding.left, n.padding.right) {
+                    (Val::Px(l), Val::Px(r)) => l + r,
+                    other => panic!("padding in pixels, not {other:?}"),
+                };
+                (e, pad)
+            })
+            .collect();
+        assert_eq!(buttons.len(), 8, "{w}x{h}: the eight buttons");
+        let gap = fray::game::hud::top_bar::BarSizes::for_width(w as f32).gap;
+        let mut width = gap * (buttons.len() - 1) as f32;
+        let mut font = 0.0;
+        for (e, pad) in buttons {
+            let texts = texts_under(&mut app, e);
+            let (text, size, _) = &texts[0];
+            font = *size;
+            width += pad + text.chars().count() as f32 * 0.6 * size;
+        }
+        (width, font)
+    };
+    let (width, _) = width_of(800, 600);
+    // The bar's padding is 8 each side.
+    assert!(
+        width <= 800.0 - 16.0,
+        "the buttons are {width} wide at 800x600"
+    );
+    let (_, font) = width_of(1024, 640);
+    assert_eq!(font, 13.0, "the usual size from 1024 wide");
+}
