@@ -4760,10 +4760,11 @@ fn under_fog_the_board_shows_only_what_the_players_side_sees() {
     };
     assert!(reach.iter().any(|&b| b > 0.99), "lit reach: {reach:?}");
     assert!(reach.iter().any(|&b| b < 0.5), "dark reach: {reach:?}");
+    // The turn order's entry: the name, and under it "(last seen)" for its label.
     assert!(
         texts(&mut app)
-            .iter()
-            .any(|t| t.contains("Grumblegut") && t.contains("(last seen)")),
+            .windows(2)
+            .any(|w| w[0] == "Grumblegut" && w[1] == "(last seen)"),
         "{:?}",
         texts(&mut app)
     );
@@ -4812,20 +4813,18 @@ fn under_fog_the_board_shows_only_what_the_players_side_sees() {
     place(&mut app, garrick, 13, 7);
     app.update();
     app.update();
-    assert!(
-        !texts(&mut app)
-            .iter()
-            .any(|t| t.contains("Fang") && t.contains("(last seen)"))
-    );
+    // The turn order's entry: the name, and under it its label.
+    let entry = |app: &mut App, label: &str| {
+        texts(app)
+            .windows(2)
+            .any(|w| w[0] == "Fang" && w[1] == label)
+    };
+    assert!(!entry(&mut app, "(last seen)"), "Fang is seen now");
     place(&mut app, fang, 18, 12);
     app.update();
     app.update();
     assert!(!shown(&mut app, fang), "its den is seen empty: not drawn");
-    assert!(
-        texts(&mut app)
-            .iter()
-            .any(|t| t.contains("Fang") && t.contains("(unseen)"))
-    );
+    assert!(entry(&mut app, "(unseen)"), "{:?}", texts(&mut app));
 }
 
 /// `sides` morale on the board: a unit that broke carries the "fleeing" mark, its tooltip and
@@ -5103,9 +5102,11 @@ fn under_fog_a_last_seen_foe_shows_no_marks_health_or_state() {
     let seen = view.state.as_ref().expect("a fogged view");
     assert!(fray::game::units::status_icons(seen, fang).is_empty());
     let lines = texts(&mut app);
+    // The turn order's entry: the name, and under it "(last seen)" for its label.
     let line = lines
-        .iter()
-        .find(|t| t.contains("Fang") && t.contains("(last seen)"))
+        .windows(2)
+        .find(|w| w[0] == "Fang" && w[1] == "(last seen)")
+        .map(|w| w.join(" "))
         .expect("Fang in the turn order");
     assert!(!line.contains("surprised"), "{line}");
     let mut q = app.world_mut().query::<(&UnitToken, &Children)>();
@@ -5330,4 +5331,345 @@ fn the_editor_leaves_items_on_cells_and_gives_them_to_units() {
     );
     assert_eq!(editor_text(&app), before);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// An app with a primary window of `w` x `h` that opens straight into a battle.
+fn battle_app_sized(setup: BattleSetup, w: u32, h: u32) -> App {
+    use bevy::window::PrimaryWindow;
+    let mut app = app_on(&levels_dir(), |app| {
+        app.insert_resource(StartBattle(setup));
+        app.world_mut().spawn((
+            Window {
+                resolution: (w, h).into(),
+                ..default()
+            },
+            PrimaryWindow,
+        ));
+    });
+    for _ in 0..3 {
+        app.update();
+    }
+    app
+}
+
+/// Every text under `root`, with its font size and whether it may wrap, in order.
+fn texts_under(app: &mut App, root: Entity) -> Vec<(String, f32, bool)> {
+    let mut out = Vec::new();
+    let mut stack = vec![root];
+    while let Some(e) = stack.pop() {
+        let world = app.world();
+        if let (Some(t), Some(f)) = (world.get::<Text>(e), world.get::<TextFont>(e)) {
+            let wraps = world
+                .get::<TextLayout>(e)
+                .is_none_or(|l| l.linebreak != bevy::text::LineBreak::NoWrap);
+            let size = match f.font_size {
+                bevy::text::FontSize::Px(p) => p,
+                other => panic!("a text in pixels, not {other:?}"),
+            };
+            out.push((t.0.clone(), size, wraps));
+        }
+        if let Some(c) = world.get::<Children>(e) {
+            stack.extend(c.iter().rev());
+        }
+    }
+    out
+}
+
+/// The turn order's entries have one layout whatever their length: the name on one line,
+/// the label on the next, neither wrapping, each cut with "..." to the panel's width (a play-test
+/// at 1024x640 saw "Fang" / "Surprised for 1 segment" on three lines and "Garrick Acts" on
+/// one). The whole of a cut entry is kept for its hover help.
+#[test]
+fn turn_order_entries_are_one_line_each_for_name_and_label_at_any_width() {
+    use fray::game::hud::HudLayout;
+    use fray::game::hud::turn_order::{OrderEntry, OrderFull};
+    let level =
+        fray::rules::level::load_path(&levels_dir().join("segments_crypt.ron")).expect("crypt");
+    for (w, h) in [(1024, 640), (1280, 800)] {
+        let mut app = battle_app_sized(BattleSetup::new(level.clone(), None), w, h);
+        let panel = HudLayout::for_window(Vec2::new(w as f32, h as f32)).left;
+        // The panel's width less its padding and the entry's; the name's line has the side's
+        // square too.
+        let room = panel - 12.0 - 16.0 - 6.0;
+        let mut q = app
+            .world_mut()
+            .query_filtered::<(Entity, Option<&OrderFull>), With<OrderEntry>>();
+        let entries: Vec<_> = q
+            .iter(app.world())
+            .map(|(e, f)| (e, f.map(|f| f.0.clone())))
+            .collect();
+        assert_eq!(
+            entries.len(),
+            level.file.units.len(),
+            "{w}x{h}: one entry a unit"
+        );
+        let mut cut = 0;
+        for (e, full) in entries {
+            let lines = texts_under(&mut app, e);
+            assert_eq!(
+                lines.len(),
+                2,
+                "{w}x{h}: a name line and a label line: {lines:?}"
+            );
+            for (i, (text, size, wraps)) in lines.iter().enumerate() {
+                assert!(!wraps, "{w}x{h}: '{text}' may wrap");
+                let room = if i == 0 { room - 15.0 } else { room };
+                let width = text.chars().count() as f32 * 0.6 * size;
+                assert!(
+                    width <= room + 0.5,
+                    "{w}x{h}: '{text}' is {width} wide, the line holds {room}"
+                );
+            }
+            let name = lines[0].0.trim_start_matches("> ");
+            let unit = level
+                .file
+                .units
+                .iter()
+                .find(|u| u.name.starts_with(name.trim_end_matches("...")))
+                .unwrap_or_else(|| panic!("'{name}' begins a unit's name"));
+            if lines.iter().any(|(t, ..)| t.ends_with("...")) {
+                cut += 1;
+                let full = full.unwrap_or_else(|| panic!("{w}x{h}: '{name}' cut, no whole"));
+                assert!(full.starts_with(&unit.name), "{full}");
+                assert!(full.len() > lines[1].0.len(), "{full}");
+            }
+        }
+        if w == 1024 {
+            assert!(
+                cut > 0,
+                "1024x640: the long labels are cut, so this test shows the cut"
+            );
+        }
+    }
+}
+
+/// The Setup screen's level list shows only whole rows: a row the list's edge cuts (at
+/// 1024x640 a sliver of the next level showed under the last whole one) is hidden, and a line
+/// under the list says more levels are below. Headless there is no layout: the rows' places
+/// and the list's clip are set as the layout would put them at 1024x640.
+#[test]
+fn the_setup_level_list_shows_whole_rows_only() {
+    use bevy::ui::{CalculatedClip, ComputedNode, UiGlobalTransform};
+    use fray::game::screens::setup::LevelList;
+    let mut app = app_on(&levels_dir(), |_| {});
+    app.update();
+    tap(&mut app, KeyCode::KeyN);
+    app.update();
+    assert_eq!(screen(&app), Screen::Setup);
+    let mut q = app
+        .world_mut()
+        .query_filtered::<&Children, With<LevelList>>();
+    let rows: Vec<Entity> = q
+        .single(app.world())
+        .expect("one level list")
+        .iter()
+        .collect();
+    assert!(rows.len() > 10, "the shipped levels are listed");
+    // Rows 36 high, 2 apart, from y = 90; the list's clip ends at 300, inside the sixth.
+    let clip = Rect::new(20.0, 90.0, 450.0, 300.0);
+    for (i, &row) in rows.iter().enumerate() {
+        let top = 90.0 + 38.0 * i as f32;
+        app.world_mut().entity_mut(row).insert((
+            ComputedNode {
+                size: Vec2::new(430.0, 36.0),
+                inverse_scale_factor: 1.0,
+                ..ComputedNode::DEFAULT
+            },
+            UiGlobalTransform::from_translation(Vec2::new(235.0, top + 18.0)),
+            CalculatedClip { clip },
+        ));
+    }
+    // The list: 210 high, its rows running on below.
+    let list = app
+        .world_mut()
+        .query_filtered::<Entity, With<LevelList>>()
+        .single(app.world())
+        .expect("one level list");
+    app.world_mut().entity_mut(list).insert(ComputedNode {
+        size: Vec2::new(430.0, 210.0),
+        content_size: Vec2::new(430.0, 38.0 * rows.len() as f32),
+        inverse_scale_factor: 1.0,
+        ..ComputedNode::DEFAULT
+    });
+    app.update();
+    let shown: Vec<bool> = rows
+        .iter()
+        .map(|&r| app.world().get::<Visibility>(r) != Some(&Visibility::Hidden))
+        .collect();
+    // The 6th row (index 5) runs from 280 to 316, past the clip at 300.
+    assert!(
+        shown[..5].iter().all(|s| *s),
+        "the whole rows show: {shown:?}"
+    );
+    assert!(!shown[5], "the row the edge cuts is hidden: {shown:?}");
+    let mut more = app
+        .world_mut()
+        .query_filtered::<&Node, With<fray::game::screens::setup::LevelsMore>>();
+    let more = more.single(app.world()).expect("the more-below line");
+    assert_eq!(more.display, Display::Flex, "it says more levels are below");
+}
+
+/// Orrin the mage and Shade the scout five squares apart, both sides human, in a window of
+/// `w` x `h`, played on until Shade's player is asked whether Shade dodges Orrin's bolt, with
+/// the hand-over passed.
+fn reaction_prompt_at(w: u32, h: u32) -> App {
+    let dir = temp_dir(&format!("prompt-{w}"));
+    let path = dir.join("duel.ron");
+    std::fs::write(
+        &path,
+        r#"(
+    name: "Duel",
+    ruleset: "action-points",
+    topology: Square(diagonals: One),
+    size: (6, 3),
+    map: ["......", "......", "......"],
+    sides: [(name: "Heroes", controller: Human), (name: "Foes", controller: Human)],
+    units: [
+        (name: "Orrin", side: "Heroes", cell: (0, 1), template: "mage"),
+        (name: "Shade", side: "Foes", cell: (5, 1), template: "scout"),
+    ],
+    victory: [LastSideStanding],
+    seed: 1,
+)"#,
+    )
+    .expect("write the level");
+    let level = fray::rules::level::load_path(&path).expect("the duel loads");
+    let orrin = unit_named(&level, "Orrin");
+    let mut setup = BattleSetup::new(level, None);
+    setup.controls = vec![SideControl::Human; 2];
+    let mut app = battle_app_sized(setup, w, h);
+    for _ in 0..10 {
+        if matches!(battle(&app).state.pending(), Decision::React { .. }) {
+            break;
+        }
+        let unit = acting(&app);
+        let legal = battle(&app).state.legal_commands();
+        let cmd = legal
+            .iter()
+            .find(|c| {
+                unit == orrin
+                    && matches!(
+                        c,
+                        Command::Act {
+                            action: fray::rules::battle::Action::Cast { .. },
+                            ..
+                        }
+                    )
+            })
+            .cloned()
+            .unwrap_or(Command::EndTurn { unit });
+        app.world_mut()
+            .resource_mut::<Battle>()
+            .submit(&cmd, true)
+            .expect("legal");
+        for _ in 0..3 {
+            app.update();
+        }
+    }
+    assert!(
+        matches!(battle(&app).state.pending(), Decision::React { .. }),
+        "Shade is asked"
+    );
+    for _ in 0..3 {
+        if app.world().resource::<HotSeat>().waiting {
+            tap(&mut app, KeyCode::Enter);
+        }
+        app.update();
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    app
+}
+
+/// The reaction prompt sizes to the window: at 1024x640 its type and padding are four fifths
+/// of what they are at 1280x800 (the dialog at full size covered much of a 1024x640 board),
+/// never under 12 pixels; from 1280x800 up they are as they were.
+#[test]
+fn the_reaction_prompt_sizes_to_the_window() {
+    use fray::game::hud::reaction_prompt::Modal;
+    let measure = |w: u32, h: u32| {
+        let mut app = reaction_prompt_at(w, h);
+        let mut q = app
+            .world_mut()
+            .query_filtered::<(Entity, &Node), With<Modal>>();
+        let (modal, node) = q.single(app.world()).expect("the prompt is up");
+        let pad = node.padding.top;
+        let texts = texts_under(&mut app, modal);
+        assert!(
+            texts.iter().any(|(t, ..)| t.contains("Dodge")),
+            "{w}x{h}: the Dodge answer is offered: {texts:?}"
+        );
+        (pad, texts)
+    };
+    let (pad_big, big) = measure(1280, 800);
+    let (pad_small, small) = measure(1024, 640);
+    let (pad_huge, huge) = measure(1920, 1080);
+    assert_eq!(big.len(), small.len());
+    assert_eq!(pad_big, Val::Px(16.0));
+    assert_eq!(pad_huge, pad_big, "no larger than at 1280x800");
+    assert_eq!(pad_small, Val::Px(16.0 * 0.8));
+    for ((text, b, _), ((_, s, _), (_, hu, _))) in big.iter().zip(small.iter().zip(&huge)) {
+        assert_eq!(b, hu, "'{text}' is as at 1280x800 on a larger window");
+        assert!(
+            (s - (b * 0.8).max(12.0)).abs() < 0.01,
+            "'{text}': {s} at 1024x640, {b} at 1280x800"
+        );
+    }
+    let sum = |t: &[(String, f32, bool)]| t.iter().map(|(_, s, _)| s).sum::<f32>();
+    assert!(sum(&small) < 0.85 * sum(&big), "smaller type at 1024x640");
+}
+
+/// Below the documented 1024x640 (at 800x600) the top bar's buttons fit one row under the
+/// title: at their usual size they wrapped onto two, three rows in all. From 1024 wide up
+/// they keep their size.
+#[test]
+fn the_top_bar_buttons_fit_one_row_at_800x600() {
+    let width_of = |w: u32, h: u32| {
+        let mut app = battle_app_sized(BattleSetup::new(ruins(), None), w, h);
+        let mut q = app
+            .world_mut()
+            .query::<(Entity, &Node, &fray::game::ui::UiAction, &Children)>();
+        let buttons: Vec<(Entity, f32)> = q
+            .iter(app.world())
+            .filter(|(_, _, a, _)| {
+                use fray::game::ui::UiAction as A;
+                matches!(
+                    a,
+                    A::ToggleThreat
+                        | A::Speed
+                        | A::SkipAnimations
+                        | A::Pace
+                        | A::RulesHelp
+                        | A::QuickSave
+                        | A::QuickLoad
+                        | A::Pause
+                )
+            })
+            .map(|(e, n, ..)| {
+                let pad = match (n.padding.left, n.padding.right) {
+                    (Val::Px(l), Val::Px(r)) => l + r,
+                    other => panic!("padding in pixels, not {other:?}"),
+                };
+                (e, pad)
+            })
+            .collect();
+        assert_eq!(buttons.len(), 8, "{w}x{h}: the eight buttons");
+        let gap = fray::game::hud::top_bar::BarSizes::for_width(w as f32).gap;
+        let mut width = gap * (buttons.len() - 1) as f32;
+        let mut font = 0.0;
+        for (e, pad) in buttons {
+            let texts = texts_under(&mut app, e);
+            let (text, size, _) = &texts[0];
+            font = *size;
+            width += pad + text.chars().count() as f32 * 0.6 * size;
+        }
+        (width, font)
+    };
+    let (width, _) = width_of(800, 600);
+    // The bar's padding is 8 each side.
+    assert!(
+        width <= 800.0 - 16.0,
+        "the buttons are {width} wide at 800x600"
+    );
+    let (_, font) = width_of(1024, 640);
+    assert_eq!(font, 13.0, "the usual size from 1024 wide");
 }

@@ -177,6 +177,28 @@ pub fn text(s: impl AsRef<str>, px: f32, colour: Color) -> impl Bundle {
     )
 }
 
+/// The advance of one character of the default font (Fira Mono, monospaced), in ems: a line
+/// of `n` characters at `px` pixels is `n * MONO_ADVANCE * px` wide.
+pub const MONO_ADVANCE: f32 = 0.6;
+
+/// How many characters of the default font at `px` pixels fit on a line `width` wide (at
+/// least one).
+pub fn chars_fitting(width: f32, px: f32) -> usize {
+    (width / (MONO_ADVANCE * px.max(1.0))).floor().max(1.0) as usize
+}
+
+/// `s` (made ASCII, as [`text`] shows it) cut to at most `max` characters, ending in "..."
+/// when cut; and whether it was cut.
+pub fn cut_to(s: &str, max: usize) -> (String, bool) {
+    let s = super::menu::ascii(s);
+    if s.chars().count() <= max {
+        return (s, false);
+    }
+    let keep = max.saturating_sub(3);
+    let head: String = s.chars().take(keep).collect();
+    (format!("{}...", head.trim_end()), true)
+}
+
 /// The normal colour of a button.
 #[derive(Component, Clone, Copy, Debug)]
 pub struct ButtonColour(pub Color);
@@ -188,6 +210,33 @@ pub fn button(label: impl AsRef<str>, key: Option<&str>, action: UiAction) -> im
         None => label.as_ref().to_string(),
     };
     button_coloured(label, action, BUTTON)
+}
+
+/// A [`button`] whose type and padding are scaled by `k` (a dialog sized to the window).
+pub fn button_sized(
+    label: impl AsRef<str>,
+    key: Option<&str>,
+    action: UiAction,
+    k: f32,
+) -> impl Bundle {
+    let label = match key {
+        Some(key) => format!("[{key}] {}", label.as_ref()),
+        None => label.as_ref().to_string(),
+    };
+    (
+        Button,
+        action,
+        ButtonColour(BUTTON),
+        Node {
+            padding: UiRect::axes(px(12.0 * k), px(6.0 * k)),
+            margin: UiRect::all(px(2)),
+            border_radius: BorderRadius::all(px(4)),
+            max_width: percent(100),
+            ..default()
+        },
+        BackgroundColor(BUTTON),
+        children![text(label, (16.0 * k).max(12.0), TEXT)],
+    )
 }
 
 /// A button with its own background colour (e.g. a selected choice).

@@ -79,8 +79,14 @@ fn reaction_prompt(
             }
         }
     }
+    // Its type and padding size to the window: at 1024x640 the dialog at 1280x800's sizes
+    // covered much of the board.
+    let k = prompt_scale(
+        super::HudLayout::of(windows.single().ok(), super::ui_scale(ui.as_deref())).window,
+    );
     // Two short lines more: the count of questions in a row and what the unit has left.
-    let estimate = 190.0 + 44.0 * view.menu.len() as f32 + if odds.is_some() { 40.0 } else { 0.0 };
+    let estimate =
+        k * 190.0 + k * (44.0 * view.menu.len() as f32 + if odds.is_some() { 40.0 } else { 0.0 });
     let place = window.map_or(Place::Top, |w| dialog_place(w, estimate, &at_stake));
     let (top, bottom) = match place {
         Place::Top => (percent(14), Val::Auto),
@@ -96,6 +102,7 @@ fn reaction_prompt(
         ),
         windows.single().ok().map(|w| w.width()),
     );
+    let size = |px: f32| (px * k).max(12.0);
     commands
         .spawn((
             Name::new("Reaction prompt"),
@@ -115,25 +122,25 @@ fn reaction_prompt(
                     bottom,
                     max_height: percent(80),
                     overflow: Overflow::clip(),
-                    padding: UiRect::all(px(16)),
+                    padding: UiRect::all(px(16.0 * k)),
                     ..default()
                 },
                 10,
             ),
         ))
         .with_children(|p| {
-            p.spawn(ui::text("Reaction", 22.0, ui::ACCENT));
-            p.spawn(ui::text(question, 16.0, ui::TEXT));
+            p.spawn(ui::text("Reaction", size(22.0), ui::ACCENT));
+            p.spawn(ui::text(question, size(16.0), ui::TEXT));
             if let Some(again) = asked_again(&battle.state, &battle.commands) {
-                p.spawn(ui::text(again, 14.0, ui::ACCENT));
+                p.spawn(ui::text(again, size(14.0), ui::ACCENT));
             }
             // What the answering unit has left to pay with (its turn-order label: "Init 9 -
             // 2/4 AP", "Main, Move"): an answer costs AP, or the Main action.
             if let Some(left) = answerer_now(&battle.state) {
-                p.spawn(ui::text(menu::ascii(&left), 14.0, ui::DIM));
+                p.spawn(ui::text(menu::ascii(&left), size(14.0), ui::DIM));
             }
             if let Some(o) = odds {
-                p.spawn(ui::text(o, 14.0, ui::DIM));
+                p.spawn(ui::text(o, size(14.0), ui::DIM));
             }
             let default_answer = menu::default_answer(&battle.state.pending(), &view.menu);
             for (i, e) in view.menu.iter().enumerate() {
@@ -148,7 +155,7 @@ fn reaction_prompt(
                         .map_or(String::new(), |o| format!(" - {o}")),
                     _ => String::new(),
                 };
-                p.spawn(ui::button(
+                p.spawn(ui::button_sized(
                     format!(
                         "{}{}{odds}{default}",
                         e.label,
@@ -160,10 +167,22 @@ fn reaction_prompt(
                     ),
                     e.hotkey.map(|k| k.label()).as_deref(),
                     UiAction::Menu(i),
+                    k,
                 ));
             }
-            p.spawn(ui::text("No time limit: take your time.", 13.0, ui::DIM));
+            p.spawn(ui::text(
+                "No time limit: take your time.",
+                size(13.0),
+                ui::DIM,
+            ));
         });
+}
+
+/// How much the reaction dialog's type and padding are scaled in a window `window` UI units
+/// wide and high: 1 from 1280x800 up, less in proportion below it (0.8 at 1024x640), never
+/// under 0.75.
+pub fn prompt_scale(window: Vec2) -> f32 {
+    (window.x / 1280.0).min(window.y / 800.0).clamp(0.75, 1.0)
 }
 
 /// The reacting unit's turn-order label, with its name: what it has left to answer with.

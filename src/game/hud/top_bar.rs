@@ -44,12 +44,42 @@ pub(super) fn spawn(commands: &mut Commands) {
     ));
 }
 
+/// The type size of the top bar's buttons, their padding left and right and the gap between
+/// them, in UI units.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BarSizes {
+    pub font: f32,
+    pub pad: f32,
+    pub gap: f32,
+}
+
+impl BarSizes {
+    /// Under 1000 UI units wide (800x600, below the 1024x640 the game is made for) the
+    /// buttons are smaller, so they fit one row under the title: at their usual size they
+    /// wrapped onto two, three rows in all.
+    pub fn for_width(width: f32) -> Self {
+        if width < 1000.0 {
+            Self {
+                font: 11.0,
+                pad: 4.0,
+                gap: 4.0,
+            }
+        } else {
+            Self {
+                font: 13.0,
+                pad: 6.0,
+                gap: 6.0,
+            }
+        }
+    }
+}
+
 #[allow(clippy::too_many_arguments)]
 fn top_bar(
     mut commands: Commands,
     view: Res<View>,
     settings: Res<Settings>,
-    bar: Query<Entity, With<TopBar>>,
+    mut bar: Query<(Entity, &mut Node), With<TopBar>>,
     window: Query<&Window, With<bevy::window::PrimaryWindow>>,
     ui: Option<Res<UiScale>>,
     editor: Option<Res<crate::game::editor::Editor>>,
@@ -64,19 +94,24 @@ fn top_bar(
         || rulesets::clock(state).headline,
         |h| format!("Battle over: {h}"),
     );
-    let two_rows = HudLayout::of(window.single().ok(), super::ui_scale(ui.as_deref())).two_rows;
+    let layout = HudLayout::of(window.single().ok(), super::ui_scale(ui.as_deref()));
+    let two_rows = layout.two_rows;
+    let sizes = BarSizes::for_width(layout.window.x);
     // The bar's entity too: a battle loaded in the state just left has a new, empty bar.
     let key = format!(
-        "{headline}|{settings:?}|{two_rows}|{playtest}|{:?}",
-        bar.single().ok()
+        "{headline}|{settings:?}|{two_rows}|{sizes:?}|{playtest}|{:?}",
+        bar.single().ok().map(|(e, _)| e)
     );
     if *last == key {
         return;
     }
     *last = key;
-    let Ok(bar) = bar.single() else {
+    let Ok((bar, mut node)) = bar.single_mut() else {
         return;
     };
+    if node.column_gap != px(sizes.gap) {
+        node.column_gap = px(sizes.gap);
+    }
     commands.entity(bar).despawn_children().with_children(|b| {
         // A playtest says so first, with the way back to the editor.
         if playtest {
@@ -117,13 +152,13 @@ fn top_bar(
                 action,
                 ui::ButtonColour(ui::BUTTON),
                 Node {
-                    padding: UiRect::axes(px(6), px(3)),
+                    padding: UiRect::axes(px(sizes.pad), px(3)),
                     border_radius: BorderRadius::all(px(3)),
                     flex_shrink: 0.0,
                     ..default()
                 },
                 BackgroundColor(ui::BUTTON),
-                children![ui::text(label, 13.0, ui::TEXT)],
+                children![ui::text(label, sizes.font, ui::TEXT)],
             )
         };
         b.spawn(small(

@@ -14,7 +14,7 @@ use crate::rules::rulesets;
 pub(super) fn plugin(app: &mut App) {
     app.add_systems(
         Update,
-        (turn_order, scroll_order)
+        (turn_order, scroll_order, order_hover)
             .chain()
             .in_set(HudSystems::Panels),
     );
@@ -112,13 +112,34 @@ pub(super) fn spawn(commands: &mut Commands) {
             ),
         ],
     ));
+    commands.spawn((
+        Name::new("Turn order entry, whole"),
+        OrderHelp,
+        DespawnOnExit(Screen::Battle),
+        Visibility::Hidden,
+        Node {
+            position_type: PositionType::Absolute,
+            left: px(left + 4.0),
+            top: px(top),
+            max_width: px(420),
+            padding: UiRect::axes(px(8), px(4)),
+            border_radius: BorderRadius::all(px(4)),
+            ..default()
+        },
+        BackgroundColor(Color::srgba(0.05, 0.05, 0.07, 0.95)),
+        ZIndex(5),
+        children![ui::text("", 13.0, ui::TEXT)],
+    ));
 }
 
+#[allow(clippy::too_many_arguments)]
 fn turn_order(
     mut commands: Commands,
     view: Res<View>,
     settings: Res<crate::game::battle::Settings>,
     panel: Query<Entity, With<OrderList>>,
+    window: Query<&Window, With<bevy::window::PrimaryWindow>>,
+    ui_scale: Option<Res<UiScale>>,
     mut last: Local<String>,
 ) {
     let Some(state) = &view.state else {
@@ -135,8 +156,11 @@ fn turn_order(
                 .map_or((false, false), |k| (k.is_unknown(u), k.is_ghost(u)))
         })
         .collect();
+    // What an entry's lines hold, in the panel as wide as the window makes it.
+    let room =
+        entry_room(HudLayout::of(window.single().ok(), super::ui_scale(ui_scale.as_deref())).left);
     let key = format!(
-        "{clock:?}|{unseen:?}|{}|{}|{folded:?}|{:?}|{:?}",
+        "{clock:?}|{unseen:?}|{}|{}|{folded:?}|{:?}|{:?}|{room:?}",
         state.round,
         settings.colour_blind,
         settings.keys,
@@ -191,43 +215,51 @@ fn turn_order(
                 } else {
                     Color::srgb(0.82, 0.8, 0.76)
                 };
-                p.spawn((
+                // A fixed layout, the same for every unit: the side's square and the name
+                // on the first line, what it is doing now (its label) on the second. Neither
+                // wraps: a line too long for the panel is cut with "..."
+                // (the whole of it shows on hover, `order_hover`). Names and labels wrapped
+                // where they were long and not where short, and read unevenly.
+                let mark = if current { "> " } else { "" };
+                // Fog of war: a foe out of the viewer's sight. What it is doing now (its
+                // label) is not known then.
+                let label = match &state.fog {
+                    Some(k) if k.is_unknown(e.unit) => "(unseen)",
+                    Some(k) if k.is_ghost(e.unit) => "(last seen)",
+                    _ => e.label.as_str(),
+                };
+                let (name, name_cut) = ui::cut_to(&format!("{mark}{}", u.name), room.name);
+                let (label_line, label_cut) = ui::cut_to(label, room.label);
+                let mut row = p.spawn((
                     ui::WholeOnly,
-                    // A narrow panel wraps the label onto a line of its own, whole ("4 AP",
-                    // never "AP" alone).
+                    OrderEntry,
                     Node {
-                        flex_direction: FlexDirection::Row,
-                        flex_wrap: FlexWrap::Wrap,
-                        align_items: AlignItems::Center,
-                        column_gap: px(5),
-                        padding: UiRect::axes(px(3), px(2)),
+                        flex_direction: FlexDirection::Column,
+                        padding: UiRect::axes(px(ENTRY_PAD), px(2)),
                         border_radius: BorderRadius::all(px(3)),
                         ..default()
                     },
                     BackgroundColor(if current { ui::BUTTON_ON } else { Color::NONE }),
-                ))
-                .with_children(|r| {
-                    // The side's square and the name stay on one line, the name wrapping
-                    // beside the square when long (it once jumped below, the square alone).
-                    let mark = if current { "> " } else { "" };
-                    // Fog of war: a foe out of the viewer's sight.
-                    // What it is doing now (its label) is not known then.
-                    let (label, unseen) = match &state.fog {
-                        Some(k) if k.is_unknown(e.unit) => ("", "  (unseen)"),
-                        Some(k) if k.is_ghost(e.unit) => ("", "  (last seen)"),
-                        _ => (e.label.as_str(), ""),
+                ));
+                if name_cut || label_cut {
+                    let full = if label.is_empty() {
+                        u.name.to_string()
+                    } else {
+                        format!("{}: {label}", u.name)
                     };
+                    row.insert((OrderFull(full), Interaction::default()));
+                }
+                row.with_children(|r| {
                     r.spawn(Node {
                         align_items: AlignItems::Center,
-                        column_gap: px(5),
-                        flex_shrink: 1.0,
+                        column_gap: px(MARK_GAP),
                         ..default()
                     })
                     .with_children(|n| {
                         n.spawn((
                             Node {
-                                width: px(10),
-                                height: px(10),
+                                width: px(MARK),
+                                height: px(MARK),
                                 flex_shrink: 0.0,
                                 ..default()
                             },
@@ -236,30 +268,102 @@ fn turn_order(
                                 settings.colour_blind,
                             )),
                         ));
-                        n.spawn((
-                            ui::text(format!("{mark}{}{unseen}", u.name), 13.0, colour),
-                            Node {
-                                flex_shrink: 1.0,
-                                ..default()
-                            },
-                        ));
+                        n.spawn((ui::text(name, NAME_PX, colour), TextLayout::no_wrap()));
                     });
-                    // The label goes beside the name when it fits whole, else on a line of
-                    // its own, where a long one wraps rather than being cut ("acting -
-                    // 3/3 actions", "surprised for 2 segments").
-                    if !label.is_empty() {
+                    if !label_line.is_empty() {
                         r.spawn((
-                            ui::text(label, 13.0, colour),
-                            Node {
-                                flex_shrink: 1.0,
-                                ..default()
-                            },
+                            ui::text(label_line, LABEL_PX, colour),
+                            TextLayout::no_wrap(),
                         ));
                     }
                 });
             }
         });
 }
+
+/// The font sizes of a turn-order entry's name and label lines.
+const NAME_PX: f32 = 13.0;
+const LABEL_PX: f32 = 12.0;
+/// The side's square, the gap after it, and an entry's padding left and right.
+const MARK: f32 = 10.0;
+const MARK_GAP: f32 = 5.0;
+const ENTRY_PAD: f32 = 3.0;
+
+/// An entry of the turn order (one unit).
+#[derive(Component)]
+pub struct OrderEntry;
+
+/// The whole of an entry whose name or label was cut to fit the panel: shown on hover.
+#[derive(Component, Clone, Debug)]
+pub struct OrderFull(pub String);
+
+/// How many characters an entry's name line and label line hold.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct EntryRoom {
+    pub name: usize,
+    pub label: usize,
+}
+
+/// The room on an entry's lines in a left panel `panel_width` wide (UI units): the panel's
+/// and the entry's padding come off, and on the name's line the side's square. The label's
+/// line is not indented: at 1024x640 the two characters more keep "Surprised for 2...".
+pub fn entry_room(panel_width: f32) -> EntryRoom {
+    let line = panel_width - 12.0 - 2.0 * 8.0 - 2.0 * ENTRY_PAD;
+    EntryRoom {
+        name: ui::chars_fitting(line - (MARK + MARK_GAP), NAME_PX),
+        label: ui::chars_fitting(line, LABEL_PX),
+    }
+}
+
+/// The whole name and label of the hovered entry, when the panel cut them, beside the panel.
+fn order_hover(
+    entries: Query<(
+        &Interaction,
+        &OrderFull,
+        &ComputedNode,
+        &bevy::ui::UiGlobalTransform,
+    )>,
+    mut help: Query<(&mut Node, &mut Visibility, &Children), With<OrderHelp>>,
+    mut texts: Query<&mut Text>,
+    panel: Query<&Node, (With<OrderPanel>, Without<OrderHelp>)>,
+) {
+    let Ok((mut node, mut vis, children)) = help.single_mut() else {
+        return;
+    };
+    let hovered =
+        entries
+            .iter()
+            .find(|(i, ..)| **i != Interaction::None)
+            .map(|(_, full, n, at)| {
+                let k = n.inverse_scale_factor();
+                (full.0.clone(), (at.translation.y - n.size().y / 2.0) * k)
+            });
+    let Some((words, top)) = hovered else {
+        vis.set_if_neq(Visibility::Hidden);
+        return;
+    };
+    let left = panel.single().map_or(px(180), |p| match p.width {
+        Val::Px(w) => px(w + 10.0),
+        _ => px(180),
+    });
+    if node.top != px(top) || node.left != left {
+        node.top = px(top);
+        node.left = left;
+    }
+    vis.set_if_neq(Visibility::Inherited);
+    if let Some(&child) = children.first()
+        && let Ok(mut t) = texts.get_mut(child)
+    {
+        let words = crate::game::menu::ascii(&words);
+        if t.0 != words {
+            t.0 = words;
+        }
+    }
+}
+
+/// The box [`order_hover`] fills.
+#[derive(Component)]
+struct OrderHelp;
 
 /// The battle's victory conditions in words, with where they stand: "Last side standing
 /// wins", "Garrison wins by holding out 12 rounds (round 3 now)", "Raiders win by reaching

@@ -57,6 +57,7 @@ fn scroll_level_list(
     >,
     selected: Query<(&ComputedNode, &bevy::ui::UiGlobalTransform), With<SelectedLevel>>,
     setup: Res<SetupState>,
+    mut more: Query<&mut Node, With<LevelsMore>>,
     mut shown: Local<Option<(Entity, usize)>>,
 ) {
     let Ok((id, list, at, over, mut pos)) = lists.single_mut() else {
@@ -83,6 +84,25 @@ fn scroll_level_list(
     if pos.y != y {
         pos.y = y;
     }
+    let want = if more_below(max, y) {
+        Display::Flex
+    } else {
+        Display::None
+    };
+    for mut n in &mut more {
+        if n.display != want {
+            n.display = want;
+        }
+    }
+}
+
+/// The line under the level list that says more levels are below its edge.
+#[derive(Component)]
+pub struct LevelsMore;
+
+/// Whether a list that scrolls `max` at most, scrolled to `y`, has entries below its edge.
+fn more_below(max: f32, y: f32) -> bool {
+    max > 1.0 && y < max - 1.0
 }
 
 /// How far to scroll a list `view` high so an entry `height` high whose top is `top` below
@@ -349,15 +369,24 @@ fn rebuild_setup(
                 ..default()
             })
             .with_children(|row| {
-                // The level list.
+                // The level list, and under it the line that says more levels are below.
                 // The same width whatever level is selected: the details never squeeze it.
-                row.spawn((
+                row.spawn(Node {
+                    flex_direction: FlexDirection::Column,
+                    width: px(430),
+                    min_width: px(430),
+                    flex_shrink: 0.0,
+                    min_height: px(0),
+                    row_gap: px(2),
+                    ..default()
+                })
+                .with_children(|column| {
+                column.spawn((
                     LevelList,
                     Node {
                         flex_direction: FlexDirection::Column,
-                        width: px(430),
-                        min_width: px(430),
-                        flex_shrink: 0.0,
+                        flex_shrink: 1.0,
+                        min_height: px(0),
                         row_gap: px(2),
                         overflow: Overflow::scroll_y(),
                         ..default()
@@ -388,8 +417,12 @@ fn rebuild_setup(
                         } else {
                             ui::BUTTON
                         };
-                        let mut b =
-                            list.spawn(ui::button_coloured(line, UiAction::SelectLevel(i), colour));
+                        // Whole rows only: at 1024x640 a sliver of the next level showed
+                        // under the last whole one, cut by the list's edge.
+                        let mut b = list.spawn((
+                            ui::button_coloured(line, UiAction::SelectLevel(i), colour),
+                            ui::WholeOnly,
+                        ));
                         if i == setup.selected {
                             b.insert(SelectedLevel);
                         }
@@ -397,6 +430,16 @@ fn rebuild_setup(
                     if catalog.entries.is_empty() {
                         list.spawn(ui::text("No levels found in levels/", 16.0, ui::BAD));
                     }
+                });
+                column.spawn((
+                    LevelsMore,
+                    ui::text("More levels below: Down or the wheel", 13.0, ui::DIM),
+                    Node {
+                        display: Display::None,
+                        flex_shrink: 0.0,
+                        ..default()
+                    },
+                ));
                 });
                 // The details of the selected level.
                 row.spawn(Node {
