@@ -1186,7 +1186,57 @@ fn each_difficulty_searches_with_its_weights() {
             Weights::DEFAULT
         };
         assert_eq!(hard_weights(r), expected, "{}", r.as_str());
+        assert_eq!(search_for(Difficulty::Hard, r).weights, expected);
+        assert_eq!(search_for(Difficulty::Normal, r).weights, Weights::DEFAULT);
     }
+}
+
+/// `easy` blunders at the scale of a ruleset's scores: in `phases`, whose scores run wide, its
+/// noise is [`EASY_PHASES_NOISE`] and it plays no greedy replies; elsewhere its own ±3 and 2
+/// replies. `normal` and `hard` never add noise.
+#[test]
+fn easy_blunders_at_the_scale_of_the_rulesets_scores() {
+    use crate::rules::rulesets::RulesetId;
+    for &r in RulesetId::ALL {
+        let easy = search_for(Difficulty::Easy, r);
+        if r == RulesetId::Phases {
+            assert_eq!((easy.noise, easy.replies), (EASY_PHASES_NOISE, 0));
+        } else {
+            assert_eq!((easy.noise, easy.replies), (3.0, 2), "{}", r.as_str());
+        }
+        for d in [Difficulty::Normal, Difficulty::Hard] {
+            assert_eq!(search_for(d, r).noise, 0.0);
+        }
+    }
+}
+
+/// On the canyon (`phases`), `easy` is a first opponent a newcomer can beat: greedy, the
+/// plainest player, wins a good share of their games. At its old ±3 there (and greedy
+/// replies), `easy` won 36 of these 40 games; at [`EASY_PHASES_NOISE`], 26.
+#[test]
+fn easy_in_phases_loses_a_share_of_games_to_greedy() {
+    let lvl = level::load_path(std::path::Path::new("levels/phases_flat_canyon.ron"))
+        .expect("the canyon loads");
+    let caps = sim::Caps {
+        time_limit: Some(std::time::Duration::from_secs(3600)),
+        ..sim::Caps::default()
+    };
+    let easy = Kind::Utility(Difficulty::Easy);
+    let mut won = 0;
+    for g in 0..40u64 {
+        let (players, side) = if g % 2 == 0 {
+            ([easy, Kind::Greedy], 0)
+        } else {
+            ([Kind::Greedy, easy], 1)
+        };
+        let game = sim::play(&lvl, 100 + g, &players, caps);
+        assert!(game.illegal.is_none(), "{:?}", game.illegal);
+        won += usize::from(game.winner.map(|w| w.index()) == Some(side));
+    }
+    assert!(
+        (20..=32).contains(&won),
+        "easy won {won} of 40 against greedy"
+    );
 }
 
 /// The decisions of `kind` under `weights` (`None`: the difficulty's own) at the first `n`
