@@ -199,6 +199,36 @@ pub fn cut_to(s: &str, max: usize) -> (String, bool) {
     (format!("{}...", head.trim_end()), true)
 }
 
+/// Whether a list that scrolls `max` UI units at most, scrolled to `y`, has entries below its
+/// bottom edge (it is not scrolled to its end).
+pub fn runs_on_below(max: f32, y: f32) -> bool {
+    max > 1.0 && y < max - 1.0
+}
+
+/// Shows the lines that say a list runs on below (`hints`) while it does, else hides them: a
+/// list of whole entries does not show by itself that it runs on.
+pub fn show_more_below<'a>(below: bool, hints: impl IntoIterator<Item = Mut<'a, Node>>) {
+    let want = if below { Display::Flex } else { Display::None };
+    for mut n in hints {
+        if n.display != want {
+            n.display = want;
+        }
+    }
+}
+
+/// Sets the text of the first of `children` to `words` (made ASCII, as [`text`] shows it),
+/// when it differs: a help box's words, changed in place.
+pub fn set_first_text(children: &Children, texts: &mut Query<&mut Text>, words: &str) {
+    if let Some(&child) = children.first()
+        && let Ok(mut t) = texts.get_mut(child)
+    {
+        let words = super::menu::ascii(words);
+        if t.0 != words {
+            t.0 = words;
+        }
+    }
+}
+
 /// The normal colour of a button.
 #[derive(Component, Clone, Copy, Debug)]
 pub struct ButtonColour(pub Color);

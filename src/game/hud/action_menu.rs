@@ -126,14 +126,7 @@ fn menu_hover_help(
     if *vis != Visibility::Inherited {
         *vis = Visibility::Inherited;
     }
-    if let Some(&child) = children.first()
-        && let Ok(mut t) = texts.get_mut(child)
-    {
-        let words = crate::game::menu::ascii(&words);
-        if t.0 != words {
-            t.0 = words;
-        }
-    }
+    ui::set_first_text(children, &mut texts, &words);
 }
 
 /// The scrolling list of a long menu's entries (a wheel over it scrolls it).
@@ -170,14 +163,9 @@ fn more_below(
 ) {
     let below = lists.iter().any(|(node, pos)| {
         let max = (node.content_size().y - node.size().y) * node.inverse_scale_factor();
-        max > 1.0 && pos.y < max - 1.0
+        ui::runs_on_below(max, pos.y)
     });
-    let want = if below { Display::Flex } else { Display::None };
-    for mut n in &mut more {
-        if n.display != want {
-            n.display = want;
-        }
-    }
+    ui::show_more_below(below, more.iter_mut());
 }
 
 /// The mouse wheel over a long menu's entries scrolls them.

@@ -58,16 +58,7 @@ fn scroll_order(
     if pos.y != y {
         pos.y = y;
     }
-    let want = if max > 1.0 && y < max - 1.0 {
-        Display::Flex
-    } else {
-        Display::None
-    };
-    for mut n in &mut more {
-        if n.display != want {
-            n.display = want;
-        }
-    }
+    ui::show_more_below(ui::runs_on_below(max, y), more.iter_mut());
 }
 
 /// Spawns the (empty) turn-order panel.
@@ -351,14 +342,7 @@ fn order_hover(
         node.left = left;
     }
     vis.set_if_neq(Visibility::Inherited);
-    if let Some(&child) = children.first()
-        && let Ok(mut t) = texts.get_mut(child)
-    {
-        let words = crate::game::menu::ascii(&words);
-        if t.0 != words {
-            t.0 = words;
-        }
-    }
+    ui::set_first_text(children, &mut texts, &words);
 }
 
 /// The box [`order_hover`] fills.

@@ -84,26 +84,12 @@ fn scroll_level_list(
     if pos.y != y {
         pos.y = y;
     }
-    let want = if more_below(max, y) {
-        Display::Flex
-    } else {
-        Display::None
-    };
-    for mut n in &mut more {
-        if n.display != want {
-            n.display = want;
-        }
-    }
+    ui::show_more_below(ui::runs_on_below(max, y), more.iter_mut());
 }
 
 /// The line under the level list that says more levels are below its edge.
 #[derive(Component)]
 pub struct LevelsMore;
-
-/// Whether a list that scrolls `max` at most, scrolled to `y`, has entries below its edge.
-fn more_below(max: f32, y: f32) -> bool {
-    max > 1.0 && y < max - 1.0
-}
 
 /// How far to scroll a list `view` high so an entry `height` high whose top is `top` below
 /// the list's top (as now scrolled) is wholly in view: up when it is above, down when below,
