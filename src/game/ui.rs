@@ -235,11 +235,7 @@ pub struct ButtonColour(pub Color);
 
 /// A button with a label and (optionally) its key shown in brackets: `[N] New battle`.
 pub fn button(label: impl AsRef<str>, key: Option<&str>, action: UiAction) -> impl Bundle {
-    let label = match key {
-        Some(k) => format!("[{k}] {}", label.as_ref()),
-        None => label.as_ref().to_string(),
-    };
-    button_coloured(label, action, BUTTON)
+    button_sized(label, key, action, 1.0)
 }
 
 /// A [`button`] whose type and padding are scaled by `k` (a dialog sized to the window).
@@ -253,30 +249,22 @@ pub fn button_sized(
         Some(key) => format!("[{key}] {}", label.as_ref()),
         None => label.as_ref().to_string(),
     };
-    (
-        Button,
-        action,
-        ButtonColour(BUTTON),
-        Node {
-            padding: UiRect::axes(px(12.0 * k), px(6.0 * k)),
-            margin: UiRect::all(px(2)),
-            border_radius: BorderRadius::all(px(4)),
-            max_width: percent(100),
-            ..default()
-        },
-        BackgroundColor(BUTTON),
-        children![text(label, (16.0 * k).max(12.0), TEXT)],
-    )
+    button_scaled(label, action, BUTTON, k)
 }
 
 /// A button with its own background colour (e.g. a selected choice).
 pub fn button_coloured(label: impl AsRef<str>, action: UiAction, colour: Color) -> impl Bundle {
+    button_scaled(label, action, colour, 1.0)
+}
+
+/// A button in `colour`, its type (16 px, never under 12) and padding scaled by `k`.
+fn button_scaled(label: impl AsRef<str>, action: UiAction, colour: Color, k: f32) -> impl Bundle {
     (
         Button,
         action,
         ButtonColour(colour),
         Node {
-            padding: UiRect::axes(px(12), px(6)),
+            padding: UiRect::axes(px(12.0 * k), px(6.0 * k)),
             margin: UiRect::all(px(2)),
             border_radius: BorderRadius::all(px(4)),
             // A long label wraps inside its panel (a reaction prompt's entries) rather than
@@ -285,7 +273,7 @@ pub fn button_coloured(label: impl AsRef<str>, action: UiAction, colour: Color) 
             ..default()
         },
         BackgroundColor(colour),
-        children![text(label, 16.0, TEXT)],
+        children![text(label, (16.0 * k).max(12.0), TEXT)],
     )
 }
 
