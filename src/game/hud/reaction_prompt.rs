@@ -86,7 +86,7 @@ fn reaction_prompt(
     );
     // Two short lines more: the count of questions in a row and what the unit has left.
     let estimate =
-        k * 190.0 + k * (44.0 * view.menu.len() as f32 + if odds.is_some() { 40.0 } else { 0.0 });
+        k * (190.0 + 44.0 * view.menu.len() as f32 + if odds.is_some() { 40.0 } else { 0.0 });
     let place = window.map_or(Place::Top, |w| dialog_place(w, estimate, &at_stake));
     let (top, bottom) = match place {
         Place::Top => (percent(14), Val::Auto),
