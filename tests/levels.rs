@@ -89,7 +89,9 @@ fn shipped_levels_cover_every_ruleset_and_grid() {
             "{}",
             l.name()
         );
-        assert!((8..=16).contains(&l.file.units.len()), "{}", l.name());
+        // 7 to 16 units: the crypts field 7 since a hobgoblin shaman took the place of two
+        // spearmen (issue 23: a caster is worth more than two blades there).
+        assert!((7..=16).contains(&l.file.units.len()), "{}", l.name());
         assert!(!l.file.description.is_empty(), "{}", l.name());
         let controllers: Vec<_> = l.file.sides.iter().map(|s| s.controller).collect();
         assert!(

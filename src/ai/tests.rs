@@ -1118,7 +1118,9 @@ fn score_trail(w: &Weights) -> Vec<f64> {
 
 /// The weights were scattered constants before [`Weights`]: its default must score every
 /// position exactly as they did, so `easy` and `normal` play the same games. The figures were
-/// printed by the code before the refactor (bit for bit: the same arithmetic in the same order).
+/// printed by the code before the refactor (bit for bit: the same arithmetic in the same order),
+/// those of the crypt and the village again when those levels changed (issue 23: a shaman in
+/// the crypt, the Party two squares back), by code that still gave the other levels' figures.
 #[test]
 fn default_weights_score_as_before_the_refactor() {
     let before = [
@@ -1137,14 +1139,13 @@ fn default_weights_score_as_before_the_refactor() {
         48.88916880200499,
         69.42987411423107,
         -31.380000000000003,
-        -44.07368419901912,
-        -21.259658857888525,
-        -10.471083079599817,
-        -11.710079693942678,
-        -92.64140362788038,
-        -20.491437900313887,
-        8.303656509695287,
-        -10.060240095242984,
+        -25.445404474649,
+        -52.33301734264823,
+        -22.836234030985622,
+        -51.673374446125635,
+        -38.32965525436747,
+        -0.08820798864327806,
+        -46.0044248465776,
         -14.299999999999997,
         -28.44920634920635,
         -61.92599647266315,
@@ -1153,14 +1154,12 @@ fn default_weights_score_as_before_the_refactor() {
         5.049999999999988,
         0.5999999999999996,
         -1.4500000000000115,
-        -25.798051948051945,
-        -28.598916145582812,
-        -35.02737971344032,
-        -50.78131298555542,
-        -16.555561823137587,
-        -20.70178378299591,
-        -1.297599078811206,
-        10.97438963954115,
+        -22.678051948051944,
+        -11.535353535353552,
+        -16.65767778798084,
+        -29.74230982261287,
+        7.636923637529694,
+        26.55955908289242,
     ];
     assert_eq!(score_trail(&Weights::default()), before);
     // And the trail sees the weights: doubling one changes it.
@@ -1299,7 +1298,7 @@ fn the_search_judges_with_its_configs_weights() {
     for level in [
         ruins,
         "sides_village_brawl",
-        "segments_crypt",
+        "segments_dark_crypt",
         "alternating_bridge",
     ] {
         let own = decisions_on(level, hard, None, n);
