@@ -5377,8 +5377,10 @@ fn texts_under(app: &mut App, root: Entity) -> Vec<(String, f32, bool)> {
 
 /// The turn order's entries have one layout whatever their length: the name on one line,
 /// the label on the next, neither wrapping, each cut with "..." to the panel's width (a play-test
-/// at 1024x640 saw "Fang" / "Surprised for 1 segment" on three lines and "Garrick Acts" on
-/// one). The whole of a cut entry is kept for its hover help.
+/// at 1024x640 saw "Fang" / "Surprised for 1 segment", the label's old words, on three lines
+/// and "Garrick Acts" on one). The whole of a cut entry is kept for its hover help. A
+/// surprised unit's label, "Surprised (2 seg.)", is short enough to show whole at 1024x640 and
+/// 1280x800 (the old words were cut at both).
 #[test]
 fn turn_order_entries_are_one_line_each_for_name_and_label_at_any_width() {
     use fray::game::hud::HudLayout;
@@ -5404,6 +5406,7 @@ fn turn_order_entries_are_one_line_each_for_name_and_label_at_any_width() {
             "{w}x{h}: one entry a unit"
         );
         let mut cut = 0;
+        let mut surprised = 0;
         for (e, full) in entries {
             let lines = texts_under(&mut app, e);
             assert_eq!(
@@ -5420,6 +5423,17 @@ fn turn_order_entries_are_one_line_each_for_name_and_label_at_any_width() {
                     "{w}x{h}: '{text}' is {width} wide, the line holds {room}"
                 );
             }
+            // The crypt opens in its surprise segments: a surprised unit's label shows whole
+            // ("Surprised for 2 segments" was cut to "Surprised for 2 segm..." and
+            // "Surprised for 2...").
+            if lines[1].0.starts_with("Surprised") {
+                surprised += 1;
+                assert!(
+                    !lines[1].0.ends_with("..."),
+                    "{w}x{h}: '{}' is cut",
+                    lines[1].0
+                );
+            }
             let name = lines[0].0.trim_start_matches("> ");
             let unit = level
                 .file
@@ -5434,6 +5448,10 @@ fn turn_order_entries_are_one_line_each_for_name_and_label_at_any_width() {
                 assert!(full.len() > lines[1].0.len(), "{full}");
             }
         }
+        assert!(
+            surprised > 0,
+            "{w}x{h}: the crypt opens with units surprised"
+        );
         if w == 1024 {
             assert!(
                 cut > 0,
