@@ -5377,8 +5377,10 @@ fn texts_under(app: &mut App, root: Entity) -> Vec<(String, f32, bool)> {
 
 /// The turn order's entries have one layout whatever their length: the name on one line,
 /// the label on the next, neither wrapping, each cut with "..." to the panel's width (a play-test
-/// at 1024x640 saw "Fang" / "Surprised for 1 segment" on three lines and "Garrick Acts" on
-/// one). The whole of a cut entry is kept for its hover help.
+/// at 1024x640 saw "Fang" / "Surprised for 1 segment", the label's old words, on three lines
+/// and "Garrick Acts" on one). The whole of a cut entry is kept for its hover help. A
+/// surprised unit's label, "Surprised (2 seg.)", is short enough to show whole at 1024x640 and
+/// 1280x800 (the old words were cut at both).
 #[test]
 fn turn_order_entries_are_one_line_each_for_name_and_label_at_any_width() {
     use fray::game::hud::HudLayout;
@@ -5404,6 +5406,7 @@ fn turn_order_entries_are_one_line_each_for_name_and_label_at_any_width() {
             "{w}x{h}: one entry a unit"
         );
         let mut cut = 0;
+        let mut surprised = 0;
         for (e, full) in entries {
             let lines = texts_under(&mut app, e);
             assert_eq!(
@@ -5420,6 +5423,17 @@ fn turn_order_entries_are_one_line_each_for_name_and_label_at_any_width() {
                     "{w}x{h}: '{text}' is {width} wide, the line holds {room}"
                 );
             }
+            // The crypt opens in its surprise segments: a surprised unit's label shows whole
+            // ("Surprised for 2 segments" was cut to "Surprised for 2 segm..." and
+            // "Surprised for 2...").
+            if lines[1].0.starts_with("Surprised") {
+                surprised += 1;
+                assert!(
+                    !lines[1].0.ends_with("..."),
+                    "{w}x{h}: '{}' is cut",
+                    lines[1].0
+                );
+            }
             let name = lines[0].0.trim_start_matches("> ");
             let unit = level
                 .file
@@ -5434,6 +5448,10 @@ fn turn_order_entries_are_one_line_each_for_name_and_label_at_any_width() {
                 assert!(full.len() > lines[1].0.len(), "{full}");
             }
         }
+        assert!(
+            surprised > 0,
+            "{w}x{h}: the crypt opens with units surprised"
+        );
         if w == 1024 {
             assert!(
                 cut > 0,
@@ -5620,18 +5638,24 @@ fn the_reaction_prompt_sizes_to_the_window() {
 
 /// Below the documented 1024x640 (at 800x600) the top bar's buttons fit one row under the
 /// title: at their usual size they wrapped onto two, three rows in all. From 1024 wide up
-/// they keep their size.
+/// they keep their size. A playtest's "Back to editor" button is sized as the others are and
+/// shares the title's row (at 800x600 it kept its usual size, larger than the buttons beside
+/// it, on a row of its own above the title: three rows, too many for the bar).
 #[test]
 fn the_top_bar_buttons_fit_one_row_at_800x600() {
-    let width_of = |w: u32, h: u32| {
+    use fray::game::ui::UiAction as A;
+    let width_of = |w: u32, h: u32, playtest: bool| {
         let mut app = battle_app_sized(BattleSetup::new(ruins(), None), w, h);
-        let mut q = app
-            .world_mut()
-            .query::<(Entity, &Node, &fray::game::ui::UiAction, &Children)>();
-        let buttons: Vec<(Entity, f32)> = q
+        if playtest {
+            app.world_mut()
+                .resource_mut::<fray::game::editor::Editor>()
+                .playtesting = true;
+            app.update();
+        }
+        let mut q = app.world_mut().query::<(Entity, &Node, &A, &ChildOf)>();
+        let buttons: Vec<(Entity, f32, A, Entity)> = q
             .iter(app.world())
             .filter(|(_, _, a, _)| {
-                use fray::game::ui::UiAction as A;
                 matches!(
                     a,
                     A::ToggleThreat
@@ -5642,34 +5666,64 @@ fn the_top_bar_buttons_fit_one_row_at_800x600() {
                         | A::QuickSave
                         | A::QuickLoad
                         | A::Pause
+                        | A::BackToEditor
                 )
             })
-            .map(|(e, n, ..)| {
+            .map(|(e, n, a, parent)| {
                 let pad = match (n.padding.left, n.padding.right) {
                     (Val::Px(l), Val::Px(r)) => l + r,
                     other => panic!("padding in pixels, not {other:?}"),
                 };
-                (e, pad)
+                (e, pad, a.clone(), parent.parent())
             })
             .collect();
-        assert_eq!(buttons.len(), 8, "{w}x{h}: the eight buttons");
+        let count = if playtest { 9 } else { 8 };
+        assert_eq!(buttons.len(), count, "{w}x{h}: the buttons");
+        let bar = buttons
+            .iter()
+            .find(|b| b.2 == A::Pause)
+            .expect("the Menu button")
+            .3;
+        if let Some(back) = buttons.iter().find(|b| b.2 == A::BackToEditor) {
+            assert_ne!(back.3, bar, "{w}x{h}: Back to editor is on the title's row");
+            let row = texts_under(&mut app, back.3);
+            assert!(
+                row.iter().any(|(_, size, _)| *size == 17.0),
+                "{w}x{h}: the title is on its row: {row:?}"
+            );
+        }
+        // The buttons' row: every button but the one on the title's.
         let gap = fray::game::hud::top_bar::BarSizes::for_width(w as f32).gap;
-        let mut width = gap * (buttons.len() - 1) as f32;
-        let mut font = 0.0;
-        for (e, pad) in buttons {
+        let mut width = gap * (count - 1 - usize::from(playtest)) as f32;
+        let mut sizes = Vec::new();
+        for (e, pad, a, _) in buttons {
             let texts = texts_under(&mut app, e);
             let (text, size, _) = &texts[0];
-            font = *size;
-            width += pad + text.chars().count() as f32 * 0.6 * size;
+            sizes.push((text.clone(), *size, pad));
+            if a != A::BackToEditor {
+                width += pad + text.chars().count() as f32 * 0.6 * size;
+            }
         }
-        (width, font)
+        (width, sizes)
     };
-    let (width, _) = width_of(800, 600);
-    // The bar's padding is 8 each side.
-    assert!(
-        width <= 800.0 - 16.0,
-        "the buttons are {width} wide at 800x600"
-    );
-    let (_, font) = width_of(1024, 640);
-    assert_eq!(font, 13.0, "the usual size from 1024 wide");
+    let small = fray::game::hud::top_bar::BarSizes::for_width(800.0);
+    for playtest in [false, true] {
+        let (width, sizes) = width_of(800, 600, playtest);
+        for (text, size, pad) in &sizes {
+            assert_eq!(
+                (*size, *pad),
+                (small.font, 2.0 * small.pad),
+                "'{text}' at 800x600 (playtest: {playtest})"
+            );
+        }
+        // The bar's padding is 8 each side.
+        assert!(
+            width <= 800.0 - 16.0,
+            "the buttons are {width} wide at 800x600 (playtest: {playtest}): {sizes:?}"
+        );
+        let (_, sizes) = width_of(1024, 640, playtest);
+        for (text, size, _) in &sizes {
+            assert_eq!(*size, 13.0, "'{text}': the usual size from 1024 wide");
+        }
+    }
 }

@@ -112,55 +112,57 @@ fn top_bar(
     if node.column_gap != px(sizes.gap) {
         node.column_gap = px(sizes.gap);
     }
-    commands.entity(bar).despawn_children().with_children(|b| {
-        // A playtest says so first, with the way back to the editor.
-        if playtest {
-            b.spawn((
-                Button,
-                UiAction::BackToEditor,
-                ui::ButtonColour(ui::BUTTON_ON),
-                Node {
-                    padding: UiRect::axes(px(8), px(3)),
-                    border_radius: BorderRadius::all(px(3)),
-                    flex_shrink: 0.0,
-                    ..default()
-                },
-                BackgroundColor(ui::BUTTON_ON),
-                children![ui::text(
-                    format!("[{}] Back to editor", settings.keys.name(&keys::QUIT)),
-                    14.0,
-                    ui::TEXT
-                )],
-            ));
-        }
-        // The title never wraps into the buttons: on a narrow window it has a row of its own.
-        b.spawn((
-            ui::text(&headline, 17.0, ui::ACCENT),
-            TextLayout::no_wrap(),
+    // A button of the bar: under 1000 units wide its type and padding are smaller
+    // (`BarSizes`).
+    let small = |label: String, action: UiAction, colour: Color| {
+        (
+            Button,
+            action,
+            ui::ButtonColour(colour),
             Node {
-                flex_grow: 1.0,
-                flex_shrink: 1.0,
-                min_width: px(0),
-                width: if two_rows { percent(100) } else { Val::Auto },
-                overflow: Overflow::clip(),
+                padding: UiRect::axes(px(sizes.pad), px(3)),
+                border_radius: BorderRadius::all(px(3)),
+                flex_shrink: 0.0,
                 ..default()
             },
-        ));
-        let small = |label: String, action: UiAction| {
-            (
-                Button,
-                action,
-                ui::ButtonColour(ui::BUTTON),
+            BackgroundColor(colour),
+            children![ui::text(label, sizes.font, ui::TEXT)],
+        )
+    };
+    commands.entity(bar).despawn_children().with_children(|b| {
+        // The title's row: a playtest's way back to the editor first, sized as the other
+        // buttons, then the title. On a narrow window the row is a row of its own, so the title
+        // never wraps into the buttons; the button shares it (alone on a row above the title,
+        // the bar had three rows, too many for its height).
+        b.spawn(Node {
+            flex_grow: 1.0,
+            flex_shrink: 1.0,
+            min_width: px(0),
+            width: if two_rows { percent(100) } else { Val::Auto },
+            align_items: AlignItems::Center,
+            column_gap: px(sizes.gap),
+            ..default()
+        })
+        .with_children(|row| {
+            if playtest {
+                row.spawn(small(
+                    format!("[{}] Back to editor", settings.keys.name(&keys::QUIT)),
+                    UiAction::BackToEditor,
+                    ui::BUTTON_ON,
+                ));
+            }
+            row.spawn((
+                ui::text(&headline, 17.0, ui::ACCENT),
+                TextLayout::no_wrap(),
                 Node {
-                    padding: UiRect::axes(px(sizes.pad), px(3)),
-                    border_radius: BorderRadius::all(px(3)),
-                    flex_shrink: 0.0,
+                    flex_grow: 1.0,
+                    flex_shrink: 1.0,
+                    min_width: px(0),
+                    overflow: Overflow::clip(),
                     ..default()
                 },
-                BackgroundColor(ui::BUTTON),
-                children![ui::text(label, sizes.font, ui::TEXT)],
-            )
-        };
+            ));
+        });
         b.spawn(small(
             format!(
                 "[{}] Threat {}",
@@ -168,6 +170,7 @@ fn top_bar(
                 if settings.show_threat { "on" } else { "off" }
             ),
             UiAction::ToggleThreat,
+            ui::BUTTON,
         ));
         b.spawn(small(
             format!(
@@ -176,6 +179,7 @@ fn top_bar(
                 settings.speed
             ),
             UiAction::Speed,
+            ui::BUTTON,
         ));
         b.spawn(small(
             format!(
@@ -188,6 +192,7 @@ fn top_bar(
                 }
             ),
             UiAction::SkipAnimations,
+            ui::BUTTON,
         ));
         b.spawn(small(
             format!(
@@ -196,22 +201,27 @@ fn top_bar(
                 settings.ai_pace
             ),
             UiAction::Pace,
+            ui::BUTTON,
         ));
         b.spawn(small(
             format!("[{}] Rules", settings.keys.name(&keys::RULES)),
             UiAction::RulesHelp,
+            ui::BUTTON,
         ));
         b.spawn(small(
             format!("[{}] Save", settings.keys.name(&keys::QUICK_SAVE)),
             UiAction::QuickSave,
+            ui::BUTTON,
         ));
         b.spawn(small(
             format!("[{}] Load", settings.keys.name(&keys::QUICK_LOAD)),
             UiAction::QuickLoad,
+            ui::BUTTON,
         ));
         b.spawn(small(
             format!("[{}] Menu", keys::CANCEL.name),
             UiAction::Pause,
+            ui::BUTTON,
         ));
     });
 }

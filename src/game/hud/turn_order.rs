@@ -297,7 +297,8 @@ pub struct EntryRoom {
 
 /// The room on an entry's lines in a left panel `panel_width` wide (UI units): the panel's
 /// and the entry's padding come off, and on the name's line the side's square. The label's
-/// line is not indented: at 1024x640 the two characters more keep "Surprised for 2...".
+/// line is not indented: at 1024x640 it holds 18 characters, 16 if it were, and the two
+/// more keep a surprised unit's "Surprised (2 seg.)" whole (23 characters at 1280x800).
 pub fn entry_room(panel_width: f32) -> EntryRoom {
     let line = panel_width - 12.0 - 2.0 * 8.0 - 2.0 * ENTRY_PAD;
     EntryRoom {

@@ -1404,7 +1404,7 @@ fn in_a_surprise_segment_a_unit_that_has_acted_reads_as_done() {
     assert_eq!(entry(&b, U1), acts(false));
     assert_eq!(
         entry(&b, U2),
-        ("Surprised for 2 segments".to_string(), false, false)
+        ("Surprised (2 seg.)".to_string(), false, false)
     );
     run(&mut b, Command::EndTurn { unit: U0 });
     assert_eq!(entry(&b, U0), done, "Elowen has had her turn");

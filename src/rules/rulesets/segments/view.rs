@@ -505,7 +505,9 @@ pub fn clock(s: &BattleState, r: &State) -> Clock {
                         if k >= r.segment {
                             (
                                 k + 1,
-                                format!("Surprised for {}", plural(k, "segment")),
+                                // Short enough for the turn order's panel at 1024x640 (18
+                                // characters); "Surprised for 2 segments" was cut there.
+                                format!("Surprised ({k} seg.)"),
                                 false,
                             )
                         } else if current != Some(u)
