@@ -5463,7 +5463,8 @@ fn turn_order_entries_are_one_line_each_for_name_and_label_at_any_width() {
 
 /// The Setup screen's level list shows only whole rows: a row the list's edge cuts (at
 /// 1024x640 a sliver of the next level showed under the last whole one) is hidden, and a line
-/// under the list says more levels are below. Headless there is no layout: the rows' places
+/// right under the last whole row (not under the room the hidden row leaves, a gap as high as
+/// a row at 1024x640) says more levels are below. Headless there is no layout: the rows' places
 /// and the list's clip are set as the layout would put them at 1024x640.
 #[test]
 fn the_setup_level_list_shows_whole_rows_only() {
@@ -5474,6 +5475,14 @@ fn the_setup_level_list_shows_whole_rows_only() {
     tap(&mut app, KeyCode::KeyN);
     app.update();
     assert_eq!(screen(&app), Screen::Setup);
+    // Every level loaded first: a level loading later rebuilds the list, with rows the places
+    // set below are not on (the test failed now and then).
+    assert!(
+        catalog_until(&mut app, |c| !c.entries.is_empty()
+            && c.entries.iter().all(|e| e.level.is_some())),
+        "the levels load"
+    );
+    app.update();
     let mut q = app
         .world_mut()
         .query_filtered::<&Children, With<LevelList>>();
@@ -5525,6 +5534,9 @@ fn the_setup_level_list_shows_whole_rows_only() {
         .query_filtered::<&Node, With<fray::game::screens::setup::LevelsMore>>();
     let more = more.single(app.world()).expect("the more-below line");
     assert_eq!(more.display, Display::Flex, "it says more levels are below");
+    // It sits right under the last whole row (which ends at 278), not under the room the
+    // hidden row leaves (down to the clip at 300): moved up 22.
+    assert_eq!(more.top, Val::Px(-22.0), "no gap above the more-below line");
 }
 
 /// Orrin the mage and Shade the scout five squares apart, both sides human, in a window of

@@ -44,15 +44,45 @@ fn hide_cut(
     >,
 ) {
     for (node, at, clip, mut vis) in &mut lines {
-        let r = Rect::from_center_size(at.translation, node.size());
-        let whole =
-            clip.is_none_or(|k| r.min.y >= k.clip.min.y - 0.5 && r.max.y <= k.clip.max.y + 0.5);
-        vis.set_if_neq(if whole {
+        vis.set_if_neq(if shows_whole(node, at, clip) {
             Visibility::Inherited
         } else {
             Visibility::Hidden
         });
     }
+}
+
+/// Whether a [`WholeOnly`] line shows: its clip (if any) does not cut it.
+fn shows_whole(
+    node: &bevy::ui::ComputedNode,
+    at: &bevy::ui::UiGlobalTransform,
+    clip: Option<&bevy::ui::CalculatedClip>,
+) -> bool {
+    let r = Rect::from_center_size(at.translation, node.size());
+    clip.is_none_or(|k| r.min.y >= k.clip.min.y - 0.5 && r.max.y <= k.clip.max.y + 0.5)
+}
+
+/// The room, in UI units, between the bottom of the last [`WholeOnly`] line of `lines` that
+/// shows and the bottom of their clip: what the line the clip cuts (hidden) leaves empty. 0
+/// when no line shows whole or none is clipped.
+pub fn room_under_whole<'a>(
+    lines: impl IntoIterator<
+        Item = (
+            &'a bevy::ui::ComputedNode,
+            &'a bevy::ui::UiGlobalTransform,
+            Option<&'a bevy::ui::CalculatedClip>,
+        ),
+    >,
+) -> f32 {
+    lines
+        .into_iter()
+        .filter(|(node, at, clip)| shows_whole(node, at, *clip))
+        .filter_map(|(node, at, clip)| {
+            let bottom = at.translation.y + node.size().y / 2.0;
+            clip.map(|k| (k.clip.max.y - bottom) * node.inverse_scale_factor())
+        })
+        .min_by(f32::total_cmp)
+        .map_or(0.0, |room| room.max(0.0))
 }
 
 /// How far a scrolling node's contents run past its bottom, in UI units (0 when they fit).
