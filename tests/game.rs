@@ -5464,12 +5464,17 @@ fn turn_order_entries_are_one_line_each_for_name_and_label_at_any_width() {
 /// The Setup screen's level list shows only whole rows: a row the list's edge cuts (at
 /// 1024x640 a sliver of the next level showed under the last whole one) is hidden, and a line
 /// right under the last whole row (not under the room the hidden row leaves, a gap as high as
-/// a row at 1024x640) says more levels are below. Headless there is no layout: the rows' places
-/// and the list's clip are set as the layout would put them at 1024x640.
+/// a row at 1024x640) says more levels are below. Down past the last whole row scrolls the
+/// chosen level into view, stopping at a row's top (a cut first row hid and left a gap above
+/// the list), and again when the list's height changes (at 1024x640 the more-below line
+/// appearing cut the level just scrolled to, and The Sacked Armoury could not be seen
+/// chosen). Headless there is no layout: the rows' places and the list's clip are set as the
+/// layout would put them at 1024x640.
 #[test]
 fn the_setup_level_list_shows_whole_rows_only() {
     use bevy::ui::{CalculatedClip, ComputedNode, UiGlobalTransform};
-    use fray::game::screens::setup::LevelList;
+    use fray::game::screens::setup::{LevelList, LevelsMore};
+    use fray::game::ui::WholeOnly;
     let mut app = app_on(&levels_dir(), |_| {});
     app.update();
     tap(&mut app, KeyCode::KeyN);
@@ -5483,41 +5488,63 @@ fn the_setup_level_list_shows_whole_rows_only() {
         "the levels load"
     );
     app.update();
-    let mut q = app
-        .world_mut()
-        .query_filtered::<&Children, With<LevelList>>();
-    let rows: Vec<Entity> = q
-        .single(app.world())
-        .expect("one level list")
-        .iter()
-        .collect();
-    assert!(rows.len() > 10, "the shipped levels are listed");
-    // Rows 36 high, 2 apart, from y = 90; the list's clip ends at 300, inside the sixth.
-    let clip = Rect::new(20.0, 90.0, 450.0, 300.0);
-    for (i, &row) in rows.iter().enumerate() {
-        let top = 90.0 + 38.0 * i as f32;
-        app.world_mut().entity_mut(row).insert((
+    // Lays the list out as the layout would: its top at y = 90, `height` high, scrolled by
+    // `scroll`; rows 36 high, 2 apart; room after the last (as much as the screen leaves).
+    // The level rows, top to bottom.
+    let lay_out = |app: &mut App, scroll: f32, height: f32| -> Vec<Entity> {
+        let list = app
+            .world_mut()
+            .query_filtered::<(Entity, &Children), With<LevelList>>()
+            .single(app.world())
+            .map(|(e, c)| (e, c.iter().collect::<Vec<Entity>>()))
+            .expect("one level list");
+        let rows: Vec<Entity> = list
+            .1
+            .iter()
+            .copied()
+            .filter(|&r| app.world().get::<WholeOnly>(r).is_some())
+            .collect();
+        let clip = Rect::new(20.0, 90.0, 450.0, 90.0 + height);
+        for (i, &row) in rows.iter().enumerate() {
+            let top = 90.0 + 38.0 * i as f32 - scroll;
+            app.world_mut().entity_mut(row).insert((
+                ComputedNode {
+                    size: Vec2::new(430.0, 36.0),
+                    inverse_scale_factor: 1.0,
+                    ..ComputedNode::DEFAULT
+                },
+                UiGlobalTransform::from_translation(Vec2::new(235.0, top + 18.0)),
+                CalculatedClip { clip },
+            ));
+        }
+        app.world_mut().entity_mut(list.0).insert((
             ComputedNode {
-                size: Vec2::new(430.0, 36.0),
+                size: Vec2::new(430.0, height),
+                content_size: Vec2::new(430.0, 38.0 * rows.len() as f32 + 56.0),
                 inverse_scale_factor: 1.0,
                 ..ComputedNode::DEFAULT
             },
-            UiGlobalTransform::from_translation(Vec2::new(235.0, top + 18.0)),
-            CalculatedClip { clip },
+            UiGlobalTransform::from_translation(Vec2::new(235.0, 90.0 + height / 2.0)),
         ));
-    }
-    // The list: 210 high, its rows running on below.
-    let list = app
-        .world_mut()
-        .query_filtered::<Entity, With<LevelList>>()
-        .single(app.world())
-        .expect("one level list");
-    app.world_mut().entity_mut(list).insert(ComputedNode {
-        size: Vec2::new(430.0, 210.0),
-        content_size: Vec2::new(430.0, 38.0 * rows.len() as f32),
-        inverse_scale_factor: 1.0,
-        ..ComputedNode::DEFAULT
-    });
+        rows
+    };
+    let scrolled = |app: &mut App| {
+        app.world_mut()
+            .query_filtered::<&ScrollPosition, With<LevelList>>()
+            .single(app.world())
+            .expect("one level list")
+            .y
+    };
+    let more = |app: &mut App| {
+        app.world_mut()
+            .query_filtered::<&Node, With<LevelsMore>>()
+            .single(app.world())
+            .map(|n| (n.display, n.top))
+            .expect("the more-below line")
+    };
+    // The list 210 high, its rows running on below: the clip ends at 300, inside the sixth.
+    let rows = lay_out(&mut app, 0.0, 210.0);
+    assert!(rows.len() > 10, "the shipped levels are listed");
     app.update();
     let shown: Vec<bool> = rows
         .iter()
@@ -5529,14 +5556,41 @@ fn the_setup_level_list_shows_whole_rows_only() {
         "the whole rows show: {shown:?}"
     );
     assert!(!shown[5], "the row the edge cuts is hidden: {shown:?}");
-    let mut more = app
-        .world_mut()
-        .query_filtered::<&Node, With<fray::game::screens::setup::LevelsMore>>();
-    let more = more.single(app.world()).expect("the more-below line");
-    assert_eq!(more.display, Display::Flex, "it says more levels are below");
+    assert_eq!(scrolled(&mut app), 0.0, "the first level shows: no scroll");
     // It sits right under the last whole row (which ends at 278), not under the room the
     // hidden row leaves (down to the clip at 300): moved up 22.
-    assert_eq!(more.top, Val::Px(-22.0), "no gap above the more-below line");
+    assert_eq!(
+        more(&mut app),
+        (Display::Flex, Val::Px(-22.0)),
+        "it says more levels are below, with no gap above it"
+    );
+    // Down to the seventh level (index 6), 228 to 264 below the list's top, past its edge at
+    // 210: 54 more would do, but the list stops at the third row's top (76), so the first
+    // row shown is whole.
+    for _ in 0..6 {
+        tap(&mut app, KeyCode::ArrowDown);
+    }
+    lay_out(&mut app, 0.0, 210.0);
+    app.update();
+    assert_eq!(
+        scrolled(&mut app),
+        76.0,
+        "the chosen level scrolled into view"
+    );
+    // The list shrinks to 180 (a line under it took room): the level, now 152 to 188, is cut
+    // again, so the list scrolls on to the next row's top (38 more).
+    lay_out(&mut app, 76.0, 180.0);
+    app.update();
+    assert_eq!(
+        scrolled(&mut app),
+        114.0,
+        "back in view when the list shrank"
+    );
+    assert_eq!(
+        more(&mut app).0,
+        Display::Flex,
+        "more levels are still below"
+    );
 }
 
 /// Orrin the mage and Shade the scout five squares apart, both sides human, in a window of

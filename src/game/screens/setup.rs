@@ -44,6 +44,13 @@ pub struct SelectedLevel;
 
 /// Keeps the selected level in view (Up and Down went past the list's edge at 1024x640, out
 /// of sight) and scrolls the list with the mouse wheel over it.
+///
+/// The selection is brought into view when it moves, when the list is built anew, and when
+/// the list's height changes (the "more below" line appearing under it took 18 px at
+/// 1024x640, which cut the level just scrolled to, and a cut row is hidden). Scrolling down
+/// stops at the top of a row, so the first row shows whole rather than cut and hidden (a gap
+/// above the list).
+#[allow(clippy::type_complexity)]
 fn scroll_level_list(
     wheel: Res<bevy::input::mouse::AccumulatedMouseScroll>,
     mut lists: Query<
@@ -53,39 +60,83 @@ fn scroll_level_list(
             &bevy::ui::UiGlobalTransform,
             &bevy::ui::RelativeCursorPosition,
             &mut ScrollPosition,
+            &Children,
         ),
         With<LevelList>,
     >,
-    selected: Query<(&ComputedNode, &bevy::ui::UiGlobalTransform), With<SelectedLevel>>,
+    rows: Query<
+        (
+            &ComputedNode,
+            &bevy::ui::UiGlobalTransform,
+            Has<SelectedLevel>,
+        ),
+        With<ui::WholeOnly>,
+    >,
     setup: Res<SetupState>,
     mut more: Query<&mut Node, With<LevelsMore>>,
-    mut shown: Local<Option<(Entity, usize)>>,
+    mut shown: Local<Option<(Entity, usize, u32)>>,
 ) {
-    let Ok((id, list, at, over, mut pos)) = lists.single_mut() else {
+    let Ok((id, list, at, over, mut pos, children)) = lists.single_mut() else {
         return;
     };
+    if list.size().y <= 0.0 {
+        // Not laid out yet (built this frame): nothing to measure, and clamping to a room of
+        // 0 would lose where the list was scrolled to.
+        return;
+    }
     let k = list.inverse_scale_factor();
     let max = ui::scroll_room(list);
     let mut y = pos.y;
     if over.cursor_over() {
         y -= ui::wheel_units(&wheel, 30.0);
     }
-    // When the selection moves or the list is built anew, the selected entry is brought
-    // into view (once laid out).
-    if *shown != Some((id, setup.selected))
-        && let Ok((node, entry)) = selected.single()
-        && node.size().y > 0.0
+    // Each row's top below the list's top as now scrolled, its height, whether selected
+    // (physical pixels).
+    let list_top = at.translation.y - list.size().y / 2.0;
+    let laid: Vec<(f32, f32, bool)> = rows
+        .iter_many(children.iter())
+        .map(|(n, t, sel)| {
+            (
+                t.translation.y - n.size().y / 2.0 - list_top,
+                n.size().y,
+                sel,
+            )
+        })
+        .collect();
+    let key = (id, setup.selected, list.size().y.round() as u32);
+    if *shown != Some(key)
+        && let Some(&(top, height, _)) = laid.iter().find(|r| r.2)
+        && height > 0.0
     {
-        let top =
-            (entry.translation.y - node.size().y / 2.0) - (at.translation.y - list.size().y / 2.0);
-        y += scroll_to_show(top, node.size().y, list.size().y) * k;
-        *shown = Some((id, setup.selected));
+        let by = scroll_to_show(top, height, list.size().y);
+        let by = if by > 0.0 {
+            snap_to_row(by, laid.iter().map(|r| r.0))
+        } else {
+            by
+        };
+        y += by * k;
+        *shown = Some(key);
     }
     let y = y.clamp(0.0, max);
     if pos.y != y {
         pos.y = y;
     }
-    ui::show_more_below(ui::runs_on_below(max, y), more.iter_mut());
+    // The room after the last level is not a level below.
+    ui::show_more_below(ui::runs_on_below(max - LIST_END_ROOM, y), more.iter_mut());
+}
+
+/// The empty room after the level list's last row, in UI units: as high as a two-line row
+/// and its gap, the most a scroll stopped at a row's top goes past the least it needed.
+const LIST_END_ROOM: f32 = 56.0;
+
+/// How far to scroll down, at least `by`, so the list's view starts at the top of a row:
+/// the least of the rows' `tops` (below the view's top as now scrolled) that is `by` or more;
+/// `by` itself when none is.
+fn snap_to_row(by: f32, tops: impl IntoIterator<Item = f32>) -> f32 {
+    tops.into_iter()
+        .filter(|&t| t >= by - 0.5)
+        .min_by(f32::total_cmp)
+        .unwrap_or(by)
 }
 
 /// Puts [`LevelsMore`] right under the list's last whole row, not under the room the row the
@@ -332,6 +383,7 @@ fn rebuild_setup(
     roots: Query<Entity, With<SetupRoot>>,
     window: Query<&Window, With<bevy::window::PrimaryWindow>>,
     lists: Query<&ScrollPosition, With<LevelList>>,
+    more: Query<&Node, With<LevelsMore>>,
     settings: Option<Res<crate::game::battle::Settings>>,
     ui_scale: Option<Res<UiScale>>,
 ) {
@@ -342,6 +394,12 @@ fn rebuild_setup(
     let scale = ui_scale.map_or(1.0, |s| s.0);
     // The list keeps where it was scrolled to when the screen is built again.
     let scrolled = lists.iter().next().map_or(0.0, |p| p.y);
+    // So does the line under it that says more levels are below, and where it sat: built
+    // hidden, the list was laid out a frame taller, then shrank under the level just chosen.
+    let (more_display, more_top) = more
+        .iter()
+        .next()
+        .map_or((Display::None, Val::Auto), |n| (n.display, n.top));
     // The map thumbnail takes the height the texts leave (none on a short window).
     let thumb_room = window
         .single()
@@ -440,13 +498,22 @@ fn rebuild_setup(
                     }
                     if catalog.entries.is_empty() {
                         list.spawn(ui::text("No levels found in levels/", 16.0, ui::BAD));
+                    } else {
+                        // Room after the last level, so a list scrolled to a row's top can
+                        // reach its end (the first row whole, not a gap where a cut one hid).
+                        list.spawn(Node {
+                            height: px(LIST_END_ROOM),
+                            flex_shrink: 0.0,
+                            ..default()
+                        });
                     }
                 });
                 column.spawn((
                     LevelsMore,
                     ui::text("More levels below: Down or the wheel", 13.0, ui::DIM),
                     Node {
-                        display: Display::None,
+                        display: more_display,
+                        top: more_top,
                         flex_shrink: 0.0,
                         ..default()
                     },
@@ -646,7 +713,7 @@ fn kind_word(t: Topology) -> &'static str {
 
 #[cfg(test)]
 mod scroll_tests {
-    use super::scroll_to_show;
+    use super::{scroll_to_show, snap_to_row};
 
     /// The selected level is brought into view from below and from above, and a list that
     /// shows it is left as it is.
@@ -660,6 +727,22 @@ mod scroll_tests {
         assert_eq!(scroll_to_show(-30.0, 36.0, 400.0), -30.0);
         // Taller than the view: its top shows.
         assert_eq!(scroll_to_show(100.0, 500.0, 400.0), 100.0);
+    }
+
+    /// Scrolling down stops at the top of a row, so the first row shown is whole (a cut row
+    /// is hidden, and left a gap above the list): the nearest row top at or past the scroll
+    /// needed, whatever order the rows come in.
+    #[test]
+    fn scrolling_down_stops_at_a_rows_top() {
+        let tops = [0.0, 53.0, 106.0, 140.0, 174.0];
+        // 5 px needed: the second row's top, so the first goes out whole.
+        assert_eq!(snap_to_row(5.0, tops), 53.0);
+        // Exactly a row's top (or within half a pixel): that row.
+        assert_eq!(snap_to_row(106.0, tops), 106.0);
+        assert_eq!(snap_to_row(106.3, tops), 106.0);
+        assert_eq!(snap_to_row(120.0, [174.0, 140.0, 0.0]), 140.0);
+        // Past the last row's top: as needed.
+        assert_eq!(snap_to_row(200.0, tops), 200.0);
     }
 }
 
