@@ -5593,6 +5593,77 @@ fn the_setup_level_list_shows_whole_rows_only() {
     );
 }
 
+/// On a window with no room for the map thumbnail (800x600) the Setup screen gives who plays
+/// each side and the seed before the level's story: the keep's long description pushed them
+/// past the bottom of the screen, out of sight. With room (1280x800) the story comes first.
+#[test]
+fn a_short_setup_screen_puts_the_choices_before_the_story() {
+    use bevy::window::PrimaryWindow;
+    let dir = temp_dir("setup-short");
+    std::fs::copy(
+        levels_dir().join("sides_keep_arrow_slits.ron"),
+        dir.join("keep.ron"),
+    )
+    .expect("copy");
+    let source = std::fs::read_to_string(dir.join("keep.ron")).expect("read");
+    let description = fray::rules::level::load("keep.ron", &source)
+        .expect("the keep loads")
+        .file
+        .description;
+    // Where the choices' heading and the story stand among the details' children.
+    let places = |w: u32, h: u32| {
+        let mut app = app_on(&dir, |app| {
+            app.world_mut().spawn((
+                Window {
+                    resolution: (w, h).into(),
+                    ..default()
+                },
+                PrimaryWindow,
+            ));
+        });
+        app.update();
+        tap(&mut app, KeyCode::KeyN);
+        catalog_until(&mut app, |c| {
+            c.entries.len() == 1 && c.entries.iter().all(|e| e.level.is_some())
+        });
+        app.update();
+        let mut q = app.world_mut().query::<(&Text, &ChildOf)>();
+        let mut find = |text: &str| {
+            q.iter(app.world())
+                .find(|(t, _)| t.0 == text)
+                .map(|(_, p)| p.parent())
+        };
+        let (Some(heading), Some(story)) = (find("Who plays each side:"), find(&description))
+        else {
+            panic!("the setup details at {w}x{h}");
+        };
+        assert_eq!(heading, story, "both in the details column");
+        let children: Vec<Entity> = app
+            .world()
+            .get::<Children>(heading)
+            .expect("the details' children")
+            .iter()
+            .collect();
+        let at = |text: &str| {
+            children
+                .iter()
+                .position(|&c| app.world().get::<Text>(c).is_some_and(|t| t.0 == text))
+                .expect("a child")
+        };
+        (at("Who plays each side:"), at(&description))
+    };
+    let (choices, story) = places(800, 600);
+    assert!(
+        choices < story,
+        "800x600: the choices first ({choices}, {story})"
+    );
+    let (choices, story) = places(1280, 800);
+    assert!(
+        story < choices,
+        "1280x800: the story first ({choices}, {story})"
+    );
+}
+
 /// Orrin the mage and Shade the scout five squares apart, both sides human, in a window of
 /// `w` x `h`, played on until Shade's player is asked whether Shade dodges Orrin's bolt, with
 /// the hand-over passed.

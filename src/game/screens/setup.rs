@@ -563,14 +563,24 @@ fn rebuild_setup(
                                     },
                                 ));
                             }
-                            d.spawn((
-                                ui::text(&level.file.description, 15.0, ui::TEXT),
-                                Node {
-                                    max_width: px(760),
-                                    ..default()
-                                },
-                            ));
-                            d.spawn(ui::text(&level.ruleset.description, 14.0, ui::DIM));
+                            // The level's story and the ruleset's summary. On a window with
+                            // no room for the thumbnail they come after the choices: at
+                            // 800x600 a long description pushed who plays each side and the
+                            // seed past the bottom, out of sight.
+                            let words = |d: &mut ChildSpawnerCommands| {
+                                d.spawn((
+                                    ui::text(&level.file.description, 15.0, ui::TEXT),
+                                    Node {
+                                        max_width: px(760),
+                                        ..default()
+                                    },
+                                ));
+                                d.spawn(ui::text(&level.ruleset.description, 14.0, ui::DIM));
+                            };
+                            let short = thumb_room < 60.0;
+                            if !short {
+                                words(d);
+                            }
                             // How the battle is won, as the battle's "To win" panel says it.
                             let to_win = crate::game::hud::turn_order::victory_words(
                                 &level.file,
@@ -658,6 +668,9 @@ fn rebuild_setup(
                                 ));
                                 r.spawn(ui::button("Random", Some("R"), UiAction::RandomSeed));
                             });
+                            if short {
+                                words(d);
+                            }
                         }
                         Some(Err(errors)) => {
                             d.spawn(ui::text(entry.title(), 26.0, ui::TEXT));
