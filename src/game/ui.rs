@@ -13,6 +13,7 @@ pub(super) fn plugin(app: &mut App) {
             Update,
             (press_buttons, hover_colours).in_set(super::AppSystems::RecordInput),
         )
+        .add_systems(Update, place_more_lines.in_set(super::AppSystems::Update))
         .add_systems(
             PostUpdate,
             // After the clips are worked out (`UiSystems::PostLayout`), not only the layout:
@@ -63,8 +64,8 @@ fn shows_whole(
 }
 
 /// The room, in UI units, between the bottom of the last [`WholeOnly`] line of `lines` that
-/// shows and the bottom of their clip: what the line the clip cuts (hidden) leaves empty. 0
-/// when no line shows whole or none is clipped.
+/// shows and the bottom of their clip: what the line the clip's bottom cuts (hidden) leaves
+/// empty. 0 when no line is cut there, none shows whole, or none is clipped.
 pub fn room_under_whole<'a>(
     lines: impl IntoIterator<
         Item = (
@@ -74,6 +75,14 @@ pub fn room_under_whole<'a>(
         ),
     >,
 ) -> f32 {
+    let lines: Vec<_> = lines.into_iter().collect();
+    let cut_at_bottom = lines.iter().any(|(node, at, clip)| {
+        let r = Rect::from_center_size(at.translation, node.size());
+        clip.is_some_and(|k| r.min.y < k.clip.max.y && r.max.y > k.clip.max.y + 0.5)
+    });
+    if !cut_at_bottom {
+        return 0.0;
+    }
     lines
         .into_iter()
         .filter(|(node, at, clip)| shows_whole(node, at, *clip))
@@ -83,6 +92,41 @@ pub fn room_under_whole<'a>(
         })
         .min_by(f32::total_cmp)
         .map_or(0.0, |room| room.max(0.0))
+}
+
+/// The line under a clipped list of [`WholeOnly`] rows that says more are below (the Setup
+/// screen's levels, the turn order, a long action menu): the list is the sibling just before
+/// it. It is moved up by the room the row the list's edge cuts (hidden) leaves, so it sits
+/// right under the last whole row rather than under a row-high gap (`place_more_lines`).
+#[derive(Component, Clone, Copy, Debug, Default)]
+pub struct MoreLine;
+
+fn place_more_lines(
+    mut more: Query<(Entity, &ChildOf, &mut Node), With<MoreLine>>,
+    children: Query<&Children>,
+    rows: Query<
+        (
+            &bevy::ui::ComputedNode,
+            &bevy::ui::UiGlobalTransform,
+            Option<&bevy::ui::CalculatedClip>,
+        ),
+        With<WholeOnly>,
+    >,
+) {
+    for (me, parent, mut node) in &mut more {
+        let Ok(siblings) = children.get(parent.parent()) else {
+            continue;
+        };
+        let list = siblings
+            .iter()
+            .take_while(|&e| e != me)
+            .last()
+            .and_then(|l| children.get(l).ok());
+        let gap = list.map_or(0.0, |l| room_under_whole(rows.iter_many(l.iter())));
+        if node.top != Val::Px(-gap) {
+            node.top = Val::Px(-gap);
+        }
+    }
 }
 
 /// How far a scrolling node's contents run past its bottom, in UI units (0 when they fit).
@@ -368,4 +412,64 @@ pub fn screen_root() -> impl Bundle {
         },
         BackgroundColor(BG),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bevy::ecs::system::RunSystemOnce;
+    use bevy::ui::{CalculatedClip, ComputedNode, UiGlobalTransform};
+
+    /// A "more below" line sits right under its list's last whole row: the list is the
+    /// sibling before it, whichever panel it is in (the turn order, an action menu, the level
+    /// list), and the room the hidden cut row leaves is taken out; a line whose list shows no
+    /// cut row stays where the layout puts it.
+    #[test]
+    fn a_more_line_sits_under_its_lists_last_whole_row() {
+        let mut world = World::new();
+        // Rows 30 high, 4 apart, from y = 100; the clip ends at 215, inside the fourth
+        // (202 to 232): the third ends at 198, 17 above the clip.
+        let clip = Rect::new(0.0, 100.0, 300.0, 215.0);
+        let row = |i: usize| {
+            let top = 100.0 + 34.0 * i as f32;
+            (
+                WholeOnly,
+                ComputedNode {
+                    size: Vec2::new(300.0, 30.0),
+                    inverse_scale_factor: 1.0,
+                    ..ComputedNode::DEFAULT
+                },
+                UiGlobalTransform::from_translation(Vec2::new(150.0, top + 15.0)),
+                CalculatedClip { clip },
+            )
+        };
+        let header = world.spawn(Node::default()).id();
+        let list = world.spawn(Node::default()).id();
+        for i in 0..6 {
+            world.spawn((row(i), ChildOf(list)));
+        }
+        let panel = world.spawn(Node::default()).id();
+        world.entity_mut(header).insert(ChildOf(panel));
+        world.entity_mut(list).insert(ChildOf(panel));
+        let more = world
+            .spawn((MoreLine, Node::default(), ChildOf(panel)))
+            .id();
+        // A list whose rows all show: its line stays put.
+        let short = world.spawn(Node::default()).id();
+        for i in 0..2 {
+            world.spawn((row(i), ChildOf(short)));
+        }
+        let other = world.spawn(Node::default()).id();
+        world.entity_mut(short).insert(ChildOf(other));
+        let stays = world
+            .spawn((MoreLine, Node::default(), ChildOf(other)))
+            .id();
+        world
+            .run_system_once(place_more_lines)
+            .expect("the system runs");
+        // The fourth row is hidden (cut): its room down to the clip, 215 - 198, is taken out.
+        assert_eq!(world.get::<Node>(more).map(|n| n.top), Some(Val::Px(-17.0)));
+        // Both rows show whole, none is cut at the clip's end: the line stays.
+        assert_eq!(world.get::<Node>(stays).map(|n| n.top), Some(Val::Px(0.0)));
+    }
 }

@@ -433,6 +433,7 @@ fn action_menu(
             // Said when the list runs on below (`more_below`).
             p.spawn((
                 MenuMore,
+                ui::MoreLine,
                 ui::text("More below: wheel over the list", 12.0, ui::DIM),
                 Node {
                     display: Display::None,

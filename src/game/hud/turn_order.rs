@@ -94,6 +94,7 @@ pub(super) fn spawn(commands: &mut Commands) {
             ),
             (
                 OrderMore,
+                ui::MoreLine,
                 ui::text("More below: wheel over the list", 12.0, ui::DIM),
                 Node {
                     display: Display::None,

@@ -26,7 +26,6 @@ pub(super) fn plugin(app: &mut App) {
                 setup_follow_catalog,
                 rebuild_setup,
                 scroll_level_list,
-                place_levels_more,
             )
                 .chain()
                 .run_if(in_state(Screen::Setup))
@@ -139,31 +138,8 @@ fn snap_to_row(by: f32, tops: impl IntoIterator<Item = f32>) -> f32 {
         .unwrap_or(by)
 }
 
-/// Puts [`LevelsMore`] right under the list's last whole row, not under the room the row the
-/// list's edge cuts (hidden) leaves, which showed as a gap above it: it is moved up by that
-/// room (which the layout keeps, so nothing else moves).
-fn place_levels_more(
-    lists: Query<&Children, With<LevelList>>,
-    rows: Query<
-        (
-            &ComputedNode,
-            &bevy::ui::UiGlobalTransform,
-            Option<&bevy::ui::CalculatedClip>,
-        ),
-        With<ui::WholeOnly>,
-    >,
-    mut more: Query<&mut Node, With<LevelsMore>>,
-) {
-    let gap = ui::room_under_whole(lists.iter().flat_map(|l| rows.iter_many(l.iter())));
-    for mut n in &mut more {
-        if n.top != px(-gap) {
-            n.top = px(-gap);
-        }
-    }
-}
-
 /// The line under the level list that says more levels are below its edge (right under its
-/// last whole row: `place_levels_more`).
+/// last whole row: [`ui::MoreLine`]).
 #[derive(Component)]
 pub struct LevelsMore;
 
@@ -510,6 +486,7 @@ fn rebuild_setup(
                 });
                 column.spawn((
                     LevelsMore,
+                    ui::MoreLine,
                     ui::text("More levels below: Down or the wheel", 13.0, ui::DIM),
                     Node {
                         display: more_display,
