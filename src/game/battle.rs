@@ -191,6 +191,9 @@ pub struct Battle {
     pub quick_saved: usize,
     /// The player pressed quick load once with unsaved progress: the next press loads.
     pub confirm_load: bool,
+    /// Commands a player has chosen in this battle (not the AI's): the combat log goes back to
+    /// its newest line when this grows, so a player reading back sees what their act did.
+    pub human_commands: usize,
 }
 
 /// A combat log line: [`log::describe`], or nothing for the ruleset's bookkeeping (the event
@@ -443,6 +446,7 @@ impl Battle {
             id: crate::saves::new_battle_id(&setup_name),
             quick_saved: 0,
             confirm_load: false,
+            human_commands: 0,
         }
     }
 
@@ -537,6 +541,9 @@ impl Battle {
             });
         }
         self.commands.push(cmd.clone());
+        if human {
+            self.human_commands += 1;
+        }
         let quiet = starting_pools(&events);
         let told = log_order(events, why.into_iter().zip(quiet).collect());
         for (i, (event, (cause, quiet))) in told.into_iter().enumerate() {

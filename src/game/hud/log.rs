@@ -43,6 +43,14 @@ fn reset_scroll(mut scroll: ResMut<LogScroll>) {
 /// lines' entity and the last line's text.
 type Drawn = (usize, usize, Option<SideId>, Option<Entity>, String);
 
+/// The log's page (lines a PgUp or PgDn moves), kept while it is scrolled back, and the
+/// players' commands it has seen ([`Battle::human_commands`]).
+#[derive(Default)]
+struct LogPaging {
+    page: usize,
+    human_commands: usize,
+}
+
 /// Spawns the (empty) log below the menu in the right panel.
 pub(super) fn spawn(p: &mut ChildSpawnerCommands) {
     p.spawn((
@@ -109,6 +117,7 @@ fn combat_log(
     mut header: Query<&mut Text, With<LogHeader>>,
     shown: Query<(&Visibility, &ChildOf), With<ui::WholeOnly>>,
     mut last: Local<Drawn>,
+    mut paging: Local<LogPaging>,
 ) {
     const SHOWN: usize = 40;
     let visible: Vec<&str> = battle
@@ -129,8 +138,20 @@ fn combat_log(
             .filter(|(v, parent)| parent.parent() == l && **v != Visibility::Hidden)
             .count()
     });
-    let page = whole.saturating_sub(1).clamp(1, 10);
+    // The page is measured while the log shows its newest lines and kept while it is
+    // scrolled back: measured on the older lines (which wrap differently) PgDn went back by
+    // fewer lines than PgUp had, and as many presses did not come back to the newest.
+    if scroll.0 == 0 || paging.page == 0 {
+        paging.page = whole.saturating_sub(1).clamp(1, 10);
+    }
+    let page = paging.page;
     let notch = page.min(3);
+    // A player's own command brings the log back to its newest line: reading back, they did
+    // not see what their attack did.
+    if battle.human_commands != paging.human_commands {
+        paging.human_commands = battle.human_commands;
+        scroll.0 = 0;
+    }
     if settings.keys.group_just_pressed(&keys::LOG, &keys, 0) {
         scroll.0 = (scroll.0 + page).min(max_back);
     }
