@@ -591,6 +591,118 @@ fn the_log_scrolls_back_to_its_first_line() {
     );
 }
 
+/// Scrolled back, the combat log stays scrolled back while others act (an AI's command),
+/// but a player's own command brings it back to its newest line: in a play-test
+/// the log stayed scrolled back over the player's own attack and whole turns after it.
+#[test]
+fn a_players_command_brings_the_log_back_to_its_newest_line() {
+    use fray::game::hud::LogScroll;
+    let level = fray::rules::level::load_path(&levels_dir().join("segments_dark_crypt.ron"))
+        .expect("dark crypt");
+    let mut setup = BattleSetup::new(level, None);
+    setup.controls = vec![SideControl::Human; setup.controls.len()];
+    let mut app = battle_app(setup);
+    let end_turn = |app: &mut App, human: bool| {
+        let end = battle(app)
+            .state
+            .legal_commands()
+            .into_iter()
+            .find(|c| matches!(c, Command::EndTurn { .. }) || matches!(c, Command::Declare { .. }))
+            .expect("a turn to end");
+        app.world_mut()
+            .resource_mut::<Battle>()
+            .submit(&end, human)
+            .expect("legal");
+        app.update();
+    };
+    while battle(&app).log.len() < 40 {
+        end_turn(&mut app, true);
+    }
+    tap(&mut app, KeyCode::PageUp);
+    let back = app.world().resource::<LogScroll>().0;
+    assert!(back > 0, "PgUp scrolls back");
+    // A command not chosen by a player (as the AI's are): the log stays scrolled back.
+    end_turn(&mut app, false);
+    assert_eq!(
+        app.world().resource::<LogScroll>().0,
+        back,
+        "the reader keeps their place"
+    );
+    // The player's own command: back to the newest line.
+    end_turn(&mut app, true);
+    assert_eq!(
+        app.world().resource::<LogScroll>().0,
+        0,
+        "the newest line shows"
+    );
+}
+
+/// The turn order keeps the acting unit's entry in view: at 1024x640 a long order left it
+/// below the panel's edge while that unit acted. Scrolled down, it stops at a line's top.
+/// Headless there is no layout: the list's and its lines' places are set as a layout would
+/// put them.
+#[test]
+fn the_turn_order_keeps_the_acting_unit_in_view() {
+    use bevy::ui::{ComputedNode, UiGlobalTransform};
+    use fray::game::hud::turn_order::{OrderCurrent, OrderList};
+    let mut app = hot_seat();
+    app.update();
+    let lines: Vec<Entity> = app
+        .world_mut()
+        .query_filtered::<&Children, With<OrderList>>()
+        .single(app.world())
+        .expect("the turn order")
+        .iter()
+        .collect();
+    assert!(
+        lines.len() > 10,
+        "a header, the goal and the units: {}",
+        lines.len()
+    );
+    let current = app
+        .world_mut()
+        .query_filtered::<Entity, With<OrderCurrent>>()
+        .single(app.world())
+        .expect("one acting unit");
+    // Lines 30 high, 4 apart, from y = 100, the acting unit's eighth; the list 120 high.
+    let mut order: Vec<Entity> = lines.iter().copied().filter(|&l| l != current).collect();
+    order.insert(7, current);
+    for (i, &line) in order.iter().enumerate() {
+        let top = 100.0 + 34.0 * i as f32;
+        app.world_mut().entity_mut(line).insert((
+            ComputedNode {
+                size: Vec2::new(140.0, 30.0),
+                inverse_scale_factor: 1.0,
+                ..ComputedNode::DEFAULT
+            },
+            UiGlobalTransform::from_translation(Vec2::new(80.0, top + 15.0)),
+        ));
+    }
+    let list = app
+        .world_mut()
+        .query_filtered::<Entity, With<OrderList>>()
+        .single(app.world())
+        .expect("the turn order");
+    app.world_mut().entity_mut(list).insert((
+        ComputedNode {
+            size: Vec2::new(140.0, 120.0),
+            content_size: Vec2::new(140.0, 34.0 * order.len() as f32),
+            inverse_scale_factor: 1.0,
+            ..ComputedNode::DEFAULT
+        },
+        UiGlobalTransform::from_translation(Vec2::new(80.0, 160.0)),
+    ));
+    app.update();
+    let y = app
+        .world()
+        .get::<ScrollPosition>(list)
+        .expect("the list scrolls")
+        .y;
+    // The acting unit's line runs from 238 to 268 below the list's top: 148 down would do,
+    // and the list stops at the next line's top, 170, so the first line shown is whole.
+    assert_eq!(y, 170.0, "the acting unit in view, the first line whole");
+}
+
 /// A move of several steps is one log line, and the panel shows where it ended, not where
 /// its first step went (the line grows in place as the steps are shown).
 #[test]

@@ -129,6 +129,29 @@ fn place_more_lines(
     }
 }
 
+/// How far to scroll a list `view` high so an entry `height` high whose top is `top` below
+/// the list's top (as now scrolled) is wholly in view: up when it is above, down when below,
+/// not at all when it shows.
+pub fn scroll_to_show(top: f32, height: f32, view: f32) -> f32 {
+    if top < 0.0 {
+        top
+    } else if top + height > view {
+        (top + height - view).min(top)
+    } else {
+        0.0
+    }
+}
+
+/// How far to scroll down, at least `by`, so the list's view starts at the top of a row:
+/// the least of the rows' `tops` (below the view's top as now scrolled) that is `by` or more;
+/// `by` itself when none is.
+pub fn snap_to_row(by: f32, tops: impl IntoIterator<Item = f32>) -> f32 {
+    tops.into_iter()
+        .filter(|&t| t >= by - 0.5)
+        .min_by(f32::total_cmp)
+        .unwrap_or(by)
+}
+
 /// How far a scrolling node's contents run past its bottom, in UI units (0 when they fit).
 pub fn scroll_room(node: &bevy::ui::ComputedNode) -> f32 {
     ((node.content_size().y - node.size().y) * node.inverse_scale_factor()).max(0.0)

@@ -32,27 +32,66 @@ pub struct OrderList;
 #[derive(Component)]
 struct OrderMore;
 
+/// The entry of the unit acting now (or picked to act), which the order keeps in view.
+#[derive(Component)]
+pub struct OrderCurrent;
+
 /// The mouse wheel over the turn order scrolls it; [`OrderMore`] shows while units are below
-/// its edge.
+/// its edge. The acting unit's entry is brought into view when it changes (or the list is
+/// built anew, or its height changes): at 1024x640 a long order kept it below the edge, out
+/// of sight, while that unit acted.
+#[allow(clippy::type_complexity)]
 fn scroll_order(
     wheel: Res<bevy::input::mouse::AccumulatedMouseScroll>,
     mut lists: Query<
         (
             &ComputedNode,
+            &bevy::ui::UiGlobalTransform,
             &bevy::ui::RelativeCursorPosition,
             &mut ScrollPosition,
+            &Children,
         ),
         With<OrderList>,
     >,
+    current: Query<(Entity, &ComputedNode, &bevy::ui::UiGlobalTransform), With<OrderCurrent>>,
+    parts: Query<(&ComputedNode, &bevy::ui::UiGlobalTransform)>,
     mut more: Query<&mut Node, With<OrderMore>>,
+    mut shown: Local<Option<(Entity, u32)>>,
 ) {
-    let Ok((node, over, mut pos)) = lists.single_mut() else {
+    let Ok((node, at, over, mut pos, children)) = lists.single_mut() else {
         return;
     };
+    if node.size().y <= 0.0 {
+        return;
+    }
     let max = ui::scroll_room(node);
     let mut y = pos.y;
     if over.cursor_over() {
         y -= ui::wheel_units(&wheel, 20.0);
+    }
+    if let Ok((entry, size, entry_at)) = current.single()
+        && size.size().y > 0.0
+    {
+        let key = (entry, node.size().y.round() as u32);
+        if *shown != Some(key) {
+            let list_top = at.translation.y - node.size().y / 2.0;
+            let top = (entry_at.translation.y - size.size().y / 2.0) - list_top;
+            let by = ui::scroll_to_show(top, size.size().y, node.size().y);
+            // Down to a line's top, so the first line shown is whole (not the fold button
+            // cut in half).
+            let by = if by > 0.0 {
+                ui::snap_to_row(
+                    by,
+                    parts
+                        .iter_many(children.iter())
+                        .map(|(n, t)| t.translation.y - n.size().y / 2.0 - list_top),
+                )
+            } else {
+                by
+            };
+            y += by * node.inverse_scale_factor();
+            *shown = Some(key);
+        }
     }
     let y = y.clamp(0.0, max);
     if pos.y != y {
@@ -233,6 +272,9 @@ fn turn_order(
                     },
                     BackgroundColor(if current { ui::BUTTON_ON } else { Color::NONE }),
                 ));
+                if current {
+                    row.insert(OrderCurrent);
+                }
                 if name_cut || label_cut {
                     let full = if label.is_empty() {
                         u.name.to_string()

@@ -107,9 +107,9 @@ fn scroll_level_list(
         && let Some(&(top, height, _)) = laid.iter().find(|r| r.2)
         && height > 0.0
     {
-        let by = scroll_to_show(top, height, list.size().y);
+        let by = ui::scroll_to_show(top, height, list.size().y);
         let by = if by > 0.0 {
-            snap_to_row(by, laid.iter().map(|r| r.0))
+            ui::snap_to_row(by, laid.iter().map(|r| r.0))
         } else {
             by
         };
@@ -128,33 +128,10 @@ fn scroll_level_list(
 /// and its gap, the most a scroll stopped at a row's top goes past the least it needed.
 const LIST_END_ROOM: f32 = 56.0;
 
-/// How far to scroll down, at least `by`, so the list's view starts at the top of a row:
-/// the least of the rows' `tops` (below the view's top as now scrolled) that is `by` or more;
-/// `by` itself when none is.
-fn snap_to_row(by: f32, tops: impl IntoIterator<Item = f32>) -> f32 {
-    tops.into_iter()
-        .filter(|&t| t >= by - 0.5)
-        .min_by(f32::total_cmp)
-        .unwrap_or(by)
-}
-
 /// The line under the level list that says more levels are below its edge (right under its
 /// last whole row: [`ui::MoreLine`]).
 #[derive(Component)]
 pub struct LevelsMore;
-
-/// How far to scroll a list `view` high so an entry `height` high whose top is `top` below
-/// the list's top (as now scrolled) is wholly in view: up when it is above, down when below,
-/// not at all when it shows.
-fn scroll_to_show(top: f32, height: f32, view: f32) -> f32 {
-    if top < 0.0 {
-        top
-    } else if top + height > view {
-        (top + height - view).min(top)
-    } else {
-        0.0
-    }
-}
 
 /// The choices on the Setup screen.
 #[derive(Resource, Debug, Clone, Default)]
@@ -703,7 +680,7 @@ fn kind_word(t: Topology) -> &'static str {
 
 #[cfg(test)]
 mod scroll_tests {
-    use super::{scroll_to_show, snap_to_row};
+    use crate::game::ui::{scroll_to_show, snap_to_row};
 
     /// The selected level is brought into view from below and from above, and a list that
     /// shows it is left as it is.

@@ -797,11 +797,12 @@ fn the_party_line_says_what_it_means_and_a_done_unit_reads_as_done() {
         entry.expect("every unit is in the turn order").label
     };
     assert_eq!(label(&b, U1), "Main, Move");
-    // Mira moves (her Move action) and ends her turn: her Main is left for an Instant only.
+    // Mira moves (her Move action) and ends her turn: her Main is left for an Instant action
+    // (a reaction).
     run(&mut b, Command::Pick { unit: U1 });
     run(&mut b, mv(U1, 1, 4));
     run(&mut b, Command::EndTurn { unit: U1 });
-    assert_eq!(label(&b, U1), "Done \u{b7} Main (Instant only)");
+    assert_eq!(label(&b, U1), "Done \u{b7} can react");
     // Aldric runs ten squares (his Move and his Main as a second Move): nothing is left.
     assert_eq!(label(&b, U0), "Main, Move");
     run(&mut b, mv(U0, 10, 0));

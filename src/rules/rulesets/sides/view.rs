@@ -37,8 +37,10 @@ pub fn clock(s: &BattleState, r: &State) -> Clock {
             } else if p.acted && current != Some(u) {
                 // Its turn is over: its Move is lost; an unspent Main can still pay for an
                 // Instant action off its turn (Total Defense, a Snap Attack: S-28, S-57).
+                // Short enough for the turn order's line at 1024x640 (18 characters):
+                // "Main (Instant only)" was cut to "Main (In...".
                 if p.main {
-                    "Done \u{b7} Main (Instant only)".to_string()
+                    "Done \u{b7} can react".to_string()
                 } else {
                     "Done".to_string()
                 }
