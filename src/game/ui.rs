@@ -66,7 +66,7 @@ fn shows_whole(
 /// The room, in UI units, between the bottom of the last [`WholeOnly`] line of `lines` that
 /// shows and the bottom of their clip: what the line the clip's bottom cuts (hidden) leaves
 /// empty. 0 when no line is cut there, none shows whole, or none is clipped.
-pub fn room_under_whole<'a>(
+fn room_under_whole<'a>(
     lines: impl IntoIterator<
         Item = (
             &'a bevy::ui::ComputedNode,
@@ -140,6 +140,20 @@ pub fn scroll_to_show(top: f32, height: f32, view: f32) -> f32 {
     } else {
         0.0
     }
+}
+
+/// How far to scroll a list `view` high so an entry `height` high whose top is `top` below
+/// the list's top is wholly in view ([`scroll_to_show`]), going down only as far as the top
+/// of one of the list's lines (their `tops`, measured the same way: [`snap_to_row`]), so the
+/// first line shown is whole.
+pub fn scroll_to_show_whole(
+    top: f32,
+    height: f32,
+    view: f32,
+    tops: impl IntoIterator<Item = f32>,
+) -> f32 {
+    let by = scroll_to_show(top, height, view);
+    if by > 0.0 { snap_to_row(by, tops) } else { by }
 }
 
 /// How far to scroll down, at least `by`, so the list's view starts at the top of a row:

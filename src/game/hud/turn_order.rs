@@ -40,7 +40,6 @@ pub struct OrderCurrent;
 /// its edge. The acting unit's entry is brought into view when it changes (or the list is
 /// built anew, or its height changes): at 1024x640 a long order kept it below the edge, out
 /// of sight, while that unit acted.
-#[allow(clippy::type_complexity)]
 fn scroll_order(
     wheel: Res<bevy::input::mouse::AccumulatedMouseScroll>,
     mut lists: Query<
@@ -76,20 +75,13 @@ fn scroll_order(
         if *shown != Some(key) {
             let list_top = at.translation.y - node.size().y / 2.0;
             let top = (entry_at.translation.y - size.size().y / 2.0) - list_top;
-            let by = ui::scroll_to_show(top, size.size().y, node.size().y);
-            // Down to a line's top, so the first line shown is whole (not the fold button
-            // cut in half).
-            let by = if by > 0.0 {
-                ui::snap_to_row(
-                    by,
-                    parts
-                        .iter_many(children.iter())
-                        .map(|(n, t)| t.translation.y - n.size().y / 2.0 - list_top),
-                )
-            } else {
-                by
-            };
-            y += by * node.inverse_scale_factor();
+            // Down only to a line's top, so the first line shown is whole (not the fold
+            // button cut in half).
+            let tops = parts
+                .iter_many(children.iter())
+                .map(|(n, t)| t.translation.y - n.size().y / 2.0 - list_top);
+            y += ui::scroll_to_show_whole(top, size.size().y, node.size().y, tops)
+                * node.inverse_scale_factor();
             *shown = Some(key);
         }
     }

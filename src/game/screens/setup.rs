@@ -107,13 +107,7 @@ fn scroll_level_list(
         && let Some(&(top, height, _)) = laid.iter().find(|r| r.2)
         && height > 0.0
     {
-        let by = ui::scroll_to_show(top, height, list.size().y);
-        let by = if by > 0.0 {
-            ui::snap_to_row(by, laid.iter().map(|r| r.0))
-        } else {
-            by
-        };
-        y += by * k;
+        y += ui::scroll_to_show_whole(top, height, list.size().y, laid.iter().map(|r| r.0)) * k;
         *shown = Some(key);
     }
     let y = y.clamp(0.0, max);
